@@ -52,35 +52,46 @@ def backward(records, seeds, source_tids, *, lead=(), consume=False, keep_all=No
     grads = dict(seeds)
     saved_raw = state.raw
     state.raw = not tensor_mode
+    pop = records.pop
     try:
         for k in range(len(records) - 1, -1, -1):
-            rec = records.pop() if consume else records[k]
-            out = rec.out_tid
+            rec = pop() if consume else records[k]
+            _, op, in_tids, inputs, ans, attrs, out, _ = rec
             g = grads.get(out) if out in keep else grads.pop(out, None)
-            if g is None or out not in reach or not rec.op.differentiable:
+            vjp = op.vjp
+            if g is None or vjp is None or out not in reach:
                 continue
             if keep_all is not None:
                 keep_all[out] = g
             # the chain rule at this record: one cotangent per input on a path to a source
-            op, inputs, ans, attrs = rec.op, rec.inputs, rec.ans, rec.attrs
             if tensor_mode:
-                inputs = [_as_tensor(v, tid) for v, tid in zip(inputs, rec.in_tids)]
+                inputs = [_as_tensor(v, tid) for v, tid in zip(inputs, in_tids)]
                 ans = _as_tensor(ans, out)
+            n = len(in_tids)
             if op.variadic:
-                in_grads = op.vjp(g, ans, *inputs, **attrs)
+                in_grads = vjp(g, ans, *inputs, **attrs)
+            elif attrs or n > 2:
+                in_grads = [rule(g, ans, *inputs, **attrs) if rule is not None and tid in reach else None
+                            for tid, rule in zip(in_tids, vjp)]
+            # One and two inputs without attributes (most records): called without *args,
+            # which costs more than the small arrays' arithmetic. A recorded unary op's
+            # input is always on the path (that is how its output got into `reach`).
+            elif n == 1:
+                rule = vjp[0]
+                in_grads = (None if rule is None else rule(g, ans, inputs[0]),)
             else:
-                in_grads = [None] * len(inputs)
-                for i, tid in enumerate(rec.in_tids):
-                    if tid in reach:
-                        rule = op.vjp[i]
-                        if rule is not None:
-                            in_grads[i] = rule(g, ans, *inputs, **attrs)
+                x, y = inputs
+                rx, ry = vjp
+                in_grads = (rx(g, ans, x, y) if rx is not None and in_tids[0] in reach else None,
+                            ry(g, ans, x, y) if ry is not None and in_tids[1] in reach else None)
             if check is not None:
                 check.backward_step(rec, g, in_grads, reach)
-            for i, gi in enumerate(in_grads):
+            i = -1
+            for gi in in_grads:
+                i += 1
                 if gi is None:
                     continue
-                tid = rec.in_tids[i]
+                tid = in_tids[i]
                 if tid not in reach:
                     continue
                 x = inputs[i]

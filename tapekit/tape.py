@@ -8,6 +8,7 @@ import enum
 import sys
 import warnings
 from contextlib import contextmanager
+from operator import itemgetter
 
 import numpy as np
 
@@ -24,24 +25,31 @@ class UnconnectedGradients(enum.Enum):
     ZERO = "zero"
 
 
-class Record:
-    """One executed op: which op, its inputs' tape ids, what its rules need, its output id."""
+class Record(tuple):
+    """One executed op: which op, its inputs' tape ids, what its rules need, its output id.
 
-    __slots__ = ("index", "op", "in_tids", "inputs", "ans", "attrs", "out_tid", "value")
+    A tuple (index, op, in_tids, inputs, ans, attrs, out_tid, value), named by the
+    properties below: one is created per recorded op, and a tuple costs half of a class
+    instance. `value` is the output array, kept only for display (tape._keep_values).
+    """
 
-    def __init__(self, index, op, in_tids, inputs, ans, attrs, out_tid):
-        self.index = index
-        self.op = op
-        self.in_tids = in_tids
-        self.inputs = inputs
-        self.ans = ans
-        self.attrs = attrs
-        self.out_tid = out_tid
-        self.value = None  # the output array, kept only for display (tape._keep_values)
+    __slots__ = ()
+
+    index = property(itemgetter(0))
+    op = property(itemgetter(1))
+    in_tids = property(itemgetter(2))
+    inputs = property(itemgetter(3))
+    ans = property(itemgetter(4))
+    attrs = property(itemgetter(5))
+    out_tid = property(itemgetter(6))
+    value = property(itemgetter(7))
 
     def __repr__(self):
         ins = ", ".join("const" if t is None else f"t{t}" for t in self.in_tids)
         return f"<record {self.index}: t{self.out_tid} = {self.op.name}({ins})>"
+
+
+_new_record = tuple.__new__
 
 
 class GradientTape:
@@ -128,11 +136,7 @@ class GradientTape:
     # --- recording (called by registry.apply for every op while this tape is active) ---
     def _record(self, op, args, values, tids, result, attrs):
         tracked = self._tracked
-        hit = False
-        for tid in tids:
-            if tid in tracked:
-                hit = True
-                break
+        hit = not tracked.isdisjoint(tids)
         if self._watch_accessed:
             # Reading a trainable variable inside the tape watches it (even when another
             # input already made this op recorded).
@@ -147,13 +151,15 @@ class GradientTape:
         elif op.save_none:
             inputs = tuple([meta(v) for v in values])
         else:
-            inputs = tuple(v if s else meta(v) for v, s in zip(values, op.save_mask))
-        ans = result._value if op.save_ans else meta(result._value)
+            inputs = tuple([v if s else meta(v) for v, s in zip(values, op.save_mask)])
+        out = result._value
         tracked.add(result._tid)
         records = self._records
-        records.append(Record(len(records), op, tids, inputs, ans, attrs, result._tid))
-        if self._keep_values:  # display: the output value, and the records gradient() releases
-            records[-1].value = result._value
+        keep = self._keep_values  # display: the output value, and the records gradient() releases
+        records.append(_new_record(Record, (len(records), op, tids, inputs,
+                                            out if op.save_ans else meta(out), attrs,
+                                            result._tid, out if keep else None)))
+        if keep:
             self._kept_records = records
 
     # --- differentiation -------------------------------------------------------------

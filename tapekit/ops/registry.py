@@ -53,13 +53,14 @@ _META_CACHE = {}
 
 def meta(value):
     """Meta for an array (shared between records of the same shape and dtype)."""
+    try:
+        return _META_CACHE[value.shape, value.dtype]
+    except (KeyError, AttributeError):
+        pass
     if isinstance(value, (np.ndarray, np.generic)):
-        key = (value.shape, value.dtype)
-        m = _META_CACHE.get(key)
-        if m is None:
-            if len(_META_CACHE) > 4096:
-                _META_CACHE.clear()
-            m = _META_CACHE[key] = Meta(*key)
+        if len(_META_CACHE) > 4096:
+            _META_CACHE.clear()
+        m = _META_CACHE[value.shape, value.dtype] = Meta(value.shape, value.dtype)
         return m
     return value  # Python scalars are kept as they are
 
@@ -175,13 +176,15 @@ def _convert(op, args, values, first):
     if first is None:  # no tensor among the inputs at all: tk.sin(3.0), tk.add([1], [2])
         args = tuple(_wrap(_to_array(a)) for a in args)
         return args, [a._value for a in args]
-    values = list(values)
+    dtype = first._value.dtype if op.same_dtype else None
     for k, a in enumerate(args):
         if isinstance(a, Tensor) or type(a) in _SCALARS:
             continue  # weak Python scalar: takes the tensor's dtype (NEP 50)
+        if type(a) is np.ndarray and a.dtype is dtype:
+            continue  # already what _to_array would return
         if a is None:
             raise TypeError(f"{op.name}: an input is None; did a gradient come back None?")
-        values[k] = _to_array(a, first.dtype if op.same_dtype else None)
+        values[k] = _to_array(a, dtype)
     return args, values
 
 
