@@ -146,10 +146,22 @@ class GradientTape:
                     hit = True
         if not hit:
             return
+        # What the rules read is kept; the rest only as shape and dtype (Meta). Written out
+        # for one and two inputs: a comprehension costs more than the rest of this method.
+        n = len(values)
         if op.save_all:
             inputs = tuple(values)
         elif op.save_none:
-            inputs = tuple([meta(v) for v in values])
+            if n == 1:
+                inputs = (meta(values[0]),)
+            elif n == 2:
+                inputs = (meta(values[0]), meta(values[1]))
+            else:
+                inputs = tuple([meta(v) for v in values])
+        elif n == 2:
+            sx, sy = op.save_mask
+            x, y = values
+            inputs = (x if sx else meta(x), y if sy else meta(y))
         else:
             inputs = tuple([v if s else meta(v) for v, s in zip(values, op.save_mask)])
         out = result._value

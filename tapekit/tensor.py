@@ -103,41 +103,8 @@ class Tensor:
     __str__ = __repr__
 
     # --- operators: each is one tapekit op ----------------------------------
-    def __add__(self, other):
-        return _ops.add(self, other)
-
-    def __radd__(self, other):
-        return _ops.add(other, self)
-
-    def __sub__(self, other):
-        return _ops.subtract(self, other)
-
-    def __rsub__(self, other):
-        return _ops.subtract(other, self)
-
-    def __mul__(self, other):
-        return _ops.multiply(self, other)
-
-    def __rmul__(self, other):
-        return _ops.multiply(other, self)
-
-    def __truediv__(self, other):
-        return _ops.divide(self, other)
-
-    def __rtruediv__(self, other):
-        return _ops.divide(other, self)
-
-    def __pow__(self, other):
-        return _ops.pow(self, other)
-
-    def __rpow__(self, other):
-        return _ops.pow(other, self)
-
-    def __matmul__(self, other):
-        return _ops.matmul(self, other)
-
-    def __rmatmul__(self, other):
-        return _ops.matmul(other, self)
+    # The binary operators (+, -, *, /, **, @, comparisons, &, |) are set by
+    # _bind_operators from its table: each calls the op's dispatch directly.
 
     def __neg__(self):
         return _ops.negative(self)
@@ -147,30 +114,6 @@ class Tensor:
 
     def __abs__(self):
         return _ops.abs(self)
-
-    def __lt__(self, other):
-        return _ops.less(self, other)
-
-    def __le__(self, other):
-        return _ops.less_equal(self, other)
-
-    def __gt__(self, other):
-        return _ops.greater(self, other)
-
-    def __ge__(self, other):
-        return _ops.greater_equal(self, other)
-
-    def __eq__(self, other):
-        return _ops.equal(self, other)
-
-    def __ne__(self, other):
-        return _ops.not_equal(self, other)
-
-    def __and__(self, other):
-        return _ops.logical_and(self, other)
-
-    def __or__(self, other):
-        return _ops.logical_or(self, other)
 
     def __invert__(self):
         return _ops.logical_not(self)
@@ -358,6 +301,35 @@ def _holds_tensor(seq):
     return any(isinstance(v, Tensor) or (isinstance(v, (list, tuple)) and _holds_tensor(v)) for v in seq)
 
 
+# Python operator -> op name; `r` operators take the tensor as the second input.
+_BINARY_OPERATORS = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide", "pow": "pow",
+    "matmul": "matmul", "lt": "less", "le": "less_equal", "gt": "greater",
+    "ge": "greater_equal", "eq": "equal", "ne": "not_equal", "and": "logical_and",
+    "or": "logical_or",
+}
+_REFLECTED = ("add", "sub", "mul", "truediv", "pow", "matmul", "and", "or")
+_NO_ATTRS = {}  # shared by every operator call; nothing writes to a record's attrs
+
+
+def _binary_operator(apply, op, reflected):
+    # `x * c` calls registry.apply straight away: no *args, no Op.__call__ frame, which
+    # matters when the arrays are small (one call per op of every forward pass).
+    if reflected:
+        def operator(self, other):
+            return apply(op, (other, self), _NO_ATTRS)
+    else:
+        def operator(self, other):
+            return apply(op, (self, other), _NO_ATTRS)
+    return operator
+
+
 def _bind_operators(ops_namespace):
     global _ops
     _ops = ops_namespace
+    apply = ops_namespace.registry.apply
+    for name, op_name in _BINARY_OPERATORS.items():
+        op = getattr(ops_namespace, op_name)
+        setattr(Tensor, f"__{name}__", _binary_operator(apply, op, reflected=False))
+        if name in _REFLECTED:
+            setattr(Tensor, f"__r{name}__", _binary_operator(apply, op, reflected=True))

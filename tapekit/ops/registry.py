@@ -150,14 +150,24 @@ def apply(op, args, attrs):
             values.append(a._value)
             tids.append(a._tid)
         else:
-            if type(a) not in _SCALARS:
+            # A weak Python scalar stays as it is; so does an array of the first tensor's
+            # dtype (a constant such as `x * c`). Anything else goes through _convert.
+            if type(a) not in _SCALARS and not (type(a) is np.ndarray and first is not None
+                                                and a.dtype is first._value.dtype):
                 convert = True
             values.append(a)
             tids.append(None)
     if convert or first is None:
         args, values = _convert(op, args, values, first)
     try:
-        out = op.forward(*values, **attrs)
+        if attrs:
+            out = op.forward(*values, **attrs)
+        elif len(values) == 2:  # a direct call: cheaper than *values for small arrays
+            out = op.forward(values[0], values[1])
+        elif len(values) == 1:
+            out = op.forward(values[0])
+        else:
+            out = op.forward(*values)
     except (ValueError, TypeError, IndexError) as e:
         raise _op_error(op, values, attrs, e) from None
     result = _wrap(out)
