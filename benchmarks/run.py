@@ -182,6 +182,9 @@ def machine_info(torch):
         "cpus": os.cpu_count(),
         "platform": platform.platform(),
         "threads": "1 (OMP/OPENBLAS/MKL_NUM_THREADS=1, torch.set_num_threads(1))",
+        # tapekit sets glibc's malloc thresholds at import, for the whole process (so for the
+        # NumPy and PyTorch contenders too): see tapekit/_malloc.py
+        "malloc_tuning": getattr(getattr(tapekit, "_malloc", None), "status", "absent"),
     }
     try:
         with open("/proc/cpuinfo") as f:
@@ -236,6 +239,7 @@ def main(argv=None):
     print(f"tapekit {meta['tapekit']} ({meta.get('tapekit_commit')}{'+dirty' if meta.get('tapekit_dirty') else ''}), "
           f"numpy {meta['numpy']}, torch {meta['torch'] or 'not installed'}, python {meta['python']}; "
           f"{meta['cpus']} CPUs ({meta.get('cpu')}), 1 thread each; {'quick' if args.quick else 'full'} run")
+    print(f"malloc tuning (tapekit/_malloc.py, process-wide, every contender): {meta['malloc_tuning']}")
     if torch is None:
         print(f"note: {torch_missing}")
     load = meta.get("loadavg_at_start")

@@ -10,6 +10,10 @@ The public names mirror TensorFlow's (see the API contract in the docs).
 """
 __version__ = "0.1.0"
 
+from . import _malloc
+
+_malloc.tune()  # keep freed array memory between training steps (see tapekit/_malloc.py)
+
 from . import math, nn, random, testing  # noqa: F401
 from . import debugging, test  # noqa: F401  (tk.debugging, tk.test: issue 7)
 from .custom import custom_gradient

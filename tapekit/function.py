@@ -37,7 +37,7 @@ from . import nest
 from .context import state
 from .tensor import Tensor, Variable, _wrap, convert_to_tensor
 
-_OP, _READ, _ASSIGN = "op", "read", "assign"
+_OP, _READ, _ASSIGN, _UPDATE = "op", "read", "assign", "update"
 _SCALARS = (int, float, bool)
 
 
@@ -172,20 +172,27 @@ class _Program:
         self.outputs = outputs
         self.skeleton = skeleton
         self.unsupported = tracer.unsupported
-        self.steps = _live_steps(tracer.steps, [s for is_slot, s in outputs if is_slot])
-        self.consts = tracer.consts
+        output_slots = {s for is_slot, s in outputs if is_slot}
+        self.consts = dict(tracer.consts)
+        steps = _live_steps(tracer.steps, output_slots)
+        steps = _fold_constants(steps, self.consts)
+        # (a fused update no longer reads the variable: that read may now be dead too)
+        self.steps = _live_steps(_fuse_updates(steps, output_slots), output_slots)
         self.template = [None] * (tracer.n_slots + 1)  # the last slot: scratch for writes
-        for slot, (value, _) in tracer.consts.items():
+        for slot, (value, _) in self.consts.items():
             self.template[slot] = value
-        self.fast_steps = [_fast_step(step) for step in self.steps]
+        dead = _dead_after(self.steps, output_slots | set(self.consts))
+        self.fast_steps = [_fast_step(step) + (d,) for step, d in zip(self.steps, dead)]
         self._tensor_template = None
 
     def run_fast(self, arg_values):
         """Replay on NumPy arrays: each step is one forward call, nothing else."""
         env = self.template.copy()
         env[:self.n_args] = arg_values
-        for fn, ins, out in self.fast_steps:
+        for fn, ins, out, dead in self.fast_steps:
             env[out] = fn(*[env[i] for i in ins])
+            for k in dead:   # freed as soon as no later step reads it, as eager code would
+                env[k] = None
         return self._pack([_wrap(env[s]) if is_slot else s for is_slot, s in self.outputs])
 
     def run_tensors(self, arg_tensors):
@@ -209,7 +216,12 @@ class _Program:
                 for k, v in enumerate(env):
                     if v is obj:
                         env[k] = _wrap(obj._value, obj._tid)
-                obj.assign(env[ins[0]])
+                if kind is _ASSIGN:
+                    obj.assign(env[ins[0]])
+                elif attrs is np.subtract:
+                    obj.assign_sub(env[ins[0]])
+                else:
+                    obj.assign_add(env[ins[0]])
         return self._pack([env[s] if is_slot else s for is_slot, s in self.outputs])
 
     def _pack(self, leaves):
@@ -218,12 +230,14 @@ class _Program:
     def __repr__(self):
         lines = [f"<tk.function program {self.name}: {self.n_args} tensor argument(s), "
                  f"{len(self.steps)} steps>"]
-        for kind, obj, ins, _, out, _ in self.steps:
+        for kind, obj, ins, attrs, out, _ in self.steps:
             args = ", ".join(f"s{i}" for i in ins)
             if kind is _OP:
                 lines.append(f"  s{out} = {obj.name}({args})")
             elif kind is _READ:
                 lines.append(f"  s{out} = read {obj.name}")
+            elif kind is _UPDATE:
+                lines.append(f"  {obj.name} {'-' if attrs is np.subtract else '+'}= s{ins[0]}")
             else:
                 lines.append(f"  {obj.name} <- s{ins[0]}")
         return "\n".join(lines)
@@ -235,11 +249,79 @@ def _live_steps(steps, output_slots):
     live = []
     for step in reversed(steps):
         kind, _, ins, _, out, holes = step
-        if kind is _ASSIGN or out in needed:
+        if kind is _ASSIGN or kind is _UPDATE or out in needed:
             live.append(step)
             needed.update(ins)
             needed.update(holes)
     return live[::-1]
+
+
+def _fold_constants(steps, consts):
+    """Compute once the steps whose inputs are all constants; they become constants too.
+
+    E.g. the seed of tape.gradient (ones) and what the mean's derivative makes of it: the
+    same numbers at every call. Ops without inputs (random draws) are never folded.
+    `consts` (slot -> (value, tensor)) receives the folded values.
+    """
+    kept = []
+    for step in steps:
+        kind, op, ins, attrs, out, holes = step
+        if kind is _OP and ins and not holes and all(i in consts for i in ins):
+            try:
+                value = op.forward(*[consts[i][0] for i in ins], **attrs)
+            except Exception:  # noqa: BLE001 - left to fail at the call, as in eager mode
+                kept.append(step)
+                continue
+            consts[out] = (value, None)
+            continue
+        kept.append(step)
+    return kept
+
+
+def _fuse_updates(steps, output_slots):
+    """`t = subtract(read v, d); v <- t` becomes `v -= d` (and add likewise).
+
+    The update then runs as Variable.assign_sub does: in place when nothing else holds the
+    variable's array (the slots reading it are freed first; see _dead_after), saving a
+    new array of the variable's size per step. Only when no later step reads the old
+    value and nothing else uses `t`.
+    """
+    from .ops.elementwise import add, subtract
+    uses, last = {}, {}
+    for k, (_, _, ins, _, _, holes) in enumerate(steps):
+        for i in ins + holes:
+            uses[i] = uses.get(i, 0) + 1
+            last[i] = k
+    reader = {step[4]: step[1] for step in steps if step[0] is _READ}   # slot -> variable
+    fused, skip = [], set()
+    for k, step in enumerate(steps):
+        if k in skip:
+            continue
+        kind, op, ins, attrs, out, holes = step
+        nxt = steps[k + 1] if k + 1 < len(steps) else None
+        if (kind is _OP and op in (subtract, add) and not attrs and len(ins) == 2
+                and nxt is not None and nxt[0] is _ASSIGN and nxt[2] == (out,)
+                and reader.get(ins[0]) is nxt[1] and last.get(ins[0]) == k
+                and uses.get(out) == 1 and out not in output_slots and ins[0] not in output_slots):
+            ufunc = np.subtract if op is subtract else np.add
+            fused.append((_UPDATE, nxt[1], (ins[1],), ufunc, None, ()))
+            skip.add(k + 1)
+            continue
+        fused.append(step)
+    return fused
+
+
+def _dead_after(steps, keep):
+    """For each step, the slots no later step reads (freed right after it), except `keep`."""
+    last = {}
+    for k, (_, _, ins, _, _, holes) in enumerate(steps):
+        for i in ins + holes:
+            last[i] = k
+    dead = [[] for _ in steps]
+    for slot, k in last.items():
+        if slot not in keep:
+            dead[k].append(slot)
+    return [tuple(d) for d in dead]
 
 
 def _fast_step(step):
@@ -252,7 +334,9 @@ def _fast_step(step):
         return fn, ins, out
     if kind is _READ:
         return functools.partial(getattr, obj, "_value"), ins, out
-    return functools.partial(_store, obj, attrs), ins, -1  # -1: the scratch slot
+    if kind is _UPDATE:
+        return functools.partial(_update, obj, attrs), ins, -1  # -1: the scratch slot
+    return functools.partial(_store, obj, attrs), ins, -1
 
 
 def _fill(attrs, arrays):
@@ -263,6 +347,10 @@ def _fill(attrs, arrays):
             return tuple([fill(x) for x in v])
         return v
     return {k: fill(v) for k, v in attrs.items()}
+
+
+def _update(variable, ufunc, delta):
+    variable._update(ufunc, delta)   # in place when only the variable holds its array
 
 
 def _store(variable, dtype, value):

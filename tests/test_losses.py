@@ -111,3 +111,8 @@ def test_sparse_labels_out_of_range_are_an_error():
 def test_losses_are_float32_scalars_by_default():
     value = losses.MeanSquaredError()(tk.zeros((8, 1)), tk.ones((8, 1)))
     assert value.shape == () and value.dtype == tk.float32 and value.numpy() == 1.0
+
+
+def test_sparse_negative_labels_are_an_error():
+    with pytest.raises(ValueError, match=r"got values from -1 to 2"):
+        losses.SparseCategoricalCrossentropy()(np.array([2, -1], np.int64), [[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]])

@@ -57,12 +57,17 @@ SAMPLES = {
     "sum_to": (lambda x, y: x * y, [(3, 1), (3, 4)]),
     "broadcast_to": (lambda x: tk.reduce_sum(x, axis=0) * x, [(3, 2)]),
     "relu": (tk.nn.relu, [(8,)]),
+    "relu_grad": (lambda g: tk.ops.activations.relu_grad(g, tk.constant([0.5, 0.0, -1.0, 2.0, 3.0, -0.1])),
+                  [(2, 6)]),
     "softmax": (lambda x: tk.nn.softmax(x, axis=0), [(3, 4)]),
     "log_softmax": (tk.nn.log_softmax, [(3, 4)]),
     "softmax_cross_entropy_with_logits":
         (lambda labels, logits: tk.nn.softmax_cross_entropy_with_logits(labels, logits), [pos((3, 4)), (3, 4)]),
     "sparse_softmax_cross_entropy_with_logits":
         (lambda logits: tk.nn.sparse_softmax_cross_entropy_with_logits(tk.constant([0, 3, 1]), logits), [(3, 4)]),
+    "sparse_softmax_cross_entropy_dlogits":
+        (lambda logits: tk.ops.cross_entropy.sparse_xent_dlogits_op(tk.constant([[0, 3], [1, 1]]), logits),
+         [(2, 2, 4)]),
     # conv: VALID stride 1 and SAME stride 2 (6 rows: SAME pads 0 above, 1 below) in one output
     "conv2d": (lambda x, w: tk.concat([tk.reshape(tk.nn.conv2d(x, w, 1, "VALID"), (-1,)),
                                        tk.reshape(tk.nn.conv2d(x, w, 2, "SAME"), (-1,))], axis=0),

@@ -95,3 +95,20 @@ def test_forward_mode_agrees_with_reverse_mode(shape, seed):
     jac = tape.jacobian(y, x).numpy()
     expected = np.tensordot(jac, v.numpy(), axes=len(shape))
     np.testing.assert_allclose(jvp, expected, rtol=1e-10, atol=1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(lead=st.lists(st.integers(1, 40), min_size=1, max_size=3), tail=st.lists(st.integers(1, 9), min_size=1, max_size=2),
+       small_first=st.booleans(), dtype=st.sampled_from([np.float32, np.float64]), seed=st.integers(0, 2**16))
+def test_add_of_a_short_vector_is_numpys_add(lead, tail, small_first, dtype, seed):
+    # add tiles a short broadcast operand for speed (ops/elementwise.py); the numbers, the
+    # dtype and the shape must be exactly NumPy's, large arrays (the tiled path) or not.
+    rng = np.random.default_rng(seed)
+    big = rng.standard_normal(tuple(lead) + tuple(tail) + (1,) * 0).astype(dtype)
+    big = np.repeat(big, max(1, 20000 // big.size), axis=0)     # often past the tiling size
+    small = rng.standard_normal(tuple(tail)).astype(dtype)
+    x, y = (small, big) if small_first else (big, small)
+    got = (tk.constant(x) + tk.constant(y)).numpy()
+    want = np.add(x, y)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)

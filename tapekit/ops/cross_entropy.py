@@ -1,8 +1,7 @@
 """Softmax cross-entropy from logits, fused and stable (log-sum-exp), dense and sparse labels."""
 import numpy as np
 
-from .activations import _log_softmax, log_softmax_op, softmax_op
-from .creation import one_hot
+from .activations import _log_softmax, _max_keep, _softmax, _sum_keep, log_softmax_op, softmax_op
 from .registry import defop
 from .shapes import _negative_axis, expand_dims_op
 
@@ -38,9 +37,27 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     return softmax_cross_entropy_op(labels, logits, axis=_negative_axis(axis, ndim))
 
 
+def _rows(labels, logits):
+    """Fancy indices selecting logits[..., labels] as (row numbers, labels), over flat rows."""
+    lab = np.asarray(labels).reshape(-1)
+    return np.arange(lab.size), lab
+
+
 def _sparse_xent(labels, logits):
-    ls = _log_softmax(logits, -1)
-    return -np.take_along_axis(ls, np.asarray(labels)[..., None].astype(np.intp), axis=-1)[..., 0]
+    # logsumexp(logits) - logits[label], from the shifted logits z (stable): two reductions,
+    # no log_softmax array.
+    k = logits.shape[-1]
+    z = logits - _max_keep(logits, -1)
+    lse = np.log(_sum_keep(np.exp(z), -1))[..., 0]
+    return lse - z.reshape(-1, k)[_rows(labels, logits)].reshape(lse.shape)
+
+
+def _sparse_xent_dlogits(labels, logits):
+    # softmax(logits) - one_hot(labels), computed in place on the softmax.
+    k = logits.shape[-1]
+    p = _softmax(logits, -1)
+    p.reshape(-1, k)[_rows(labels, logits)] -= 1
+    return p
 
 
 def _check_labels(labels, logits):
@@ -49,18 +66,36 @@ def _check_labels(labels, logits):
         raise TypeError(f"sparse_softmax_cross_entropy_with_logits: labels must be integer class "
                         f"ids, got dtype {labels.dtype}")
     n = logits.shape[-1]
-    if labels.size and (labels.min() < 0 or labels.max() >= n):
+    # One reduction: seen as unsigned, a negative label is larger than any class id.
+    unsigned = labels.view(labels.dtype.str.replace("i", "u")) if labels.dtype.kind == "i" else labels
+    if labels.size and unsigned.max() >= n:
         raise ValueError(f"sparse_softmax_cross_entropy_with_logits: labels must be in [0, {n}), "
                          f"got values from {labels.min()} to {labels.max()}")
 
+
+def _softmax_vjp(g, s):
+    """The softmax Jacobian (symmetric) applied to g, given s = softmax(logits)."""
+    from .reductions import reduce_sum_op
+    return s * (g - reduce_sum_op(g * s, axis=(-1,), keepdims=True))
+
+
+# d loss / d logits = softmax(logits) - one_hot(labels): one op (as TensorFlow's kernel returns
+# it with the loss), so the backward pass makes one array instead of four. Its own derivative
+# in the logits is the softmax Jacobian; the labels are not differentiable.
+sparse_xent_dlogits_op = defop(
+    "sparse_softmax_cross_entropy_dlogits", _sparse_xent_dlogits, args="labels logits",
+    save="labels logits",
+    vjp=[None, lambda g, ans, labels, logits: _softmax_vjp(g, softmax_op(logits, axis=-1))],
+    jvp=[None, lambda t, ans, labels, logits: _softmax_vjp(t, softmax_op(logits, axis=-1))],
+    doc="softmax(logits) - one_hot(labels): the gradient of the sparse cross-entropy.")
 
 sparse_softmax_cross_entropy_op = defop(
     "sparse_softmax_cross_entropy_with_logits", _sparse_xent, args="labels logits",
     save="labels logits",
     vjp=[None, lambda g, ans, labels, logits: expand_dims_op(g, axis=-1)
-         * (softmax_op(logits, axis=-1) - one_hot(labels, logits.shape[-1], dtype=logits.dtype))],
+         * sparse_xent_dlogits_op(labels, logits)],
     jvp=[None, lambda t, ans, labels, logits: reduce_sum_axis(
-        t * (softmax_op(logits, axis=-1) - one_hot(labels, logits.shape[-1], dtype=logits.dtype)), -1)])
+        t * sparse_xent_dlogits_op(labels, logits), -1)])
 
 
 def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):

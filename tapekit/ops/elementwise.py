@@ -24,7 +24,38 @@ def binary(name, forward, dx, dy, save, ufunc=None, doc=None):
 
 
 # --- arithmetic -------------------------------------------------------------------
-add = defop("add", np.add, args="x y", same_dtype=True, ufunc=np.add,
+def _trailing_broadcast(ufunc):
+    """`ufunc`, faster when one operand is a short vector broadcast over a large array.
+
+    x + bias with bias of shape (8,) and x of shape (32, 26, 26, 8): NumPy's inner loop then
+    runs over 8 numbers at a time and pays its per-loop cost 21632 times (5x slower than
+    the arithmetic). Tiling the short operand r times along the trailing axes makes each
+    inner loop r times longer. Same numbers, same dtype: only the loop shape changes.
+    """
+    def forward(x, y):
+        if type(x) is np.ndarray and type(y) is np.ndarray and x.shape != y.shape:
+            big, small = (x, y) if x.ndim > y.ndim else (y, x)
+            n = small.size
+            if (1 < n < _SHORT and big.size >= _LARGE and big.flags.c_contiguous
+                    and small.shape == big.shape[big.ndim - small.ndim:]):
+                r = 1
+                for d in reversed(big.shape[:big.ndim - small.ndim]):
+                    if r * d * n > _RUN:
+                        break
+                    r *= d
+                if r > 1:
+                    rows = big.reshape(-1, r * n)
+                    tiled = np.tile(small.reshape(-1), r)
+                    out = ufunc(rows, tiled) if big is x else ufunc(tiled, rows)
+                    return out.reshape(big.shape)
+        return ufunc(x, y)
+    forward.__name__ = ufunc.__name__
+    return forward
+
+
+_SHORT, _LARGE, _RUN = 64, 16384, 8192  # vector length, array size, longest tiled inner run
+
+add = defop("add", _trailing_broadcast(np.add), args="x y", same_dtype=True, ufunc=np.add,
             vjp=[lambda g, ans, x, y: g, lambda g, ans, x, y: g],
             jvp=[lambda t, ans, x, y: t, lambda t, ans, x, y: t])
 

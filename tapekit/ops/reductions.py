@@ -52,7 +52,7 @@ def _count(x, axis):
 
 reduce_mean_op = defop(
     "reduce_mean", lambda x, axis, keepdims: np.mean(x, axis=axis, keepdims=keepdims),
-    vjp=[lambda g, ans, x, axis, keepdims: _sum_vjp(g, ans, x, axis, keepdims) / _count(x, axis)],
+    vjp=[lambda g, ans, x, axis, keepdims: _sum_vjp(g / _count(x, axis), ans, x, axis, keepdims)],
     jvp=[lambda t, ans, x, axis, keepdims: reduce_mean_op(t, axis=axis, keepdims=keepdims)])
 
 
