@@ -70,15 +70,16 @@ def backward(records, seeds, source_tids, *, lead=(), consume=False, keep_all=No
             n = len(in_tids)
             if op.variadic:
                 in_grads = vjp(g, ans, *inputs, **attrs)
-            elif attrs or n > 2:
-                in_grads = [rule(g, ans, *inputs, **attrs) if rule is not None and tid in reach else None
-                            for tid, rule in zip(in_tids, vjp)]
-            # One and two inputs without attributes (most records): called without *args,
+            # One input, and two without attributes (most records): called without *args,
             # which costs more than the small arrays' arithmetic. A recorded unary op's
             # input is always on the path (that is how its output got into `reach`).
             elif n == 1:
                 rule = vjp[0]
-                in_grads = (None if rule is None else rule(g, ans, inputs[0]),)
+                in_grads = (None if rule is None else rule(g, ans, inputs[0], **attrs) if attrs
+                            else rule(g, ans, inputs[0]),)
+            elif attrs or n > 2:
+                in_grads = [rule(g, ans, *inputs, **attrs) if rule is not None and tid in reach else None
+                            for tid, rule in zip(in_tids, vjp)]
             else:
                 x, y = inputs
                 rx, ry = vjp

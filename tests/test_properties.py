@@ -112,3 +112,16 @@ def test_add_of_a_short_vector_is_numpys_add(lead, tail, small_first, dtype, see
     want = np.add(x, y)
     assert got.dtype == want.dtype and got.shape == want.shape
     np.testing.assert_array_equal(got, want)
+
+
+@settings(max_examples=40, deadline=None)
+@given(shape=hnp.array_shapes(min_dims=0, max_dims=3, max_side=6), data=st.data(),
+       dtype=st.sampled_from([np.float32, np.float64]), seed=st.integers(0, 2**16))
+def test_reduce_mean_is_numpys_mean(shape, data, dtype, seed):
+    # reduce_mean divides the sum itself (ops/reductions.py): bit for bit np.mean's result
+    axes = data.draw(st.lists(st.integers(0, max(len(shape) - 1, 0)), unique=True, max_size=len(shape)))
+    x = (np.random.default_rng(seed).standard_normal(shape) * 100).astype(dtype)
+    got = tk.reduce_mean(tk.constant(x), axis=axes or None).numpy()
+    want = np.mean(x, axis=tuple(axes) or None)
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_array_equal(got, want)

@@ -3,6 +3,8 @@
 Axes are normalised at call time to a tuple of negative numbers, so the rules
 work unchanged when the cotangent carries leading batch axes.
 """
+import math
+
 import numpy as np
 
 from .registry import defop, numpy_function
@@ -47,11 +49,20 @@ reduce_sum_op = defop("reduce_sum", lambda x, axis, keepdims: np.sum(x, axis=axi
 
 
 def _count(x, axis):
-    return int(np.prod([x.shape[a] for a in axis], dtype=np.int64))
+    return math.prod([x.shape[a] for a in axis])
+
+
+def _mean(x, axis, keepdims):
+    # np.mean's numbers without its Python layer (5 us of 6 on small arrays): the float32 or
+    # float64 sum divided by the count. np.mean divides in float64 and rounds back, which
+    # gives the same float32 quotient. Other dtypes keep np.mean (float16 sums in float32).
+    if type(x) is np.ndarray and (x.dtype == np.float32 or x.dtype == np.float64):
+        return np.add.reduce(x, axis=axis, keepdims=keepdims) / _count(x, axis)
+    return np.mean(x, axis=axis, keepdims=keepdims)
 
 
 reduce_mean_op = defop(
-    "reduce_mean", lambda x, axis, keepdims: np.mean(x, axis=axis, keepdims=keepdims),
+    "reduce_mean", _mean,
     vjp=[lambda g, ans, x, axis, keepdims: _sum_vjp(g / _count(x, axis), ans, x, axis, keepdims)],
     jvp=[lambda t, ans, x, axis, keepdims: reduce_mean_op(t, axis=axis, keepdims=keepdims)])
 

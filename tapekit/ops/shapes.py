@@ -4,6 +4,8 @@ expand/squeeze, indexing, gather, and the broadcast pair sum_to / broadcast_to.
 Every rule names axes from the right or skips `lead` leading axes, so a batch of
 cotangents (jacobian) flows through unchanged.
 """
+import math
+
 import numpy as np
 
 from .registry import defop, numpy_function
@@ -19,13 +21,16 @@ def _sum_to(x, shape, nlead):
     # x.shape = lead + extra + b, with b broadcast-compatible with `shape`.
     lead_axes = nlead
     extra = x.ndim - nlead - len(shape)
-    axes = tuple(range(lead_axes, lead_axes + extra))
-    if axes and nlead == 0 and x.dtype.kind == "f" and x.flags.c_contiguous and x.size:
+    if extra > 0 and nlead == 0 and x.dtype.kind == "f" and x.flags.c_contiguous and x.size:
         # Summing leading axes (a bias gradient) as ones @ x: NumPy's reduction over a long
         # outer axis with a short inner one is many times slower than one BLAS call.
-        rows = x.reshape(-1, int(np.prod(x.shape[extra:], dtype=np.int64)))
-        x = (np.ones(rows.shape[0], x.dtype) @ rows).reshape(x.shape[extra:])
-    elif axes:
+        tail = x.shape[extra:]
+        rows = x.reshape(-1, math.prod(tail))
+        x = (np.ones(rows.shape[0], x.dtype) @ rows).reshape(tail)
+        if tail == shape:
+            return x
+    elif extra > 0:
+        axes = tuple(range(lead_axes, lead_axes + extra))
         x = np.sum(x, axis=axes)
     ones = tuple(nlead + i for i, n in enumerate(shape) if n == 1 and x.shape[nlead + i] != 1)
     if ones:
