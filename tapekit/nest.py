@@ -3,6 +3,9 @@
 
 def flatten(structure):
     """Leaves of `structure` in a fixed order (dicts by sorted key, as TensorFlow's nest)."""
+    if type(structure) in (list, tuple) and not any(
+            isinstance(s, (list, tuple, dict)) for s in structure):
+        return list(structure)   # a flat list (a model's variables): the common case
     out = []
     _flatten(structure, out)
     return out
@@ -28,6 +31,9 @@ def _keys(d):
 
 def pack_like(structure, leaves):
     """Rebuild `structure` with `leaves` (as produced by flatten) in place of its leaves."""
+    if type(structure) in (list, tuple) and len(leaves) == len(structure) and not any(
+            isinstance(s, (list, tuple, dict)) for s in structure):
+        return type(structure)(leaves)
     it = iter(leaves)
     result = _pack(structure, it)
     return result

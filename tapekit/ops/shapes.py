@@ -4,6 +4,7 @@ expand/squeeze, indexing, gather, and the broadcast pair sum_to / broadcast_to.
 Every rule names axes from the right or skips `lead` leading axes, so a batch of
 cotangents (jacobian) flows through unchanged.
 """
+import functools
 import math
 
 import numpy as np
@@ -17,6 +18,14 @@ def _lead(g, ans):
 
 
 # --- broadcasting: sum_to and broadcast_to are each other's adjoint -----------------------
+@functools.lru_cache(maxsize=64)
+def _ones(n, dtype):
+    """A read-only vector of n ones (the same bias gradients are summed at every step)."""
+    ones = np.ones(n, dtype)
+    ones.flags.writeable = False
+    return ones
+
+
 def _sum_to(x, shape, nlead):
     # x.shape = lead + extra + b, with b broadcast-compatible with `shape`.
     lead_axes = nlead
@@ -26,7 +35,7 @@ def _sum_to(x, shape, nlead):
         # outer axis with a short inner one is many times slower than one BLAS call.
         tail = x.shape[extra:]
         rows = x.reshape(-1, math.prod(tail))
-        x = (np.ones(rows.shape[0], x.dtype) @ rows).reshape(tail)
+        x = (_ones(rows.shape[0], x.dtype) @ rows).reshape(tail)
         if tail == shape:
             return x
     elif extra > 0:
@@ -71,7 +80,7 @@ def _reshape_fwd(g, ans, x, **attrs):
     return reshape_op(g, shape=tuple(ans.shape))
 
 
-reshape_op = defop("reshape", lambda x, shape: np.reshape(x, shape),
+reshape_op = defop("reshape", lambda x, shape: x.reshape(shape),
                    vjp=[_reshape_back], jvp=[_reshape_fwd])
 
 
@@ -111,7 +120,7 @@ def _transpose_vjp(g, ans, x, perm):
     return transpose_op(g, perm=tuple(range(nlead)) + tuple(nlead + int(p) for p in inverse))
 
 
-transpose_op = defop("transpose", lambda x, perm: np.transpose(x, perm),
+transpose_op = defop("transpose", lambda x, perm: x.transpose(perm),   # the method: no Python layer
                      vjp=[_transpose_vjp],
                      jvp=[lambda t, ans, x, perm: transpose_op(t, perm=perm)])
 
