@@ -29,6 +29,8 @@ only while tracing; Python logic that reads values (`if loss.numpy() > 1`, `floa
 variables are read afresh at every call. Functions using `tk.custom_gradient` run eagerly.
 """
 import functools
+import math
+import sys
 import warnings
 
 import numpy as np
@@ -63,6 +65,7 @@ class _Tracer:
         self._read_slot = {}   # id(variable) -> slot of its value since the last write
         self._values = {id(t._value): (k, t._value) for k, t in enumerate(arg_tensors)}
         self.unsupported = None
+        self.made = {}         # slot -> (shape, dtype) of an op's output (buffers a replay may reuse)
 
     def _new_slot(self, value):
         self.n_slots += 1
@@ -79,6 +82,7 @@ class _Tracer:
         ins = tuple([self._ref(a, v, tid) for a, v, tid in zip(args, values, tids)])
         attrs, holes = self._attrs(attrs)
         out = self._new_slot(result._value)
+        self.made[out] = (result._value.shape, result._value.dtype)
         self.steps.append((_OP, op, ins, attrs, out, holes))
         self.slot_of[result._tid] = out
 
@@ -182,7 +186,8 @@ class _Program:
         for slot, (value, _) in self.consts.items():
             self.template[slot] = value
         dead = _dead_after(self.steps, output_slots | set(self.consts))
-        self.fast_steps = [_fast_step(step) + (d,) for step, d in zip(self.steps, dead)]
+        self.fast_steps = [_fast_step(step, _donor(step, d, tracer.made)) + (d,)
+                           for step, d in zip(self.steps, dead)]
         self._tensor_template = None
 
     def run_fast(self, arg_values):
@@ -190,7 +195,13 @@ class _Program:
         env = self.template.copy()
         env[:self.n_args] = arg_values
         for fn, ins, out, dead in self.fast_steps:
-            env[out] = fn(*[env[i] for i in ins])
+            n = len(ins)   # one and two inputs called directly: a comprehension costs more
+            if n == 1:
+                env[out] = fn(env[ins[0]])
+            elif n == 2:
+                env[out] = fn(env[ins[0]], env[ins[1]])
+            else:
+                env[out] = fn(*[env[i] for i in ins])
             for k in dead:   # freed as soon as no later step reads it, as eager code would
                 env[k] = None
         return self._pack([_wrap(env[s]) if is_slot else s for is_slot, s in self.outputs])
@@ -324,9 +335,66 @@ def _dead_after(steps, keep):
     return [tuple(d) for d in dead]
 
 
-def _fast_step(step):
+_DONATE_MIN = 4096  # elements: below this a new array costs less than the check
+
+
+def _donor(step, dead, made):
+    """Which input's buffer this step may write its result into, or None.
+
+    One that no later step reads (`dead`), that an earlier op made (never an argument, a
+    constant or a variable's array), of the result's shape and dtype, for an op whose
+    forward takes out=. At run time _donating checks that nothing else holds it.
+    """
+    kind, op, ins, _, out, holes = step
+    if kind is not _OP or not op.writes_out or holes or out not in made:
+        return None
+    shape, dtype = made[out]
+    if math.prod(shape) < _DONATE_MIN:
+        return None
+    for pos, slot in enumerate(ins):
+        if slot in dead and made.get(slot) == (shape, dtype) and slot not in ins[:pos]:
+            return pos
+    return None
+
+
+def _donating(forward, attrs, pos):
+    def step(*values):
+        buf = values[pos]
+        # Ours alone: not a view, and no reference but the replay's (probed: _SOLE_ARRAY).
+        if type(buf) is np.ndarray and buf.base is None and sys.getrefcount(buf) <= _SOLE_ARRAY:
+            return forward(*values, out=buf, **attrs)
+        return forward(*values, **attrs)
+    return step
+
+
+def _probe_sole_references():
+    """getrefcount of an input inside a _donating step when only the replay holds it."""
+    seen = []
+
+    def forward(*values, out=None):
+        seen.append(out is not None)
+    step = _donating(forward, {}, 0)
+    env = [np.empty(1)]
+    global _SOLE_ARRAY
+    for _SOLE_ARRAY in range(2, 12):   # the smallest count at which the call path donates
+        seen.clear()
+        step(env[0])
+        seen_one = seen[-1]
+        seen.clear()
+        step(env[0], env[0])   # a second reference must stop it
+        if seen_one and not seen[-1]:
+            return _SOLE_ARRAY
+    return 0   # never donate
+
+
+_SOLE_ARRAY = 0
+
+
+def _fast_step(step, donor=None):
     kind, obj, ins, attrs, out, holes = step
     if kind is _OP:
+        if donor is not None:
+            return _donating(obj.forward, attrs, donor), ins, out
         if holes:  # the hole slots become extra positional inputs of a small wrapper
             n = len(ins)
             return (lambda *v: obj.forward(*v[:n], **_fill(attrs, v[n:]))), ins + holes, out
@@ -482,3 +550,6 @@ def _structure(s):
     if isinstance(s, dict):
         return (dict, tuple((k, _structure(s[k])) for k in sorted(s)))
     return None
+
+
+_SOLE_ARRAY = _probe_sole_references()

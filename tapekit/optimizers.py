@@ -61,11 +61,13 @@ class Optimizer:
             missing = [v.name for g, v in pairs if g is None]
             warnings.warn(f"Gradients do not exist for variables {missing} when minimizing the "
                           f"loss; they are not updated.", stacklevel=2)
+        lr32 = self._learning_rate
         for g, v in kept:
-            g = g if isinstance(g, Tensor) else convert_to_tensor(np.asarray(g, dtype=v.dtype))
-            if g.dtype != v.dtype:
-                g = cast(g, v.dtype)
-            lr = self._learning_rate if v.dtype == np.float32 else cast(self._learning_rate, v.dtype)
+            dtype = v._value.dtype
+            g = g if isinstance(g, Tensor) else convert_to_tensor(np.asarray(g, dtype=dtype))
+            if g._value.dtype != dtype:
+                g = cast(g, dtype)
+            lr = lr32 if dtype == lr32._value.dtype else cast(lr32, dtype)
             self._update(g, v, self._slots_for(v), lr)
         self.iterations.assign_add(1)
         return self.iterations

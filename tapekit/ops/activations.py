@@ -10,11 +10,12 @@ from .shapes import _negative_axis
 # 0 elsewhere (0 at 0). One multiply by the boolean mask: a select is several times slower on
 # large arrays, and a float mask costs one more pass. Linear in g, so its derivative in g is
 # itself; the output only selects (derivative 0 almost everywhere, as in TensorFlow).
-relu_grad = defop("relu_grad", lambda g, ans: np.multiply(g, ans > 0), args="g ans", save="ans",
+relu_grad = defop("relu_grad", lambda g, ans, out=None: np.multiply(g, ans > 0, out=out), args="g ans",
+                  save="ans", writes_out=True,
                   vjp=[lambda gg, out, g, ans: relu_grad(gg, ans), None],
                   jvp=[lambda t, out, g, ans: relu_grad(t, ans), None])
 
-relu = defop("relu", lambda x: np.maximum(x, 0), save="ans",
+relu = defop("relu", lambda x, out=None: np.maximum(x, 0, out=out), save="ans", writes_out=True,
              vjp=[lambda g, ans, x: relu_grad(g, ans)],
              jvp=[lambda t, ans, x: relu_grad(t, ans)])
 

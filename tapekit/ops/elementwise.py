@@ -12,6 +12,7 @@ from .registry import defop, numpy_function
 def unary(name, forward, deriv, save, ufunc=None, doc=None):
     """An elementwise op whose VJP and JVP both multiply by `deriv(ans, x)`."""
     return defop(name, forward, args="x", save=save, ufunc=ufunc, doc=doc,
+                 writes_out=isinstance(forward, np.ufunc),
                  vjp=[lambda g, ans, x: g * deriv(ans, x)],
                  jvp=[lambda t, ans, x: t * deriv(ans, x)])
 
@@ -19,6 +20,7 @@ def unary(name, forward, deriv, save, ufunc=None, doc=None):
 def binary(name, forward, dx, dy, save, ufunc=None, doc=None):
     """An elementwise op of two inputs with partials dx(ans, x, y) and dy(ans, x, y)."""
     return defop(name, forward, args="x y", save=save, ufunc=ufunc, same_dtype=True, doc=doc,
+                 writes_out=isinstance(forward, np.ufunc),
                  vjp=[lambda g, ans, x, y: g * dx(ans, x, y), lambda g, ans, x, y: g * dy(ans, x, y)],
                  jvp=[lambda t, ans, x, y: t * dx(ans, x, y), lambda t, ans, x, y: t * dy(ans, x, y)])
 
@@ -32,7 +34,9 @@ def _trailing_broadcast(ufunc):
     the arithmetic). Tiling the short operand r times along the trailing axes makes each
     inner loop r times longer. Same numbers, same dtype: only the loop shape changes.
     """
-    def forward(x, y):
+    def forward(x, y, out=None):
+        if out is not None:
+            return ufunc(x, y, out=out)
         if type(x) is np.ndarray and type(y) is np.ndarray and x.shape != y.shape:
             big, small = (x, y) if x.ndim > y.ndim else (y, x)
             n = small.size
@@ -56,19 +60,21 @@ def _trailing_broadcast(ufunc):
 _SHORT, _LARGE, _RUN = 64, 16384, 8192  # vector length, array size, longest tiled inner run
 
 add = defop("add", _trailing_broadcast(np.add), args="x y", same_dtype=True, ufunc=np.add,
+            writes_out=True,
             vjp=[lambda g, ans, x, y: g, lambda g, ans, x, y: g],
             jvp=[lambda t, ans, x, y: t, lambda t, ans, x, y: t])
 
 subtract = defop("subtract", np.subtract, args="x y", same_dtype=True, ufunc=np.subtract,
+                 writes_out=True,
                  vjp=[lambda g, ans, x, y: g, lambda g, ans, x, y: -g],
                  jvp=[lambda t, ans, x, y: t, lambda t, ans, x, y: -t])
 
-multiply = defop("multiply", np.multiply, args="x y", save="x y", same_dtype=True,
+multiply = defop("multiply", np.multiply, args="x y", save="x y", same_dtype=True, writes_out=True,
                  ufunc=np.multiply,
                  vjp=[lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x],
                  jvp=[lambda t, ans, x, y: t * y, lambda t, ans, x, y: x * t])
 
-divide = defop("divide", np.true_divide, args="x y", save="x y", same_dtype=True,
+divide = defop("divide", np.true_divide, args="x y", save="x y", same_dtype=True, writes_out=True,
                ufunc=np.true_divide,
                vjp=[lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y)],
                jvp=[lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * x / (y * y)])

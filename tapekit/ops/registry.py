@@ -69,11 +69,12 @@ class Op:
     """One differentiable operation: forward, per-input VJP and JVP rules, what it saves."""
 
     __slots__ = ("name", "forward", "args", "vjp", "jvp", "save_ans", "save_mask", "save_all", "save_none",
-                 "variadic", "same_dtype", "differentiable", "doc")
+                 "variadic", "same_dtype", "differentiable", "writes_out", "doc")
 
-    def __init__(self, name, forward, args, vjp, jvp, save, variadic, same_dtype, doc):
+    def __init__(self, name, forward, args, vjp, jvp, save, variadic, same_dtype, doc, writes_out=False):
         self.name = name
         self.forward = forward
+        self.writes_out = writes_out
         self.args = tuple(args.split()) if isinstance(args, str) else tuple(args)
         self.variadic = variadic
         self.vjp = vjp if variadic or vjp is None else tuple(vjp)
@@ -109,11 +110,16 @@ class Op:
 
 
 def defop(name, forward, *, args="x", save="", vjp=None, jvp=None, variadic=False,
-          same_dtype=False, ufunc=None, doc=None):
-    """Register an op; `vjp=None` marks it non-differentiable (comparisons, argmax, ...)."""
+          same_dtype=False, ufunc=None, doc=None, writes_out=False):
+    """Register an op; `vjp=None` marks it non-differentiable (comparisons, argmax, ...).
+
+    `writes_out=True`: forward(*inputs, out=array, **attrs) can write its result into an
+    array of the result's shape and dtype (NumPy ufuncs can); a tk.function replay then
+    reuses the buffer of an input that nothing reads afterwards (function.py).
+    """
     if name in OPS:
         raise ValueError(f"op {name!r} is defined twice")
-    op = Op(name, forward, args, vjp, jvp, save, variadic, same_dtype, doc)
+    op = Op(name, forward, args, vjp, jvp, save, variadic, same_dtype, doc, writes_out)
     OPS[name] = op
     if ufunc is not None:
         UFUNCS[ufunc] = op
