@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tapekit as tk
-from tapekit.testing import check_grads
+from tapekit.testing import check_grads, reverse_jacobian
 
 SETTINGS = settings(max_examples=25, deadline=None)
 
@@ -125,3 +125,21 @@ def test_reduce_mean_is_numpys_mean(shape, data, dtype, seed):
     want = np.mean(x, axis=tuple(axes) or None)
     assert np.asarray(got).dtype == np.asarray(want).dtype
     np.testing.assert_array_equal(got, want)
+
+
+@SETTINGS
+@given(n=st.integers(1, 4), m=st.integers(1, 4), batch=st.sampled_from([(), (2,), (1, 3)]),
+       vector_first=st.booleans(), seed=st.integers(0, 99))
+def test_matmul_with_a_vector(n, m, batch, vector_first, seed):
+    # matrix @ vector and vector @ matrix (stacked or not): first and second order, and the
+    # vectorised jacobian (a batch of cotangents) against row-by-row gradients
+    mat, vec = values(batch + (n, m), seed), values((n,) if vector_first else (m,), seed + 1)
+    f = (lambda v, a: tk.matmul(v, a)) if vector_first else (lambda a, v: tk.matmul(a, v))
+    args = (vec, mat) if vector_first else (mat, vec)
+    check_grads(f, *args, order=2)
+    xs = [tk.constant(a) for a in args]
+    with tk.GradientTape() as tape:
+        tape.watch(xs)
+        y = f(*xs)
+    for jac, rows in zip(tape.jacobian(y, xs), reverse_jacobian(f, list(args))):
+        np.testing.assert_allclose(jac.numpy(), rows, rtol=1e-10, atol=1e-12)
