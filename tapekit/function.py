@@ -37,6 +37,7 @@ import numpy as np
 
 from . import nest
 from .context import state
+from .ops.elementwise import add, subtract
 from .tensor import Tensor, Variable, _wrap, convert_to_tensor
 
 _OP, _READ, _ASSIGN, _UPDATE = "op", "read", "assign", "update"
@@ -297,7 +298,6 @@ def _fuse_updates(steps, output_slots):
     new array of the variable's size per step. Only when no later step reads the old
     value and nothing else uses `t`.
     """
-    from .ops.elementwise import add, subtract
     uses, last = {}, {}
     for k, (_, _, ins, _, _, holes) in enumerate(steps):
         for i in ins + holes:
@@ -368,23 +368,27 @@ def _donating(forward, attrs, pos):
 
 
 def _probe_sole_references():
-    """getrefcount of an input inside a _donating step when only the replay holds it."""
-    seen = []
+    """The largest getrefcount a _donating step may see for a buffer only the replay holds.
 
-    def forward(*values, out=None):
-        seen.append(out is not None)
-    step = _donating(forward, {}, 0)
-    env = [np.empty(1)]
+    How many references CPython's call path adds depends on the interpreter, so it is
+    measured once, on the real _donating with the call shape run_fast uses: the smallest
+    limit at which a buffer held only by the replay's list is written into while the same
+    buffer with one more holder is not. 0 (never write into an input) if none is found.
+    """
     global _SOLE_ARRAY
-    for _SOLE_ARRAY in range(2, 12):   # the smallest count at which the call path donates
-        seen.clear()
+    donated = []
+    step = _donating(lambda *values, out=None: donated.append(out is not None), {}, 0)
+    env = [np.empty(1)]
+    for limit in range(2, 16):
+        _SOLE_ARRAY = limit
+        donated.clear()
+        step(env[0])               # only the list holds it: write into it
+        held = env[0]              # one more holder: leave it alone
         step(env[0])
-        seen_one = seen[-1]
-        seen.clear()
-        step(env[0], env[0])   # a second reference must stop it
-        if seen_one and not seen[-1]:
-            return _SOLE_ARRAY
-    return 0   # never donate
+        del held
+        if donated == [True, False]:
+            return limit
+    return 0
 
 
 _SOLE_ARRAY = 0

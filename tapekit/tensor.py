@@ -330,6 +330,9 @@ def _bind_operators(ops_namespace):
     apply = ops_namespace.registry.apply
     for name, op_name in _BINARY_OPERATORS.items():
         op = getattr(ops_namespace, op_name)
-        setattr(Tensor, f"__{name}__", _binary_operator(apply, op, reflected=False))
-        if name in _REFLECTED:
-            setattr(Tensor, f"__r{name}__", _binary_operator(apply, op, reflected=True))
+        for dunder, reflected in ((f"__{name}__", False), (f"__r{name}__", True)):
+            if reflected and name not in _REFLECTED:
+                continue
+            method = _binary_operator(apply, op, reflected)
+            method.__name__, method.__qualname__ = dunder, f"Tensor.{dunder}"
+            setattr(Tensor, dunder, method)
