@@ -44,6 +44,12 @@ class Record(tuple):
     out_tid = property(itemgetter(6))
     value = property(itemgetter(7))
 
+    # Compared and hashed as the object it is, as before it was a tuple: comparing the
+    # contents would compare the saved arrays.
+    __eq__ = object.__eq__
+    __ne__ = object.__ne__
+    __hash__ = object.__hash__
+
     def __repr__(self):
         ins = ", ".join("const" if t is None else f"t{t}" for t in self.in_tids)
         return f"<record {self.index}: t{self.out_tid} = {self.op.name}({ins})>"

@@ -356,3 +356,17 @@ def test_variable_updates_in_place_only_when_nothing_else_holds_the_value():
         y = tk.reduce_sum(v * v)         # the tape keeps the value it read
     v.assign_add([10.0, 10.0])
     assert tape.gradient(y, v).numpy().tolist() == [2.0, 4.0]
+
+
+def test_records_compare_by_identity():
+    # A record is a tuple inside; two tapes recording the same op must not compare their
+    # saved arrays (an error for arrays of more than one element) when a record is looked up.
+    x = tk.constant(np.ones(3))
+    with tk.GradientTape() as outer:
+        outer.watch(x)
+        with tk.GradientTape() as inner:
+            inner.watch(x)
+            x * x
+    a, b = outer._records[0], inner._records[0]
+    assert a.index == b.index and a.op is b.op and a.in_tids == b.in_tids
+    assert a != b and a == a and a in [b, a] and len({a, b}) == 2
