@@ -48,19 +48,20 @@ class Meta:
         return f"Meta(shape={self.shape}, dtype={self.dtype.name})"
 
 
-_META_CACHE = {}
+_METAS = {}   # dtype -> {shape: Meta}: two look-ups without building a key tuple
 
 
 def meta(value):
     """Meta for an array (shared between records of the same shape and dtype)."""
     try:
-        return _META_CACHE[value.shape, value.dtype]
+        return _METAS[value.dtype][value.shape]
     except (KeyError, AttributeError):
         pass
     if isinstance(value, (np.ndarray, np.generic)):
-        if len(_META_CACHE) > 4096:
-            _META_CACHE.clear()
-        m = _META_CACHE[value.shape, value.dtype] = Meta(value.shape, value.dtype)
+        shapes = _METAS.setdefault(value.dtype, {})
+        if len(shapes) > 4096:
+            shapes.clear()
+        m = shapes[value.shape] = Meta(value.shape, value.dtype)
         return m
     return value  # Python scalars are kept as they are
 
