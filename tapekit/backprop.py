@@ -15,7 +15,7 @@ Two modes run the same rules:
 """
 import numpy as np
 
-from .context import state
+from .context import enter_raw, leave_raw, state
 from .ops.elementwise import cast_op
 from .ops.registry import Meta
 from .ops.shapes import sum_to
@@ -50,8 +50,7 @@ def backward(records, seeds, source_tids, *, lead=(), consume=False, keep_all=No
         reach = reachable(records, source_tids)
     keep = set(source_tids)
     grads = dict(seeds)
-    saved_raw = state.raw
-    state.raw = not tensor_mode
+    saved_raw = enter_raw(not tensor_mode)
     pop = records.pop
     try:
         for k in range(len(records) - 1, -1, -1):
@@ -103,7 +102,7 @@ def backward(records, seeds, source_tids, *, lead=(), consume=False, keep_all=No
                 prev = grads.get(tid)
                 grads[tid] = gi if prev is None else prev + gi
     finally:
-        state.raw = saved_raw
+        leave_raw(not tensor_mode, saved_raw)
     return {tid: grads.get(tid) for tid in source_tids}
 
 

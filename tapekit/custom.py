@@ -11,7 +11,7 @@ import inspect
 import numpy as np
 
 from . import nest
-from .context import state
+from .context import enter_raw, leave_raw, state
 from .ops.registry import Op
 from .tensor import Tensor, Variable, _wrap, convert_to_tensor
 
@@ -87,8 +87,7 @@ def custom_gradient(f=None):
 def _custom_op(name, grad_fn, n_inputs, variables):
     def vjp(g, ans, *inputs):
         # grad_fn is user code: it gets tensors, even in an unrecorded backward pass.
-        raw = state.raw
-        state.raw = False
+        raw = enter_raw(False)
         try:
             dy = g if isinstance(g, Tensor) else _wrap(np.asarray(g))
             if variables is not None:
@@ -96,7 +95,7 @@ def _custom_op(name, grad_fn, n_inputs, variables):
             else:
                 in_grads, var_grads = grad_fn(dy), []
         finally:
-            state.raw = raw
+            leave_raw(False, raw)
         in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
         if len(in_grads) != n_inputs:
             raise ValueError(f"custom_gradient {name}: grad_fn returned {len(in_grads)} gradient(s) "

@@ -34,7 +34,7 @@ import weakref
 import numpy as np
 
 from . import backprop
-from .context import state
+from .context import push_accumulator, remove_accumulator, state
 from .forward import ForwardAccumulator
 from .ops.registry import Meta
 from .tape import GradientTape
@@ -74,7 +74,7 @@ def enable_check_numerics(stack_height_limit=30, path_length_limit=50):
     if not was_on:
         checker = NumericsChecker()
         state.check_numerics = checker
-        state.accumulators.append(checker)
+        push_accumulator(checker)
     return _Restore(was_on)
 
 
@@ -82,8 +82,8 @@ def disable_check_numerics():
     """Stop checking (`tf.debugging.disable_check_numerics`); nothing is left in the op path."""
     checker = state.check_numerics
     state.check_numerics = None
-    if checker is not None and checker in state.accumulators:
-        state.accumulators.remove(checker)
+    if checker is not None:
+        remove_accumulator(checker)
 
 
 @contextlib.contextmanager

@@ -9,7 +9,7 @@ reverse-over-forward.
 import numpy as np
 
 from . import nest
-from .context import state
+from .context import push_accumulator, remove_accumulator, state
 from .tensor import Tensor, _wrap, convert_to_tensor
 
 
@@ -39,12 +39,11 @@ class ForwardAccumulator:
             self._tangents[p._tid] = t
 
     def __enter__(self):
-        state.accumulators.append(self)
+        push_accumulator(self)
         return self
 
     def __exit__(self, *exc):
-        if self in state.accumulators:
-            state.accumulators.remove(self)
+        remove_accumulator(self)
         return False
 
     def _propagate(self, op, args, values, tids, result, attrs):

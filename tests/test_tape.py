@@ -370,3 +370,28 @@ def test_records_compare_by_identity():
     a, b = outer._records[0], inner._records[0]
     assert a.index == b.index and a.op is b.op and a.in_tids == b.in_tids
     assert a != b and a == a and a in [b, a] and len({a, b}) == 2
+
+
+def test_the_fast_path_hints_count_what_is_active():
+    # registry skips the per-thread look-ups while context.hints are 0 (context.py): they
+    # must count every active accumulator and raw-mode thread, and return to 0 afterwards.
+    from tapekit.context import ACCUMULATORS, RAW, hints
+    x = tk.constant(2.0)
+    start = list(hints)
+    with tk.ForwardAccumulator(x, tk.constant(1.0)) as outer:
+        with tk.ForwardAccumulator(x, tk.constant(3.0)) as inner:
+            assert hints[ACCUMULATORS] == start[ACCUMULATORS] + 2
+            y = x * x
+    assert outer.jvp(y).numpy() == 4.0 and inner.jvp(y).numpy() == 12.0
+    with pytest.raises(ZeroDivisionError):
+        with tk.ForwardAccumulator(x, tk.constant(1.0)):
+            1 / 0
+    with tk.debugging.enable_check_numerics():
+        assert hints[ACCUMULATORS] == start[ACCUMULATORS] + 1
+    seen = []
+    with tk.GradientTape() as tape:
+        tape.watch(x)
+        y = tk.custom_gradient(lambda v: (v * v, lambda dy: seen.append(hints[RAW]) or dy * 2 * v))(x)
+    assert tape.gradient(y, x).numpy() == 4.0
+    assert seen and seen[0] >= 1            # the backward pass ran in raw mode, and said so
+    assert hints == start

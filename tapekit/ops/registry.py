@@ -23,7 +23,8 @@ rules need (tanh keeps its output, add keeps nothing).
 """
 import numpy as np
 
-from ..context import state
+from ..context import ACCUMULATORS, RAW, state
+from ..context import hints as _hints
 from ..tensor import Tensor, Variable, _new_tensor, _next_tid, _to_array, _wrap
 
 OPS = {}           # name -> Op: the whole table, for tests, display and NumPy dispatch
@@ -101,7 +102,7 @@ class Op:
         return f"<tapekit op {self.name}>"
 
     def __call__(self, *args, **attrs):
-        if state.raw:  # an unrecorded backward pass: plain NumPy
+        if _hints[RAW] and state.raw:  # an unrecorded backward pass: plain NumPy
             return self.forward(*args, **attrs)
         return apply(self, args, attrs)
 
@@ -185,7 +186,7 @@ def apply(op, args, attrs):
     if tapes:
         for tape in tapes:
             tape._record(op, args, values, tids, result, attrs)
-    if state.accumulators:
+    if _hints[ACCUMULATORS] and state.accumulators:
         for acc in tuple(state.accumulators):
             acc._propagate(op, args, values, tids, result, attrs)
     return result

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import backprop
-from ..context import state
+from ..context import enter_raw, leave_raw, state
 from ..display import graph as _graph
 from ..display.format import number, summary
 from ..ops.registry import Meta
@@ -192,8 +192,7 @@ class BackpropModel:
         steps = [Step(0, tnode, "seed", value=_arr(self.target), grad_in=seed,
                       grads={tnode: seed}, done=())]
         done = []
-        saved_raw = state.raw
-        state.raw = True                  # raw mode: rules run as NumPy, nothing is recorded
+        saved_raw = enter_raw(True)       # raw mode: rules run as NumPy, nothing is recorded
         try:
             for k in range(len(records) - 1, -1, -1):
                 rec = records[k]
@@ -233,7 +232,7 @@ class BackpropModel:
                      for i, tid, li, gi in contributions],
                     snapshot, tuple(done), elementwise, self._args.get(f"n{rec.index}", ())))
         finally:
-            state.raw = saved_raw
+            leave_raw(True, saved_raw)
         return steps
 
     @staticmethod
@@ -394,8 +393,7 @@ class InspectorModel:
         def f(x):
             env = dict(values)
             env[node_tid] = x._value if isinstance(x, Tensor) else x
-            saved = state.raw
-            state.raw = True
+            saved = enter_raw(True)
             try:
                 for rec in later:
                     args = [env[tid] if tid is not None else v
@@ -406,7 +404,7 @@ class InspectorModel:
             except Exception as e:  # noqa: BLE001 - an op that cannot be replayed on arrays
                 raise _CannotReplay(f"replaying {rec.op.name} failed ({type(e).__name__}: {e})")
             finally:
-                state.raw = saved
+                leave_raw(True, saved)
             return constant(np.sum(np.asarray(env[target_tid], dtype=np.float64)))
         return f
 
