@@ -29,7 +29,7 @@ def _max_keep(x, axis):
     if axis in (-1, x.ndim - 1) and x.ndim >= 2 and k <= 64 and x.size >= 256:
         m = np.ascontiguousarray(x.reshape(-1, k).T).max(axis=0)
         return m.reshape(x.shape[:-1] + (1,))
-    return np.max(x, axis=axis, keepdims=True)
+    return np.maximum.reduce(x, axis=axis, keepdims=True)
 
 
 def _sum_keep(x, axis):
@@ -37,7 +37,7 @@ def _sum_keep(x, axis):
     if axis in (-1, x.ndim - 1) and x.ndim >= 2 and x.dtype.kind == "f" and x.itemsize >= 4 \
             and k <= 64 and x.size >= 256:
         return (x.reshape(-1, k) @ np.ones(k, x.dtype)).reshape(x.shape[:-1] + (1,))
-    return np.sum(x, axis=axis, keepdims=True)
+    return np.add.reduce(x, axis=axis, keepdims=True)
 
 
 def _softmax(x, axis):

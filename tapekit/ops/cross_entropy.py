@@ -68,7 +68,7 @@ def _check_labels(labels, logits):
     n = logits.shape[-1]
     # One reduction: seen as unsigned, a negative label is larger than any class id.
     unsigned = labels.view(labels.dtype.str.replace("i", "u")) if labels.dtype.kind == "i" else labels
-    if labels.size and unsigned.max() >= n:
+    if labels.size and np.maximum.reduce(unsigned, axis=None) >= n:
         raise ValueError(f"sparse_softmax_cross_entropy_with_logits: labels must be in [0, {n}), "
                          f"got values from {labels.min()} to {labels.max()}")
 

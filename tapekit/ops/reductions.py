@@ -43,7 +43,9 @@ def _sum_vjp(g, ans, x, axis, keepdims):
     return broadcast_to(g, shape=tuple(g.shape[: g.ndim - x.ndim]) + tuple(x.shape))
 
 
-reduce_sum_op = defop("reduce_sum", lambda x, axis, keepdims: np.sum(x, axis=axis, keepdims=keepdims),
+# The forwards call the ufuncs' reduce directly: np.sum and friends are that call behind a
+# Python layer (about 1.5 us each), with the same results for every dtype.
+reduce_sum_op = defop("reduce_sum", lambda x, axis, keepdims: np.add.reduce(x, axis=axis, keepdims=keepdims),
                       vjp=[_sum_vjp],
                       jvp=[lambda t, ans, x, axis, keepdims: reduce_sum_op(t, axis=axis, keepdims=keepdims)])
 
@@ -87,9 +89,9 @@ def cast_like(x, like):
     return cast_op(x, dtype=like.dtype)
 
 
-reduce_max_op = defop("reduce_max", lambda x, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims),
+reduce_max_op = defop("reduce_max", lambda x, axis, keepdims: np.maximum.reduce(x, axis=axis, keepdims=keepdims),
                       save="x ans", vjp=[_extreme_vjp], jvp=[_extreme_jvp])
-reduce_min_op = defop("reduce_min", lambda x, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims),
+reduce_min_op = defop("reduce_min", lambda x, axis, keepdims: np.minimum.reduce(x, axis=axis, keepdims=keepdims),
                       save="x ans", vjp=[_extreme_vjp], jvp=[_extreme_jvp])
 
 
@@ -115,7 +117,7 @@ prod_others = defop("prod_others", _prod_others, save="x ans", vjp=[_prod_others
                     doc="Product of the other elements of each reduction group (for reduce_prod's rule).")
 
 reduce_prod_op = defop(
-    "reduce_prod", lambda x, axis, keepdims: np.prod(x, axis=axis, keepdims=keepdims),
+    "reduce_prod", lambda x, axis, keepdims: np.multiply.reduce(x, axis=axis, keepdims=keepdims),
     save="x",
     vjp=[lambda g, ans, x, axis, keepdims: _expand_back(g, ans, x, axis, keepdims)
          * prod_others(x, axis=axis)],

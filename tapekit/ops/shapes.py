@@ -40,10 +40,10 @@ def _sum_to(x, shape, nlead):
             return x
     elif extra > 0:
         axes = tuple(range(lead_axes, lead_axes + extra))
-        x = np.sum(x, axis=axes)
+        x = np.add.reduce(x, axis=axes)
     ones = tuple(nlead + i for i, n in enumerate(shape) if n == 1 and x.shape[nlead + i] != 1)
     if ones:
-        x = np.sum(x, axis=ones, keepdims=True)
+        x = np.add.reduce(x, axis=ones, keepdims=True)
     return x
 
 
@@ -91,7 +91,16 @@ def reshape(tensor, shape, name=None):
     return reshape_op(tensor, shape=shape)
 
 
-expand_dims_op = defop("expand_dims", lambda x, axis: np.expand_dims(x, axis),
+def _expand_dims(x, axis):
+    # np.expand_dims as one reshape (the NumPy function is a Python layer of ~1.5 us)
+    n = x.ndim + 1
+    if not -n <= axis < n:
+        raise ValueError(f"axis {axis} is out of bounds for a result of {n} dimensions")
+    a = axis % n
+    return x.reshape(x.shape[:a] + (1,) + x.shape[a:])
+
+
+expand_dims_op = defop("expand_dims", _expand_dims,
                        vjp=[_reshape_back], jvp=[_reshape_fwd])
 
 
