@@ -4,7 +4,7 @@ import numpy as np
 from .elementwise import exp
 from .reductions import reduce_sum_op
 from .registry import defop
-from .shapes import _negative_axis
+from .shapes import _negative_axis, _ones
 
 # relu's derivative is its own op, as TensorFlow's ReluGrad: g where the output is positive,
 # 0 elsewhere (0 at 0). One multiply by the boolean mask: a select is several times slower on
@@ -27,7 +27,7 @@ relu = defop("relu", lambda x, out=None: np.maximum(x, 0, out=out), save="ans", 
 def _max_keep(x, axis):
     k = x.shape[axis] if x.ndim else 1
     if axis in (-1, x.ndim - 1) and x.ndim >= 2 and k <= 64 and x.size >= 256:
-        m = np.ascontiguousarray(x.reshape(-1, k).T).max(axis=0)
+        m = np.maximum.reduce(np.ascontiguousarray(x.reshape(-1, k).T), axis=0)
         return m.reshape(x.shape[:-1] + (1,))
     return np.maximum.reduce(x, axis=axis, keepdims=True)
 
@@ -36,7 +36,7 @@ def _sum_keep(x, axis):
     k = x.shape[axis] if x.ndim else 1
     if axis in (-1, x.ndim - 1) and x.ndim >= 2 and x.dtype.kind == "f" and x.itemsize >= 4 \
             and k <= 64 and x.size >= 256:
-        return (x.reshape(-1, k) @ np.ones(k, x.dtype)).reshape(x.shape[:-1] + (1,))
+        return (x.reshape(-1, k) @ _ones(k, x.dtype)).reshape(x.shape[:-1] + (1,))
     return np.add.reduce(x, axis=axis, keepdims=True)
 
 
