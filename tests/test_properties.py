@@ -143,3 +143,40 @@ def test_matmul_with_a_vector(n, m, batch, vector_first, seed):
         y = f(*xs)
     for jac, rows in zip(tape.jacobian(y, xs), reverse_jacobian(f, list(args))):
         np.testing.assert_allclose(jac.numpy(), rows, rtol=1e-10, atol=1e-12)
+
+
+@settings(max_examples=20, deadline=None)
+@given(rows=st.integers(26, 300), classes=st.integers(2, 64), scale=st.sampled_from([1.0, 30.0, 1e3]),
+       seed=st.integers(0, 2**16))
+def test_softmax_family_on_class_scores(rows, classes, scale, seed):
+    # (batch, classes) arrays take the transposed-max / BLAS-sum path (ops/activations.py):
+    # the same values as a float64 reference, stable for large logits
+    rng = np.random.default_rng(seed)
+    z = (rng.standard_normal((rows, classes)) * scale).astype(np.float32)
+    labels = rng.integers(0, classes, rows)
+    ref = z.astype(np.float64) - z.max(axis=1, keepdims=True)
+    log_p = ref - np.log(np.exp(ref).sum(axis=1, keepdims=True))
+    np.testing.assert_allclose(tk.nn.log_softmax(z).numpy(), log_p, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(tk.nn.softmax(z).numpy(), np.exp(log_p), rtol=1e-5, atol=1e-6)
+    loss = tk.nn.sparse_softmax_cross_entropy_with_logits(labels=tk.constant(labels), logits=z)
+    np.testing.assert_allclose(loss.numpy(), -log_p[np.arange(rows), labels], rtol=1e-5, atol=1e-5)
+    zt = tk.constant(z)
+    with tk.GradientTape() as tape:
+        tape.watch(zt)
+        total = tk.reduce_sum(tk.nn.sparse_softmax_cross_entropy_with_logits(labels=tk.constant(labels), logits=zt))
+    want = np.exp(log_p)
+    want[np.arange(rows), labels] -= 1
+    np.testing.assert_allclose(tape.gradient(total, zt).numpy(), want, rtol=1e-4, atol=1e-6)
+
+
+def test_softmax_propagates_nan_and_handles_infinite_logits():
+    z = np.zeros((32, 10), np.float32)
+    z[3, 4] = np.nan
+    z[5, 2] = np.inf      # an infinite score: NaN for its row, as NumPy's shifted softmax gives
+    z[7, :] = -np.inf
+    z[7, 1] = 0.0         # -inf scores are probability 0
+    with np.errstate(invalid="ignore"):   # inf - inf: NumPy's warning, NaN as NumPy gives
+        p = tk.nn.softmax(z).numpy()
+    assert np.isnan(p[3]).all() and np.isnan(p[5]).all()
+    np.testing.assert_array_equal(p[7], np.eye(10, dtype=np.float32)[1])
+    np.testing.assert_allclose(p[0], np.full(10, 0.1, np.float32), rtol=1e-6)
