@@ -433,3 +433,16 @@ def test_dilations_of_one_and_the_default_format_are_accepted():
 def test_mixed_dtypes_are_refused():
     with pytest.raises(TypeError, match="conv2d"):
         tk.nn.conv2d(tk.constant(X), tk.constant(W.astype(np.float64)), 1, "SAME")
+
+
+def test_channel_strided_and_empty_inputs():
+    # The im2col and pooling copies move whole pixels when channels are contiguous
+    # (ops/conv.py _copy_pixels); a strided channel view or no channels must still work.
+    rng = np.random.default_rng(7)
+    full = rng.standard_normal((2, 6, 6, 16))
+    x, dense = full[..., ::2], np.ascontiguousarray(full[..., ::2])
+    w = rng.standard_normal((3, 3, 8, 4))
+    np.testing.assert_array_equal(tk.nn.conv2d(x, w, 1, "SAME").numpy(), tk.nn.conv2d(dense, w, 1, "SAME").numpy())
+    np.testing.assert_array_equal(tk.nn.max_pool2d(x, 2, 2, "SAME").numpy(),
+                                  tk.nn.max_pool2d(dense, 2, 2, "SAME").numpy())
+    assert tk.nn.max_pool2d(np.zeros((2, 4, 4, 0)), 2, 2, "VALID").shape == (2, 2, 2, 0)
