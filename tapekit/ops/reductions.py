@@ -39,6 +39,8 @@ def _expand_back(g, ans, x, axis, keepdims):
 
 
 def _sum_vjp(g, ans, x, axis, keepdims):
+    if g.ndim == 0:   # a full reduction, no batch of cotangents: () broadcasts to any shape
+        return broadcast_to(g, shape=tuple(x.shape))
     g = _expand_back(g, ans, x, axis, keepdims)
     return broadcast_to(g, shape=tuple(g.shape[: g.ndim - x.ndim]) + tuple(x.shape))
 
