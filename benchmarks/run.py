@@ -22,6 +22,7 @@ import datetime  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
 import subprocess  # noqa: E402
+import tempfile  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
@@ -218,6 +219,9 @@ def main(argv=None):
     ap.add_argument("--no-torch", action="store_true", help="skip PyTorch even if it is installed")
     ap.add_argument("--markdown", action="store_true",
                     help="print the results file (--out) as Markdown tables and exit (runs nothing)")
+    ap.add_argument("--same-process", action="store_true",
+                    help="run every workload in this process (default: each in a fresh process)")
+    ap.add_argument("--child", metavar="JSON", help=argparse.SUPPRESS)  # one workload, for the parent
     args = ap.parse_args(argv)
     if args.markdown:
         with open(args.out) as f:
@@ -236,6 +240,11 @@ def main(argv=None):
         torch, torch_missing = harness.import_torch()
     ctx = Context(tk, torch, torch_missing, args.quick)
     meta = machine_info(torch)
+    if args.child:
+        results = {name: run_workload(name, ctx, meta, args) for name in selected}
+        with open(args.child, "w") as f:
+            json.dump(results, f, default=_json_default)
+        return 0
     print(f"tapekit {meta['tapekit']} ({meta.get('tapekit_commit')}{'+dirty' if meta.get('tapekit_dirty') else ''}), "
           f"numpy {meta['numpy']}, torch {meta['torch'] or 'not installed'}, python {meta['python']}; "
           f"{meta['cpus']} CPUs ({meta.get('cpu')}), 1 thread each; {'quick' if args.quick else 'full'} run")
@@ -251,18 +260,10 @@ def main(argv=None):
     results = {}
     t_start = time.perf_counter()
     for name in selected:
-        mod = __import__(MODULES[name])
-        t0 = time.perf_counter()
-        try:
-            res = mod.run(ctx)
-        except harness.VerificationError as e:
-            res = {"error": f"verification failed, not timed: {e}"}
-        except Exception as e:  # a crash in one workload must not hide the others
-            res = {"error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}
-        res["title"] = mod.TITLE
-        res["seconds"] = round(time.perf_counter() - t0, 1)
-        res["measured_at"] = meta["date"]
-        res["quick"] = args.quick
+        if args.same_process or len(selected) == 1:
+            res = run_workload(name, ctx, meta, args)
+        else:
+            res = run_in_child(name, argv if argv is not None else sys.argv[1:])
         results[name] = res
         print(format_workload(name, res))
         if "traceback" in res:
@@ -288,6 +289,37 @@ def main(argv=None):
     print(f"wrote {os.path.relpath(args.out)}")
     # Missed targets are results, not errors; a crash or a wrong gradient is an error.
     return 1 if any("error" in r or r.get("failures") for r in results.values()) else 0
+
+
+def run_workload(name, ctx, meta, args):
+    mod = __import__(MODULES[name])
+    t0 = time.perf_counter()
+    try:
+        res = mod.run(ctx)
+    except harness.VerificationError as e:
+        res = {"error": f"verification failed, not timed: {e}"}
+    except Exception as e:  # a crash in one workload must not hide the others
+        res = {"error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}
+    res["title"] = mod.TITLE
+    res["seconds"] = round(time.perf_counter() - t0, 1)
+    res["measured_at"] = meta["date"]
+    res["quick"] = args.quick
+    return res
+
+
+def run_in_child(name, argv):
+    """One workload in a fresh Python process: what earlier workloads left in the heap and
+    the caches does not tilt its contenders (they still share one process among themselves)."""
+    flags = [a for a in argv if a in ("--quick", "--no-torch")]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "result.json")
+        proc = subprocess.run([sys.executable, os.path.abspath(__file__), name, "--child", path] + flags,
+                              capture_output=True, text=True)
+        if proc.returncode != 0 or not os.path.exists(path):
+            return {"title": name, "seconds": 0, "error": f"the workload's process failed "
+                    f"(exit {proc.returncode}): {proc.stderr.strip()[-2000:]}"}
+        with open(path) as f:
+            return json.load(f)[name]
 
 
 def _json_default(o):
