@@ -298,11 +298,7 @@ def _fuse_updates(steps, output_slots):
     new array of the variable's size per step. Only when no later step reads the old
     value and nothing else uses `t`.
     """
-    uses, last = {}, {}
-    for k, (_, _, ins, _, _, holes) in enumerate(steps):
-        for i in ins + holes:
-            uses[i] = uses.get(i, 0) + 1
-            last[i] = k
+    uses, last = _reads(steps)
     reader = {step[4]: step[1] for step in steps if step[0] is _READ}   # slot -> variable
     fused, skip = [], set()
     for k, step in enumerate(steps):
@@ -322,12 +318,19 @@ def _fuse_updates(steps, output_slots):
     return fused
 
 
-def _dead_after(steps, keep):
-    """For each step, the slots no later step reads (freed right after it), except `keep`."""
-    last = {}
+def _reads(steps):
+    """How many steps read each slot, and the index of the last one that does."""
+    uses, last = {}, {}
     for k, (_, _, ins, _, _, holes) in enumerate(steps):
         for i in ins + holes:
+            uses[i] = uses.get(i, 0) + 1
             last[i] = k
+    return uses, last
+
+
+def _dead_after(steps, keep):
+    """For each step, the slots no later step reads (freed right after it), except `keep`."""
+    _, last = _reads(steps)
     dead = [[] for _ in steps]
     for slot, k in last.items():
         if slot not in keep:
