@@ -309,30 +309,27 @@ _BINARY_OPERATORS = {
     "or": "logical_or",
 }
 _REFLECTED = ("add", "sub", "mul", "truediv", "pow", "matmul", "and", "or")
-_NO_ATTRS = {}  # shared by every operator call; nothing writes to a record's attrs
-
-
-def _binary_operator(apply, op, reflected):
-    # `x * c` calls registry.apply straight away: no *args, no Op.__call__ frame, which
+def _binary_operator(apply2, op, reflected):
+    # `x * c` calls registry.apply2 straight away: no *args, no Op.__call__ frame, which
     # matters when the arrays are small (one call per op of every forward pass).
     if reflected:
         def operator(self, other):
-            return apply(op, (other, self), _NO_ATTRS)
+            return apply2(op, other, self)
     else:
         def operator(self, other):
-            return apply(op, (self, other), _NO_ATTRS)
+            return apply2(op, self, other)
     return operator
 
 
 def _bind_operators(ops_namespace):
     global _ops
     _ops = ops_namespace
-    apply = ops_namespace.registry.apply
+    apply2 = ops_namespace.registry.apply2
     for name, op_name in _BINARY_OPERATORS.items():
         op = getattr(ops_namespace, op_name)
         for dunder, reflected in ((f"__{name}__", False), (f"__r{name}__", True)):
             if reflected and name not in _REFLECTED:
                 continue
-            method = _binary_operator(apply, op, reflected)
+            method = _binary_operator(apply2, op, reflected)
             method.__name__, method.__qualname__ = dunder, f"Tensor.{dunder}"
             setattr(Tensor, dunder, method)

@@ -372,6 +372,32 @@ def test_records_compare_by_identity():
     assert a != b and a == a and a in [b, a] and len({a, b}) == 2
 
 
+def test_every_dispatch_route_records_the_same():
+    # Operators and one- or two-input calls take registry.apply1/apply2; calls with a
+    # non-tensor input or attributes take registry.apply. The records must not differ.
+    from tapekit.ops import registry
+    x = tk.constant([1.0, 2.0])
+    c = np.array([3.0, 4.0], np.float32)
+    routes = {
+        "operator": lambda: x * tk.constant(c),
+        "function": lambda: tk.multiply(x, tk.constant(c)),
+        "array input": lambda: tk.multiply(x, c),
+        "generic": lambda: registry.apply(registry.OPS["multiply"], (x, tk.constant(c)), {}),
+        "reflected scalar": lambda: 3.0 * x,
+    }
+    for name, call in routes.items():
+        with tk.GradientTape() as tape:
+            tape.watch(x)
+            y = tk.sin(call())
+        (mul, sin) = tape._records
+        assert mul.op.name == "multiply" and sin.op.name == "sin", name
+        assert list(sin.in_tids) == [mul.out_tid] and x._tid in list(mul.in_tids), name
+        k = 3.0 if name == "reflected scalar" else c
+        np.testing.assert_array_equal(sin.inputs[0], x.numpy() * k, err_msg=name)  # sin keeps its input
+        want = np.cos(x.numpy() * k) * k
+        np.testing.assert_allclose(tape.gradient(y, x).numpy(), want, rtol=1e-6, err_msg=name)
+
+
 def test_the_fast_path_hints_count_what_is_active():
     # registry skips the per-thread look-ups while context.hints are 0 (context.py): they
     # must count every active accumulator and raw-mode thread, and return to 0 afterwards.

@@ -104,6 +104,12 @@ class Op:
     def __call__(self, *args, **attrs):
         if _hints[RAW] and state.raw:  # an unrecorded backward pass: plain NumPy
             return self.forward(*args, **attrs)
+        if not attrs:
+            n = len(args)
+            if n == 1:
+                return apply1(self, args[0])
+            if n == 2:
+                return apply2(self, args[0], args[1])
         return apply(self, args, attrs)
 
     def differentiable_input(self, i):
@@ -140,11 +146,12 @@ def numpy_function(*np_funcs):
 # --- dispatch: the one path every op call takes ------------------------------------
 
 _SCALARS = (int, float, bool)
+_NO_ATTRS = {}  # shared by every call without attributes; nothing writes to a record's attrs
 
 
 def apply(op, args, attrs):
     """Run `op` on tensors: convert inputs, compute, wrap, record on tapes and accumulators."""
-    # This is the hot path of every op: one pass over the inputs, no extra calls.
+    # One pass over the inputs; apply1/apply2 below are the shortcuts for the common calls.
     values = []
     tids = []
     first = None
@@ -178,6 +185,42 @@ def apply(op, args, attrs):
             out = op.forward(*values)
     except (ValueError, TypeError, IndexError) as e:
         raise _op_error(op, values, attrs, e) from None
+    return _emit(op, args, values, tids, out, attrs)
+
+
+# The two common calls, one or two tensor inputs and no attributes (every arithmetic
+# operator, every elementwise function), skip apply's loop and its two lists. Anything
+# else (a scalar or array input, mixed dtypes where the op needs one) goes to apply.
+
+def apply1(op, a):
+    """apply(op, (a,), {}) for a tensor `a`."""
+    if not isinstance(a, Tensor):
+        return apply(op, (a,), _NO_ATTRS)
+    v = a._value
+    try:
+        out = op.forward(v)
+    except (ValueError, TypeError, IndexError) as e:
+        raise _op_error(op, (v,), _NO_ATTRS, e) from None
+    return _emit(op, (a,), (v,), (a._tid,), out, _NO_ATTRS)
+
+
+def apply2(op, a, b):
+    """apply(op, (a, b), {}) for tensors `a` and `b`."""
+    if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+        return apply(op, (a, b), _NO_ATTRS)
+    va = a._value
+    vb = b._value
+    if op.same_dtype and va.dtype is not vb.dtype:
+        return apply(op, (a, b), _NO_ATTRS)  # which raises the error that names both
+    try:
+        out = op.forward(va, vb)
+    except (ValueError, TypeError, IndexError) as e:
+        raise _op_error(op, (va, vb), _NO_ATTRS, e) from None
+    return _emit(op, (a, b), (va, vb), (a._tid, b._tid), out, _NO_ATTRS)
+
+
+def _emit(op, args, values, tids, out, attrs):
+    """Wrap `out` in a new tensor and show the op to every active tape and accumulator."""
     result = _new_tensor(Tensor)   # _wrap(out), written out: one call less per op
     result._value = out
     result._tid = _next_tid()
