@@ -188,9 +188,10 @@ def apply(op, args, attrs):
     return _emit(op, args, values, tids, out, attrs)
 
 
-# The two common calls, one or two tensor inputs and no attributes (every arithmetic
-# operator, every elementwise function), skip apply's loop and its two lists. Anything
-# else (a scalar or array input, mixed dtypes where the op needs one) goes to apply.
+# The two common calls, one or two inputs and no attributes (every arithmetic operator,
+# every elementwise function), skip apply's loop and its two lists when the inputs are
+# tensors or weak Python numbers. Anything else (an array or list input, mixed dtypes
+# where the op needs one) goes to apply.
 
 def apply1(op, a):
     """apply(op, (a,), {}) for a tensor `a`."""
@@ -205,18 +206,30 @@ def apply1(op, a):
 
 
 def apply2(op, a, b):
-    """apply(op, (a, b), {}) for tensors `a` and `b`."""
-    if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+    """apply(op, (a, b), {}) for two tensors, or a tensor and a Python number (`lr * g`)."""
+    if isinstance(a, Tensor):
+        va = a._value
+        if isinstance(b, Tensor):
+            vb = b._value
+            if op.same_dtype and va.dtype is not vb.dtype:
+                return apply(op, (a, b), _NO_ATTRS)  # which raises the error that names both
+            tids = (a._tid, b._tid)
+        elif type(b) in _SCALARS:  # a weak number: stays as it is, takes the tensor's dtype
+            vb = b
+            tids = (a._tid, None)
+        else:
+            return apply(op, (a, b), _NO_ATTRS)
+    elif type(a) in _SCALARS and isinstance(b, Tensor):
+        va = a
+        vb = b._value
+        tids = (None, b._tid)
+    else:
         return apply(op, (a, b), _NO_ATTRS)
-    va = a._value
-    vb = b._value
-    if op.same_dtype and va.dtype is not vb.dtype:
-        return apply(op, (a, b), _NO_ATTRS)  # which raises the error that names both
     try:
         out = op.forward(va, vb)
     except (ValueError, TypeError, IndexError) as e:
         raise _op_error(op, (va, vb), _NO_ATTRS, e) from None
-    return _emit(op, (a, b), (va, vb), (a._tid, b._tid), out, _NO_ATTRS)
+    return _emit(op, (a, b), (va, vb), tids, out, _NO_ATTRS)
 
 
 def _emit(op, args, values, tids, out, attrs):
