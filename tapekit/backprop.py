@@ -124,6 +124,8 @@ def seed_like(t, lead_eye=False):
     """Ones shaped like `t` (the seed of gradient), or an identity batch (the seed of jacobian)."""
     v = t._value if isinstance(t, Tensor) else t
     if not lead_eye:
-        return np.ones(np.shape(v), dtype=v.dtype)
+        ones = np.empty(v.shape, v.dtype)  # np.ones, without its Python layer
+        ones.fill(1)
+        return ones
     n = int(np.size(v))
     return np.eye(n, dtype=v.dtype).reshape((n,) + np.shape(v))

@@ -1,11 +1,24 @@
 """Flatten and rebuild nested lists, tuples and dicts of tensors (sources, targets, watch)."""
 
 
+_SEQUENCES = (list, tuple)
+_NESTED = (list, tuple, dict)
+
+
+def _is_flat_sequence(structure):
+    """A plain list or tuple of leaves (a model's variables: the common case)."""
+    if type(structure) not in _SEQUENCES:
+        return False
+    for s in structure:
+        if isinstance(s, _NESTED):
+            return False
+    return True
+
+
 def flatten(structure):
     """Leaves of `structure` in a fixed order (dicts by sorted key, as TensorFlow's nest)."""
-    if type(structure) in (list, tuple) and not any(
-            isinstance(s, (list, tuple, dict)) for s in structure):
-        return list(structure)   # a flat list (a model's variables): the common case
+    if _is_flat_sequence(structure):
+        return list(structure)
     out = []
     _flatten(structure, out)
     return out
@@ -31,8 +44,7 @@ def _keys(d):
 
 def pack_like(structure, leaves):
     """Rebuild `structure` with `leaves` (as produced by flatten) in place of its leaves."""
-    if type(structure) in (list, tuple) and len(leaves) == len(structure) and not any(
-            isinstance(s, (list, tuple, dict)) for s in structure):
+    if _is_flat_sequence(structure) and len(leaves) == len(structure):
         return type(structure)(leaves)
     it = iter(leaves)
     result = _pack(structure, it)
@@ -51,4 +63,4 @@ def _pack(s, it):
 
 
 def is_nested(s):
-    return isinstance(s, (list, tuple, dict))
+    return isinstance(s, _NESTED)

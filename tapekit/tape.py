@@ -338,7 +338,7 @@ def _check_tensors(role, items):
 
 
 def _warn_if_not_floating(t, role, k):
-    if t.dtype.kind in "fc":
+    if t._value.dtype.kind in "fc":
         return True
     if role == "target":
         fix = "Compute it from floating tensors (dtype=tk.float32)."
