@@ -209,7 +209,7 @@ class GradientTape:
             g = grads.get(s._tid) if ok else None
             if g is None and ok and unconnected is UnconnectedGradients.ZERO:
                 g = np.zeros(s.shape, s.dtype)
-            results.append(_as_result(g))
+            results.append(_wrap(g) if type(g) is np.ndarray else _as_result(g))
         return nest.pack_like(sources, results) if nest.is_nested(sources) else results[0]
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,

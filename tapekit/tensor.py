@@ -176,13 +176,14 @@ class Variable(Tensor):
         return self
 
     def assign_add(self, delta):
-        if _tracing():  # compute the new value with a recorded op, so a replay redoes it
+        # While tracing, compute the new value with a recorded op, so that a replay redoes it.
+        if _state.tapes and _tracing():
             return self.assign(_ops.add(self, self._delta(delta, "assign_add")))
         self._update(np.add, self._checked(delta, "assign_add"))
         return self
 
     def assign_sub(self, delta):
-        if _tracing():
+        if _state.tapes and _tracing():
             return self.assign(_ops.subtract(self, self._delta(delta, "assign_sub")))
         self._update(np.subtract, self._checked(delta, "assign_sub"))
         return self
@@ -210,10 +211,11 @@ class Variable(Tensor):
         if isinstance(value, Tensor):
             value = value._value
         arr = np.asarray(value)
-        if arr.shape != self.shape and not (what != "assign" and arr.ndim == 0):
+        mine = self._value
+        if arr.shape != mine.shape and not (what != "assign" and arr.ndim == 0):
             raise ValueError(f"Variable.{what}: cannot give variable {self.name!r} of shape "
                              f"{self.shape} a value of shape {arr.shape}")
-        if arr.dtype != self.dtype:
+        if arr.dtype != mine.dtype:
             if not np.can_cast(arr.dtype, self.dtype, casting="same_kind") and not (
                     value is not arr and np.ndim(value) == 0):
                 raise TypeError(f"Variable.{what}: variable {self.name!r} has dtype {self.dtype}, "
