@@ -50,6 +50,8 @@ def backward(records, seeds, source_tids, *, lead=(), consume=False, keep_all=No
         reach = reachable(records, source_tids)
     keep = set(source_tids)
     grads = dict(seeds)
+    # Undoing broadcasting: in raw mode sum_to's NumPy forward itself (no dispatch).
+    reduce_to = _sum_to if tensor_mode else sum_to.forward
     saved_raw = enter_raw(not tensor_mode)
     pop = records.pop
     try:
@@ -96,7 +98,7 @@ def backward(records, seeds, source_tids, *, lead=(), consume=False, keep_all=No
                     continue
                 x = inputs[i]
                 if gi.shape != (lead + x.shape if lead else x.shape):
-                    gi = _sum_to(gi, x.shape, len(lead))
+                    gi = reduce_to(gi, x.shape, len(lead))
                 if gi.dtype is not x.dtype and gi.dtype != x.dtype and x.dtype.kind == "f":
                     gi = _cast(gi, x.dtype)
                 prev = grads.get(tid)

@@ -1,6 +1,7 @@
 """Property tests (hypothesis): gradients match finite differences over random shapes,
 broadcasting and axes, in float64."""
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -125,6 +126,26 @@ def test_reduce_mean_is_numpys_mean(shape, data, dtype, seed):
     want = np.mean(x, axis=tuple(axes) or None)
     assert np.asarray(got).dtype == np.asarray(want).dtype
     np.testing.assert_array_equal(got, want)
+
+
+@settings(max_examples=40, deadline=None)
+@given(shape=hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4),
+       kind=st.sampled_from(["0-d array", "NumPy scalar", "vector"]),
+       dtype=st.sampled_from([np.float32, np.float64, np.int32]), seed=st.integers(0, 2**16))
+def test_broadcast_to_is_numpys(shape, kind, dtype, seed):
+    # broadcast_to makes the view of one number itself (ops/shapes.py): the same values,
+    # dtype and strides as np.broadcast_to, read-only, and still the same error for bad shapes.
+    from tapekit.ops.shapes import broadcast_to
+    v = np.random.default_rng(seed).standard_normal(3).astype(dtype)
+    x = {"0-d array": v[:1].reshape(()), "NumPy scalar": v[0], "vector": v[:1]}[kind]
+    shape = shape + (2,) if kind == "vector" else shape  # a (1,) vector needs an axis to fill
+    got = broadcast_to.forward(x, shape)
+    want = np.broadcast_to(x, shape)
+    assert got.dtype == want.dtype and got.shape == want.shape and got.strides == want.strides
+    assert not got.flags.writeable
+    np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match="non-negative"):
+        broadcast_to.forward(x, (2, -1))
 
 
 @SETTINGS

@@ -66,7 +66,18 @@ def _broadcast_to_vjp(g, ans, x, shape):
     return sum_to(g, shape=tuple(g.shape[:nlead]) + tuple(x.shape), nlead=nlead)
 
 
-broadcast_to = defop("broadcast_to", lambda x, shape: np.broadcast_to(x, shape),
+def _broadcast_to(x, shape):
+    if ((type(x) is np.ndarray and x.ndim == 0 or isinstance(x, np.generic))
+            and type(shape) is tuple and (not shape or min(shape) >= 0)):
+        # One number to any shape (the cotangent of a full reduction): the read-only view
+        # np.broadcast_to returns, made directly; its Python layer costs more than the rule.
+        view = np.ndarray(shape, x.dtype, x, 0, (0,) * len(shape))
+        view.flags.writeable = False
+        return view
+    return np.broadcast_to(x, shape)
+
+
+broadcast_to = defop("broadcast_to", _broadcast_to,
                      vjp=[_broadcast_to_vjp],
                      jvp=[lambda t, ans, x, shape: broadcast_to(t, shape=shape)])
 
@@ -144,6 +155,10 @@ def transpose(a, perm=None, conjugate=False, name=None):
 
 def swapaxes_last2(x):
     """Transpose the last two axes (for matmul rules)."""
+    if type(x) is np.ndarray:
+        # A plain array (a rule in an unrecorded backward pass, or a constant input): there is
+        # nothing to record, so NumPy's view directly, without the op's dispatch.
+        return x.swapaxes(-1, -2)
     n = x.ndim
     return transpose_op(x, perm=tuple(range(n - 2)) + (n - 1, n - 2))
 
