@@ -61,6 +61,7 @@ def _sparse_xent_dlogits(labels, logits):
 
 
 def _check_labels(labels, logits):
+    """The labels as an array, after checking they are class ids of `logits`."""
     labels = np.asarray(labels)
     if labels.dtype.kind not in "iu":
         raise TypeError(f"sparse_softmax_cross_entropy_with_logits: labels must be integer class "
@@ -71,6 +72,7 @@ def _check_labels(labels, logits):
     if labels.size and np.maximum.reduce(unsigned, axis=None) >= n:
         raise ValueError(f"sparse_softmax_cross_entropy_with_logits: labels must be in [0, {n}), "
                          f"got values from {labels.min()} to {labels.max()}")
+    return labels
 
 
 def _softmax_vjp(g, s):
@@ -102,9 +104,9 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     """Cross-entropy with integer class ids: -log_softmax(logits)[label], one loss per example."""
     lv = labels._value if hasattr(labels, "_value") else labels
     gv = logits._value if hasattr(logits, "_value") else np.asarray(logits)
-    _check_labels(lv, gv)
-    if np.shape(lv) != np.shape(gv)[:-1]:
-        raise ValueError(f"sparse_softmax_cross_entropy_with_logits: labels of shape {np.shape(lv)} "
-                         f"do not match logits of shape {np.shape(gv)} (expected labels shape "
-                         f"{np.shape(gv)[:-1]})")
+    lv = _check_labels(lv, gv)
+    if lv.shape != gv.shape[:-1]:
+        raise ValueError(f"sparse_softmax_cross_entropy_with_logits: labels of shape {lv.shape} "
+                         f"do not match logits of shape {gv.shape} (expected labels shape "
+                         f"{gv.shape[:-1]})")
     return sparse_softmax_cross_entropy_op(labels, logits)

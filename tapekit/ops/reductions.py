@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from ..tensor import Tensor
 from .registry import defop, numpy_function
 from .shapes import broadcast_to, reshape_op
 
@@ -130,7 +131,7 @@ reduce_prod_op = defop(
 def _reduction(op, np_func):
     def reduce(input_tensor, axis=None, keepdims=False, name=None):
         x = input_tensor
-        ndim = x.ndim if hasattr(x, "ndim") else np.ndim(x)
+        ndim = x._value.ndim if isinstance(x, Tensor) else np.ndim(x)
         return op(x, axis=_axes(axis, ndim), keepdims=bool(keepdims))
     reduce.__name__ = op.name
     reduce.__doc__ = f"{op.name.replace('reduce_', '').capitalize()} over `axis` (all axes when None)."
