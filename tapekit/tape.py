@@ -148,7 +148,8 @@ class GradientTape:
             # input already made this op recorded).
             for a in args:
                 if type(a) is Variable and a._trainable and a._tid not in tracked:
-                    self._watch(a)
+                    tracked.add(a._tid)   # self._watch(a), written out
+                    self._watched.setdefault(a._tid, a)
                     hit = True
         if not hit:
             return
@@ -202,7 +203,8 @@ class GradientTape:
                 continue
             seed = backprop.seed_like(t) if ogs is None or ogs[k] is None else _output_gradient(t, ogs[k])
             seeds[t._tid] = seed if t._tid not in seeds else seeds[t._tid] + seed
-        src_ok = [_warn_if_not_floating(s, "source", k) for k, s in enumerate(flat_sources)]
+        src_ok = [s._value.dtype.kind in "fc" or _warn_if_not_floating(s, "source", k)
+                  for k, s in enumerate(flat_sources)]
         grads = self._run_backward(seeds if float_targets else {}, flat_sources, src_ok)
         results = []
         for s, ok in zip(flat_sources, src_ok):
