@@ -105,7 +105,10 @@ def backward(records, seeds, source_tids, *, lead=(), consume=False, keep_all=No
                 grads[tid] = gi if prev is None else prev + gi
     finally:
         leave_raw(not tensor_mode, saved_raw)
-    return {tid: grads.get(tid) for tid in source_tids}
+    result = {}
+    for tid in source_tids:
+        result[tid] = grads.get(tid)
+    return result
 
 
 def _as_tensor(value, tid):

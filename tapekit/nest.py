@@ -17,6 +17,8 @@ def _is_flat_sequence(structure):
 
 def flatten(structure):
     """Leaves of `structure` in a fixed order (dicts by sorted key, as TensorFlow's nest)."""
+    if not isinstance(structure, _NESTED):
+        return [structure]       # one tensor
     if _is_flat_sequence(structure):
         return list(structure)
     out = []

@@ -198,7 +198,7 @@ class GradientTape:
                              f"{len(ogs)} output_gradients")
         float_targets = True
         for k, t in enumerate(targets):
-            if not _warn_if_not_floating(t, "target", k):
+            if not (t._value.dtype.kind in "fc" or _warn_if_not_floating(t, "target", k)):
                 float_targets = False
                 continue
             seed = backprop.seed_like(t) if ogs is None or ogs[k] is None else _output_gradient(t, ogs[k])

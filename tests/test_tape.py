@@ -57,6 +57,8 @@ def test_shape_mismatch_names_the_op_and_both_shapes():
         tk.constant([1.0, 2.0]) + tk.constant([1.0, 2.0, 3.0])
     with pytest.raises(ValueError, match=r"matmul: .*shape \(2, 3\).*shape \(2, 3\)"):
         tk.matmul(tk.ones((2, 3)), tk.ones((2, 3)))
+    with pytest.raises(ValueError, match=r"reshape: .*shape \(2, 3\).*shape=\(4,\)"):
+        tk.reshape(tk.ones((2, 3)), (4,))   # one input with attributes
 
 
 def test_mixed_dtypes_are_refused_with_the_fix():

@@ -104,12 +104,11 @@ class Op:
     def __call__(self, *args, **attrs):
         if _hints[RAW] and state.raw:  # an unrecorded backward pass: plain NumPy
             return self.forward(*args, **attrs)
-        if not attrs:
-            n = len(args)
-            if n == 1:
-                return apply1(self, args[0])
-            if n == 2:
-                return apply2(self, args[0], args[1])
+        n = len(args)
+        if n == 1:
+            return apply1(self, args[0], attrs)
+        if n == 2 and not attrs:
+            return apply2(self, args[0], args[1])
         return apply(self, args, attrs)
 
     def differentiable_input(self, i):
@@ -188,21 +187,21 @@ def apply(op, args, attrs):
     return _emit(op, args, values, tids, out, attrs)
 
 
-# The two common calls, one or two inputs and no attributes (every arithmetic operator,
-# every elementwise function), skip apply's loop and its two lists when the inputs are
-# tensors or weak Python numbers. Anything else (an array or list input, mixed dtypes
-# where the op needs one) goes to apply.
+# The common calls, one input (elementwise functions, reductions, reshapes) or two without
+# attributes (every arithmetic operator), skip apply's loop and its two lists when the
+# inputs are tensors or weak Python numbers. Anything else (an array or list input, mixed
+# dtypes where the op needs one) goes to apply.
 
-def apply1(op, a):
-    """apply(op, (a,), {}) for a tensor `a`."""
+def apply1(op, a, attrs=_NO_ATTRS):
+    """apply(op, (a,), attrs) for a tensor `a`."""
     if not isinstance(a, Tensor):
-        return apply(op, (a,), _NO_ATTRS)
+        return apply(op, (a,), attrs)
     v = a._value
     try:
-        out = op.forward(v)
+        out = op.forward(v, **attrs) if attrs else op.forward(v)
     except (ValueError, TypeError, IndexError) as e:
-        raise _op_error(op, (v,), _NO_ATTRS, e) from None
-    return _emit(op, (a,), (v,), (a._tid,), out, _NO_ATTRS)
+        raise _op_error(op, (v,), attrs, e) from None
+    return _emit(op, (a,), (v,), (a._tid,), out, attrs)
 
 
 def apply2(op, a, b):
