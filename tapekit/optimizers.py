@@ -18,6 +18,9 @@ from .ops import cast, pow, sqrt, square
 from .tensor import Tensor, Variable, convert_to_tensor
 
 
+_NO_SLOTS = {}  # the slots of every variable of an optimizer that keeps none (plain SGD)
+
+
 class Optimizer:
     """Base class: subclasses define `_slot_names` and `_update(grad, var, slots, lr)`."""
 
@@ -62,13 +65,14 @@ class Optimizer:
             warnings.warn(f"Gradients do not exist for variables {missing} when minimizing the "
                           f"loss; they are not updated.", stacklevel=2)
         lr32 = self._learning_rate
+        has_slots = bool(self._slot_names)
         for g, v in kept:
             dtype = v._value.dtype
             g = g if isinstance(g, Tensor) else convert_to_tensor(np.asarray(g, dtype=dtype))
             if g._value.dtype != dtype:
                 g = cast(g, dtype)
             lr = lr32 if dtype == lr32._value.dtype else cast(lr32, dtype)
-            self._update(g, v, self._slots_for(v), lr)
+            self._update(g, v, self._slots_for(v) if has_slots else _NO_SLOTS, lr)
         self.iterations.assign_add(1)
         return self.iterations
 
