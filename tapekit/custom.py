@@ -75,8 +75,8 @@ def custom_gradient(f=None):
         out = _wrap(y._value)
         all_inputs = inputs + variables
         if state.tapes:
-            values = [t._value for t in all_inputs]
-            tids = [t._tid for t in all_inputs]
+            values = tuple([t._value for t in all_inputs])
+            tids = tuple([t._tid for t in all_inputs])
             for tape in state.tapes:
                 tape._record(op, all_inputs, values, tids, out, {})
         return out

@@ -157,7 +157,7 @@ class GradientTape:
         # for one and two inputs: a comprehension costs more than the rest of this method.
         n = len(values)
         if op.save_all:
-            inputs = tuple(values)
+            inputs = values
         elif op.save_none:
             if n == 1:
                 inputs = (meta(values[0]),)

@@ -184,7 +184,7 @@ def apply(op, args, attrs):
             out = op.forward(*values)
     except (ValueError, TypeError, IndexError) as e:
         raise _op_error(op, values, attrs, e) from None
-    return _emit(op, args, values, tids, out, attrs)
+    return _emit(op, args, tuple(values), tuple(tids), out, attrs)
 
 
 # The common calls, one input (elementwise functions, reductions, reshapes) or two without
@@ -232,7 +232,11 @@ def apply2(op, a, b):
 
 
 def _emit(op, args, values, tids, out, attrs):
-    """Wrap `out` in a new tensor and show the op to every active tape and accumulator."""
+    """Wrap `out` in a new tensor and show the op to every active tape and accumulator.
+
+    `values` (the inputs' arrays) and `tids` (their tape ids, None for a non-tensor) are
+    tuples: a record keeps them as they are.
+    """
     result = _new_tensor(Tensor)   # _wrap(out), written out: one call less per op
     result._value = out
     result._tid = _next_tid()
