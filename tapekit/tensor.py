@@ -311,6 +311,8 @@ _BINARY_OPERATORS = {
     "or": "logical_or",
 }
 _REFLECTED = ("add", "sub", "mul", "truediv", "pow", "matmul", "and", "or")
+
+
 def _binary_operator(apply2, op, reflected):
     # `x * c` calls registry.apply2 straight away: no *args, no Op.__call__ frame, which
     # matters when the arrays are small (one call per op of every forward pass).

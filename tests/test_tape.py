@@ -375,8 +375,8 @@ def test_records_compare_by_identity():
 
 
 def test_every_dispatch_route_records_the_same():
-    # Operators and one- or two-input calls take registry.apply1/apply2; calls with a
-    # non-tensor input or attributes take registry.apply. The records must not differ.
+    # Operators and calls on tensors and Python numbers take registry.apply1/apply2; a call
+    # with an array input takes registry.apply. The records must not differ.
     from tapekit.ops import registry
     x = tk.constant([1.0, 2.0])
     c = np.array([3.0, 4.0], np.float32)
