@@ -234,9 +234,38 @@ class Variable(Tensor):
     __str__ = __repr__
 
 
-# References to an array that only its Variable holds, as seen inside Variable._update:
-# the attribute, the local name `value`, and getrefcount's own argument.
-_SOLE_OWNER = 3
+def _probe_sole_owner():
+    """The largest getrefcount Variable._update may see for an array only its variable holds.
+
+    On CPython 3.11 that is 3 (the attribute, the local name, getrefcount's argument), but
+    how many references the call path adds depends on the interpreter, and a count one too
+    high would write into an array someone else holds (a tape's saved value: a wrong
+    gradient). So it is measured once, on the real method: the smallest limit at which an
+    array held only by its variable is updated in place and the same array with one more
+    holder is not. 0 (never in place) if none is found.
+    """
+    global _SOLE_OWNER
+    in_place = []
+
+    def ufunc(value, delta, out=None):
+        in_place.append(out is not None)
+        return value
+
+    probe = _new_tensor(Variable)      # only what _update reads; no tape id is used up
+    probe._value = np.zeros(1)
+    for limit in range(2, 16):
+        _SOLE_OWNER = limit
+        in_place.clear()
+        probe._update(ufunc, None)     # only the variable holds it: in place
+        held = probe._value            # one more holder: a new array
+        probe._update(ufunc, None)
+        del held
+        if in_place == [True, False]:
+            return limit
+    return 0
+
+
+_SOLE_OWNER = 0
 
 
 def _tracing():
@@ -337,3 +366,6 @@ def _bind_operators(ops_namespace):
             method = _binary_operator(apply2, op, reflected)
             method.__name__, method.__qualname__ = dunder, f"Tensor.{dunder}"
             setattr(Tensor, dunder, method)
+
+
+_SOLE_OWNER = _probe_sole_owner()

@@ -346,6 +346,8 @@ def test_forward_mode_refuses_ops_without_a_jvp_rule():
 
 
 def test_variable_updates_in_place_only_when_nothing_else_holds_the_value():
+    from tapekit.tensor import _SOLE_OWNER
+    assert _SOLE_OWNER > 0   # probed at import (tensor.py); 0 would mean never in place
     v = tk.Variable([1.0, 2.0])
     held = np.asarray(v)                 # the user holds the array: it must not change
     v.assign_sub([1.0, 1.0])
