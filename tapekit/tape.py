@@ -55,9 +55,6 @@ class Record(tuple):
         return f"<record {self.index}: t{self.out_tid} = {self.op.name}({ins})>"
 
 
-_new_record = tuple.__new__
-
-
 class GradientTape:
     """Record operations for automatic differentiation (`tf.GradientTape`).
 
@@ -175,9 +172,8 @@ class GradientTape:
         tracked.add(result._tid)
         records = self._records
         keep = self._keep_values  # display: the output value, and the records gradient() releases
-        records.append(_new_record(Record, (len(records), op, tids, inputs,
-                                            out if op.save_ans else meta(out), attrs,
-                                            result._tid, out if keep else None)))
+        records.append(Record((len(records), op, tids, inputs, out if op.save_ans else meta(out),
+                               attrs, result._tid, out if keep else None)))
         if keep:
             self._kept_records = records
 
