@@ -426,3 +426,21 @@ def test_the_fast_path_hints_count_what_is_active():
     assert tape.gradient(y, x).numpy() == 4.0
     assert seen and seen[0] >= 1            # the backward pass ran in raw mode, and said so
     assert hints == start
+
+
+def test_ops_accept_tensorflows_name_argument():
+    # Every TensorFlow op takes name=None; code ported from TensorFlow passes it.
+    x, w = tk.constant([[1.0, -2.0]]), tk.constant([[3.0], [4.0]])
+    calls = {
+        "sin": (lambda **k: tk.sin(x, **k)),
+        "add": (lambda **k: tk.add(x, x, **k)),
+        "matmul": (lambda **k: tk.matmul(x, w, **k)),
+        "relu": (lambda **k: tk.nn.relu(x, **k)),
+        "reduce_sum": (lambda **k: tk.reduce_sum(x, axis=1, **k)),
+    }
+    for op, call in calls.items():
+        with tk.GradientTape() as tape:
+            tape.watch(x)
+            y = call(name="my_" + op)
+        np.testing.assert_array_equal(y.numpy(), call().numpy(), err_msg=op)
+        assert tape.gradient(y, x) is not None, op

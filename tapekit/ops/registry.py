@@ -104,6 +104,8 @@ class Op:
     def __call__(self, *args, **attrs):
         if _hints[RAW] and state.raw:  # an unrecorded backward pass: plain NumPy
             return self.forward(*args, **attrs)
+        if attrs and "name" in attrs:  # TensorFlow's name= of every op: no graph here to name
+            del attrs["name"]
         n = len(args)
         if n == 1:
             return apply1(self, args[0], attrs)
