@@ -335,7 +335,7 @@ def _holds_tensor(seq):
 # Python operator -> op name; `r` operators take the tensor as the second input.
 _BINARY_OPERATORS = {
     "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide", "pow": "pow",
-    "matmul": "matmul", "lt": "less", "le": "less_equal", "gt": "greater",
+    "matmul": "matmul_op", "lt": "less", "le": "less_equal", "gt": "greater",
     "ge": "greater_equal", "eq": "equal", "ne": "not_equal", "and": "logical_and",
     "or": "logical_or",
 }

@@ -82,6 +82,20 @@ def test_matmul_shapes(n, m, k, batch, seed):
 
 
 @SETTINGS
+@given(n=st.integers(1, 4), m=st.integers(1, 4), k=st.integers(1, 4), batch=st.sampled_from([(), (2,)]),
+       transpose_a=st.booleans(), transpose_b=st.booleans(), seed=st.integers(0, 99))
+def test_matmul_transposed_operands(n, m, k, batch, transpose_a, transpose_b, seed):
+    # tf.linalg.matmul's transpose_a / transpose_b: the last two axes swapped before the product
+    a = values(batch + ((m, n) if transpose_a else (n, m)), seed)
+    b = values((k, m) if transpose_b else (m, k), seed + 1)
+    got = tk.matmul(tk.constant(a), tk.constant(b), transpose_a=transpose_a, transpose_b=transpose_b)
+    want = (np.swapaxes(a, -1, -2) if transpose_a else a) @ (b.T if transpose_b else b)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    check_grads(lambda x, y: tk.matmul(x, y, transpose_a=transpose_a, transpose_b=transpose_b), a, b,
+                order=2)
+
+
+@SETTINGS
 @given(shape=hnp.array_shapes(min_dims=1, max_dims=3, max_side=4), seed=st.integers(0, 99))
 def test_forward_mode_agrees_with_reverse_mode(shape, seed):
     x = tk.constant(values(shape, seed))

@@ -1,6 +1,7 @@
 """matmul, with NumPy's rules for 1-D operands (vector @ matrix and so on)."""
 import numpy as np
 
+from ..tensor import Tensor, convert_to_tensor
 from .registry import defop
 from .shapes import expand_dims_op, getitem_op, swapaxes_last2
 
@@ -33,6 +34,27 @@ def _matmul_vjp_b(g, ans, a, b):
     return expand_dims_op(g, axis=-1) * a
 
 
-matmul = defop("matmul", np.matmul, args="a b", save="a b", same_dtype=True, ufunc=np.matmul,
-               vjp=[_matmul_vjp_a, _matmul_vjp_b],
-               jvp=[lambda t, ans, a, b: t @ b, lambda t, ans, a, b: a @ t])
+matmul_op = defop("matmul", np.matmul, args="a b", save="a b", same_dtype=True, ufunc=np.matmul,
+                  vjp=[_matmul_vjp_a, _matmul_vjp_b],
+                  jvp=[lambda t, ans, a, b: t @ b, lambda t, ans, a, b: a @ t])
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
+    """a @ b (`tf.linalg.matmul`); transpose_a / transpose_b swap the last two axes first.
+
+    Stacks of matrices multiply pairwise with NumPy's broadcasting of the leading axes, and a
+    1-D operand is a vector (NumPy's rules).
+    """
+    if transpose_a:
+        a = _swapped(a, "transpose_a")
+    if transpose_b:
+        b = _swapped(b, "transpose_b")
+    return matmul_op(a, b)
+
+
+def _swapped(x, what):
+    x = x if isinstance(x, Tensor) else convert_to_tensor(x)
+    if x.ndim < 2:
+        raise ValueError(f"matmul: {what}=True needs a matrix (or a stack of them), got shape "
+                         f"{x.shape}; a vector needs no transposing")
+    return swapaxes_last2(x)
