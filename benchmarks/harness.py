@@ -64,6 +64,9 @@ def optional_attr(obj, dotted):
 # --- timing -----------------------------------------------------------------------------
 
 
+MAX_CALLS = 16  # calls per block at most (the NumPy closed forms of W3/W4 take 12 us a call)
+
+
 def _calibrate(fn, block_seconds):
     t0 = time.perf_counter()
     fn()
@@ -82,12 +85,13 @@ def interleaved(contenders, *, reps, warmup=2, block_seconds=0.004, time_budget=
     for label in labels:          # warm-up: first-call costs (tracing, caches, allocators)
         for _ in range(warmup):
             contenders[label]()
-    # Every contender gets the same number of calls per block: the slowest one's block lasts
-    # about block_seconds. The first call of a block runs in the caches the block before left
-    # behind; with blocks of equal length in time, a faster contender would make more calls
-    # and spread that cost thinner (measured: NumPy's MLP step at 3 calls against tapekit's
-    # at 2 added about 0.02 to their ratio).
-    n = min(_calibrate(contenders[label], block_seconds) for label in labels)
+    # Every contender gets the same number of calls per block, as many as the fastest one needs
+    # for about block_seconds (at most MAX_CALLS). The first call of a block runs in the caches
+    # the block before left behind and the rest run as in a loop of steps. With blocks of
+    # equal length in time, a faster contender made more calls and spread that first call
+    # thinner (NumPy's MLP step at 3 calls against tapekit's at 2 added about 0.02 to their
+    # ratio); with one call per block, every call measured would be a first call.
+    n = min(max(_calibrate(contenders[label], block_seconds) for label in labels), MAX_CALLS)
     inner = {label: n for label in labels}
     samples = {label: [] for label in labels}
     start = time.perf_counter()
