@@ -145,8 +145,7 @@ class GradientTape:
             # input already made this op recorded).
             for a in args:
                 if type(a) is Variable and a._trainable and a._tid not in tracked:
-                    tracked.add(a._tid)   # self._watch(a), written out
-                    self._watched.setdefault(a._tid, a)
+                    self._watch(a)
                     hit = True
         if not hit:
             return
@@ -194,20 +193,19 @@ class GradientTape:
                              f"{len(ogs)} output_gradients")
         float_targets = True
         for k, t in enumerate(targets):
-            if not (t._value.dtype.kind in "fc" or _warn_if_not_floating(t, "target", k)):
+            if not _warn_if_not_floating(t, "target", k):
                 float_targets = False
                 continue
             seed = backprop.seed_like(t) if ogs is None or ogs[k] is None else _output_gradient(t, ogs[k])
             seeds[t._tid] = seed if t._tid not in seeds else seeds[t._tid] + seed
-        src_ok = [s._value.dtype.kind in "fc" or _warn_if_not_floating(s, "source", k)
-                  for k, s in enumerate(flat_sources)]
+        src_ok = [_warn_if_not_floating(s, "source", k) for k, s in enumerate(flat_sources)]
         grads = self._run_backward(seeds if float_targets else {}, flat_sources, src_ok)
         results = []
         for s, ok in zip(flat_sources, src_ok):
             g = grads.get(s._tid) if ok else None
             if g is None and ok and unconnected is UnconnectedGradients.ZERO:
                 g = np.zeros(s.shape, s.dtype)
-            results.append(_wrap(g) if type(g) is np.ndarray else _as_result(g))
+            results.append(_as_result(g))
         return nest.pack_like(sources, results) if nest.is_nested(sources) else results[0]
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
