@@ -38,7 +38,7 @@ import numpy as np
 from . import nest
 from .context import state
 from .ops.elementwise import add, subtract
-from .tensor import Tensor, Variable, _wrap, convert_to_tensor
+from .tensor import Tensor, Variable, _wrap, convert_to_tensor, smallest_sole_limit
 
 _OP, _READ, _ASSIGN, _UPDATE = "op", "read", "assign", "update"
 _SCALARS = (int, float, bool)
@@ -378,20 +378,21 @@ def _probe_sole_references():
     limit at which a buffer held only by the replay's list is written into while the same
     buffer with one more holder is not. 0 (never write into an input) if none is found.
     """
-    global _SOLE_ARRAY
     donated = []
     step = _donating(lambda *values, out=None: donated.append(out is not None), {}, 0)
     env = [np.empty(1)]
-    for limit in range(2, 16):
+
+    def trial(limit):
+        global _SOLE_ARRAY
         _SOLE_ARRAY = limit
         donated.clear()
         step(env[0])               # only the list holds it: write into it
         held = env[0]              # one more holder: leave it alone
         step(env[0])
         del held
-        if donated == [True, False]:
-            return limit
-    return 0
+        return donated
+
+    return smallest_sole_limit(trial)
 
 
 _SOLE_ARRAY = 0

@@ -244,7 +244,6 @@ def _probe_sole_owner():
     array held only by its variable is updated in place and the same array with one more
     holder is not. 0 (never in place) if none is found.
     """
-    global _SOLE_OWNER
     in_place = []
 
     def ufunc(value, delta, out=None):
@@ -253,14 +252,25 @@ def _probe_sole_owner():
 
     probe = _new_tensor(Variable)      # only what _update reads; no tape id is used up
     probe._value = np.zeros(1)
-    for limit in range(2, 16):
+
+    def trial(limit):
+        global _SOLE_OWNER
         _SOLE_OWNER = limit
         in_place.clear()
         probe._update(ufunc, None)     # only the variable holds it: in place
         held = probe._value            # one more holder: a new array
         probe._update(ufunc, None)
         del held
-        if in_place == [True, False]:
+        return in_place
+
+    return smallest_sole_limit(trial)
+
+
+def smallest_sole_limit(trial):
+    """The smallest getrefcount limit (2..15) at which `trial(limit)` reports [True, False]:
+    written in place when one owner holds the array, not when a second one does. 0 if none."""
+    for limit in range(2, 16):
+        if trial(limit) == [True, False]:
             return limit
     return 0
 
