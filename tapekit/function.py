@@ -201,6 +201,8 @@ class _Program:
                 env[out] = fn(env[ins[0]])
             elif n == 2:
                 env[out] = fn(env[ins[0]], env[ins[1]])
+            elif n == 0:   # a variable's read
+                env[out] = fn()
             else:
                 env[out] = fn(*[env[i] for i in ins])
             for k in dead:   # freed as soon as no later step reads it, as eager code would
@@ -448,6 +450,7 @@ class Function:
         self.python_function = python_function
         self._name = name or getattr(python_function, "__name__", "function")
         self.programs = {}
+        self._by_fast_key = {}   # (type, shape, dtype) of each positional tensor -> program
         self.trace_count = 0
         self._warned = False
 
@@ -459,6 +462,14 @@ class Function:
         return self if instance is None else functools.partial(self.__call__, instance)
 
     def __call__(self, *args, **kwargs):
+        # The common call, f(x, y) with tensors or arrays only, finds its program by the
+        # arguments' types, shapes and dtypes: the same facts the full signature holds for
+        # it, without flattening the call (a training step's first call after other work
+        # pays several times the warm cost of every Python call it makes).
+        fast_key = None if kwargs else _fast_key(args)
+        program = self._by_fast_key.get(fast_key) if fast_key is not None else None
+        if program is not None and not (state.tapes or state.accumulators):
+            return program.run_fast([a._value if type(a) is Tensor else a for a in args])
         leaves = nest.flatten((args, kwargs))
         key = _signature((args, kwargs), leaves)
         program = self.programs.get(key)
@@ -466,6 +477,8 @@ class Function:
             return self._trace(key, args, kwargs, leaves)
         if program.unsupported:
             return self.python_function(*args, **kwargs)
+        if fast_key is not None:
+            self._by_fast_key[fast_key] = program
         tensors = [leaf for leaf in leaves if _is_tensor_arg(leaf)]
         if state.tapes or state.accumulators:
             return program.run_tensors([convert_to_tensor(t) for t in tensors])
@@ -530,6 +543,21 @@ def _is_tensor_arg(leaf):
     # Variables are captured by identity (reads and writes must reach the real one);
     # NumPy arrays count as tensors, as in tf.function.
     return (isinstance(leaf, Tensor) and not isinstance(leaf, Variable)) or isinstance(leaf, np.ndarray)
+
+
+def _fast_key(args):
+    """(type, shape, dtype) of each argument when all are Tensors or arrays, else None."""
+    key = []
+    for a in args:
+        t = type(a)
+        if t is Tensor:
+            v = a._value
+        elif t is np.ndarray:
+            v = a
+        else:
+            return None
+        key.append((t, v.shape, v.dtype))
+    return tuple(key)
 
 
 def _signature(structure, leaves):

@@ -21,6 +21,31 @@ def test_the_three_spellings_and_retracing():
     assert tk.function(f).__name__ == "f"
 
 
+def test_repeated_calls_find_the_program_of_their_own_shapes_and_dtypes():
+    # Replays of f(x, y) with tensors or arrays look their program up by (type, shape,
+    # dtype) alone: mixing those across calls must never replay another signature's program.
+    def f(x, y):
+        return x * y + 1.0
+    traced = tk.function(f)
+    calls = [(tk.constant([1.0, 2.0]), tk.constant([3.0, 4.0])),
+             (np.array([5.0, 6.0], np.float32), np.array([7.0, 8.0], np.float32)),
+             (tk.constant([[1.0, 2.0]]), tk.constant([[3.0], [4.0]])),
+             (tk.constant([1.0, 2.0], dtype=tk.float64), tk.constant([3.0, 4.0], dtype=tk.float64)),
+             (tk.constant([1.0, 2.0]), np.array([3.0, 4.0], np.float32))]
+    for _ in range(3):
+        for x, y in calls:
+            want, got = f(tk.constant(x), tk.constant(y)), traced(x, y)
+            assert got.shape == want.shape and got.dtype == want.dtype
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+        assert traced.trace_count == 3   # a Tensor and an array of one shape and dtype: one trace
+    x, y = calls[0]
+    np.testing.assert_array_equal(traced(x, y=y).numpy(), [4.0, 9.0])   # keywords: full lookup
+    with tk.GradientTape() as tape:    # a watching tape still sees the replay op by op
+        tape.watch(x)
+        z = traced(x, y)
+    np.testing.assert_array_equal(tape.gradient(z, x).numpy(), [3.0, 4.0])
+
+
 def test_python_values_are_part_of_the_signature_and_side_effects_run_once():
     calls = []
 
