@@ -25,13 +25,13 @@ from .tensor import Tensor, _wrap
 def reachable(records, source_tids):
     """Tape ids that depend differentiably on a source (only those need cotangents)."""
     reach = set(source_tids)
-    for rec in records:
-        diff = rec.op.differentiable
+    for _, op, in_tids, _, _, _, out, _ in records:   # a Record's fields (tape.py)
+        diff = op.differentiable
         if not diff:
             continue
-        for i, tid in enumerate(rec.in_tids):
+        for i, tid in enumerate(in_tids):
             if tid in reach and (diff is True or diff[i]):
-                reach.add(rec.out_tid)
+                reach.add(out)
                 break
     return reach
 

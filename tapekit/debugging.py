@@ -37,7 +37,7 @@ from . import backprop
 from .context import push_accumulator, remove_accumulator, state
 from .forward import ForwardAccumulator
 from .ops.registry import Meta
-from .tape import GradientTape
+from .tape import GradientTape, Record
 from .tensor import Tensor, convert_to_tensor
 
 
@@ -171,6 +171,7 @@ class NumericsChecker:
 
     # --- backward: called by backprop.backward for each record, after its rules ran ---
     def backward_step(self, rec, g, in_grads, reach):
+        rec = Record(rec)   # the tape's plain tuple, named
         for i, gi in enumerate(in_grads):
             if gi is None or rec.in_tids[i] not in reach:
                 continue
@@ -184,9 +185,9 @@ def _recorded_on(tid):
     found = []
     for tape in state.tapes:
         if isinstance(tape, GradientTape):
-            records = tape._records
-            if records and records[-1].out_tid == tid:
-                found.append((tape, records[-1].index))
+            last = Record(tape._records[-1]) if tape._records else None   # named
+            if last is not None and last.out_tid == tid:
+                found.append((tape, last.index))
     return found
 
 

@@ -20,6 +20,8 @@ import sys
 
 import numpy as np
 
+from .tape import named_records
+
 _ARRAYS = (np.ndarray, np.generic)
 
 
@@ -135,11 +137,11 @@ def tape_memory(tape):
 
 def _held_records(tape):
     """The tape's records, and any its display keeps after gradient released them."""
-    records = list(tape._records)
+    records = list(named_records(tape._records))
     kept = getattr(tape, "_kept_records", None)
     if kept is not None and kept is not tape._records:
         ids = {id(r) for r in records}
-        records += [r for r in kept if id(r) not in ids]
+        records += [r for r in named_records(kept) if id(r) not in ids]
     return records
 
 

@@ -11,7 +11,7 @@ import inspect
 import numpy as np
 
 from . import testing
-from .tape import GradientTape
+from .tape import GradientTape, named_records
 from .tensor import constant, convert_to_tensor
 
 
@@ -204,4 +204,4 @@ def _ops_without_jvp(f, xs):
     with GradientTape() as tape:
         tape.watch(ts)
         f(*ts)
-    return sorted({r.op.name for r in tape._records if r.op.jvp is None and r.op.differentiable})
+    return sorted({r.op.name for r in named_records(tape._records) if r.op.jvp is None and r.op.differentiable})

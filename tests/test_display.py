@@ -6,6 +6,7 @@ import pytest
 
 import tapekit as tk
 from tapekit.display import graph
+from tapekit.tape import named_records
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot not installed")
 
@@ -68,7 +69,7 @@ def test_without_recording_values_are_what_rules_saved_and_hot_path_is_unchanged
     x = tk.Variable([1.0, 2.0])
     with tk.GradientTape() as tape:
         y = tk.tanh(x + 1.0)
-    rec = tape._records[0]
+    rec = named_records(tape._records)[0]
     assert rec.value is None and not hasattr(tape, "_kept_records")
     m = graph.build(tape)
     assert m.node("n0").value is None and m.node("n0").shape == (2,)   # add saves nothing

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import nest
+from ..tape import Record, named_records
 from ..tensor import Tensor, Variable
 from .format import number, shape_text, summary
 from .scopes import ranges as scope_ranges
@@ -79,9 +80,9 @@ def tape_records(tape):
     """The records to show: the live list, or the one a non-persistent gradient() released."""
     records = tape._records
     kept = getattr(tape, "_kept_records", None)  # kept by display recording (tape._record)
-    if not records and kept and kept[-1].out_tid in tape._tracked:  # not from before reset()
-        return kept
-    return records
+    if not records and kept and Record(kept[-1]).out_tid in tape._tracked:  # not from before reset()
+        return named_records(kept)
+    return named_records(records)
 
 
 def records_freed(tape):
