@@ -378,6 +378,24 @@ def test_records_compare_by_identity():
     assert a != b and a == a and a in [b, a] and len({a, b}) == 2
 
 
+def test_records_named_for_reading_stay_usable_by_the_tape():
+    # Reading records by name (display does, mid-recording too) upgrades the tape's list in
+    # place; records appended afterwards are plain again, and gradient() takes the mix.
+    x = tk.constant([1.0, 2.0])
+    with tk.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = tk.sin(x) * x
+        first = named_records(tape._records)
+        assert [r.op.name for r in first] == ["sin", "multiply"]
+        z = tk.tanh(y)
+    assert type(tape._records[-1]) is tuple and tape._records[0] is first[0]
+    want = (1 - np.tanh(np.sin([1.0, 2.0]) * [1.0, 2.0]) ** 2) * (np.cos([1.0, 2.0]) * [1.0, 2.0]
+                                                                     + np.sin([1.0, 2.0]))
+    np.testing.assert_allclose(tape.gradient(z, x).numpy(), want, rtol=1e-5)
+    assert [r.op.name for r in named_records(tape._records)] == ["sin", "multiply", "tanh"]
+    np.testing.assert_allclose(tape.gradient(z, x).numpy(), want, rtol=1e-5)
+
+
 def test_every_dispatch_route_records_the_same():
     # Operators and calls on tensors and Python numbers take registry.apply1/apply2; a call
     # with an array input takes registry.apply. The records must not differ.
