@@ -36,13 +36,18 @@ def reachable(records, source_tids):
     return reach
 
 
-def backward(records, seeds, source_tids, *, lead=(), consume=False, keep_all=None, reach=None):
+def backward(records, seeds, source_tids, *, lead=(), consume=False, keep_all=None, reach=None,
+             observe=None):
     """Cotangents for `source_tids`, given seeds {tid: cotangent}.
 
     `lead` is the shape of leading batch axes every cotangent carries (jacobian).
     `consume` pops records as they are used (a non-persistent tape frees memory early).
     `keep_all`, a dict, receives every intermediate cotangent (for display).
     `reach`, when the caller knows it, is the set of ids that lead to a source.
+    `observe(rec, g, sent, grads)`, when given, is called after the chain rule at each
+    record: `g` arrived at its output, `sent` lists (input position, tid, cotangent) as
+    added to the inputs (broadcasting undone, cast), `grads` the running {tid: cotangent}
+    (the widget stepper shows every step with it; it must not change them).
     """
     tensor_mode = bool(state.tapes or state.accumulators)
     check = state.check_numerics  # tk.debugging's NaN/Inf checker while enabled, else None
@@ -54,6 +59,7 @@ def backward(records, seeds, source_tids, *, lead=(), consume=False, keep_all=No
     reduce_to = _sum_to if tensor_mode else sum_to.forward
     saved_raw = enter_raw(not tensor_mode)
     pop = records.pop
+    sent = None
     try:
         for k in range(len(records) - 1, -1, -1):
             rec = pop() if consume else records[k]
@@ -88,6 +94,8 @@ def backward(records, seeds, source_tids, *, lead=(), consume=False, keep_all=No
                             ry(g, ans, x, y) if ry is not None and in_tids[1] in reach else None)
             if check is not None:
                 check.backward_step(rec, g, in_grads, reach)
+            if observe is not None:
+                sent = []
             i = -1
             for gi in in_grads:
                 i += 1
@@ -103,6 +111,10 @@ def backward(records, seeds, source_tids, *, lead=(), consume=False, keep_all=No
                     gi = _cast(gi, x.dtype)
                 prev = grads.get(tid)
                 grads[tid] = gi if prev is None else prev + gi
+                if sent is not None:
+                    sent.append((i, tid, gi))
+            if sent is not None:
+                observe(rec, g, sent, grads)
     finally:
         leave_raw(not tensor_mode, saved_raw)
     result = {}

@@ -75,6 +75,30 @@ def test_last_step_equals_tape_gradient(record):
     assert not m.steps[-1].elementwise          # matmul: the chain rule is a VJP, not a product
 
 
+def test_the_stepper_inside_an_active_tape_records_nothing_there(record):
+    # Its steps come from the real backward walk, in raw mode: a tape or accumulator active
+    # around the widget must not receive the stepper's arithmetic (here the rule of W * W
+    # reads W under W's tape id, which both of them follow).
+    W = tk.Variable([1.0, 2.0], name="W")
+    with tk.GradientTape(persistent=True) as tape:
+        y = tk.reduce_sum(W * W * W)
+    expected = tape.gradient(y, W).numpy()
+    with tk.GradientTape() as outer:
+        outer.watch(W)
+        with tk.ForwardAccumulator(W, tk.ones_like(W)):
+            m = BackpropModel(tape, y, [W])
+    assert outer._records == []
+    np.testing.assert_array_equal(m.gradients()[0], expected)
+    # W is used three times: after each step, its total is everything sent to it so far.
+    sent = {}
+    for s in m.steps[1:]:
+        for c in s.contributions:
+            sent[c.node] = sent.get(c.node, 0) + c.sent
+        for c in s.contributions:
+            np.testing.assert_allclose(c.total, sent[c.node], rtol=1e-6)
+    assert m.steps[-1].grads["s0"].tolist() == [3.0, 12.0]
+
+
 def test_navigation(record):
     tape, y, *_ = _scalar_tape()
     m = BackpropModel(tape, y)

@@ -8,9 +8,10 @@
   (first by the tape, second by nested tapes) and the tangent at the current point.
 - `TrainingLog`: losses (and optional gradient norms) of a training loop.
 
-The models only read the tape. The stepper calls each op's VJP rule exactly as
-`tapekit.backprop.backward` does in raw mode (same rules, same broadcasting
-reduction, same casting), so its last step equals `tape.gradient`.
+The models only read the tape. The stepper's steps come from `tapekit.backprop.backward`
+itself, the walk `tape.gradient` runs, through its `observe` hook: what each input
+receives and holds is backward's own numbers. The stepper adds only the local
+derivatives it shows beside them (each rule applied to ones).
 """
 from dataclasses import dataclass, field
 
@@ -21,7 +22,7 @@ from ..context import enter_raw, leave_raw, state
 from ..display import graph as _graph
 from ..display.format import number, summary
 from ..ops.registry import Meta
-from ..tape import GradientTape
+from ..tape import GradientTape, Record
 from ..tensor import Tensor, Variable, constant
 
 NOT_RECORDED = ("This tape did not keep its values, so the backward pass cannot be shown "
@@ -182,62 +183,67 @@ class BackpropModel:
 
     # --- the computation ------------------------------------------------------------
     def _compute(self):
-        """Every step, reproducing backprop.backward's raw walk (same rules and helpers)."""
-        tape, records, ids = self.tape, self.records, self.ids
+        """Every step, taken from backprop.backward itself as it runs (its `observe` hook)."""
+        records, ids = self.records, self.ids
         source_tids = [s._tid for s in self.sources]
         reach = backprop.reachable(records, source_tids)
+        target = self.target._tid
         seed = backprop.seed_like(self.target)
-        tnode = ids[self.target._tid]
-        grads = {self.target._tid: seed}      # tid -> accumulated cotangent (kept for display)
+        tnode = ids[target]
         steps = [Step(0, tnode, "seed", value=_arr(self.target), grad_in=seed,
                       grads={tnode: seed}, done=())]
+        totals = {target: seed}   # tid -> accumulated cotangent so far (backward lets go of some)
         done = []
-        saved_raw = enter_raw(True)       # raw mode: rules run as NumPy, nothing is recorded
+
+        def observe(rec, g, sent, grads):
+            rec = Record(rec)
+            node = f"n{rec.index}"
+            local = self._local(rec, reach)
+            elementwise = True
+            for i, tid, _ in sent:
+                totals[tid] = grads[tid]
+                if tuple(rec.inputs[i].shape) != tuple(np.shape(rec.value)):
+                    elementwise = False
+            done.append(node)
+            snapshot = {ids[t]: np.asarray(v) for t, v in totals.items() if t in ids}
+            steps.append(Step(
+                len(steps), node, rec.op.name, rec.index, np.asarray(rec.value), np.asarray(g),
+                [Contribution(i, ids[tid], self._labels.get(ids[tid], ""), np.asarray(local[i]),
+                              np.asarray(gi), snapshot[ids[tid]])
+                 for i, tid, gi in sent],
+                snapshot, tuple(done), elementwise, self._args.get(node, ())))
+
+        # Raw mode, as tape.gradient runs when nothing else records: the stepper's backward
+        # pass must not land on a tape or accumulator that is active now.
+        saved = state.tapes, state.accumulators
+        state.tapes, state.accumulators = [], []
         try:
-            for k in range(len(records) - 1, -1, -1):
-                rec = records[k]
-                out = rec.out_tid
-                g = grads.get(out)
-                if g is None or out not in reach or not rec.op.differentiable:
-                    continue
-                op, inputs, ans, attrs = rec.op, rec.inputs, rec.ans, rec.attrs
-                ones = np.ones(np.shape(rec.value), dtype=np.asarray(rec.value).dtype)
-                sent = self._vjp(op, g, ans, inputs, attrs, rec, reach)
-                local = self._vjp(op, ones, ans, inputs, attrs, rec, reach)
-                contributions = []
-                elementwise = True
-                for i, (gi, li) in enumerate(zip(sent, local)):
-                    if gi is None:
-                        continue
-                    tid = rec.in_tids[i]
-                    x = inputs[i]
-                    if np.shape(gi) != tuple(x.shape):
-                        gi = backprop._sum_to(gi, x.shape, 0)
-                        li = backprop._sum_to(li, x.shape, 0)
-                    if np.asarray(gi).dtype != x.dtype and x.dtype.kind == "f":
-                        gi = backprop._cast(gi, x.dtype)
-                        li = backprop._cast(li, x.dtype)
-                    if tuple(x.shape) != tuple(np.shape(rec.value)):
-                        elementwise = False
-                    prev = grads.get(tid)
-                    grads[tid] = gi if prev is None else prev + gi
-                    contributions.append((i, tid, li, gi))
-                done.append(f"n{rec.index}")
-                snapshot = {ids[t]: np.asarray(v) for t, v in grads.items() if t in ids}
-                steps.append(Step(
-                    len(steps), f"n{rec.index}", op.name, rec.index, np.asarray(rec.value),
-                    np.asarray(g),
-                    [Contribution(i, ids[tid], self._labels.get(ids[tid], ""), np.asarray(li),
-                                  np.asarray(gi), snapshot[ids[tid]])
-                     for i, tid, li, gi in contributions],
-                    snapshot, tuple(done), elementwise, self._args.get(f"n{rec.index}", ())))
+            backprop.backward(records, {target: seed}, source_tids, reach=reach, observe=observe)
         finally:
-            leave_raw(True, saved_raw)
+            state.tapes, state.accumulators = saved
         return steps
+
+    @classmethod
+    def _local(cls, rec, reach):
+        """{input position: local derivative}: the op's VJP rules applied to ones, with
+        broadcasting undone and cast as backward does for the real cotangent."""
+        value = np.asarray(rec.value)
+        ones = np.ones(value.shape, dtype=value.dtype)
+        local = {}
+        for i, li in enumerate(cls._vjp(rec.op, ones, rec.ans, rec.inputs, rec.attrs, rec, reach)):
+            if li is None:
+                continue
+            x = rec.inputs[i]
+            if np.shape(li) != tuple(x.shape):
+                li = backprop._sum_to(li, x.shape, 0)
+            if np.asarray(li).dtype != x.dtype and x.dtype.kind == "f":
+                li = backprop._cast(li, x.dtype)
+            local[i] = li
+        return local
 
     @staticmethod
     def _vjp(op, g, ans, inputs, attrs, rec, reach):
-        """The op's VJP rules on the saved values, as backprop.backward calls them (raw mode)."""
+        """The op's VJP rules on the saved values (raw mode: called inside backward's walk)."""
         if op.variadic:
             out = list(op.vjp(g, ans, *inputs, **attrs))
         else:
