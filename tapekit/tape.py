@@ -150,6 +150,7 @@ class GradientTape:
         self._watched = {}
         self._used = False
         self._last_grads = None
+        self.__dict__.pop("_kept_inputs", None)
 
     # --- recording (called by registry.apply for every op while this tape is active) ---
     def _record(self, op, args, values, tids, result, attrs):
@@ -190,6 +191,14 @@ class GradientTape:
                         attrs, result._tid, out if keep else None))  # a Record's layout
         if keep:
             self._kept_records = records
+            # A constant tensor's value, which the rules may not need (x + c saves neither):
+            # the picture and the inspector's replay show and use it.
+            kept_inputs = getattr(self, "_kept_inputs", None)
+            if kept_inputs is None:
+                kept_inputs = self._kept_inputs = {}
+            for v, tid in zip(values, tids):
+                if tid is not None and tid not in tracked:
+                    kept_inputs.setdefault(tid, v)
 
     # --- differentiation -------------------------------------------------------------
     def gradient(self, target, sources, output_gradients=None,

@@ -71,6 +71,7 @@ def test_without_recording_values_are_what_rules_saved_and_hot_path_is_unchanged
         y = tk.tanh(x + 1.0)
     rec = named_records(tape._records)[0]
     assert rec.value is None and not hasattr(tape, "_kept_records")
+    assert not hasattr(tape, "_kept_inputs")
     m = graph.build(tape)
     assert m.node("n0").value is None and m.node("n0").shape == (2,)   # add saves nothing
     assert m.node("n1").value is not None                              # tanh saves its output

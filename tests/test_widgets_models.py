@@ -164,6 +164,21 @@ def test_inspector_says_when_it_cannot_replay(record):
     assert not c.ok and str(c).startswith("s0: cannot check: replaying custom_gradient(square)")
 
 
+def test_constants_that_no_rule_saves_are_shown_and_replayed(record):
+    # add saves neither input; display recording keeps the constant's value anyway, for
+    # the picture and for the inspector's finite-difference replay.
+    x = tk.Variable([1.0, 2.0], name="x")
+    c = tk.constant([0.5, -1.0])
+    with tk.GradientTape(persistent=True) as tape:
+        y = tk.reduce_sum(tk.square(x + c))
+    m = InspectorModel(tape, y)
+    (const,) = [n for n in m.graph.nodes if n.kind == "constant"]
+    assert const.value.tolist() == [0.5, -1.0]
+    check = m.check("s0")
+    assert check.ok, str(check)
+    np.testing.assert_allclose(check.tape_grad, [3.0, 2.0])
+
+
 def test_explorer_one_input():
     m = ExplorerModel(lambda x: tk.sin(x) * x, (-3, 3), samples=31)
     assert m.xs.shape == (31,)

@@ -164,7 +164,7 @@ def build(tape, target=None, sources=None, *, breaks=None, max_nodes=None):
     known = dict(tape._watched)
     known.update((t._tid, t) for t in targets + srcs)
     ids, leaves = index_tape(tape, records, extra=srcs)
-    values, metas = _values_seen(records)
+    values, metas = _values_seen(tape, records)
     grads = tape._last_grads or {}
 
     nodes = [_leaf(tape, ids[tid], tid, known.get(tid), values, metas, grads) for tid in leaves]
@@ -191,9 +191,10 @@ def build(tape, target=None, sources=None, *, breaks=None, max_nodes=None):
     return model
 
 
-def _values_seen(records):
-    """Values and Metas of tape ids, as the records saved them for their rules."""
-    values, metas = {}, {}
+def _values_seen(tape, records):
+    """Values and Metas of tape ids, as the records saved them for their rules, and the
+    constants' values display recording kept (tape._record)."""
+    values, metas = dict(getattr(tape, "_kept_inputs", None) or {}), {}
     for rec in records:
         for v, tid in zip(rec.inputs, rec.in_tids):
             if tid is None:
