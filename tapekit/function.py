@@ -412,8 +412,8 @@ def _fast_step(step, donor=None):
         return fn, ins, out
     if kind is _READ:
         return functools.partial(getattr, obj, "_value"), ins, out
-    if kind is _UPDATE:
-        return functools.partial(_update, obj, attrs), ins, -1  # -1: the scratch slot
+    if kind is _UPDATE:   # in place when only the variable holds its array; -1: the scratch slot
+        return functools.partial(obj._update, attrs), ins, -1
     return functools.partial(_store, obj, attrs), ins, -1
 
 
@@ -425,10 +425,6 @@ def _fill(attrs, arrays):
             return tuple([fill(x) for x in v])
         return v
     return {k: fill(v) for k, v in attrs.items()}
-
-
-def _update(variable, ufunc, delta):
-    variable._update(ufunc, delta)   # in place when only the variable holds its array
 
 
 def _store(variable, dtype, value):

@@ -383,9 +383,6 @@ def _first_max_index(x, window, strides, pads):
         found |= is_max(v)
     # Flat index = tap offset + the window's top-left corner (n, row, col, channel).
     # The corner may lie in the padding; the sum is still right for every real pixel.
-    # Built with in-place adds: no large temporaries.
-    corner_h = np.arange(ho) * strides[0] - pads[0]
-    corner_w = np.arange(wo) * strides[1] - pads[2]
     index = offsets.take(first)
     index += _corners(x.shape, (ho, wo), strides, pads)
     if any(pads):
@@ -393,6 +390,8 @@ def _first_max_index(x, window, strides, pads):
         # send it to the window's first real pixel (a maximum too, and TF's choice).
         hidden = best == lowest
         if hidden.any():
+            corner_h = np.arange(ho) * strides[0] - pads[0]
+            corner_w = np.arange(wo) * strides[1] - pads[2]
             first_real = (np.maximum(corner_h, 0)[:, None, None] * (w * c)
                           + np.maximum(corner_w, 0)[:, None] * c) + np.arange(c)
             first_real = first_real + np.arange(n)[:, None, None, None] * (h * w * c)
