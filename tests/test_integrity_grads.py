@@ -157,3 +157,97 @@ def test_output_gradients_of_the_target_dtype_and_python_numbers_work():
     assert g.dtype == np.float32
     np.testing.assert_array_equal(g.numpy(), [2.0, 6.0])
     np.testing.assert_array_equal(tape.gradient(s, x, output_gradients=3.0).numpy(), [6.0, 6.0])
+
+
+# --- 4. no underflow in the derivative rules -------------------------------------------------
+
+def grad(f, x, dtype=np.float32):
+    x = tk.constant(np.asarray(x, dtype))
+    with tk.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    return tape.gradient(y, x)
+
+
+def test_division_by_a_tiny_float32_does_not_underflow():
+    # d(c / x)/dx = -c / x^2 = -1e23 at c = x = 1e-23 (x * x = 1e-46 is 0 in float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # no divide-by-zero on the way
+        g = grad(lambda x: 1e-23 / x, 1e-23)
+    np.testing.assert_allclose(float(g), -1e23, rtol=1e-5)
+    # and through the forward mode too
+    x = tk.constant(np.float32(1e-23))
+    with tk.ForwardAccumulator(x, tk.constant(np.float32(1.0))) as acc:
+        y = 1e-23 / x
+    np.testing.assert_allclose(float(acc.jvp(y)), -1e23, rtol=1e-5)
+
+
+def test_division_rule_does_not_overflow_either():
+    # g * x would be 1e40 (inf in float32); the answer -(g / y) * (x / y) is -1
+    x = tk.constant(np.float32(1e20))
+    y = tk.constant(np.float32(1e20))
+    with tk.GradientTape() as tape:
+        tape.watch(y)
+        z = x / y
+    g = tape.gradient(z, y, output_gradients=tk.constant(np.float32(1e20)))
+    np.testing.assert_allclose(float(g), -1.0, rtol=1e-6)
+
+
+def test_log_of_a_subnormal_float32():
+    # d log(x)/dx = 1/x: 1e-39 is subnormal in float32; g * (1/x) was g * inf
+    g = grad(lambda x: tk.log(x) * 1e-10, 1e-39)
+    np.testing.assert_allclose(float(g), 1e29, rtol=1e-3)
+
+
+# --- 5. second derivatives ---------------------------------------------------------------------
+
+def test_reduce_prod_hessian_is_exact_where_an_input_is_zero():
+    # prod = x0 x1 x2: H_ij = product of the third element (i != j), 0 on the diagonal
+    h = hessian(tk.reduce_prod, np.array([0.0, 2.0, 3.0]))
+    np.testing.assert_array_equal(h.numpy(), [[0, 3, 2], [3, 0, 0], [2, 0, 0]])
+
+
+@pytest.mark.parametrize("axis", [None, 1, (0, 2), -1])
+def test_reduce_prod_second_derivatives_with_zeros_match_finite_differences(axis):
+    x = np.random.default_rng(0).uniform(0.5, 1.5, (2, 3, 4))
+    x[0, 1, 2] = x[1, 0, 0] = x[1, 2, 1] = 0.0
+    check_grads(lambda t: tk.reduce_prod(t, axis=axis), x, order=2, modes=("rev", "fwd"))
+
+
+def test_hessian_through_reduce_sum_over_an_axis():
+    # f = sum_i (sum_j x_ij)^2: H = 2 within a row, 0 across rows (was an IndexError)
+    h = hessian(lambda x: tk.reduce_sum(tk.reduce_sum(x, axis=1) ** 2), np.ones((2, 3)))
+    expected = 2 * np.kron(np.eye(2), np.ones((3, 3)))
+    np.testing.assert_array_equal(h.numpy().reshape(6, 6), expected)
+
+
+def test_hessian_through_broadcasting():
+    # f = sum over (2, 3) of (x broadcast from (2, 1))^3 = 3 sum_i x_i^3: f'' = 18 x_i (diagonal)
+    x = np.array([[0.3], [-0.7]])
+    h = hessian(lambda t: tk.reduce_sum((t * tk.ones((2, 3), tk.float64)) ** 3), x)
+    np.testing.assert_allclose(h.numpy().reshape(2, 2), np.diag(18 * x[:, 0]), rtol=1e-12)
+
+
+def test_rpow_second_derivative_keeps_float32():
+    # d2/dx2 2^x = ln(2)^2 2^x
+    h = second_derivative(lambda x: 2.0 ** x, np.float32(1.5))
+    assert h.dtype == np.float32
+    np.testing.assert_allclose(float(h), np.log(2) ** 2 * 2 ** 1.5, rtol=1e-6)
+
+
+def test_sign_has_a_zero_derivative():
+    g = grad(tk.sign, [1.0, -2.0, 0.5])
+    assert g is not None
+    np.testing.assert_array_equal(g.numpy(), [0, 0, 0])
+
+
+@pytest.mark.parametrize("f", [tk.nn.relu, tk.abs], ids=["relu", "abs"])
+def test_relu_and_abs_second_derivatives_are_zero(f):
+    h = second_derivative(f, np.float32(1.5))
+    assert h is not None and float(h) == 0.0
+    x = tk.constant(np.array([1.5, -0.5]))
+    with tk.ForwardAccumulator(x, tk.constant(np.ones(2))) as outer:
+        with tk.ForwardAccumulator(x, tk.constant(np.ones(2))) as inner:
+            y = f(x)
+        second = outer.jvp(inner.jvp(y))
+    np.testing.assert_array_equal(second.numpy(), [0.0, 0.0])
