@@ -37,6 +37,7 @@ import numpy as np
 
 from . import nest
 from .context import state
+from .ops.cross_entropy import check_class_ids, sparse_softmax_cross_entropy_op
 from .ops.elementwise import add, subtract
 from .tensor import Tensor, Variable, _wrap, convert_to_tensor, smallest_sole_limit
 
@@ -257,13 +258,18 @@ class _Program:
         return "\n".join(lines)
 
 
+# Ops whose forward checks its inputs' values (and raises) as an eager call does: a replay
+# keeps them even when nothing reads their result, so the check still runs at every call.
+_CHECKING_OPS = frozenset([sparse_softmax_cross_entropy_op, check_class_ids])
+
+
 def _live_steps(steps, output_slots):
     """Drop steps nothing uses (e.g. a layer's initializer draw while building)."""
     needed = set(output_slots)
     live = []
     for step in reversed(steps):
-        kind, _, ins, _, out, holes = step
-        if kind is _ASSIGN or kind is _UPDATE or out in needed:
+        kind, op, ins, _, out, holes = step
+        if kind is _ASSIGN or kind is _UPDATE or out in needed or op in _CHECKING_OPS:
             live.append(step)
             needed.update(ins)
             needed.update(holes)

@@ -251,3 +251,39 @@ def test_relu_and_abs_second_derivatives_are_zero(f):
             y = f(x)
         second = outer.jvp(inner.jvp(y))
     np.testing.assert_array_equal(second.numpy(), [0.0, 0.0])
+
+
+# --- 3. tk.function replays check what eager calls check ---------------------------------------
+
+def sparse_xent(labels, logits):
+    return tk.nn.sparse_softmax_cross_entropy_with_logits(labels, logits)
+
+
+def sparse_loss(labels, logits):
+    return tk.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True)
+
+
+def sparse_xent_unused(labels, logits):
+    sparse_xent(labels, logits)   # the result is not used: the check must still run
+    return logits * 2.0
+
+
+@pytest.mark.parametrize("fn", [sparse_xent, sparse_loss, sparse_xent_unused])
+@pytest.mark.parametrize("bad", [[0, 3], [0, -1]], ids=["too-large", "negative"])
+@pytest.mark.parametrize("recorded", [False, True], ids=["replay", "replay-under-tape"])
+def test_out_of_range_labels_raise_in_replays_as_eagerly(fn, bad, recorded):
+    logits = tk.constant(np.zeros((2, 3), np.float32))
+    with pytest.raises(ValueError, match=r"labels must be in \[0, 3\)"):
+        fn(tk.constant(bad), logits)                   # eager
+    f = tk.function(fn)
+    f(tk.constant([0, 1]), logits)                    # the trace, with good labels
+    with pytest.raises(ValueError, match=r"labels must be in \[0, 3\)"):
+        if recorded:
+            with tk.GradientTape() as tape:
+                tape.watch(logits)
+                f(tk.constant(bad), logits)
+        else:
+            f(tk.constant(bad), logits)
+    assert f.experimental_get_tracing_count() == 1      # it was a replay, not a new trace
+    np.testing.assert_allclose(np.ravel(f(tk.constant([2, 0]), logits).numpy())[:2],
+                               [np.log(3)] * 2 if fn is not sparse_xent_unused else [0, 0], rtol=1e-6)
