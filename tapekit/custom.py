@@ -1,9 +1,12 @@
 """custom_gradient: a function whose derivative the user supplies.
 
-The decorated function runs with recording paused; the tapes then see one op,
-named after the function, whose VJP is the user's `grad_fn`. Variables the
+The decorated function runs with recording paused; the tapes then see one op per
+output, named after the function, whose VJP is the user's `grad_fn`. Variables the
 function reads are found while it runs and, when trainable, get gradients from
-`grad_fn(*dys, variables=...)`, as in TensorFlow.
+`grad_fn(*dys, variables=...)`, as in TensorFlow. What `grad_fn` returns is user
+code's answer, so it is checked against the inputs and variables (count, shape,
+dtype) before it enters the backward pass: a wrong shape would otherwise be summed
+or broadcast into a silently wrong gradient.
 """
 import functools
 import inspect
