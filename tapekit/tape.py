@@ -205,7 +205,13 @@ class GradientTape:
     # --- differentiation -------------------------------------------------------------
     def gradient(self, target, sources, output_gradients=None,
                  unconnected_gradients=UnconnectedGradients.NONE):
-        """d(sum of target)/d(source) for each source, in the structure of `sources`."""
+        """d(sum of target)/d(source) for each source, in the structure of `sources`.
+
+        Called inside the `with` block of a persistent tape, the gradient's own ops are
+        recorded on the tape (as in TensorFlow), so the result can be differentiated
+        again by the same tape; that costs time and memory, so call it after the block
+        when you do not need it.
+        """
         unconnected = _unconnected(unconnected_gradients)
         self._check_usable("gradient")
         targets = nest.flatten(target)
