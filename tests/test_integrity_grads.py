@@ -391,3 +391,14 @@ def test_custom_gradient_with_several_outputs():
     # and the jacobian's batch of cotangents passes through too
     jac = tape.jacobian(x, r)
     np.testing.assert_allclose(jac.numpy(), np.diag(np.cos(theta.numpy())), rtol=1e-12)
+
+
+@pytest.mark.parametrize("shape, axis", [((0,), None), ((2, 0), None), ((2, 0), -1), ((0, 3), None)])
+def test_reduce_prod_of_an_empty_group_has_a_gradient_of_the_input_shape(shape, axis):
+    # was shape (1,) for a (0,) input, or a reshape error
+    g = grad(lambda x: tk.reduce_sum(tk.reduce_prod(x, axis=axis)), np.ones(shape))
+    assert g.shape == shape
+
+
+def test_reduce_prod_of_a_scalar():
+    assert float(grad(tk.reduce_prod, 2.0)) == 1.0

@@ -102,6 +102,8 @@ reduce_min_op = defop("reduce_min", lambda x, axis, keepdims: np.minimum.reduce(
 def _prod_others_last(x):
     """For each element, the product of the other elements along the last axis (zero-safe):
     the product of those before it (an exclusive cumprod from the left) times those after."""
+    if x.shape[-1] == 0:   # an empty group: no elements, no products (not one 1)
+        return np.empty(x.shape, x.dtype)
     ones = np.ones(x.shape[:-1] + (1,), dtype=x.dtype)
     left = np.cumprod(np.concatenate([ones, x[..., :-1]], axis=-1), axis=-1)
     right = np.cumprod(np.concatenate([ones, x[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
