@@ -402,3 +402,24 @@ def test_reduce_prod_of_an_empty_group_has_a_gradient_of_the_input_shape(shape, 
 
 def test_reduce_prod_of_a_scalar():
     assert float(grad(tk.reduce_prod, 2.0)) == 1.0
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")   # NumPy's log(-1)
+@pytest.mark.parametrize("recorded", [False, True], ids=["replay", "replay-under-tape"])
+def test_check_numerics_runs_in_replays(recorded):
+    @tk.function
+    def f(x):
+        tk.debugging.check_numerics(tk.log(x), "after log")   # checked, result unused
+        return x * 2.0
+
+    np.testing.assert_array_equal(f(tk.constant([1.0])).numpy(), [2.0])   # the trace
+    x = tk.constant([-1.0])
+    with pytest.raises(tk.debugging.NumericsError, match="after log : Tensor had NaN"):
+        if recorded:
+            with tk.GradientTape() as tape:
+                tape.watch(x)
+                f(x)
+        else:
+            f(x)
+    assert f.experimental_get_tracing_count() == 1
+    np.testing.assert_array_equal(f(tk.constant([3.0])).numpy(), [6.0])
