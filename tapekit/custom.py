@@ -1,9 +1,12 @@
 """custom_gradient: a function whose derivative the user supplies.
 
-The decorated function runs with recording paused; the tapes then see one op,
-named after the function, whose VJP is the user's `grad_fn`. Variables the
+The decorated function runs with recording paused; the tapes then see one op per
+output, named after the function, whose VJP is the user's `grad_fn`. Variables the
 function reads are found while it runs and, when trainable, get gradients from
-`grad_fn(*dys, variables=...)`, as in TensorFlow.
+`grad_fn(*dys, variables=...)`, as in TensorFlow. What `grad_fn` returns is user
+code's answer, so it is checked against the inputs and variables (count, shape,
+dtype) before it enters the backward pass: a wrong shape would otherwise be summed
+or broadcast into a silently wrong gradient.
 """
 import functools
 import inspect
@@ -36,17 +39,23 @@ def custom_gradient(f=None):
     ...     def grad(dy):
     ...         return tk.clip_by_value(dy, -1.0, 1.0)
     ...     return tk.identity(x), grad
+
+    `y` may be a list or tuple of tensors; `grad_fn(*dys)` then takes one cotangent per
+    output (zeros for an output the target does not use), as in TensorFlow. What grad_fn
+    returns is checked: one gradient (or None) per input, and per variable, each of its
+    input's shape and dtype.
     """
     if f is None:
         return custom_gradient
 
     @functools.wraps(f)
     def wrapper(*args, **kwargs):
+        name = f.__name__
         inputs = [a if isinstance(a, Tensor) else convert_to_tensor(a) for a in args]
         for acc in state.accumulators:
             if any(getattr(acc, "_tangents", {}).get(t._tid) is not None for t in inputs):
                 raise NotImplementedError(
-                    f"custom_gradient {f.__name__}: forward mode (ForwardAccumulator) is not "
+                    f"custom_gradient {name}: forward mode (ForwardAccumulator) is not "
                     f"supported: custom_gradient defines only the reverse-mode rule. Compute "
                     f"this function's tangent with tape.gradient/jacobian instead")
         watcher = _VariableWatcher()
@@ -54,53 +63,116 @@ def custom_gradient(f=None):
         state.tapes, state.accumulators = [watcher], []
         try:
             # Variables passed as arguments are inputs, not variables read inside f.
-            y, grad_fn = f(*[_wrap(t._value, t._tid) if isinstance(t, Variable) else t
-                             for t in inputs], **kwargs)
+            returned = f(*[_wrap(t._value, t._tid) if isinstance(t, Variable) else t
+                           for t in inputs], **kwargs)
         finally:
             state.tapes, state.accumulators = tapes, accs
-        if not isinstance(y, Tensor):
-            if nest.is_nested(y):
-                raise NotImplementedError(
-                    f"custom_gradient {f.__name__}: only a single tensor output is supported; "
-                    f"return one tensor (stack several with tk.stack)")
-            y = convert_to_tensor(y)
+        if not (isinstance(returned, (tuple, list)) and len(returned) == 2 and callable(returned[1])):
+            raise TypeError(f"custom_gradient {name}: the function must return a pair (outputs, "
+                            f"grad_fn), with grad_fn a function; got {_kind(returned)}")
+        y, grad_fn = returned
+        flat_y = [t if isinstance(t, Tensor) else convert_to_tensor(t) for t in nest.flatten(y)]
+        if not flat_y:
+            raise ValueError(f"custom_gradient {name}: the function returned no output tensors")
         variables = list(watcher.variables.values())
         takes_variables = "variables" in inspect.signature(grad_fn).parameters
         if variables and not takes_variables:
             raise TypeError(
-                f"custom_gradient {f.__name__}: the function reads trainable variables "
+                f"custom_gradient {name}: the function reads trainable variables "
                 f"{[v.name for v in variables]}, so its grad_fn must accept a `variables` keyword "
                 f"argument and return (input_grads, variable_grads)")
-        op = _custom_op(f.__name__, grad_fn, len(inputs), variables if takes_variables else None)
-        out = _wrap(y._value)
+        rule = _GradFn(name, grad_fn, inputs, variables if takes_variables else None, flat_y)
+        outs = [_wrap(t._value) for t in flat_y]
         all_inputs = inputs + variables
         if state.tapes:
             values = tuple([t._value for t in all_inputs])
             tids = tuple([t._tid for t in all_inputs])
-            for tape in state.tapes:
-                tape._record(op, all_inputs, values, tids, out, {})
-        return out
+            # One op per output: each calls grad_fn with its own cotangent and zeros for the
+            # other outputs. The calls' results add up to grad_fn(*dys), since a gradient
+            # function is linear in the cotangents.
+            for k, out in enumerate(outs):
+                op = _custom_op(name if len(outs) == 1 else f"{name}[{k}]", rule, k)
+                for tape in state.tapes:
+                    tape._record(op, all_inputs, values, tids, out, {})
+        if nest.is_nested(y):
+            return nest.pack_like(y, outs)
+        return outs[0]
 
     return wrapper
 
 
-def _custom_op(name, grad_fn, n_inputs, variables):
+def _kind(value):
+    if isinstance(value, (tuple, list)):
+        return f"a {type(value).__name__} of {len(value)}"
+    return type(value).__name__
+
+
+class _GradFn:
+    """The user's grad_fn, with the checks of what it returns."""
+
+    def __init__(self, name, grad_fn, inputs, variables, outputs):
+        self.name = name
+        self.grad_fn = grad_fn
+        self.inputs = [(tuple(t.shape), t.dtype) for t in inputs]
+        self.variables = variables
+        self.outputs = [(tuple(t.shape), t.dtype) for t in outputs]
+
+    def __call__(self, k, g):
+        """The gradients of the inputs, then of the variables, for cotangent `g` of output k."""
+        lead = tuple(g.shape[:g.ndim - len(self.outputs[k][0])])  # a jacobian's batch axes
+        dys = [g if j == k else _wrap(np.zeros(lead + shape, dtype))
+               for j, (shape, dtype) in enumerate(self.outputs)]
+        if self.variables is not None:
+            returned = self.grad_fn(*dys, variables=self.variables)
+            if not (isinstance(returned, (tuple, list)) and len(returned) == 2):
+                raise TypeError(f"custom_gradient {self.name}: grad_fn takes `variables`, so it must "
+                                f"return a pair (input_grads, variable_grads); got {_kind(returned)}")
+            in_grads, var_grads = returned
+            var_grads = list(var_grads) if isinstance(var_grads, (list, tuple)) else [var_grads]
+        else:
+            in_grads, var_grads = self.grad_fn(*dys), []
+        in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
+        self._check_count(in_grads, len(self.inputs), "input")
+        if self.variables is not None:
+            self._check_count(var_grads, len(self.variables), "variable")
+        expected = self.inputs + [(tuple(v.shape), v.dtype) for v in self.variables or ()]
+        what = [f"input #{i}" for i in range(len(self.inputs))] + \
+               [f"variable {v.name!r}" for v in self.variables or ()]
+        return [self._checked(gr, lead, shape, dtype, w)
+                for gr, (shape, dtype), w in zip(in_grads + var_grads, expected, what)]
+
+    def _check_count(self, grads, n, kind):
+        if len(grads) != n:
+            raise ValueError(f"custom_gradient {self.name}: grad_fn returned {len(grads)} "
+                             f"gradient(s) for {n} {kind}(s); return one per {kind} (None for "
+                             f"one without a gradient)")
+
+    def _checked(self, gr, lead, shape, dtype, what):
+        if gr is None:
+            return None
+        if not isinstance(gr, Tensor):
+            # A Python number takes the input's dtype; an array must already have it.
+            gr = convert_to_tensor(gr, dtype=dtype if isinstance(gr, (int, float)) else None)
+        if tuple(gr.shape) != lead + shape:
+            raise ValueError(f"custom_gradient {self.name}: grad_fn returned a gradient of shape "
+                             f"{tuple(gr.shape)} for {what} of shape {shape}"
+                             f"{f' (with batch axes {lead})' if lead else ''}; they must match")
+        if dtype.kind in "fc" and gr.dtype != dtype:
+            raise TypeError(f"custom_gradient {self.name}: grad_fn returned a gradient of dtype "
+                            f"{gr.dtype.name} for {what} of dtype {dtype.name}; they must match "
+                            f"(cast it: tk.cast(grad, tk.{dtype.name}))")
+        return gr
+
+
+def _custom_op(name, rule, k):
     def vjp(g, ans, *inputs):
         # grad_fn is user code: it gets tensors, even in an unrecorded backward pass.
         raw = enter_raw(False)
         try:
             dy = g if isinstance(g, Tensor) else _wrap(np.asarray(g))
-            if variables is not None:
-                in_grads, var_grads = grad_fn(dy, variables=variables)
-            else:
-                in_grads, var_grads = grad_fn(dy), []
+            grads = rule(k, dy)
         finally:
             leave_raw(False, raw)
-        in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
-        if len(in_grads) != n_inputs:
-            raise ValueError(f"custom_gradient {name}: grad_fn returned {len(in_grads)} gradient(s) "
-                             f"for {n_inputs} input(s)")
-        grads = in_grads + list(var_grads)
         return [_plain_if_raw(gr, raw) for gr in grads]
 
     return Op(f"custom_gradient({name})", None, "inputs", vjp, None, "",
@@ -111,5 +183,5 @@ def _plain_if_raw(g, raw):
     if g is None:
         return None
     if raw:
-        return g._value if isinstance(g, Tensor) else np.asarray(g)
-    return g if isinstance(g, Tensor) else convert_to_tensor(g)
+        return g._value
+    return g

@@ -27,6 +27,7 @@ phase, op, reason), for the tape's picture. Not seen: ops run inside a
 custom_gradient function (tapes and accumulators are paused there).
 """
 import contextlib
+import functools
 import linecache
 import sys
 import weakref
@@ -133,11 +134,20 @@ def check_numerics(tensor, message, name=None):
     if value.dtype.kind not in "fc":
         raise TypeError(f"check_numerics: {message}: needs a floating tensor, got dtype "
                         f"{value.dtype.name}")
+    site = _user_site(sys._getframe(1))
+    _check_value(value, message, site)
+    for tape in state.tapes:   # a tk.function being traced: its replays check the value too
+        record_check = getattr(tape, "_record_check", None)
+        if record_check is not None:
+            record_check(t, functools.partial(_check_value, message=message, site=site))
+    return t
+
+
+def _check_value(value, message, site):
     if not _has_nonfinite(value):
-        return t
+        return
     nan, inf = int(np.isnan(value).sum()), int(np.isinf(value).sum())
     kinds = " and ".join(k for k, n in (("Inf", inf), ("NaN", nan)) if n)
-    site = _user_site(sys._getframe(1))
     raise NumericsError(f"{message} : Tensor had {kinds} values\n"
                         f"  value: {_describe(value)}\n"
                         f"  {_format_site(site, 'checked')}",

@@ -1,10 +1,10 @@
 """ForwardAccumulator: forward-mode differentiation (Jacobian-vector products).
 
 While active, every op whose input has a tangent computes its output's tangent
-at once, with the op's JVP rules. The accumulator pauses itself while it runs
-those rules, so they are not tangent-propagated again; tapes and outer
-accumulators still see them, which gives forward-over-reverse and
-reverse-over-forward.
+at once, with the op's JVP rules. The accumulator pauses itself and the
+accumulators entered after it while it runs those rules, so they are not
+tangent-propagated again; tapes and outer accumulators still see them, which
+gives forward-over-reverse, reverse-over-forward and forward-over-forward.
 """
 import numpy as np
 
@@ -57,7 +57,14 @@ class ForwardAccumulator:
                     f"tangent cannot pass through it; use tape.gradient/jacobian instead")
             return  # comparisons and other non-differentiable ops: no tangent
         args = [a if isinstance(a, Tensor) else v for a, v in zip(args, values)]
-        state.accumulators.remove(self)   # our own rules are not differentiated by us
+        # Our rules run with only the accumulators entered before us active: an outer one
+        # differentiates them (nested accumulators: outer.jvp(inner.jvp(y)) is a second
+        # derivative), we do not, nor do inner ones (inner.jvp(outer.jvp(y)) is None), as in
+        # TensorFlow.
+        active = state.accumulators
+        k = active.index(self)
+        state.accumulators = active[:k] + [a for a in active[k + 1:]
+                                           if not isinstance(a, ForwardAccumulator)]
         try:
             if op.variadic:
                 total = op.jvp(tangents, result, *args, **attrs)
@@ -82,7 +89,7 @@ class ForwardAccumulator:
                 total = cast(total, result.dtype)
             self._tangents[result._tid] = total
         finally:
-            state.accumulators.append(self)
+            state.accumulators = active
 
     def jvp(self, primals, unconnected_gradients=None):
         """The tangent of each primal (None, or zeros with UnconnectedGradients.ZERO, if unconnected)."""

@@ -16,7 +16,9 @@ tape, so the tracer sees them all: the forward pass, the derivative rules of any
 and are recorded too), the optimizer's arithmetic and random draws. Variable writes
 reach it through `Variable.assign`. The result is a flat program of steps over
 numbered slots: `slot = forward(slots..., **attrs)`, `slot = variable's value now`,
-`variable = slot`. Later calls with the same signature run that program and skip
+`variable = slot`, `check slot` (tk.debugging.check_numerics). Input checks that
+depend on values (class-id labels, NaN checks) run at every replay, as at every eager
+call. Later calls with the same signature run that program and skip
 the Python function entirely:
 - nothing records (no tape or accumulator active): a tight loop of NumPy forwards;
 - a tape or accumulator is active: each step is called as an op on tensors, so an
@@ -37,10 +39,11 @@ import numpy as np
 
 from . import nest
 from .context import state
+from .ops.cross_entropy import check_class_ids, sparse_softmax_cross_entropy_op
 from .ops.elementwise import add, subtract
 from .tensor import Tensor, Variable, _wrap, convert_to_tensor, smallest_sole_limit
 
-_OP, _READ, _ASSIGN, _UPDATE = "op", "read", "assign", "update"
+_OP, _READ, _ASSIGN, _UPDATE, _CHECK = "op", "read", "assign", "update", "check"
 _SCALARS = (int, float, bool)
 
 
@@ -94,6 +97,12 @@ class _Tracer:
             src = self._const(variable._value, None)
         self.steps.append((_ASSIGN, variable, (src,), variable.dtype, None, ()))
         self._read_slot.pop(id(variable), None)  # later uses read the new value
+
+    def _record_check(self, tensor, check):
+        """A value check outside any op (tk.debugging.check_numerics): `check(array)` raises
+        if the value is bad. Every replay runs it, as every eager call does."""
+        src = self._ref(tensor, tensor._value, tensor._tid)
+        self.steps.append((_CHECK, check, (src,), None, None, ()))
 
     # --- where an input comes from -------------------------------------------------------
     def _ref(self, a, value, tid):
@@ -225,6 +234,8 @@ class _Program:
                 env[out] = obj(*[env[i] for i in ins], **attrs)
             elif kind is _READ:
                 env[out] = obj  # the Variable itself: tapes watch it as in eager mode
+            elif kind is _CHECK:
+                obj(env[ins[0]]._value)
             else:
                 # Earlier reads of this variable must keep the value they read.
                 for k, v in enumerate(env):
@@ -250,6 +261,8 @@ class _Program:
                 lines.append(f"  s{out} = {obj.name}({args})")
             elif kind is _READ:
                 lines.append(f"  s{out} = read {obj.name}")
+            elif kind is _CHECK:
+                lines.append(f"  check {args}")
             elif kind is _UPDATE:
                 lines.append(f"  {obj.name} {'-' if attrs is np.subtract else '+'}= s{ins[0]}")
             else:
@@ -257,13 +270,18 @@ class _Program:
         return "\n".join(lines)
 
 
+# Ops whose forward checks its inputs' values (and raises) as an eager call does: a replay
+# keeps them even when nothing reads their result, so the check still runs at every call.
+_CHECKING_OPS = frozenset([sparse_softmax_cross_entropy_op, check_class_ids])
+
+
 def _live_steps(steps, output_slots):
     """Drop steps nothing uses (e.g. a layer's initializer draw while building)."""
     needed = set(output_slots)
     live = []
     for step in reversed(steps):
-        kind, _, ins, _, out, holes = step
-        if kind is _ASSIGN or kind is _UPDATE or out in needed:
+        kind, op, ins, _, out, holes = step
+        if kind is _ASSIGN or kind is _UPDATE or kind is _CHECK or out in needed or op in _CHECKING_OPS:
             live.append(step)
             needed.update(ins)
             needed.update(holes)
@@ -412,6 +430,8 @@ def _fast_step(step, donor=None):
         return fn, ins, out
     if kind is _READ:
         return functools.partial(getattr, obj, "_value"), ins, out
+    if kind is _CHECK:    # raises, or returns None into the scratch slot
+        return obj, ins, -1
     if kind is _UPDATE:   # in place when only the variable holds its array; -1: the scratch slot
         return functools.partial(obj._update, attrs), ins, -1
     return functools.partial(_store, obj, attrs), ins, -1

@@ -12,6 +12,7 @@ ops of `tk.nn` (or TensorFlow's stable formula for the sigmoid).
 """
 from .ops import (cast, clip_by_value, equal, exp, expand_dims, log, range, reduce_mean,
                   reduce_sum, softmax_cross_entropy_with_logits, square, squeeze, where)
+from .ops.cross_entropy import check_class_ids
 from .tensor import convert_to_tensor
 
 EPSILON = 1e-7  # keras.backend.epsilon()
@@ -69,10 +70,8 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False):
     if labels.shape != y_pred.shape[:-1]:
         raise ValueError(f"sparse_categorical_crossentropy: labels of shape {labels.shape} do not "
                          f"match y_pred of shape {y_pred.shape} (expected {y_pred.shape[:-1]})")
-    values = labels._value
-    if values.size and (values.min() < 0 or values.max() >= n_classes):
-        raise ValueError(f"sparse_categorical_crossentropy: labels must be in [0, {n_classes}), "
-                         f"got values from {values.min()} to {values.max()}")
+    # Checked by an op, so that tk.function replays check the labels too.
+    labels = check_class_ids(labels, n_classes=n_classes, caller="sparse_categorical_crossentropy")
     logits = y_pred if from_logits else log(clip_by_value(y_pred, EPSILON, 1.0 - EPSILON))
     # One-hot built with recorded ops (equal, cast), so tk.function replays it with new labels.
     one_hot = cast(equal(expand_dims(labels, -1), range(n_classes, dtype=labels.dtype)), y_pred.dtype)

@@ -120,6 +120,8 @@ class GradientTape:
                 raise TypeError(
                     f"GradientTape.watch: can only watch tk.Tensor or tk.Variable, got "
                     f"{type(t).__name__} {t!r:.40}. Convert it first: x = tk.constant(...)")
+            if t._value.dtype.kind not in "fc":
+                _warn_watch_dtype(t)
             self._watch(t)
 
     def _watch(self, t):
@@ -203,7 +205,13 @@ class GradientTape:
     # --- differentiation -------------------------------------------------------------
     def gradient(self, target, sources, output_gradients=None,
                  unconnected_gradients=UnconnectedGradients.NONE):
-        """d(sum of target)/d(source) for each source, in the structure of `sources`."""
+        """d(sum of target)/d(source) for each source, in the structure of `sources`.
+
+        Called inside the `with` block of a persistent tape, the gradient's own ops are
+        recorded on the tape (as in TensorFlow), so the result can be differentiated
+        again by the same tape; that costs time and memory, so call it after the block
+        when you do not need it.
+        """
         unconnected = _unconnected(unconnected_gradients)
         self._check_usable("gradient")
         targets = nest.flatten(target)
@@ -272,7 +280,11 @@ class GradientTape:
         self._check_usable("batch_jacobian")
         _check_tensors("target", [target])
         _check_tensors("source", [source])
-        if target.ndim < 1 or source.ndim < 1 or target.shape[0] != source.shape[0]:
+        if target.ndim < 2 or source.ndim < 2:
+            raise ValueError(f"GradientTape.batch_jacobian: target and source must have rank 2 or "
+                             f"more (batch, ...), as in TensorFlow; got shapes {target.shape} and "
+                             f"{source.shape}. For a vector, use tape.jacobian (or reshape to (b, 1))")
+        if target.shape[0] != source.shape[0]:
             raise ValueError(f"GradientTape.batch_jacobian: target and source need the same first "
                              f"(batch) dimension, got shapes {target.shape} and {source.shape}")
         b, ys = target.shape[0], target.shape[1:]
@@ -303,24 +315,22 @@ class GradientTape:
     def _run_backward(self, seeds, sources, src_ok, lead=()):
         source_tids = [s._tid for s, ok in zip(sources, src_ok) if ok]
         keep_all = {} if getattr(self, "_keep_grads", False) else None
-        # This tape must not record its own backward pass (outer tapes still do).
-        was_active = self in state.tapes
-        if was_active:
+        # Outer tapes record this backward pass. So does this tape when it is persistent and
+        # recording (as in TensorFlow): a gradient of a gradient then works inside one
+        # persistent tape. A non-persistent tape stops recording here, as TensorFlow's does.
+        # (backward walks the records that exist now; those it appends are not walked.)
+        if self in state.tapes and not self._persistent:
             state.tapes.remove(self)
-        try:
-            if state.tapes or state.accumulators:
-                seeds = {tid: v if isinstance(v, Tensor) else _wrap(v) for tid, v in seeds.items()}
-            records = self._records if self._persistent else list(self._records)
-            if not self._persistent:
-                self._records = []
-                self._used = True
-            # When the sources cover everything watched, every tracked id leads to a source.
-            reach = self._tracked if set(self._watched) <= set(source_tids) else None
-            grads = backprop.backward(records, seeds, source_tids, lead=lead, reach=reach,
-                                      consume=not self._persistent, keep_all=keep_all)
-        finally:
-            if was_active:
-                state.tapes.append(self)
+        if state.tapes or state.accumulators:
+            seeds = {tid: v if isinstance(v, Tensor) else _wrap(v) for tid, v in seeds.items()}
+        records = self._records if self._persistent else list(self._records)
+        if not self._persistent:
+            self._records = []
+            self._used = True
+        # When the sources cover everything watched, every tracked id leads to a source.
+        reach = self._tracked if set(self._watched) <= set(source_tids) else None
+        grads = backprop.backward(records, seeds, source_tids, lead=lead, reach=reach,
+                                  consume=not self._persistent, keep_all=keep_all)
         if keep_all is not None:  # display: the sources' gradients too, not just the records'
             keep_all.update((tid, g) for tid, g in grads.items() if g is not None)
         self._last_grads = keep_all
@@ -373,6 +383,13 @@ def _warn_if_not_floating(t, role, k):
     return False
 
 
+def _warn_watch_dtype(t):
+    kind = "tk.Variable" if isinstance(t, Variable) else "tk.constant"
+    _warn(f"GradientTape.watch: the tensor has dtype {t.dtype.name}; gradients are defined only "
+          f"for floating dtypes, so its gradient will be None. Create it as a float, e.g. "
+          f"{kind}(..., dtype=tk.float32)")
+
+
 class GradientDtypeWarning(UserWarning):
     """An integer or bool target or source: its gradient is None."""
 
@@ -389,6 +406,14 @@ def _warn(message):
 
 
 def _output_gradient(t, og):
+    given = og._value.dtype if isinstance(og, Tensor) else getattr(og, "dtype", None)
+    if given is not None and given != t.dtype:
+        # TensorFlow raises on this mismatch; a silent cast would hide a float64 or int
+        # array where the gradient of a float32 target belongs. Python numbers and lists
+        # take the target's dtype, as everywhere in tapekit.
+        raise TypeError(f"GradientTape.gradient: output_gradients has dtype {np.dtype(given).name}, "
+                        f"but its target has dtype {t.dtype.name}; they must match. Cast it: "
+                        f"tk.cast(output_gradients, tk.{t.dtype.name})")
     arr = og._value if isinstance(og, Tensor) else np.asarray(og, dtype=t.dtype)
     if arr.shape != t.shape:
         raise ValueError(f"GradientTape.gradient: output_gradients has shape {arr.shape}, "

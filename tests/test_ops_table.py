@@ -28,6 +28,7 @@ SAMPLES = {
     "exp": (tk.exp, [(4,)]),
     "log": (tk.log, [pos((4,))]),
     "abs": (tk.abs, [(6,)]),
+    "sign": (lambda x: tk.sign(x) * x, [(6,)]),   # derivative 0 (TensorFlow's), so d/dx = sign(x)
     "sin": (tk.sin, [(2, 3)]),
     "cos": (tk.cos, [(2, 3)]),
     "tanh": (tk.tanh, [(2, 3)]),
@@ -87,7 +88,7 @@ SAMPLES = {
         np.random.default_rng(3).permutation(100).reshape(2, 5, 5, 2) * 1.0, dy, 3, [1, 2], "SAME"), [(2, 5, 3, 2)]),
 }
 
-NOT_DIFFERENTIABLE = {"sign", "less", "less_equal", "greater", "greater_equal", "equal",
+NOT_DIFFERENTIABLE = {"less", "less_equal", "greater", "greater_equal", "equal",
                       "not_equal", "logical_and", "logical_or", "logical_not", "is_nan",
                       "is_finite", "stop_gradient"}
 

@@ -1,7 +1,7 @@
 """Activations of tapekit.nn: relu, softmax, log_softmax (sigmoid and tanh are elementwise)."""
 import numpy as np
 
-from .elementwise import exp
+from .elementwise import exp, zeros_cotangent
 from .reductions import reduce_sum_op
 from .registry import defop
 from .shapes import _negative_axis, _ones
@@ -9,11 +9,12 @@ from .shapes import _negative_axis, _ones
 # relu's derivative is its own op, as TensorFlow's ReluGrad: g where the output is positive,
 # 0 elsewhere (0 at 0). One multiply by the boolean mask: a select is several times slower on
 # large arrays, and a float mask costs one more pass. Linear in g, so its derivative in g is
-# itself; the output only selects (derivative 0 almost everywhere, as in TensorFlow).
+# itself; the output only selects: derivative 0 (not None), so relu's second derivative is
+# zeros, as in TensorFlow.
 relu_grad = defop("relu_grad", lambda g, ans, out=None: np.multiply(g, ans > 0, out=out), args="g ans",
                   save="ans", writes_out=True,
-                  vjp=[lambda gg, out, g, ans: relu_grad(gg, ans), None],
-                  jvp=[lambda t, out, g, ans: relu_grad(t, ans), None])
+                  vjp=[lambda gg, out, g, ans: relu_grad(gg, ans), lambda gg, out, g, ans: zeros_cotangent(gg)],
+                  jvp=[lambda t, out, g, ans: relu_grad(t, ans), lambda t, out, g, ans: zeros_cotangent(t)])
 
 relu = defop("relu", lambda x, out=None: np.maximum(x, 0, out=out), save="ans", writes_out=True,
              vjp=[lambda g, ans, x: relu_grad(g, ans)],

@@ -45,8 +45,10 @@ def _rows(labels, logits):
 
 def _sparse_xent(labels, logits):
     # logsumexp(logits) - logits[label], from the shifted logits z (stable): two reductions,
-    # no log_softmax array.
+    # no log_softmax array. The labels are checked here, in the forward, so that a
+    # tk.function replay (which runs only forwards) checks them as an eager call does.
     k = logits.shape[-1]
+    _check_labels(labels, k, "sparse_softmax_cross_entropy_with_logits")
     z = logits - _max_keep(logits, -1)
     lse = np.log(_sum_keep(np.exp(z), -1))[..., 0]
     return lse - z.reshape(-1, k)[_rows(labels, logits)].reshape(lse.shape)
@@ -60,19 +62,31 @@ def _sparse_xent_dlogits(labels, logits):
     return p
 
 
-def _check_labels(labels, logits):
-    """The labels as an array, after checking they are class ids of `logits`."""
-    labels = np.asarray(labels)
+def _check_labels(labels, n, caller):
+    """Raise unless `labels` (an array) are integer class ids in [0, n)."""
     if labels.dtype.kind not in "iu":
-        raise TypeError(f"sparse_softmax_cross_entropy_with_logits: labels must be integer class "
-                        f"ids, got dtype {labels.dtype}")
-    n = logits.shape[-1]
+        raise TypeError(f"{caller}: labels must be integer class ids, got dtype {labels.dtype}")
     # One reduction: seen as unsigned, a negative label is larger than any class id.
     unsigned = labels.view(labels.dtype.str.replace("i", "u")) if labels.dtype.kind == "i" else labels
     if labels.size and np.maximum.reduce(unsigned, axis=None) >= n:
-        raise ValueError(f"sparse_softmax_cross_entropy_with_logits: labels must be in [0, {n}), "
-                         f"got values from {labels.min()} to {labels.max()}")
+        bad = labels[(labels < 0) | (labels >= n)]
+        raise ValueError(f"{caller}: labels must be in [0, {n}) (class ids), got values from "
+                         f"{labels.min()} to {labels.max()} ({bad.size} outside, the first "
+                         f"{bad.flat[0]}). Check the labels and the number of classes (the last "
+                         f"axis of the logits or predictions)")
+
+
+def _checked_class_ids(labels, n_classes, caller):
+    labels = np.asarray(labels)
+    _check_labels(labels, n_classes, caller)
     return labels
+
+
+# The labels unchanged, after the check: a loss that turns labels into one-hot rows itself
+# (an out-of-range id would give an all-zero row, a finite wrong loss) passes them through
+# this op, so every tk.function replay checks them too. No gradient: labels are ids.
+check_class_ids = defop("check_class_ids", _checked_class_ids, args="labels",
+                        doc="The labels unchanged; raises unless they are class ids in [0, n_classes).")
 
 
 def _softmax_vjp(g, s):
@@ -102,9 +116,8 @@ sparse_softmax_cross_entropy_op = defop(
 
 def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     """Cross-entropy with integer class ids: -log_softmax(logits)[label], one loss per example."""
-    lv = labels._value if hasattr(labels, "_value") else labels
+    lv = np.asarray(labels._value if hasattr(labels, "_value") else labels)
     gv = logits._value if hasattr(logits, "_value") else np.asarray(logits)
-    lv = _check_labels(lv, gv)
     if lv.shape != gv.shape[:-1]:
         raise ValueError(f"sparse_softmax_cross_entropy_with_logits: labels of shape {lv.shape} "
                          f"do not match logits of shape {gv.shape} (expected labels shape "

@@ -3,6 +3,8 @@
 Unary ops with a derivative f'(x) are declared once with `unary(...)`: the VJP is
 `g * f'` and the JVP `t * f'`, from the same `deriv` rule.
 """
+import math
+
 import numpy as np
 
 from .. import dtypes
@@ -74,10 +76,12 @@ multiply = defop("multiply", np.multiply, args="x y", save="x y", same_dtype=Tru
                  vjp=[lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x],
                  jvp=[lambda t, ans, x, y: t * y, lambda t, ans, x, y: x * t])
 
+# d(x/y)/dy = -x / y^2, computed as -(g / y) * (x / y): y * y underflows to 0 in float32 for
+# |y| < 1e-19 (1e-23 / y at y = 1e-23 gave -inf, not -1e23), and g * x can overflow.
 divide = defop("divide", np.true_divide, args="x y", save="x y", same_dtype=True, writes_out=True,
                ufunc=np.true_divide,
-               vjp=[lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y)],
-               jvp=[lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * x / (y * y)])
+               vjp=[lambda g, ans, x, y: g / y, lambda g, ans, x, y: -(g / y) * (x / y)],
+               jvp=[lambda t, ans, x, y: t / y, lambda t, ans, x, y: -(t / y) * (x / y)])
 
 negative = defop("negative", np.negative, ufunc=np.negative,
                  vjp=[lambda g, ans, x: -g], jvp=[lambda t, ans, x: -t])
@@ -85,6 +89,8 @@ negative = defop("negative", np.negative, ufunc=np.negative,
 
 def _pow_dy(ans, x, y):
     # d(x**y)/dy = log(x) * x**y; TensorFlow takes log(x) as 0 where x <= 0.
+    if type(x) in (int, float):   # 2.0 ** t: a weak Python number stays one (float32 stays)
+        return ans * (math.log(x) if x > 0 else 0.0)
     positive = x > 0
     return ans * where(positive, log(where(positive, x, 1)), 0)
 
@@ -97,10 +103,20 @@ square = unary("square", np.square, save="x", ufunc=np.square,
 sqrt = unary("sqrt", np.sqrt, save="ans", ufunc=np.sqrt,
              deriv=lambda ans, x: 0.5 / ans)          # inf at 0, as TensorFlow
 exp = unary("exp", np.exp, save="ans", ufunc=np.exp, deriv=lambda ans, x: ans)
-log = unary("log", np.log, save="x", ufunc=np.log, deriv=lambda ans, x: 1 / x)
+# g / x, not g * (1 / x): 1 / x overflows to inf for a float32 x below 3e-39.
+log = defop("log", np.log, save="x", ufunc=np.log, writes_out=True,
+            vjp=[lambda g, ans, x: g / x], jvp=[lambda t, ans, x: t / x])
 abs = unary("abs", np.abs, save="x", ufunc=np.absolute,  # noqa: A001 - tf.abs
             deriv=lambda ans, x: sign(x))             # 0 at 0, as TensorFlow
-sign = defop("sign", np.sign, ufunc=np.sign)
+# sign is flat almost everywhere: its derivative is 0, as in TensorFlow (so abs, whose
+# derivative is sign(x), has second derivative 0, not None).
+sign = defop("sign", np.sign, ufunc=np.sign,
+             vjp=[lambda g, ans, x: zeros_cotangent(g)], jvp=[lambda t, ans, x: zeros_cotangent(t)])
+
+
+def zeros_cotangent(g):
+    """Zeros shaped like the cotangent `g`: the derivative of an op that is flat (sign)."""
+    return np.zeros(g.shape, g.dtype)
 sin = unary("sin", np.sin, save="x", ufunc=np.sin, deriv=lambda ans, x: cos(x))
 cos = unary("cos", np.cos, save="x", ufunc=np.cos, deriv=lambda ans, x: -sin(x))
 tanh = unary("tanh", np.tanh, save="ans", ufunc=np.tanh, deriv=lambda ans, x: 1 - ans * ans)

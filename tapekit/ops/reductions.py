@@ -8,8 +8,9 @@ import math
 import numpy as np
 
 from ..tensor import Tensor
+from .elementwise import where
 from .registry import defop, numpy_function
-from .shapes import broadcast_to, reshape_op
+from .shapes import broadcast_to, expand_dims_op, reshape_op, transpose_op
 
 
 def _axes(axis, ndim):
@@ -98,33 +99,58 @@ reduce_min_op = defop("reduce_min", lambda x, axis, keepdims: np.minimum.reduce(
                       save="x ans", vjp=[_extreme_vjp], jvp=[_extreme_jvp])
 
 
-def _prod_others(x, axis):
-    """For each element, the product of the other elements in its reduction group (zero-safe)."""
-    moved = np.moveaxis(x, axis, tuple(range(x.ndim - len(axis), x.ndim)))
-    flat = moved.reshape(moved.shape[: moved.ndim - len(axis)] + (-1,))
-    ones = np.ones(flat.shape[:-1] + (1,), dtype=x.dtype)
-    left = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
-    right = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
-    out = (left * right).reshape(moved.shape)
-    return np.moveaxis(out, tuple(range(x.ndim - len(axis), x.ndim)), axis)
+def _prod_others_last(x):
+    """For each element, the product of the other elements along the last axis (zero-safe):
+    the product of those before it (an exclusive cumprod from the left) times those after."""
+    if x.shape[-1] == 0:   # an empty group: no elements, no products (not one 1)
+        return np.empty(x.shape, x.dtype)
+    ones = np.ones(x.shape[:-1] + (1,), dtype=x.dtype)
+    left = np.cumprod(np.concatenate([ones, x[..., :-1]], axis=-1), axis=-1)
+    right = np.cumprod(np.concatenate([ones, x[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    return left * right
 
 
-def _prod_others_vjp(g, ans, x, axis):
-    # d others_i / d x_j = prod over k != i, j: written as others_i / x_j (valid where x_j != 0).
-    return reduce_sum_op(g * ans, axis=axis, keepdims=True) / x - g * ans / x
+def _prod_others_vjp(g, ans, x):
+    # d ans_i / d x_j = product over k != i, j (0 on the diagonal); symmetric in i and j. Row j
+    # of xj is x with x_j replaced by 1, so prod_others(xj)[j, i] is that product for i != j
+    # and ans_j for i = j. No division: exact where an x is 0 (x_j / x_j would be NaN). It
+    # takes n * n numbers per group; only second derivatives of reduce_prod get here.
+    n = x.shape[-1]
+    xj = where(np.eye(n, dtype=bool), 1, expand_dims_op(x, axis=-2))
+    both = prod_others(xj)
+    return reduce_sum_op(expand_dims_op(g, axis=-2) * both, axis=(-1,), keepdims=False) - g * ans
 
 
-prod_others = defop("prod_others", _prod_others, save="x ans", vjp=[_prod_others_vjp],
-                    jvp=[lambda t, ans, x, axis: reduce_sum_op(t * ans, axis=axis, keepdims=True) / x
-                         - t * ans / x],
-                    doc="Product of the other elements of each reduction group (for reduce_prod's rule).")
+prod_others = defop("prod_others", _prod_others_last, save="x ans", vjp=[_prod_others_vjp],
+                    jvp=[_prod_others_vjp],   # the Jacobian is symmetric: the same product
+                    doc="Product of the other elements along the last axis (for reduce_prod's rule).")
+
+
+def _others(x, axis):
+    """prod_others over the reduction group `axis` (negative axes): the group is moved last
+    and flattened, then put back; with tapekit ops, so higher derivatives pass through."""
+    nd, k = x.ndim, len(axis)
+    perm = None
+    if axis != tuple(range(-k, 0)):
+        kept = [a for a in range(-nd, 0) if a not in axis]
+        perm = tuple(a + nd for a in kept + list(axis))
+        x = transpose_op(x, perm=perm)
+    shape = tuple(x.shape)
+    if k != 1:
+        x = reshape_op(x, shape=shape[:nd - k] + (math.prod(shape[nd - k:]),))
+    out = prod_others(x)
+    if k != 1:
+        out = reshape_op(out, shape=shape)
+    if perm is not None:
+        out = transpose_op(out, perm=tuple(np.argsort(perm).tolist()))
+    return out
+
 
 reduce_prod_op = defop(
     "reduce_prod", lambda x, axis, keepdims: np.multiply.reduce(x, axis=axis, keepdims=keepdims),
     save="x",
-    vjp=[lambda g, ans, x, axis, keepdims: _expand_back(g, ans, x, axis, keepdims)
-         * prod_others(x, axis=axis)],
-    jvp=[lambda t, ans, x, axis, keepdims: reduce_sum_op(t * prod_others(x, axis=axis), axis=axis,
+    vjp=[lambda g, ans, x, axis, keepdims: _expand_back(g, ans, x, axis, keepdims) * _others(x, axis)],
+    jvp=[lambda t, ans, x, axis, keepdims: reduce_sum_op(t * _others(x, axis), axis=axis,
                                                          keepdims=keepdims)])
 
 

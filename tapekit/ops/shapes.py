@@ -63,7 +63,7 @@ sum_to = defop("sum_to", _sum_to,
 
 def _broadcast_to_vjp(g, ans, x, shape):
     nlead = g.ndim - ans.ndim
-    return sum_to(g, shape=tuple(g.shape[:nlead]) + tuple(x.shape), nlead=nlead)
+    return sum_to(g, shape=tuple(x.shape), nlead=nlead)   # `shape` excludes the nlead axes
 
 
 def _broadcast_to(x, shape):
