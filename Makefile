@@ -2,7 +2,7 @@
 #
 #   make lab        run the lessons in JupyterLab (installs graphviz + the [lab] extra first)
 #   make test       unit + browser tests, then the notebooks under nbval (what CI runs)
-#   make notebooks  re-execute notebooks/*.ipynb in place so nbval has fresh outputs
+#   make notebooks  sync the lessons' .md text into their .ipynb, re-execute them for nbval
 #   make bench      benchmarks against NumPy and PyTorch (torch's CPU wheel from /opt/wheels)
 #   make sysdeps    apt-get install graphviz + chromium if missing (root only)
 #   make clean      caches and build artefacts; `make distclean` also removes .venv
@@ -112,8 +112,15 @@ test: sysdeps $(VENV)/.stamp-test
 bench: $(VENV)/.stamp-bench
 	$(PY) benchmarks/run.py $(BENCH_ARGS)
 
+# The lessons' text (notebooks/*.md) is the source: copy its cells into each .ipynb (keeping
+# outputs), run the notebooks, then check that every pair still agrees. Execution writes only
+# the .ipynb files; the .md files are never rewritten here.
+# One lesson: make notebooks LESSONS=notebooks/01_first_gradients.md
+LESSONS ?=
 notebooks: sysdeps-graphviz $(VENV)/.stamp-test
-	PYTHONHASHSEED=0 $(PY) tools/execute_notebooks.py
+	$(PY) tools/sync_lessons.py $(LESSONS)
+	PYTHONHASHSEED=0 $(PY) tools/execute_notebooks.py $(LESSONS:.md=.ipynb)
+	$(PY) tools/sync_lessons.py --check $(LESSONS)
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache .hypothesis .ruff_cache tests/ui/output
