@@ -3,7 +3,8 @@
 - every notebooks/*.ipynb is in README's lessons table, and every table entry exists;
 - a notebook imports only declared dependencies (stdlib, numpy, tapekit, graphviz,
   ipywidgets, IPython; scikit-learn only in lesson 08, from the [lab]/[test] extras);
-- every exercise has a solution in a collapsed (source_hidden) code cell;
+- every exercise has a solution in a collapsed (source_hidden) code cell tagged `solution`,
+  and no other cell is collapsed;
 - the kernelspec is python3; no stored output contains a 0x... memory address.
 """
 import ast
@@ -106,19 +107,35 @@ def test_imports_are_declared(path):
                         f"allowed in this lesson:\n{cell.source}")
 
 
+def is_hidden(cell):
+    """JupyterLab and Notebook 7 collapse a cell's source when this metadata is set."""
+    return cell.metadata.get("jupyter", {}).get("source_hidden") is True
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_exercise_has_hidden_solution(path):
     nb = nbformat.read(path, as_version=4)
     exercise_at = [i for i, c in enumerate(nb.cells)
                    if c.cell_type == "markdown" and re.search(r"^#+ .*Exercise", c.source, re.M)]
-    if not exercise_at and path.name.startswith("10_"):
-        pytest.skip("lesson 10 has no exercise yet")
     assert exercise_at, f"{path.name} has no '## Exercise' heading"
     for start in exercise_at:
-        later = nb.cells[start + 1:]
-        hidden = [c for c in later if c.cell_type == "code"
-                  and c.metadata.get("jupyter", {}).get("source_hidden")]
-        assert hidden, f"{path.name}: the exercise at cell {start} has no hidden solution cell"
+        later = [c for c in nb.cells[start + 1:] if c.cell_type == "code"]
+        solution = next((c for c in later if c.source.lstrip().startswith("# Solution")), None)
+        assert solution is not None, f"{path.name}: the exercise at cell {start} has no solution"
+        assert is_hidden(solution), (
+            f"{path.name}: the solution after cell {start} shows its code; give it the cell "
+            f"metadata jupyter: {{source_hidden: true}} (in the .md's cell header)")
+        assert "solution" in solution.metadata.get("tags", []), f"{path.name}: tag it 'solution'"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_only_solutions_are_hidden(path):
+    """A hidden cell that is not a solution hides code the reader needs (and vice versa)."""
+    nb = nbformat.read(path, as_version=4)
+    for i, cell in enumerate(nb.cells):
+        tagged = "solution" in cell.metadata.get("tags", [])
+        assert is_hidden(cell) == tagged, f"{path.name}, cell {i}: hidden={is_hidden(cell)}, " \
+                                          f"tagged solution={tagged}\n{cell.source[:200]}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
