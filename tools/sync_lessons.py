@@ -99,7 +99,9 @@ def differences(md_path, ipynb_path):
 
 def text_is_stable(md_path, ipynb_path):
     """True when jupytext, saving this .ipynb (a paired JupyterLab, `jupytext --sync`), would
-    write back exactly the .md on disk: the text is not reformatted behind the author's back."""
+    write back exactly the .md on disk: the text is not reformatted behind the author's back,
+    and JupyterLab opens the pair even when the .ipynb is the newer file (otherwise its
+    jupytext refuses: "... is more recent than ...md")."""
     config = load_jupytext_config(str(md_path))  # notebooks/jupytext.toml
     nb = nbformat.read(ipynb_path, as_version=4)
     return jupytext.writes(nb, fmt=TEXT_FORMAT, config=config) == md_path.read_text(encoding="utf-8")
