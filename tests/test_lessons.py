@@ -165,3 +165,62 @@ def test_outputs_are_stored(path):
     cells = code_cells(nb)
     assert any(c.get("outputs") for c in cells), (
         f"{path.name} has no stored outputs: run tools/execute_notebooks.py {path}")
+
+
+# --- tools/execute_notebooks.py keeps re-executed lessons free of random noise -----------------
+def _load_tool(name):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, REPO / "tools" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _widget_notebook(ids):
+    """Two outputs showing a VBox (ids[0]) of a slider (ids[1]), plus a closed model (ids[2])."""
+    box, slider, closed = ids
+    nb = nbformat.v4.new_notebook()
+    view = {"application/vnd.jupyter.widget-view+json":
+            {"model_id": box, "version_major": 2, "version_minor": 0}}
+    nb.cells = [nbformat.v4.new_code_cell("box", id="box", outputs=[
+        nbformat.v4.new_output("display_data", data=view)])]
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {
+        "version_major": 2, "version_minor": 0, "state": {
+            box: {"model_name": "VBoxModel", "state": {"children": [f"IPY_MODEL_{slider}"]}},
+            slider: {"model_name": "IntSliderModel", "state": {"value": 3}},
+            closed: {"model_name": "ButtonModel", "state": {}}}}}
+    return nb
+
+
+def test_widget_ids_are_stable_across_runs():
+    tool = _load_tool("execute_notebooks")
+    run1 = tool.stable_widget_ids(_widget_notebook(["a" * 32, "b" * 32, "c" * 32]), "x.ipynb")
+    run2 = tool.stable_widget_ids(_widget_notebook(["f" * 32, "e" * 32, "d" * 32]), "x.ipynb")
+    assert nbformat.writes(run1) == nbformat.writes(run2)
+    text = nbformat.writes(run1)
+    assert "a" * 32 not in text and "b" * 32 not in text and "c" * 32 not in text
+    state = run1.metadata.widgets["application/vnd.jupyter.widget-state+json"]["state"]
+    box = run1.cells[0].outputs[0].data["application/vnd.jupyter.widget-view+json"]["model_id"]
+    slider = state[box]["state"]["children"][0].removeprefix("IPY_MODEL_")
+    assert state[slider]["state"] == {"value": 3}  # references still point at their models
+    assert len(state) == 3
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_stored_widget_ids_are_the_stable_ones(path):
+    """The notebook was executed by tools/execute_notebooks.py (`make notebooks`)."""
+    nb = nbformat.read(path, as_version=4)
+    tool = _load_tool("execute_notebooks")
+    assert nbformat.writes(tool.stable_widget_ids(nb, path.name)) == nbformat.writes(nb)
+
+
+def test_consecutive_stream_chunks_are_joined():
+    tool = _load_tool("execute_notebooks")
+    out = nbformat.v4.new_output
+    cell = nbformat.v4.new_code_cell("print(1); print(2)", outputs=[
+        out("stream", name="stdout", text="1\n"), out("stream", name="stdout", text="2\n"),
+        out("stream", name="stderr", text="warning\n"), out("stream", name="stdout", text="3\n")])
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    tool.coalesce_streams(nb)
+    assert [(o.name, o.text) for o in nb.cells[0].outputs] == [
+        ("stdout", "1\n2\n"), ("stderr", "warning\n"), ("stdout", "3\n")]
