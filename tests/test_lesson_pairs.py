@@ -138,7 +138,7 @@ def test_a_missing_half_is_caught(pair, missing):
     md.with_suffix(missing).unlink()
     assert [m for m, _ in sync_lessons.lesson_pairs(md.parent)] == [md]
     problems = sync_lessons.differences(*pair)
-    assert len(problems) == 1 and "has no pair" in problems[0] and missing in problems[0]
+    assert len(problems) == 1 and f"{LESSON}{missing} is missing" in problems[0]
 
 
 def test_outputs_and_per_run_metadata_are_not_compared(pair):

@@ -64,9 +64,14 @@ def differences(md_path, ipynb_path):
     md_path, ipynb_path = Path(md_path), Path(ipynb_path)
     missing = [p for p in (md_path, ipynb_path) if not p.exists()]
     if missing:
-        have = ipynb_path if md_path in missing else md_path
-        return [f"{have.name} has no pair: {', '.join(p.name for p in missing)} is missing "
-                f"(create it with `jupytext --set-formats {PAIRING} {have}`)"]
+        if len(missing) == 2:
+            return [f"neither {md_path} nor {ipynb_path} exists"]
+        if md_path in missing:
+            fix = f"`jupytext --set-formats {PAIRING} {ipynb_path}` writes it from the notebook"
+        else:
+            fix = f"`make notebooks LESSONS={md_path}` writes and runs it"
+        return [f"{missing[0].name} is missing: every lesson in notebooks/ is a .md and "
+                f".ipynb pair ({fix})"]
     text = jupytext.read(md_path, fmt=TEXT_FORMAT)
     nb = text_view(nbformat.read(ipynb_path, as_version=4))
     problems = []
