@@ -126,6 +126,10 @@ def test_exercise_has_hidden_solution(path):
             f"{path.name}: the solution after cell {start} shows its code; give it the cell "
             f"metadata jupyter: {{source_hidden: true}} (in the .md's cell header)")
         assert "solution" in solution.metadata.get("tags", []), f"{path.name}: tag it 'solution'"
+        # its printed numbers and pictures would give the answer away just as well
+        assert solution.metadata["jupyter"].get("outputs_hidden") is True, (
+            f"{path.name}: the solution after cell {start} shows its outputs; add "
+            f"jupyter: {{outputs_hidden: true}}")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
