@@ -2,7 +2,7 @@
 #
 #   make lab        run the lessons in JupyterLab (installs graphviz + the [lab] extra first)
 #   make test       unit + browser tests, then the notebooks under nbval (what CI runs)
-#   make notebooks  re-execute notebooks/*.ipynb in place so nbval has fresh outputs
+#   make notebooks  sync the lessons' .md text into their .ipynb, re-execute them for nbval
 #   make bench      benchmarks against NumPy and PyTorch (torch's CPU wheel from /opt/wheels)
 #   make sysdeps    apt-get install graphviz + chromium if missing (root only)
 #   make clean      caches and build artefacts; `make distclean` also removes .venv
@@ -89,7 +89,11 @@ $(VENV)/.stamp-%: pyproject.toml | $(PY)
 # torch==2.13.0 resolves to the local CPU wheel; from PyPI alone it is the CUDA build (GBs).
 $(VENV)/.stamp-bench: PIP_FLAGS = $(if $(wildcard $(TORCH_WHEELS)/torch-*.whl),--find-links $(TORCH_WHEELS),$(warning no torch wheel in $(TORCH_WHEELS): pip will take torch from PyPI))
 
+# `jupyter trust`: the lessons' stored outputs (HTML, SVG, widgets) show without "trust this
+# notebook?" on first open. It signs the current files only; after `make notebooks` run it again
+# (this target does).
 lab: sysdeps-graphviz $(VENV)/.stamp-lab
+	$(VENV)/bin/jupyter trust notebooks/*.ipynb
 	$(VENV)/bin/jupyter lab --ip=127.0.0.1 $(if $(IS_ROOT),--allow-root) notebooks/
 
 # Runs both suites even if the first fails, and exits with the first non-zero status.
@@ -112,8 +116,15 @@ test: sysdeps $(VENV)/.stamp-test
 bench: $(VENV)/.stamp-bench
 	$(PY) benchmarks/run.py $(BENCH_ARGS)
 
+# The lessons' text (notebooks/*.md) is the source: copy its cells into each .ipynb (keeping
+# outputs), run the notebooks, then check that every pair still agrees. Execution writes only
+# the .ipynb files; the .md files are never rewritten here.
+# One lesson: make notebooks LESSONS=notebooks/01_first_gradients.md
+LESSONS ?=
 notebooks: sysdeps-graphviz $(VENV)/.stamp-test
-	PYTHONHASHSEED=0 $(PY) tools/execute_notebooks.py
+	$(PY) tools/sync_lessons.py $(LESSONS)
+	PYTHONHASHSEED=0 $(PY) tools/execute_notebooks.py $(LESSONS:.md=.ipynb)
+	$(PY) tools/sync_lessons.py --check $(LESSONS)
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache .hypothesis .ruff_cache tests/ui/output

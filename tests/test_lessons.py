@@ -3,7 +3,8 @@
 - every notebooks/*.ipynb is in README's lessons table, and every table entry exists;
 - a notebook imports only declared dependencies (stdlib, numpy, tapekit, graphviz,
   ipywidgets, IPython; scikit-learn only in lesson 08, from the [lab]/[test] extras);
-- every exercise has a solution in a collapsed (source_hidden) code cell;
+- every exercise has a solution in a collapsed (source_hidden) code cell tagged `solution`,
+  and no other cell is collapsed;
 - the kernelspec is python3; no stored output contains a 0x... memory address.
 """
 import ast
@@ -106,19 +107,39 @@ def test_imports_are_declared(path):
                         f"allowed in this lesson:\n{cell.source}")
 
 
+def is_hidden(cell):
+    """JupyterLab and Notebook 7 collapse a cell's source when this metadata is set."""
+    return cell.metadata.get("jupyter", {}).get("source_hidden") is True
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_exercise_has_hidden_solution(path):
     nb = nbformat.read(path, as_version=4)
     exercise_at = [i for i, c in enumerate(nb.cells)
                    if c.cell_type == "markdown" and re.search(r"^#+ .*Exercise", c.source, re.M)]
-    if not exercise_at and path.name.startswith("10_"):
-        pytest.skip("lesson 10 has no exercise yet")
     assert exercise_at, f"{path.name} has no '## Exercise' heading"
     for start in exercise_at:
-        later = nb.cells[start + 1:]
-        hidden = [c for c in later if c.cell_type == "code"
-                  and c.metadata.get("jupyter", {}).get("source_hidden")]
-        assert hidden, f"{path.name}: the exercise at cell {start} has no hidden solution cell"
+        later = [c for c in nb.cells[start + 1:] if c.cell_type == "code"]
+        solution = next((c for c in later if c.source.lstrip().startswith("# Solution")), None)
+        assert solution is not None, f"{path.name}: the exercise at cell {start} has no solution"
+        assert is_hidden(solution), (
+            f"{path.name}: the solution after cell {start} shows its code; give it the cell "
+            f"metadata jupyter: {{source_hidden: true}} (in the .md's cell header)")
+        assert "solution" in solution.metadata.get("tags", []), f"{path.name}: tag it 'solution'"
+        # its printed numbers and pictures would give the answer away just as well
+        assert solution.metadata["jupyter"].get("outputs_hidden") is True, (
+            f"{path.name}: the solution after cell {start} shows its outputs; add "
+            f"jupyter: {{outputs_hidden: true}}")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_only_solutions_are_hidden(path):
+    """A hidden cell that is not a solution hides code the reader needs (and vice versa)."""
+    nb = nbformat.read(path, as_version=4)
+    for i, cell in enumerate(nb.cells):
+        tagged = "solution" in cell.metadata.get("tags", [])
+        assert is_hidden(cell) == tagged, f"{path.name}, cell {i}: hidden={is_hidden(cell)}, " \
+                                          f"tagged solution={tagged}\n{cell.source[:200]}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -148,3 +169,62 @@ def test_outputs_are_stored(path):
     cells = code_cells(nb)
     assert any(c.get("outputs") for c in cells), (
         f"{path.name} has no stored outputs: run tools/execute_notebooks.py {path}")
+
+
+# --- tools/execute_notebooks.py keeps re-executed lessons free of random noise -----------------
+def _load_tool(name):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, REPO / "tools" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _widget_notebook(ids):
+    """Two outputs showing a VBox (ids[0]) of a slider (ids[1]), plus a closed model (ids[2])."""
+    box, slider, closed = ids
+    nb = nbformat.v4.new_notebook()
+    view = {"application/vnd.jupyter.widget-view+json":
+            {"model_id": box, "version_major": 2, "version_minor": 0}}
+    nb.cells = [nbformat.v4.new_code_cell("box", id="box", outputs=[
+        nbformat.v4.new_output("display_data", data=view)])]
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {
+        "version_major": 2, "version_minor": 0, "state": {
+            box: {"model_name": "VBoxModel", "state": {"children": [f"IPY_MODEL_{slider}"]}},
+            slider: {"model_name": "IntSliderModel", "state": {"value": 3}},
+            closed: {"model_name": "ButtonModel", "state": {}}}}}
+    return nb
+
+
+def test_widget_ids_are_stable_across_runs():
+    tool = _load_tool("execute_notebooks")
+    run1 = tool.stable_widget_ids(_widget_notebook(["a" * 32, "b" * 32, "c" * 32]), "x.ipynb")
+    run2 = tool.stable_widget_ids(_widget_notebook(["f" * 32, "e" * 32, "d" * 32]), "x.ipynb")
+    assert nbformat.writes(run1) == nbformat.writes(run2)
+    text = nbformat.writes(run1)
+    assert "a" * 32 not in text and "b" * 32 not in text and "c" * 32 not in text
+    state = run1.metadata.widgets["application/vnd.jupyter.widget-state+json"]["state"]
+    box = run1.cells[0].outputs[0].data["application/vnd.jupyter.widget-view+json"]["model_id"]
+    slider = state[box]["state"]["children"][0].removeprefix("IPY_MODEL_")
+    assert state[slider]["state"] == {"value": 3}  # references still point at their models
+    assert len(state) == 3
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_stored_widget_ids_are_the_stable_ones(path):
+    """The notebook was executed by tools/execute_notebooks.py (`make notebooks`)."""
+    nb = nbformat.read(path, as_version=4)
+    tool = _load_tool("execute_notebooks")
+    assert nbformat.writes(tool.stable_widget_ids(nb, path.name)) == nbformat.writes(nb)
+
+
+def test_consecutive_stream_chunks_are_joined():
+    tool = _load_tool("execute_notebooks")
+    out = nbformat.v4.new_output
+    cell = nbformat.v4.new_code_cell("print(1); print(2)", outputs=[
+        out("stream", name="stdout", text="1\n"), out("stream", name="stdout", text="2\n"),
+        out("stream", name="stderr", text="warning\n"), out("stream", name="stdout", text="3\n")])
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    tool.coalesce_streams(nb)
+    assert [(o.name, o.text) for o in nb.cells[0].outputs] == [
+        ("stdout", "1\n2\n"), ("stderr", "warning\n"), ("stdout", "3\n")]

@@ -10,13 +10,20 @@ usage: python tools/execute_notebooks.py [--timeout 120] [--kernel python3] [--c
 - the kernel gets PYTHONHASHSEED=0 (unless already set), the same as `make test` gives nbval,
   so outputs that depend on str/bytes hash order (set iteration) agree between both runs
 - --check executes without writing anything back: "do all notebooks still run?"
+- consecutive stdout (or stderr) chunks of a cell are stored as one output: how the kernel
+  happened to flush them varies from run to run, the text does not
+- widget model ids (random in the kernel) are renamed to ids derived from the notebook's
+  name and each widget's place in it, so re-running an unchanged lesson changes nothing
 
 Exit status: 0 when every notebook ran, 1 otherwise.
 (Recipe: shared/recipes/jupyter-testing.md §2.6.)
 """
 import argparse
+import json
 import os
+import re
 import sys
+import uuid
 from pathlib import Path
 
 import nbformat
@@ -25,6 +32,58 @@ from nbclient.exceptions import CellExecutionError, DeadKernelError
 
 REPO = Path(__file__).resolve().parents[1]
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+
+
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+MODEL_REF = re.compile(r"IPY_MODEL_([0-9a-f]{32})")
+
+
+def stable_widget_ids(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
+    """Rename every widget model id to uuid5(name, position): the position is the order in
+    which the outputs, then each model's references, reach it (deterministic, unlike the
+    kernel's uuid4 ids). Returns a new notebook; one without widgets comes back unchanged."""
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    if not state:
+        return nb
+    order = []
+
+    def visit(model_id):
+        if model_id in state and model_id not in order:
+            order.append(model_id)
+            for ref in MODEL_REF.findall(json.dumps(state[model_id], sort_keys=True)):
+                visit(ref)
+
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            view = out.get("data", {}).get(WIDGET_VIEW)
+            if view:
+                visit(view["model_id"])
+    # models no output reaches (e.g. a widget that was closed): order them by content
+    rest = sorted(set(state) - set(order),
+                  key=lambda m: MODEL_REF.sub("", json.dumps(state[m], sort_keys=True)))
+    for model_id in rest:
+        visit(model_id)
+    namespace = uuid.uuid5(uuid.NAMESPACE_URL, "tapekit-lesson:" + name)
+    text = nbformat.writes(nb)
+    for i, model_id in enumerate(order):
+        text = text.replace(model_id, uuid.uuid5(namespace, str(i)).hex)
+    return nbformat.reads(text, as_version=4)
+
+
+def coalesce_streams(nb: nbformat.NotebookNode) -> None:
+    """Join each run of consecutive stream outputs with the same name into one (in place)."""
+    for cell in nb.cells:
+        merged = []
+        for out in cell.get("outputs", []):
+            last = merged[-1] if merged else None
+            if (out.output_type == "stream" and last is not None
+                    and last.output_type == "stream" and last.name == out.name):
+                last.text += out.text
+            else:
+                merged.append(out)
+        if cell.cell_type == "code":
+            cell.outputs = merged
 
 
 def execute(path: Path, kernel: str, timeout: int) -> nbformat.NotebookNode:
@@ -41,7 +100,8 @@ def execute(path: Path, kernel: str, timeout: int) -> nbformat.NotebookNode:
     )
     client.execute()
     nb.metadata["kernelspec"] = dict(KERNELSPEC, name=kernel)
-    return nb
+    coalesce_streams(nb)
+    return stable_widget_ids(nb, path.name)
 
 
 def main() -> int:
