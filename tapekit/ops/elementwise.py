@@ -9,9 +9,9 @@ from .. import dtypes
 from .registry import defop, numpy_function
 
 
-def unary(name, forward, deriv, save, ufunc=None, doc=None):
+def unary(name, forward, deriv, save, ufunc=None, doc=None, float_only=True):
     """An elementwise op whose VJP and JVP both multiply by `deriv(ans, x)`."""
-    return defop(name, forward, args="x", save=save, ufunc=ufunc, doc=doc,
+    return defop(name, forward, args="x", save=save, ufunc=ufunc, doc=doc, float_only=float_only,
                  writes_out=isinstance(forward, np.ufunc),
                  vjp=[lambda g, ans, x: g * deriv(ans, x)],
                  jvp=[lambda t, ans, x: t * deriv(ans, x)])
@@ -92,13 +92,13 @@ def _pow_dy(ans, x, y):
 pow = binary("pow", np.power, save="ans x y", ufunc=np.power,  # noqa: A001 - tf.pow
              dx=lambda ans, x, y: y * x ** (y - 1), dy=_pow_dy)
 
-square = unary("square", np.square, save="x", ufunc=np.square,
+square = unary("square", np.square, save="x", ufunc=np.square, float_only=False,
                deriv=lambda ans, x: 2 * x)
 sqrt = unary("sqrt", np.sqrt, save="ans", ufunc=np.sqrt,
              deriv=lambda ans, x: 0.5 / ans)          # inf at 0, as TensorFlow
 exp = unary("exp", np.exp, save="ans", ufunc=np.exp, deriv=lambda ans, x: ans)
 log = unary("log", np.log, save="x", ufunc=np.log, deriv=lambda ans, x: 1 / x)
-abs = unary("abs", np.abs, save="x", ufunc=np.absolute,  # noqa: A001 - tf.abs
+abs = unary("abs", np.abs, save="x", ufunc=np.absolute, float_only=False,  # noqa: A001 - tf.abs
             deriv=lambda ans, x: sign(x))             # 0 at 0, as TensorFlow
 sign = defop("sign", np.sign, ufunc=np.sign)
 sin = unary("sin", np.sin, save="x", ufunc=np.sin, deriv=lambda ans, x: cos(x))
