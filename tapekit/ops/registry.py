@@ -205,9 +205,9 @@ def apply(op, args, attrs):
             out = op.forward(*values)
     except _FORWARD_ERRORS as e:
         raise _op_error(op, values, attrs, e) from None
-    # (A forward that returns an input itself (identity) has one input, converted above.)
-    if arrays and first is not None and (convert or type(out) is np.ndarray and out.base is not None
-                                         or out is values[0] or out is values[-1]):
+    # A view of the caller's array has a base; forwards that return an input itself
+    # (identity, cast to the same dtype) have one input, converted (copied) above.
+    if arrays and (convert or type(out) is np.ndarray and out.base is not None) and first is not None:
         out = _keep_private(op, values, tids, out, saved=convert)
     return _emit(op, args, tuple(values), tuple(tids), out, attrs)
 
@@ -226,7 +226,7 @@ def _keep_private(op, values, tids, out, saved=True):
     for k, v in enumerate(values):
         if tids[k] is not None or type(v) is not np.ndarray:
             continue   # a tensor or a Python number
-        if ((out is v or type(out) is np.ndarray and out.base is not None)
+        if (type(out) is np.ndarray and (out is v or out.base is not None)
                 and np.may_share_memory(out, v) and not _frozen(v)):
             out = out.copy()
         if saving and (op.save_all or not op.variadic and op.save_mask[k]) and not _frozen(v):
