@@ -108,6 +108,15 @@ def test_updating_a_variable_after_the_forward_pass_keeps_the_recorded_value(upd
     assert tape.gradient(y, v).numpy().tolist() == [2.0, 4.0]   # 2 v at the time of the forward
 
 
+def test_a_tk_function_replay_does_not_return_a_view_of_the_callers_array():
+    f = tk.function(lambda x: tk.reshape(x, [-1]))
+    a = np.ones((2, 2), np.float32)
+    traced, replayed, by_keyword = f(a), f(a), f(x=a)
+    a[:] = 5
+    for y in (traced, replayed, by_keyword):
+        assert y.numpy().tolist() == [1.0] * 4
+
+
 # Property: no mutation of any array a user passed in or got out changes a recorded value,
 # a result or a gradient. Each example runs the same computation twice: once and mutated
 # afterwards, once on untouched copies; the two must agree exactly.
