@@ -94,9 +94,9 @@ def check_cast(arr, dtype, what, value=None):
         low, high = arr.min(), arr.max()
         if low < info.min or high > info.max:
             bad = low if low < info.min else high
+            fix = " Use dtype tk.int64" if dtype.itemsize < 8 else ""
             raise ValueError(f"{what}: the value {bad} does not fit in {dtype.name} (range "
-                             f"{info.min}..{info.max}); it would wrap around silently. Use "
-                             f"dtype tk.int64")
+                             f"{info.min}..{info.max}); it would wrap around silently.{fix}")
     return arr.astype(dtype)
 
 
