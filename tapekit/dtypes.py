@@ -33,12 +33,73 @@ def is_floating(dtype):
 
 
 def default_dtype_for(value):
-    """The dtype TensorFlow picks for a Python scalar or (nested) list, or None for arrays."""
+    """The dtype TensorFlow picks for a Python scalar or (nested) list, or None for arrays.
+
+    Floats become float32; integers int32, or int64 when a value does not fit in int32
+    (as TensorFlow does: tf.constant(2**40) is int64, never a wrapped int32).
+    """
     if isinstance(value, (np.ndarray, np.generic)):
         return None
-    arr = np.asarray(value)
+    return default_dtype_of(natural_array(value))
+
+
+def natural_array(value):
+    """np.asarray(value), with a clear error for a ragged list (NumPy's is about "sequences")."""
+    try:
+        return np.asarray(value)
+    except ValueError as e:
+        if "inhomogeneous" in str(e):
+            raise ValueError(f"cannot convert {_short(value)} to a tensor: the nested lists have "
+                             f"different lengths (a ragged list). A tensor is rectangular: give "
+                             f"every row the same length (pad the short ones)") from None
+        raise
+
+
+def default_dtype_of(arr):
+    """TensorFlow's dtype for `arr`, the NumPy array of a Python value (natural_array)."""
     if arr.dtype == np.float64:
         return DEFAULT_FLOAT
     if arr.dtype.kind in "iu":
+        if arr.size and arr.dtype.itemsize > 4 and (arr.min() < _INT32.min or arr.max() > _INT32.max):
+            return int64
         return DEFAULT_INT
     return arr.dtype
+
+
+_INT32 = np.iinfo(np.int32)
+
+
+def check_cast(arr, dtype, what, value=None):
+    """`arr` as `dtype`, refusing conversions that would change numbers silently.
+
+    A float value into an integer or bool dtype (1.5 -> 1, 0.9 -> 0), an integer outside the
+    range of the target integer dtype (2**40 -> 0 in int32), and a number into bool are
+    refused, as TensorFlow refuses them, with an error that names `what` (the operation and
+    argument), the value and the fix. Other casts (int -> float, float64 -> float32) happen.
+    """
+    dtype = np.dtype(dtype)
+    src = arr.dtype
+    if src == dtype:
+        return arr
+    shown = _short(arr if value is None else value)
+    if dtype.kind in "iub" and src.kind in "fc":
+        raise TypeError(f"{what}: cannot convert {shown} (dtype {src.name}) to {dtype.name}: it "
+                        f"would drop the fraction silently. Use a float dtype, or cast on purpose: "
+                        f"tk.cast(x, tk.{dtype.name}) truncates toward zero")
+    if dtype.kind == "b" and src.kind in "iu":
+        raise TypeError(f"{what}: cannot convert {shown} (dtype {src.name}) to bool; compare "
+                        f"instead, e.g. x != 0")
+    if dtype.kind in "iu" and src.kind in "iu" and arr.size and not np.can_cast(src, dtype):
+        info = np.iinfo(dtype)
+        low, high = arr.min(), arr.max()
+        if low < info.min or high > info.max:
+            bad = low if low < info.min else high
+            fix = " Use dtype tk.int64" if dtype.itemsize < 8 else ""
+            raise ValueError(f"{what}: the value {bad} does not fit in {dtype.name} (range "
+                             f"{info.min}..{info.max}); it would wrap around silently.{fix}")
+    return arr.astype(dtype)
+
+
+def _short(value, n=60):
+    text = repr(value)
+    return text if len(text) <= n else text[: n - 3] + "..."

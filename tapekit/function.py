@@ -485,7 +485,8 @@ class Function:
         fast_key = None if kwargs else _fast_key(args)
         program = self._by_fast_key.get(fast_key) if fast_key is not None else None
         if program is not None and not (state.tapes or state.accumulators):
-            return program.run_fast([a._value if type(a) is Tensor else a for a in args])
+            # A caller's array is copied (as when tracing): a result may be a view of it.
+            return program.run_fast([a._value if type(a) is Tensor else a.copy() for a in args])
         leaves = nest.flatten((args, kwargs))
         key = _signature((args, kwargs), leaves)
         program = self.programs.get(key)
@@ -498,7 +499,7 @@ class Function:
         tensors = [leaf for leaf in leaves if _is_tensor_arg(leaf)]
         if state.tapes or state.accumulators:
             return program.run_tensors([convert_to_tensor(t) for t in tensors])
-        return program.run_fast([t._value if isinstance(t, Tensor) else t for t in tensors])
+        return program.run_fast([t._value if isinstance(t, Tensor) else np.array(t) for t in tensors])
 
     def _trace(self, key, args, kwargs, leaves):
         # Tensor arguments get their own tape ids: f(x, x) must not merge the two inputs.

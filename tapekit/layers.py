@@ -85,11 +85,27 @@ def _initializer(init):
                      f"callable (shape, dtype) -> array")
 
 
-def _pair(value, what):
-    pair = (value, value) if isinstance(value, int) else tuple(int(v) for v in value)
-    if len(pair) != 2:
-        raise ValueError(f"{what} must be an int or a pair of ints, got {value!r}")
-    return pair
+def _pair(value, what, layer):
+    """A positive int or a pair of them, as a pair: kernel_size=3 -> (3, 3).
+
+    0, negative and fractional sizes raise here, naming the layer and the argument, rather
+    than as a ZeroDivisionError in the initializer or a truncated 2.5 -> 2.
+    """
+    items = [value, value] if _is_int(value) else (list(value) if isinstance(value, (list, tuple)) else None)
+    if items is None or len(items) != 2 or not all(_is_int(v) and v > 0 for v in items):
+        raise ValueError(f"{layer}: {what} must be a positive integer or a pair of positive "
+                         f"integers, got {value!r}")
+    return tuple(int(v) for v in items)
+
+
+def _is_int(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _positive_int(value, what, layer):
+    if not _is_int(value) or value <= 0:
+        raise ValueError(f"{layer}: {what} must be a positive integer, got {value!r}")
+    return int(value)
 
 
 # --- the base class -----------------------------------------------------------------------
@@ -103,6 +119,9 @@ class Layer(Module):
     """Base class: subclasses implement `build(input_shape)` and `call(x, training=None)`."""
 
     _sorted_attributes = False   # weights in creation order (kernel, then bias), as Keras
+    # The input ranks a layer takes (Keras's InputSpec): Dense needs (batch, features).
+    min_ndim = None
+    ndim = None
 
     def __init__(self, name=None, input_shape=None, dtype=dtypes.float32, trainable=True):
         super().__init__(name=name or _unique_name(_layer_name(type(self).__name__)))
@@ -130,8 +149,19 @@ class Layer(Module):
     def compute_output_shape(self, input_shape):
         return tuple(input_shape)
 
+    def _check_rank(self, shape):
+        n = len(shape)
+        if (self.ndim is not None and n != self.ndim) or (self.min_ndim is not None and n < self.min_ndim):
+            expected = f"ndim={self.ndim}" if self.ndim is not None else f"min_ndim={self.min_ndim}"
+            raise ValueError(f"Input 0 of layer {self.name!r} ({type(self).__name__}) is "
+                             f"incompatible with the layer: expected {expected}, found ndim={n}. "
+                             f"Full shape received: {tuple(shape)}"
+                             + (". Add a batch axis, e.g. x[None] or tk.reshape(x, (1, -1))"
+                                if n == (self.ndim or self.min_ndim) - 1 else ""))
+
     def _maybe_build(self, input_shape):
         if not self.built:
+            self._check_rank(input_shape)
             self.input_shape = (None,) + tuple(input_shape[1:])
             self.build(self.input_shape)
             self.built = True
@@ -141,6 +171,8 @@ class Layer(Module):
             x = convert_to_tensor(x, dtype=self.dtype if np.asarray(x).dtype.kind == "f" else None)
         elif x.dtype.kind == "f" and x.dtype != self.dtype:
             x = cast(x, self.dtype)  # Keras casts float inputs to the layer's dtype
+        if self.built:
+            self._check_rank(x.shape)
         self._maybe_build(x.shape)
         return self.call(x, training=training)
 
@@ -157,9 +189,11 @@ class Layer(Module):
 class Dense(Layer):
     """`activation(x @ kernel + bias)`; kernel Glorot-uniform, bias zeros (`tf.keras.layers.Dense`)."""
 
+    min_ndim = 2
+
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", input_shape=None, name=None, **kwargs):
-        self.units = int(units)
+        self.units = _positive_int(units, "units", "Dense")
         self.activation = get_activation(activation)
         self.use_bias = use_bias
         self.kernel_initializer = kernel_initializer
@@ -204,12 +238,14 @@ def _padding(padding):
 class Conv2D(Layer):
     """2-D convolution over NHWC inputs with an HWIO kernel (`tf.keras.layers.Conv2D`)."""
 
+    ndim = 4
+
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", activation=None,
                  use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  input_shape=None, name=None, **kwargs):
-        self.filters = int(filters)
-        self.kernel_size = _pair(kernel_size, "kernel_size")
-        self.strides = _pair(strides, "strides")
+        self.filters = _positive_int(filters, "filters", "Conv2D")
+        self.kernel_size = _pair(kernel_size, "kernel_size", "Conv2D")
+        self.strides = _pair(strides, "strides", "Conv2D")
         self.padding = _padding(padding)
         self.activation = get_activation(activation)
         self.use_bias = use_bias
@@ -242,9 +278,11 @@ class Conv2D(Layer):
 class MaxPooling2D(Layer):
     """Max over pool_size windows of NHWC inputs; strides default to pool_size."""
 
+    ndim = 4
+
     def __init__(self, pool_size=(2, 2), strides=None, padding="valid", name=None, **kwargs):
-        self.pool_size = _pair(pool_size, "pool_size")
-        self.strides = self.pool_size if strides is None else _pair(strides, "strides")
+        self.pool_size = _pair(pool_size, "pool_size", "MaxPooling2D")
+        self.strides = self.pool_size if strides is None else _pair(strides, "strides", "MaxPooling2D")
         self.padding = _padding(padding)
         super().__init__(name=name, **kwargs)
 
@@ -260,6 +298,8 @@ class MaxPooling2D(Layer):
 
 class Flatten(Layer):
     """(batch, ...) -> (batch, everything else)."""
+
+    min_ndim = 1   # a scalar has no batch axis
 
     def call(self, x, training=None):
         return reshape(x, (x.shape[0], -1))
@@ -277,8 +317,9 @@ class Dropout(Layer):
     """
 
     def __init__(self, rate, noise_shape=None, seed=None, name=None, **kwargs):
-        if not 0 <= rate < 1:
-            raise ValueError(f"Dropout rate must be in [0, 1), got {rate}")
+        if isinstance(rate, bool) or not isinstance(rate, (int, float, np.floating, np.integer)) \
+                or not 0 <= rate < 1:
+            raise ValueError(f"Dropout: rate must be a number in [0, 1), got {rate!r}")
         self.rate = float(rate)
         self.noise_shape = noise_shape
         self.seed = seed

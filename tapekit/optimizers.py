@@ -10,6 +10,9 @@ variable for momentum or moments), and every update is written with tapekit ops 
 `tk.function` record an optimizer step once and replay it: a replay reads the
 current slots and step count, just as the eager step does.
 """
+import math
+import numbers
+import threading
 import warnings
 
 import numpy as np
@@ -28,10 +31,13 @@ class Optimizer:
 
     def __init__(self, learning_rate, name):
         self.name = name
-        self._learning_rate = Variable(learning_rate, trainable=False, dtype="float32",
-                                       name=f"{name}/learning_rate")
+        self._learning_rate = Variable(_hyper(type(self).__name__, "learning_rate", learning_rate, 0),
+                                       trainable=False, dtype="float32", name=f"{name}/learning_rate")
         self.iterations = Variable(0, trainable=False, dtype="int64", name=f"{name}/iteration")
         self._slots = {}  # id(variable) -> (variable, {slot name: Variable})
+        # One apply_gradients at a time: threads sharing an optimizer each get a whole step
+        # (slots, variables, iterations), as if their calls ran one after another.
+        self._lock = threading.RLock()
 
     @property
     def learning_rate(self):
@@ -40,7 +46,7 @@ class Optimizer:
     @learning_rate.setter
     def learning_rate(self, value):
         # Assigned, not replaced: a tk.function that reads it sees the new value.
-        self._learning_rate.assign(value)
+        self._learning_rate.assign(_hyper(type(self).__name__, "learning_rate", value, 0))
 
     @property
     def variables(self):
@@ -50,11 +56,7 @@ class Optimizer:
 
     def apply_gradients(self, grads_and_vars):
         """Update each variable from its gradient; skip (with a warning) None gradients."""
-        pairs = list(grads_and_vars)
-        for g, v in pairs:
-            if not isinstance(v, Variable):
-                raise TypeError(f"{type(self).__name__}.apply_gradients: expected (gradient, "
-                                f"tk.Variable) pairs, got a {type(v).__name__} in place of a variable")
+        pairs = _pairs(type(self).__name__, grads_and_vars)
         kept = [(g, v) for g, v in pairs if g is not None]
         if not kept:
             raise ValueError(f"No gradients provided for any variable: {[v.name for _, v in pairs]}. "
@@ -66,14 +68,23 @@ class Optimizer:
                           f"loss; they are not updated.", stacklevel=2)
         lr32 = self._learning_rate
         has_slots = bool(self._slot_names)
+        checked = []
         for g, v in kept:
             dtype = v._value.dtype
-            g = g if isinstance(g, Tensor) else convert_to_tensor(np.asarray(g, dtype=dtype))
-            if g._value.dtype != dtype:
-                g = cast(g, dtype)
-            lr = lr32 if dtype == lr32._value.dtype else cast(lr32, dtype)
-            self._update(g, v, self._slots_for(v) if has_slots else _NO_SLOTS, lr)
-        self.iterations.assign_add(1)
+            g = g if isinstance(g, Tensor) else convert_to_tensor(g, dtype=dtype)
+            if g._value.shape != v._value.shape:
+                # Adam's (g - m) would broadcast a () or (1,) gradient over every weight.
+                raise ValueError(f"{type(self).__name__}.apply_gradients: the gradient for "
+                                 f"{v.name!r} has shape {g.shape}, the variable {v.shape}; a "
+                                 f"gradient must have its variable's shape (is the pair order "
+                                 f"(gradient, variable)?)")
+            checked.append((g if g._value.dtype == dtype else cast(g, dtype), v))
+        with self._lock:
+            for g, v in checked:
+                dtype = v._value.dtype
+                lr = lr32 if dtype == lr32._value.dtype else cast(lr32, dtype)
+                self._update(g, v, self._slots_for(v) if has_slots else _NO_SLOTS, lr)
+            self.iterations.assign_add(1)
         return self.iterations
 
     def _slots_for(self, var):
@@ -104,8 +115,7 @@ class SGD(Optimizer):
     """
 
     def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD"):
-        if not 0 <= momentum <= 1:
-            raise ValueError(f"SGD: momentum must be a float in [0, 1], got {momentum!r}")
+        momentum = _hyper("SGD", "momentum", momentum, 0, 1, high_open=False)
         super().__init__(learning_rate, name)
         self.momentum = float(momentum)
         self.nesterov = bool(nesterov)
@@ -134,6 +144,9 @@ class Adam(Optimizer):
     _slot_names = ("m", "v")
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="Adam"):
+        beta_1 = _hyper("Adam", "beta_1", beta_1, 0, 1)
+        beta_2 = _hyper("Adam", "beta_2", beta_2, 0, 1)
+        epsilon = _hyper("Adam", "epsilon", epsilon, 0)
         super().__init__(learning_rate, name)
         self.beta_1, self.beta_2, self.epsilon = beta_1, beta_2, epsilon
 
@@ -159,6 +172,9 @@ class RMSprop(Optimizer):
 
     def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7, centered=False,
                  name="RMSprop"):
+        rho = _hyper("RMSprop", "rho", rho, 0, 1)
+        momentum = _hyper("RMSprop", "momentum", momentum, 0, 1, high_open=False)
+        epsilon = _hyper("RMSprop", "epsilon", epsilon, 0)
         super().__init__(learning_rate, name)
         self.rho, self.momentum, self.epsilon, self.centered = rho, momentum, epsilon, centered
         self._slot_names = (("velocity",) + (("momentum",) if momentum > 0 else ())
@@ -181,6 +197,45 @@ class RMSprop(Optimizer):
             var.assign_sub(momentum)
         else:
             var.assign_sub(increment)
+
+
+def _hyper(optimizer, name, value, low, high=None, high_open=True):
+    """`value` checked as a finite real number in [low, high) (or [low, high]), as a float.
+
+    Adam(None), a negative learning rate, beta_1 = 1.5 or epsilon = -1 would otherwise run
+    and turn the weights into NaN (or climb the loss) a few steps later.
+    """
+    if isinstance(value, Tensor) and value.ndim == 0 and value.dtype.kind in "fiu":
+        value = value._value[()]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{optimizer}: {name} must be a number, got {value!r}"
+                        + (" (learning-rate schedules are not supported: set "
+                           "optimizer.learning_rate = ... between steps)" if callable(value) else ""))
+    value = float(value)
+    below_high = high is None or (value < high if high_open else value <= high)
+    if not math.isfinite(value) or value < low or not below_high:
+        valid = f"in [{low}, {high}{')' if high_open else ']'}" if high is not None else f">= {low}"
+        raise ValueError(f"{optimizer}: {name} must be {valid}, got {value!r}")
+    return value
+
+
+def _pairs(optimizer, grads_and_vars):
+    """`grads_and_vars` as a list of (gradient, Variable) pairs, or a clear error."""
+    if isinstance(grads_and_vars, Tensor):
+        raise TypeError(f"{optimizer}.apply_gradients: expected (gradient, variable) pairs, got "
+                        f"one tensor of shape {grads_and_vars.shape}; pass zip(grads, variables)")
+    pairs = list(grads_and_vars)
+    for k, pair in enumerate(pairs):
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            got = (f"a tensor of shape {pair.shape}" if isinstance(pair, Tensor)
+                   else f"{type(pair).__name__} {pair!r:.60}")
+            raise TypeError(f"{optimizer}.apply_gradients: expected (gradient, variable) pairs, "
+                            f"e.g. zip(grads, model.trainable_variables); item {k} is {got}")
+        if not isinstance(pair[1], Variable):
+            raise TypeError(f"{optimizer}.apply_gradients: expected (gradient, tk.Variable) "
+                            f"pairs, got a {type(pair[1]).__name__} in place of the variable of "
+                            f"item {k} (is the pair order (gradient, variable)?)")
+    return pairs
 
 
 __all__ = ["Optimizer", "SGD", "Adam", "RMSprop"]

@@ -6,7 +6,10 @@ stay valid and display ids stay stable. Operators (`+`, `@`, `x[i]`, ...) call t
 ops in `tapekit.ops`, which are bound here at import time (`_bind_operators`).
 """
 import itertools
+import os as _os
 import sys as _sys
+import threading
+import warnings
 
 import numpy as np
 
@@ -51,14 +54,26 @@ class Tensor:
 
     def numpy(self):
         """A copy of the value: a NumPy array, or a NumPy scalar for shape ()."""
+        if _state.tapes:
+            _warn_if_traced(self, "x.numpy()")
         v = self._value
         return v.copy() if isinstance(v, np.ndarray) and v.ndim else v[()]
 
     def __array__(self, dtype=None, copy=None):
-        v = np.asarray(self._value)
-        if dtype is not None:
-            v = v.astype(dtype, copy=False)
-        return v.copy() if copy else v
+        """The value, read-only (`np.asarray(x)`), as TensorFlow hands it out.
+
+        The tensor's own array, frozen: writing into it raises "assignment destination is
+        read-only" instead of changing the tensor and every tape that saved it. Freezing
+        costs nothing and the tensor never writes into its value; a Variable that updates
+        in place sees the flag and writes a new array instead (copy on write).
+        """
+        v = self._value
+        if dtype is not None and np.dtype(dtype) != v.dtype:
+            return np.asarray(v).astype(dtype)     # a new array: the caller's to change
+        if copy or type(v) is not np.ndarray:
+            return np.array(v)                     # a copy (a NumPy scalar's 0-d array)
+        v.flags.writeable = False
+        return v
 
     def __len__(self):
         if self.ndim == 0:
@@ -71,6 +86,8 @@ class Tensor:
         return (self[i] for i in range(self.shape[0]))
 
     def _scalar(self, kind):
+        if _state.tapes:
+            _warn_if_traced(self, f"{kind}(x)")
         if self._value.size != 1:
             raise TypeError(f"{kind}() needs a tensor with one element, got shape {self.shape}")
         return self._value.reshape(()).item()
@@ -144,19 +161,35 @@ _new_tensor = object.__new__
 class Variable(Tensor):
     """Mutable state (model weights). Tapes watch trainable variables they see used."""
 
-    __slots__ = ("_trainable",)
+    __slots__ = ("_trainable", "_lock")
     _count = itertools.count()
 
     def __init__(self, initial_value, trainable=True, dtype=None, name=None):
         if callable(initial_value):
             initial_value = initial_value()
-        if isinstance(initial_value, Tensor):
-            initial_value = initial_value._value
-        value = _to_array(initial_value, dtypes.as_dtype(dtype))
-        # Own copy: the caller's array may change later; ours must not.
-        super().__init__(np.array(value, copy=True))
+        if initial_value is None:
+            raise TypeError("Variable: initial_value is None; give a number, a list, an array or "
+                            "a tensor")
+        value = _to_array(initial_value, dtypes.as_dtype(dtype), what="Variable")
+        # Its own writeable buffer: never the caller's array, nor a tensor's (immutable) one.
+        if isinstance(initial_value, Tensor) or type(value) is not np.ndarray \
+                or not value.flags.writeable or value.base is not None:
+            value = np.array(value)
+        self._value = value
+        self._tid = _next_tid()
         self._trainable = bool(trainable)
         self._name = name if name is not None else "Variable"
+        # Held while assign* replaces or updates the value: 8 threads adding 1.0 2,000 times
+        # each give 16,000, not the 6,000-15,000 an unguarded read-add-write gave.
+        self._lock = threading.Lock()
+
+    def __getstate__(self):       # copy/deepcopy/pickle: everything but the lock
+        return {k: getattr(self, k) for k in ("_value", "_tid", "_name", "_trainable")}
+
+    def __setstate__(self, state):
+        for k, v in state.items():
+            setattr(self, k, v)
+        self._lock = threading.Lock()
 
     @property
     def trainable(self):
@@ -167,7 +200,9 @@ class Variable(Tensor):
         return f"{self._name}:0"
 
     def assign(self, value):
-        self._value = self._checked(value, "assign")
+        new = self._checked(value, "assign")
+        with self._lock:
+            self._value = new
         if _state.tapes:  # a tk.function tracing this call records the write
             for tape in _state.tapes:
                 hook = getattr(tape, "_record_assign", None)
@@ -192,12 +227,14 @@ class Variable(Tensor):
         # In place only when nothing but this variable holds the array (no tape record, no
         # np.asarray(var) in user code, no display copy): then nobody can see the change.
         # Otherwise a new array, so everything that kept the old value keeps it.
-        value = self._value
-        if (type(value) is np.ndarray and value.flags.writeable and value.flags.owndata
-                and _sys.getrefcount(value) <= _SOLE_OWNER):
-            ufunc(value, delta, out=value)
-        else:
-            self._value = ufunc(value, delta)
+        # Under the variable's lock: read, add and write are one step for other threads.
+        with self._lock:
+            value = self._value
+            if (type(value) is np.ndarray and value.flags.writeable and value.flags.owndata
+                    and _sys.getrefcount(value) <= _SOLE_OWNER):
+                ufunc(value, delta, out=value)
+            else:
+                self._value = ufunc(value, delta)
 
     def _delta(self, delta, what):
         # Same checks and casts as the eager path, but a Tensor delta stays a Tensor (recorded).
@@ -208,21 +245,31 @@ class Variable(Tensor):
 
     def _checked(self, value, what):
         # A new array each time, never in place: records that saved the old value stay right.
-        if isinstance(value, Tensor):
-            value = value._value
-        arr = np.asarray(value)
         mine = self._value
+        dtype = mine.dtype
+        if isinstance(value, Tensor):
+            arr = value._value
+            if arr.dtype != dtype:
+                if not np.can_cast(arr.dtype, dtype, casting="same_kind"):
+                    raise TypeError(f"{_Where(self, what)}: got a tensor of dtype {arr.dtype.name}; "
+                                    f"cast it with tk.cast(value, tk.{dtype.name})")
+                arr = dtypes.check_cast(arr, dtype, _Where(self, what))
+            elif what == "assign":
+                arr = np.array(arr)   # the variable's own buffer, never the tensor's
+        elif type(value) is float and dtype.kind == "f" or type(value) is int and dtype.kind in "fiu":
+            try:    # the common `v.assign_add(1.0)`, without _to_array's general path
+                arr = np.array(value, dtype)
+            except OverflowError:   # 2**40 into int32: _to_array says so clearly
+                arr = _to_array(value, dtype, what=_Where(self, what))
+        elif value is None:
+            raise TypeError(f"{_Where(self, what)}: the value is None; did a gradient or a "
+                            f"function return None?")
+        else:
+            # A copy in the variable's dtype; 0.9 into an int variable, 2**40 into int32 raise.
+            arr = _to_array(value, dtype, what=_Where(self, what))
         if arr.shape != mine.shape and not (what != "assign" and arr.ndim == 0):
-            raise ValueError(f"Variable.{what}: cannot give variable {self.name!r} of shape "
-                             f"{self.shape} a value of shape {arr.shape}")
-        if arr.dtype != mine.dtype:
-            if not np.can_cast(arr.dtype, self.dtype, casting="same_kind") and not (
-                    value is not arr and np.ndim(value) == 0):
-                raise TypeError(f"Variable.{what}: variable {self.name!r} has dtype {self.dtype}, "
-                                f"got a value of dtype {arr.dtype}; cast it with tk.cast(value, "
-                                f"tk.{self.dtype.name})")
-            arr = arr.astype(self.dtype)
-        return np.array(arr, copy=True) if what == "assign" else arr
+            raise ValueError(f"{_Where(self, what)}: cannot give it a value of shape {arr.shape}")
+        return arr
 
     def read_value(self):
         return _wrap(self._value)
@@ -232,6 +279,22 @@ class Variable(Tensor):
                 f"numpy={_format_value(self._value, '')}>")
 
     __str__ = __repr__
+
+
+class _Where:
+    """"Variable.assign of 'w:0' (float32, shape (3,))": str() builds it, for errors only."""
+
+    __slots__ = ("variable", "what")
+
+    def __init__(self, variable, what):
+        self.variable, self.what = variable, what
+
+    def __str__(self):
+        v = self.variable
+        return f"Variable.{self.what} of {v.name!r} ({v.dtype.name}, shape {v.shape})"
+
+    def __format__(self, spec):
+        return format(str(self), spec)
 
 
 def _probe_sole_owner():
@@ -252,6 +315,7 @@ def _probe_sole_owner():
 
     probe = _new_tensor(Variable)      # only what _update reads; no tape id is used up
     probe._value = np.zeros(1)
+    probe._lock = threading.Lock()
 
     def trial(limit):
         global _SOLE_OWNER
@@ -278,6 +342,44 @@ def smallest_sole_limit(trial):
 _SOLE_OWNER = 0
 
 
+class TracedValueWarning(UserWarning):
+    """A traced value read into Python inside tk.function: the number is frozen into the program."""
+
+
+_PACKAGE_DIR = _os.path.dirname(_os.path.abspath(__file__)) + _os.sep
+_warned_lines = set()   # (file, line) of the user code already warned about
+
+
+def _warn_if_traced(tensor, what):
+    """Warn once per line of user code that reads a traced value (float(x), x.numpy()) while
+    a tk.function traces: the replay reuses the number it read then, on every later call.
+
+    A tracer is the active pseudo-tape with a `slot_of` map (function.py's _Tracer): the
+    tensors it follows (arguments and everything computed from them) are in it, and it
+    reads every variable afresh. Anything else (a constant from outside) is safe to read.
+    """
+    for tape in _state.tapes:
+        slot_of = getattr(tape, "slot_of", None)
+        if slot_of is None or not (isinstance(tensor, Variable) or tensor._tid in slot_of):
+            continue
+        frame = _sys._getframe(2)
+        while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+            frame = frame.f_back      # the user's line, not tapekit's
+        if frame is None:
+            return
+        where = (frame.f_code.co_filename, frame.f_lineno)
+        if where in _warned_lines:
+            return
+        _warned_lines.add(where)
+        warnings.warn_explicit(
+            f"{what} on a traced value inside tk.function: it reads the value of this trace, "
+            f"and every later call replays that same number (the value is frozen). Compute "
+            f"with tapekit ops instead (x * 2.0, tk.where, tk.cast), or pass the number as an "
+            f"argument of the function",
+            TracedValueWarning, where[0], where[1], module=frame.f_globals.get("__name__"))
+        return
+
+
 def _tracing():
     """True while a tk.function traces: some active pseudo-tape records variable writes."""
     return bool(_state.tapes) and any(hasattr(t, "_record_assign") for t in _state.tapes)
@@ -290,19 +392,39 @@ def _format_value(value, prefix):
     return text
 
 
-def _to_array(value, dtype=None):
-    """A NumPy array for `value` with TensorFlow's dtype defaults."""
+def _to_array(value, dtype=None, copy=True, what="convert_to_tensor"):
+    """A NumPy array for `value` with TensorFlow's dtype defaults, that the tensor may keep.
+
+    A NumPy array (or anything else that may share memory with the caller) is copied, as
+    TensorFlow copies it: the caller may change theirs later, and neither a tensor's value
+    nor what a tape saved may change with it. Not copied: a tensor's value (immutable), a
+    new array made from a Python list or number, and an array that cannot change (read-only
+    and owning its memory, such as np.asarray(tensor) hands out). `copy=False` (op inputs:
+    registry.apply decides) never copies. Conversions that would change numbers (1.5 to an
+    int dtype, 2**40 to int32) raise (dtypes.check_cast); `what` names the operation.
+    """
     if isinstance(value, Tensor):
-        value = value._value
-    if dtype is None:
-        dtype = dtypes.default_dtype_for(value)
+        arr = value._value
+        return arr if dtype is None or arr.dtype == dtype else dtypes.check_cast(np.asarray(arr), dtype, what)
     try:
-        arr = np.asarray(value, dtype=dtype)
+        arr = dtypes.natural_array(value)
     except (TypeError, ValueError) as e:
-        raise TypeError(f"cannot convert {type(value).__name__} {_short(value)} to a tensor: {e}") from None
+        if "ragged" in str(e):
+            raise ValueError(str(e).replace("convert_to_tensor", str(what))) from None
+        raise TypeError(f"{what}: cannot convert {type(value).__name__} {_short(value)} to a "
+                        f"tensor: {e}") from None
     if arr.dtype == object:
-        raise TypeError(f"cannot convert {_short(value)} to a tensor: it holds Python objects "
-                        f"(ragged lists or mixed types are not supported)")
+        raise TypeError(f"{what}: cannot convert {_short(value)} to a tensor: it holds Python "
+                        f"objects (None, mixed types or tensors of different shapes)")
+    # Made here from Python values (np.float64 is a float too, but keeps its dtype).
+    fresh = (arr is not value and isinstance(value, (list, tuple, int, float, bool, complex))
+             and not isinstance(value, np.generic))
+    if dtype is None and fresh:
+        dtype = dtypes.default_dtype_of(arr)
+    if dtype is not None and arr.dtype != dtype:
+        return dtypes.check_cast(arr, dtype, what, value)   # a new array
+    if copy and not fresh and not (arr.base is None and not arr.flags.writeable):
+        return arr.copy()
     return arr
 
 
@@ -312,30 +434,60 @@ def _short(value, n=60):
 
 
 def constant(value, dtype=None, shape=None, name=None):
-    """A Tensor from a Python value or array (`tf.constant`)."""
-    t = convert_to_tensor(value, dtype=dtype)
+    """A Tensor from a Python value or array (`tf.constant`); a NumPy array is copied."""
+    if isinstance(value, Tensor):   # a snapshot of its value, not recorded: a constant
+        _check_tensor_dtype(value, dtypes.as_dtype(dtype), "constant")
+        t = _wrap(value._value)
+    else:
+        t = convert_to_tensor(value, dtype=dtype)
+        if t is value:
+            t = _wrap(t._value)
     if shape is not None:
-        arr = np.broadcast_to(t._value, tuple(shape)).copy() if t.size == 1 else t._value.reshape(shape)
+        shape = _ops.shapes.shape_argument(shape, "constant", "shape")
+        if t.size == 1:
+            arr = np.broadcast_to(t._value, shape).copy()
+        elif t.size == _prod(shape) and -1 not in shape:
+            arr = t._value.reshape(shape)
+        else:
+            raise ValueError(f"constant: a value of shape {t.shape} ({t.size} elements) cannot "
+                             f"take shape {shape}; give one number, or as many as the shape holds")
         t = _wrap(arr)
-    elif type(t) is Variable or t is value:
-        t = _wrap(t._value)
     t._name = name
     return t
 
 
+def _prod(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
 def convert_to_tensor(value, dtype=None, name=None):
-    """`value` as a Tensor; a Tensor is returned as is (its dtype must match `dtype`)."""
+    """`value` as a Tensor (`tf.convert_to_tensor`).
+
+    A Tensor is returned as it is (its dtype must match `dtype`). A Variable gives a new
+    Tensor, a snapshot of its value: a read that tapes record, so gradients flow back to
+    the variable (TensorFlow's ReadVariableOp). Anything else is converted (NumPy arrays
+    copied).
+    """
     dtype = dtypes.as_dtype(dtype)
     if isinstance(value, Tensor):
-        if dtype is not None and value.dtype != dtype:
-            raise ValueError(f"convert_to_tensor: the tensor has dtype {value.dtype.name}, "
-                             f"requested {dtype.name}; use tk.cast(x, tk.{dtype.name})")
+        _check_tensor_dtype(value, dtype, "convert_to_tensor")
+        if isinstance(value, Variable):
+            return _ops.registry.apply1(_ops.identity, value)
         return value
     if isinstance(value, (list, tuple)) and _holds_tensor(value):
         return _ops.stack([convert_to_tensor(v, dtype) for v in value])
     t = _wrap(_to_array(value, dtype))
     t._name = name
     return t
+
+
+def _check_tensor_dtype(tensor, dtype, what):
+    if dtype is not None and tensor.dtype != dtype:
+        raise ValueError(f"{what}: the tensor has dtype {tensor.dtype.name}, requested "
+                         f"{dtype.name}; use tk.cast(x, tk.{dtype.name})")
 
 
 def _holds_tensor(seq):

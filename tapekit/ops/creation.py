@@ -3,27 +3,27 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor, _wrap
-from .registry import defop
+from .registry import as_axis, as_int, defop
+from .shapes import shape_argument
 
 
 def _plain(x):
     return x._value if isinstance(x, Tensor) else x
 
 
-def _shape(shape):
-    shape = _plain(shape)
-    return tuple(int(s) for s in np.atleast_1d(np.asarray(shape, dtype=np.int64)).tolist()) \
-        if np.ndim(shape) else ((int(shape),) if shape is not None else ())
+def _shape(shape, op):
+    # Integers >= 0 only: zeros([2.5]) raises, as in TensorFlow (it made 2 before).
+    return () if shape is None else shape_argument(shape, op, allow_unknown=False)
 
 
 def zeros(shape, dtype=dtypes.float32, name=None):
     """A tensor of zeros (float32 unless `dtype` says otherwise)."""
-    return _wrap(np.zeros(_shape(shape), dtypes.as_dtype(dtype)))
+    return _wrap(np.zeros(_shape(shape, "zeros"), dtypes.as_dtype(dtype)))
 
 
 def ones(shape, dtype=dtypes.float32, name=None):
     """A tensor of ones (float32 unless `dtype` says otherwise)."""
-    return _wrap(np.ones(_shape(shape), dtypes.as_dtype(dtype)))
+    return _wrap(np.ones(_shape(shape, "ones"), dtypes.as_dtype(dtype)))
 
 
 def zeros_like(input, dtype=None, name=None):  # noqa: A002
@@ -56,7 +56,10 @@ def linspace(start, stop, num, name=None, axis=0):
     dtype = dtypes.float32 if isinstance(start, (int, float)) else np.result_type(start)
     if dtype.kind not in "f":
         dtype = dtypes.float32
-    return _wrap(np.linspace(start, stop, int(_plain(num)), axis=axis).astype(dtype))
+    num = as_int(_plain(num), "linspace: num")
+    if num < 0:
+        raise ValueError(f"linspace: num must be >= 0, got {num}")
+    return _wrap(np.linspace(start, stop, num, axis=as_int(axis, "linspace: axis")).astype(dtype))
 
 
 def _one_hot(indices, depth, on, off, axis, dtype):
@@ -77,7 +80,12 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=None, 
     dtype = dtypes.as_dtype(dtype) or dtypes.float32
     on = 1 if on_value is None else _plain(on_value)
     off = 0 if off_value is None else _plain(off_value)
-    return one_hot_op(indices, depth=int(_plain(depth)), on=on, off=off, axis=int(axis), dtype=dtype)
+    depth = as_int(_plain(depth), "one_hot: depth")
+    if depth < 0:
+        raise ValueError(f"one_hot: depth must be >= 0, got {depth}")
+    ndim = np.ndim(_plain(indices)) + 1
+    axis = as_axis(axis, ndim, "one_hot: axis")
+    return one_hot_op(indices, depth=depth, on=on, off=off, axis=axis, dtype=dtype)
 
 
 def _where_indices(condition):

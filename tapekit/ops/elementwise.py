@@ -11,9 +11,9 @@ from .. import dtypes
 from .registry import defop, numpy_function
 
 
-def unary(name, forward, deriv, save, ufunc=None, doc=None):
+def unary(name, forward, deriv, save, ufunc=None, doc=None, float_only=True):
     """An elementwise op whose VJP and JVP both multiply by `deriv(ans, x)`."""
-    return defop(name, forward, args="x", save=save, ufunc=ufunc, doc=doc,
+    return defop(name, forward, args="x", save=save, ufunc=ufunc, doc=doc, float_only=float_only,
                  writes_out=isinstance(forward, np.ufunc),
                  vjp=[lambda g, ans, x: g * deriv(ans, x)],
                  jvp=[lambda t, ans, x: t * deriv(ans, x)])
@@ -98,15 +98,15 @@ def _pow_dy(ans, x, y):
 pow = binary("pow", np.power, save="ans x y", ufunc=np.power,  # noqa: A001 - tf.pow
              dx=lambda ans, x, y: y * x ** (y - 1), dy=_pow_dy)
 
-square = unary("square", np.square, save="x", ufunc=np.square,
+square = unary("square", np.square, save="x", ufunc=np.square, float_only=False,
                deriv=lambda ans, x: 2 * x)
 sqrt = unary("sqrt", np.sqrt, save="ans", ufunc=np.sqrt,
              deriv=lambda ans, x: 0.5 / ans)          # inf at 0, as TensorFlow
 exp = unary("exp", np.exp, save="ans", ufunc=np.exp, deriv=lambda ans, x: ans)
 # g / x, not g * (1 / x): 1 / x overflows to inf for a float32 x below 3e-39.
-log = defop("log", np.log, save="x", ufunc=np.log, writes_out=True,
+log = defop("log", np.log, save="x", ufunc=np.log, writes_out=True, float_only=True,
             vjp=[lambda g, ans, x: g / x], jvp=[lambda t, ans, x: t / x])
-abs = unary("abs", np.abs, save="x", ufunc=np.absolute,  # noqa: A001 - tf.abs
+abs = unary("abs", np.abs, save="x", ufunc=np.absolute, float_only=False,  # noqa: A001 - tf.abs
             deriv=lambda ans, x: sign(x))             # 0 at 0, as TensorFlow
 # sign is flat almost everywhere: its derivative is 0, as in TensorFlow (so abs, whose
 # derivative is sign(x), has second derivative 0, not None).

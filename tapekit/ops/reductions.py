@@ -9,11 +9,11 @@ import numpy as np
 
 from ..tensor import Tensor
 from .elementwise import where
-from .registry import defop, numpy_function
+from .registry import as_axis, defop, numpy_function
 from .shapes import broadcast_to, expand_dims_op, reshape_op, transpose_op
 
 
-def _axes(axis, ndim):
+def _axes(axis, ndim, op="reduction"):
     """`axis` as a sorted tuple of negative axes (None: all axes)."""
     if axis is None:
         return tuple(range(-ndim, 0))
@@ -22,9 +22,7 @@ def _axes(axis, ndim):
     axes = np.atleast_1d(np.asarray(axis)).tolist()
     out = set()
     for a in axes:
-        a = int(a)
-        if not -ndim <= a < max(ndim, 1):
-            raise ValueError(f"axis {a} is out of range for a tensor of rank {ndim}")
+        a = as_axis(a, ndim, f"{op}: axis")   # 1.7 raises (int() would truncate it)
         out.add(a - ndim if a >= 0 else a)
     return tuple(sorted(out))
 
@@ -158,7 +156,7 @@ def _reduction(op, np_func):
     def reduce(input_tensor, axis=None, keepdims=False, name=None):
         x = input_tensor
         ndim = x._value.ndim if isinstance(x, Tensor) else np.ndim(x)
-        return op(x, axis=_axes(axis, ndim), keepdims=bool(keepdims))
+        return op(x, axis=_axes(axis, ndim, op.name), keepdims=bool(keepdims))
     reduce.__name__ = op.name
     reduce.__doc__ = f"{op.name.replace('reduce_', '').capitalize()} over `axis` (all axes when None)."
     numpy_function(*np_func)(reduce)

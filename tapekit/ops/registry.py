@@ -21,6 +21,8 @@ cotangents, used by `jacobian`). Rules therefore name axes from the right
 as its shape and dtype (`Meta`), so a tape holds no more memory than its
 rules need (tanh keeps its output, add keeps nothing).
 """
+import operator
+
 import numpy as np
 
 from ..context import ACCUMULATORS, RAW, state
@@ -71,12 +73,14 @@ class Op:
     """One differentiable operation: forward, per-input VJP and JVP rules, what it saves."""
 
     __slots__ = ("name", "forward", "args", "vjp", "jvp", "save_ans", "save_mask", "save_all", "save_none",
-                 "variadic", "same_dtype", "differentiable", "writes_out", "doc")
+                 "variadic", "same_dtype", "differentiable", "writes_out", "doc", "float_only")
 
-    def __init__(self, name, forward, args, vjp, jvp, save, variadic, same_dtype, doc, writes_out=False):
+    def __init__(self, name, forward, args, vjp, jvp, save, variadic, same_dtype, doc, writes_out=False,
+                 float_only=False):
         self.name = name
         self.forward = forward
         self.writes_out = writes_out
+        self.float_only = float_only
         self.args = tuple(args.split()) if isinstance(args, str) else tuple(args)
         self.variadic = variadic
         self.vjp = vjp if variadic or vjp is None else tuple(vjp)
@@ -119,16 +123,21 @@ class Op:
 
 
 def defop(name, forward, *, args="x", save="", vjp=None, jvp=None, variadic=False,
-          same_dtype=False, ufunc=None, doc=None, writes_out=False):
+          same_dtype=False, ufunc=None, doc=None, writes_out=False, float_only=False):
     """Register an op; `vjp=None` marks it non-differentiable (comparisons, argmax, ...).
 
     `writes_out=True`: forward(*inputs, out=array, **attrs) can write its result into an
     array of the result's shape and dtype (NumPy ufuncs can); a tk.function replay then
     reuses the buffer of an input that nothing reads afterwards (function.py).
+    `same_dtype=True`: the inputs must share one dtype (TensorFlow's arithmetic).
+    `float_only=True`: the inputs must be floating (exp, log, sin, ...): TensorFlow refuses
+    integers and bools there, where NumPy would promote them (a bool's exp is float16).
     """
     if name in OPS:
         raise ValueError(f"op {name!r} is defined twice")
-    op = Op(name, forward, args, vjp, jvp, save, variadic, same_dtype, doc, writes_out)
+    if float_only and (variadic or len(args.split() if isinstance(args, str) else args) != 1):
+        raise ValueError(f"defop {name!r}: float_only is checked for one-input ops only")
+    op = Op(name, forward, args, vjp, jvp, save, variadic, same_dtype, doc, writes_out, float_only)
     OPS[name] = op
     if ufunc is not None:
         UFUNCS[ufunc] = op
@@ -157,6 +166,8 @@ def apply(op, args, attrs):
     tids = []
     first = None
     convert = False
+    arrays = False      # a NumPy array (the caller's) among the inputs
+    scalars = False     # a weak Python number among the inputs
     for a in args:
         if isinstance(a, Tensor):
             if first is None:
@@ -168,13 +179,21 @@ def apply(op, args, attrs):
         else:
             # A weak Python scalar stays as it is; so does an array of the first tensor's
             # dtype (a constant such as `x * c`). Anything else goes through _convert.
-            if type(a) not in _SCALARS and not (type(a) is np.ndarray and first is not None
-                                                and a.dtype is first._value.dtype):
-                convert = True
+            if type(a) in _SCALARS:
+                scalars = True
+            else:
+                arrays = True
+                if not (type(a) is np.ndarray and first is not None and a.dtype is first._value.dtype):
+                    convert = True
+                elif not op.save_none and state.tapes and (op.save_all or not op.variadic
+                                                           and op.save_mask[len(values)]):
+                    a = a.copy()   # the caller's array, which a tape saves: see _keep_private
             values.append(a)
             tids.append(None)
     if convert or first is None:
         args, values = _convert(op, args, values, first)
+    elif (scalars and op.same_dtype) or op.float_only:
+        _check_scalars(op, values, first)
     try:
         if attrs:
             out = op.forward(*values, **attrs)
@@ -184,9 +203,41 @@ def apply(op, args, attrs):
             out = op.forward(values[0])
         else:
             out = op.forward(*values)
-    except (ValueError, TypeError, IndexError) as e:
+    except _FORWARD_ERRORS as e:
         raise _op_error(op, values, attrs, e) from None
+    # A view of the caller's array has a base; forwards that return an input itself
+    # (identity, cast to the same dtype) have one input, converted (copied) above.
+    if arrays and (convert or type(out) is np.ndarray and out.base is not None) and first is not None:
+        out = _keep_private(op, values, tids, out, saved=convert)
     return _emit(op, args, tuple(values), tuple(tids), out, attrs)
+
+
+def _keep_private(op, values, tids, out, saved=True):
+    """Make sure neither the result nor a tape holds a NumPy array the caller still has.
+
+    TensorFlow copies NumPy inputs; so does tapekit, but only where it would otherwise
+    keep the caller's array: the result when it is a view of one (x[0], reshape, identity),
+    and an input a recording tape saves for the backward pass (X in X @ w). Without a copy,
+    `X[:] = 0` after the forward pass would change the gradient. Everywhere else (no tape,
+    or an input the rules do not read) the array is only read once, now.
+    apply copies the saved inputs itself when they need no conversion (`saved=False`).
+    """
+    saving = saved and state.tapes and not op.save_none
+    for k, v in enumerate(values):
+        if tids[k] is not None or type(v) is not np.ndarray:
+            continue   # a tensor or a Python number
+        if (type(out) is np.ndarray and (out is v or out.base is not None)
+                and np.may_share_memory(out, v) and not _frozen(v)):
+            out = out.copy()
+        if saving and (op.save_all or not op.variadic and op.save_mask[k]) and not _frozen(v):
+            values[k] = v.copy()
+    return out
+
+
+def _frozen(v):
+    """True for an array nobody can write to: read-only and owning its memory (what
+    np.asarray(tensor) hands out). Such an array needs no copy."""
+    return v.base is None and not v.flags.writeable
 
 
 # The common calls, one input (elementwise functions, reductions, reshapes) or two without
@@ -199,9 +250,11 @@ def apply1(op, a, attrs=_NO_ATTRS):
     if not isinstance(a, Tensor):
         return apply(op, (a,), attrs)
     v = a._value
+    if op.float_only and v.dtype.kind not in "fc":
+        raise _not_float(op, v)
     try:
         out = op.forward(v, **attrs) if attrs else op.forward(v)
-    except (ValueError, TypeError, IndexError) as e:
+    except _FORWARD_ERRORS as e:
         raise _op_error(op, (v,), attrs, e) from None
     return _emit(op, (a,), (v,), (a._tid,), out, attrs)
 
@@ -216,6 +269,8 @@ def apply2(op, a, b):
                 return apply(op, (a, b), _NO_ATTRS)  # which raises the error that names both
             tids = (a._tid, b._tid)
         elif type(b) in _SCALARS:  # a weak number: stays as it is, takes the tensor's dtype
+            if op.same_dtype and va.dtype.kind not in "fc":
+                _check_scalars(op, (va, b), a)   # int32 + 1.5: TensorFlow raises, NumPy promotes
             vb = b
             tids = (a._tid, None)
         else:
@@ -223,12 +278,14 @@ def apply2(op, a, b):
     elif type(a) in _SCALARS and isinstance(b, Tensor):
         va = a
         vb = b._value
+        if op.same_dtype and vb.dtype.kind not in "fc":
+            _check_scalars(op, (a, vb), b)
         tids = (None, b._tid)
     else:
         return apply(op, (a, b), _NO_ATTRS)
     try:
         out = op.forward(va, vb)
-    except (ValueError, TypeError, IndexError) as e:
+    except _FORWARD_ERRORS as e:
         raise _op_error(op, (va, vb), _NO_ATTRS, e) from None
     return _emit(op, (a, b), (va, vb), tids, out, _NO_ATTRS)
 
@@ -256,18 +313,68 @@ def _emit(op, args, values, tids, out, attrs):
 def _convert(op, args, values, first):
     """Inputs that are not tensors: weak Python scalars stay, the rest become arrays."""
     if first is None:  # no tensor among the inputs at all: tk.sin(3.0), tk.add([1], [2])
-        args = tuple(_wrap(_to_array(a)) for a in args)
-        return args, [a._value for a in args]
-    dtype = first._value.dtype if op.same_dtype else None
-    for k, a in enumerate(args):
-        if isinstance(a, Tensor) or type(a) in _SCALARS:
-            continue  # weak Python scalar: takes the tensor's dtype (NEP 50)
-        if type(a) is np.ndarray and a.dtype is dtype:
-            continue  # already what _to_array would return
-        if a is None:
-            raise TypeError(f"{op.name}: an input is None; did a gradient come back None?")
-        values[k] = _to_array(a, dtype)
+        for a in args:
+            if a is None:
+                raise TypeError(f"{op.name}: an input is None; did a gradient come back None?")
+        args = tuple(_wrap(_to_array(a, what=op.name)) for a in args)   # copies of arrays
+        values = [a._value for a in args]
+        first = args[0] if args else None
+        if op.same_dtype and len(args) > 1:
+            _check_same_dtype(op, args)   # tk.add([1], [2.5]): int32 and float32, as TensorFlow
+    else:
+        dtype = first._value.dtype if op.same_dtype else None
+        for k, a in enumerate(args):
+            if isinstance(a, Tensor) or type(a) in _SCALARS:
+                continue  # weak Python scalar: takes the tensor's dtype (NEP 50)
+            if type(a) is np.ndarray and a.dtype is dtype:
+                continue  # already what _to_array would return
+            if a is None:
+                raise TypeError(f"{op.name}: an input is None; did a gradient come back None?")
+            # Not copied here: apply copies what it would keep (_keep_private).
+            values[k] = _to_array(a, dtype, copy=False, what=f"{op.name}: input {k}")
+    if op.same_dtype or op.float_only:
+        _check_scalars(op, values, first)
     return args, values
+
+
+def _check_scalars(op, values, first):
+    """TensorFlow's dtype rules where NumPy would promote silently.
+
+    same_dtype ops: a Python float with an integer tensor (int32 + 1.5 would become
+    float64), a Python number with a bool tensor. float_only ops: integer or bool inputs
+    (exp of a bool would become float16). Both raise TypeError naming the op and the fix.
+    """
+    dtype = first._value.dtype if first is not None else None
+    if op.float_only:
+        for v in values:
+            if hasattr(v, "dtype") and v.dtype.kind not in "fc":
+                raise _not_float(op, v)
+    if not op.same_dtype or dtype is None or dtype.kind in "fc":
+        return
+    for v in values:
+        if type(v) is float or (dtype.kind == "b" and type(v) in (int, float)):
+            raise TypeError(
+                f"{op.name}: cannot combine a tensor of dtype {dtype.name} with the Python "
+                f"{type(v).__name__} {v!r}: the result would silently become "
+                f"{np.result_type(np.empty(0, dtype), v).name}. TensorFlow refuses this too; "
+                f"cast the tensor first, e.g. tk.cast(x, tk.float32) {_SYMBOL.get(op.name, op.name)} {v!r}")
+
+
+_SYMBOL = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/", "pow": "**"}
+
+
+def _not_float(op, v):
+    return TypeError(f"{op.name}: needs a floating input (float16/32/64), got dtype {v.dtype.name}; "
+                     f"TensorFlow refuses it too, NumPy would silently give "
+                     f"{_numpy_result(op, v)}. Cast first: tk.{op.name}(tk.cast(x, tk.float32))")
+
+
+def _numpy_result(op, v):
+    try:
+        with np.errstate(all="ignore"):
+            return f"a {np.asarray(op.forward(np.zeros(1, v.dtype))).dtype.name} result"
+    except Exception:   # noqa: BLE001 - only for the message
+        return "a promoted result"
 
 
 def _check_same_dtype(op, args):
@@ -283,6 +390,11 @@ def _check_same_dtype(op, args):
                     f"e.g. tk.cast(x, tk.{dtype.name})")
 
 
+# What a forward may raise for bad inputs: re-raised naming the op (_op_error). NumPy raises
+# OverflowError for a Python int that does not fit the tensor's dtype (int32 + 2**40).
+_FORWARD_ERRORS = (ValueError, TypeError, IndexError, OverflowError)
+
+
 def _op_error(op, values, attrs, err):
     shapes = ", ".join(_describe(v) for v in values)
     extra = "".join(f", {k}={v!r}" for k, v in attrs.items() if not isinstance(v, np.ndarray))
@@ -294,3 +406,33 @@ def _describe(v):
     if isinstance(v, (np.ndarray, np.generic)):
         return f"shape {v.shape} {v.dtype.name}"
     return repr(v)
+
+
+# --- checked arguments: integers where TensorFlow wants integers ------------------------
+
+def as_int(value, what):
+    """`value` as a Python int; a float (1.7), a bool or a non-integer tensor raises TypeError.
+
+    int(1.7) would give 1, and reduce_sum(x, axis=1.7) would then sum axis 1 silently;
+    TensorFlow refuses a float where it wants an integer, and so does tapekit. `what` names
+    the operation and the argument ("reduce_sum: axis").
+    """
+    if isinstance(value, Tensor):
+        value = value._value
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, np.ndarray) and value.dtype == bool):
+        raise TypeError(f"{what} must be an integer, got the bool {value!r}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        pass
+    raise TypeError(f"{what} must be an integer, got {value!r} ({type(value).__name__}); "
+                    f"TensorFlow refuses a non-integer here too (int() would truncate it silently)")
+
+
+def as_axis(value, ndim, what):
+    """`value` checked as an axis of a rank-`ndim` tensor: an int in [-ndim, ndim)."""
+    axis = as_int(value, what)
+    if not -ndim <= axis < max(ndim, 1):
+        raise ValueError(f"{what} = {axis} is out of range for a tensor of rank {ndim} "
+                         f"(valid: {-ndim} to {max(ndim, 1) - 1})")
+    return axis

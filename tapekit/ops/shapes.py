@@ -9,7 +9,8 @@ import math
 
 import numpy as np
 
-from .registry import defop, numpy_function
+from ..tensor import Tensor
+from .registry import as_axis, as_int, defop, numpy_function
 
 
 def _lead(g, ans):
@@ -95,11 +96,34 @@ reshape_op = defop("reshape", lambda x, shape: x.reshape(shape),
                    vjp=[_reshape_back], jvp=[_reshape_fwd])
 
 
+def shape_argument(shape, op, arg="shape", allow_unknown=True):
+    """`shape` (an int, a list/tuple, or a 1-D integer tensor or array) as a tuple of ints.
+
+    Each entry must be an integer (3.9 raises: int() would make it 3), >= 0, or -1 once
+    (an unknown dimension) when `allow_unknown`. `op` and `arg` name the call in errors.
+    """
+    if isinstance(shape, Tensor):
+        shape = shape._value
+    if isinstance(shape, np.ndarray):
+        if shape.ndim > 1:
+            raise ValueError(f"{op}: {arg} must be a list of integers, got an array of shape {shape.shape}")
+        if shape.dtype.kind not in "iu":
+            raise TypeError(f"{op}: {arg} must hold integers, got dtype {shape.dtype.name}: {shape.tolist()}")
+        shape = shape.tolist()
+    elif not isinstance(shape, (list, tuple)):
+        shape = [shape]
+    dims = tuple(as_int(d, f"{op}: {arg}[{i}]") for i, d in enumerate(shape))
+    unknown = [d for d in dims if d < 0]
+    if unknown and not (allow_unknown and unknown == [-1]):
+        what = "one -1 (an unknown dimension) and sizes >= 0" if allow_unknown else "sizes >= 0"
+        raise ValueError(f"{op}: {arg} = {list(dims)} is not a valid shape; it takes {what}")
+    return dims
+
+
 @numpy_function(np.reshape)
 def reshape(tensor, shape, name=None):
     """`tensor` with a new shape of the same size (-1 infers one dimension)."""
-    shape = tuple(int(s) for s in np.atleast_1d(np.asarray(shape)).tolist()) if not isinstance(shape, tuple) else shape
-    return reshape_op(tensor, shape=shape)
+    return reshape_op(tensor, shape=shape_argument(shape, "reshape"))
 
 
 def _expand_dims(x, axis):
@@ -118,7 +142,7 @@ expand_dims_op = defop("expand_dims", _expand_dims,
 @numpy_function(np.expand_dims)
 def expand_dims(input, axis, name=None):  # noqa: A002
     """Insert a size-1 axis at `axis`."""
-    return expand_dims_op(input, axis=int(axis))
+    return expand_dims_op(input, axis=as_int(axis, "expand_dims: axis"))
 
 
 squeeze_op = defop("squeeze", lambda x, axis: np.squeeze(x, axis),
@@ -129,7 +153,8 @@ squeeze_op = defop("squeeze", lambda x, axis: np.squeeze(x, axis),
 def squeeze(input, axis=None, name=None):  # noqa: A002
     """Remove size-1 axes (all of them, or those in `axis`)."""
     if axis is not None:
-        axis = tuple(np.atleast_1d(axis).tolist())
+        ndim = _ndim(input)
+        axis = tuple(as_axis(a, ndim, "squeeze: axis") for a in np.atleast_1d(axis).tolist())
     return squeeze_op(input, axis=axis)
 
 
@@ -149,8 +174,16 @@ transpose_op = defop("transpose", lambda x, perm: x.transpose(perm),   # the met
 def transpose(a, perm=None, conjugate=False, name=None):
     """Permute axes (reverse them when `perm` is None)."""
     ndim = np.ndim(a) if not hasattr(a, "ndim") else a.ndim
-    perm = tuple(range(ndim))[::-1] if perm is None else tuple(int(p) % max(ndim, 1) for p in perm)
-    return transpose_op(a, perm=perm)
+    if perm is None:
+        return transpose_op(a, perm=tuple(range(ndim))[::-1])
+    given = shape_argument(perm, "transpose", "perm", allow_unknown=False) if not isinstance(perm, list) \
+        else tuple(as_int(p, f"transpose: perm[{i}]") for i, p in enumerate(perm))
+    axes = tuple(p + ndim if -ndim <= p < 0 else p for p in given)
+    if sorted(axes) != list(range(ndim)):
+        raise ValueError(f"transpose: perm = {list(given)} is not a permutation of the {ndim} axes "
+                         f"of a tensor of shape {tuple(np.shape(a))}; it must list each of "
+                         f"{list(range(ndim))} once")
+    return transpose_op(a, perm=axes)
 
 
 def swapaxes_last2(x):
@@ -183,10 +216,8 @@ concat_op = defop("concat", lambda *xs, axis: np.concatenate(xs, axis=axis), arg
                   save="", variadic=True, same_dtype=True, vjp=_concat_vjp, jvp=_concat_jvp)
 
 
-def _negative_axis(axis, ndim):
-    axis = int(axis)
-    if not -ndim <= axis < ndim:
-        raise ValueError(f"axis {axis} is out of range for a tensor of rank {ndim}")
+def _negative_axis(axis, ndim, op="concat"):
+    axis = as_axis(axis, ndim, f"{op}: axis")
     return axis - ndim if axis >= 0 else axis
 
 
@@ -218,7 +249,7 @@ def stack(values, axis=0, name=None):
     values = list(values)
     if not values:
         raise ValueError("stack: needs at least one tensor")
-    return stack_op(*values, axis=_negative_axis(axis, _ndim(values[0]) + 1))
+    return stack_op(*values, axis=_negative_axis(axis, _ndim(values[0]) + 1, "stack"))
 
 
 def zeros_like_meta(x):
@@ -236,6 +267,8 @@ def _normalize_index(index, ndim):
             i = np.asarray(i._value)
         elif isinstance(i, list):
             i = np.asarray(i)
+        elif type(i) is np.ndarray and (i.base is not None or i.flags.writeable):
+            i = i.copy()   # the caller's index array: the record keeps it for the gradient
         parts.append(i)
     if any(i is Ellipsis for i in parts):
         k = next(n for n, i in enumerate(parts) if i is Ellipsis)
@@ -287,7 +320,20 @@ def _gather_vjp(g, ans, params, indices, axis):
     return scatter_add(g, index=index, shape=tuple(params.shape))
 
 
-gather_op = defop("gather", lambda params, indices, axis: np.take(params, indices, axis=axis),
+def _gather(params, indices, axis):
+    # np.take wraps a negative index around (-1: the last); TensorFlow's gather raises for
+    # any index outside [0, n), and so does tapekit (also when a tk.function replays).
+    n = params.shape[axis]
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"indices must be integers, got dtype {indices.dtype.name}")
+    if indices.size and (indices.min() < 0 or indices.max() >= n):
+        bad = indices.min() if indices.min() < 0 else indices.max()
+        raise IndexError(f"index {bad} is out of range [0, {n}) for axis {axis} of params "
+                         f"(shape {params.shape}); gather does not wrap negative indices around")
+    return np.take(params, indices, axis=axis)
+
+
+gather_op = defop("gather", _gather,
                   args="params indices", save="indices",
                   vjp=[_gather_vjp, None],
                   jvp=[lambda t, ans, p, indices, axis: gather_op(t, indices, axis=axis), None])
@@ -299,7 +345,8 @@ def gather(params, indices, axis=None, batch_dims=0, name=None):
     if batch_dims:
         raise NotImplementedError("gather: batch_dims other than 0 is not supported; "
                                   "index with tk.gather per batch or use x[...] indexing")
-    axis = 0 if axis is None else int(axis) % _ndim(params)
+    ndim = _ndim(params)
+    axis = 0 if axis is None else as_axis(axis, ndim, "gather: axis") % max(ndim, 1)
     return gather_op(params, indices, axis=axis)
 
 
