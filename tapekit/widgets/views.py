@@ -1,13 +1,21 @@
 """ipywidgets views over the models in models.py (thin: buttons call model methods).
 
-ipywidgets is imported only when a view is created, so `import tapekit` never needs it.
-Output widgets are written by replacing `.outputs` (or `append_stdout`), never with
-`with out:` (recipe jupyter-testing.md 2.5/2.7: nbval mismatches, nbclient stalls).
-Each view displays as its widget where a widget front end runs, and leaves a
-deterministic `text/plain` summary (and an SVG picture) for static renderers.
+ipywidgets is imported only when a view is created, and matplotlib only when a picture is
+drawn, so `import tapekit` needs neither. Output widgets are written by replacing
+`.outputs` (or `append_stdout`), never with `with out:` (recipe jupyter-testing.md 2.5/2.7:
+nbval mismatches, nbclient stalls).
+
+What a notebook stores for each view (its display bundle):
+
+- `application/vnd.jupyter.widget-view+json`: the live widget, where a kernel and a widget
+  manager run (JupyterLab, Notebook 7, VS Code);
+- `image/png`: a picture of the view's current state (the monitor's: its final state, the
+  display is updated when the loop ends), for every place without a widget manager:
+  nbconvert HTML of a notebook stored without widget state, nbviewer, a docs site, and an
+  untrusted notebook in JupyterLab (which shows only safe mime types: png is one);
+- `text/plain`: a deterministic summary (what nbval compares; png it skips).
 """
 import html
-import re
 import sys
 
 import numpy as np
@@ -15,6 +23,7 @@ import numpy as np
 from ..display import dot as _dot
 from ..display import graph as _graph
 from ..display.format import number, summary
+from . import plots
 from .models import BackpropModel, ExplorerModel, InspectorModel, TrainingLog
 
 
@@ -34,7 +43,7 @@ def _error_html(message):
 
 
 def _svg_output(svg, text):
-    """One display_data output holding an SVG picture and its text form."""
+    """One display_data output holding an SVG picture and its text form (the stepper's graph)."""
     return {"output_type": "display_data", "metadata": {},
             "data": {"image/svg+xml": svg, "text/plain": text}}
 
@@ -44,14 +53,19 @@ def _text_output(text):
 
 
 class _View:
-    """Shared display: the widget where a front end runs, text (and SVG) elsewhere."""
+    """Shared display: the widget where a front end runs, a PNG and text elsewhere."""
 
     widget = None
 
     def text(self):
         raise NotImplementedError
 
-    def svg(self):
+    def bundle_text(self):
+        """The bundle's text/plain (the monitor's stays the same from first to last draw)."""
+        return self.text()
+
+    def picture(self):
+        """PNG bytes of the current state (None: no picture, e.g. the view failed)."""
         return None
 
     def _repr_mimebundle_(self, include=None, exclude=None):
@@ -61,13 +75,13 @@ class _View:
             if isinstance(data, tuple):
                 data = data[0]
             bundle.update(data or {})
-        bundle["text/plain"] = self.text()
+        bundle["text/plain"] = self.bundle_text()
         try:
-            svg = self.svg()
-        except Exception:  # noqa: BLE001 - a static picture is optional (no `dot`, ...)
-            svg = None
-        if svg:
-            bundle["image/svg+xml"] = svg
+            png = self.picture()
+        except Exception:  # noqa: BLE001 - the picture is a fallback: text/plain still says it
+            png = None
+        if png:
+            bundle["image/png"] = plots.png_base64(png)
         return bundle
 
     def __repr__(self):
@@ -195,6 +209,16 @@ class BackpropStepper(_View):
             self._svgs[pos] = _dot.to_svg(self.digraph())
         return self._svgs[pos]
 
+    def picture(self):
+        """PNG of the current step: the graph (Graphviz) above the chain rule in numbers."""
+        if self.model is None:
+            return None
+        try:
+            graph = self.digraph().pipe(format="png", quiet=True)
+        except Exception:  # noqa: BLE001 - no `dot`: the chain rule alone
+            graph = None
+        return plots.text_panel_png(plots.wrap(self.text()), image=graph)
+
     def chain_html(self):
         """The chain-rule panel of the current step, as HTML with the numbers."""
         s, p = self.model.current, self.precision
@@ -282,12 +306,11 @@ class NodeInspector(_View):
         self.widget = w.VBox([w.HBox([self.dropdown, self.check_button]), self.details,
                               self.result])
         self.widget.add_class("tk-node-inspector")
+        self.last_check = None
         if self.model is None or not ids:
             self.dropdown.disabled = self.check_button.disabled = True
             self.details.value = _error_html(self.error or "Nothing was recorded on this tape.")
             return
-        if self.model.message:
-            self.result.outputs = (_text_output("note: " + self.model.message),)
         self.dropdown.observe(lambda ch: self._render(), names="value")
         self.check_button.on_click(lambda _: self.check())
         self._render()
@@ -304,14 +327,24 @@ class NodeInspector(_View):
         return self.model.node(node_id or self.selected)
 
     def check(self, node_id=None, **kw):
-        """Finite-difference check of the selected node's gradient (shown below)."""
-        result = self.model.check(node_id or self.selected, **kw)
+        """Finite-difference check of a node's gradient (default: the selected node).
+
+        Checking another node selects it first: the details and the check result shown
+        together are always about the same node (`inspector.check("n3")` after the view
+        was displayed on s0 used to leave s0's details beside n3's result).
+        """
+        if node_id is not None and node_id != self.selected:
+            self.select(node_id)
+        result = self.model.check(self.selected, **kw)
+        self.last_check = result
         self.result.outputs = (_text_output(str(result)),)
         return result
 
     def _render(self):
         info = self.node()
-        self.result.outputs = ()
+        self.last_check = None          # a result belongs to the node it was computed for
+        self.result.outputs = (_text_output("note: " + self.model.message),) \
+            if self.model.message else ()
         grad = summary(info.grad) if info.grad is not None else "none"
         value = summary(info.value) if info.value is not None else "not kept"
         rows = [("op / name", info.op), ("kind", info.kind),
@@ -327,130 +360,48 @@ class NodeInspector(_View):
     def text(self):
         if self.model is None or not self.model.node_ids:
             return f"NodeInspector: {self.error or 'nothing recorded'}"
-        return f"NodeInspector ({len(self.model.node_ids)} nodes)\n{self.node()}"
+        text = f"NodeInspector ({len(self.model.node_ids)} nodes)\n{self.node()}"
+        if self.last_check is not None:
+            text += f"\ncheck: {self.last_check}"
+        return text
+
+    def picture(self):
+        """PNG of the selected node: the graph with it highlighted, its numbers, its check."""
+        if self.model is None or not self.model.node_ids:
+            return None
+        try:
+            graph = _dot.to_digraph(self.model.graph, highlight=self.selected,
+                                    grads=self.model.grads).pipe(format="png", quiet=True)
+        except Exception:  # noqa: BLE001 - no `dot`: the numbers alone
+            graph = None
+        return plots.text_panel_png(plots.wrap(self.text()), image=graph)
 
 
 # --- FunctionExplorer ----------------------------------------------------------------------
 
-W, H, PAD = 480, 300, 40
-COLORS = {"f": "#1f77b4", "df": "#ff7f0e", "d2f": "#2ca02c", "tangent": "#d62728"}
+def slider_step(lo, hi, points=()):
+    """A slider step whose grid lo + k*step holds every value in `points` exactly.
+
+    A browser slider snaps its value to that grid: with (hi - lo)/100 = 0.08 on (-4, 4),
+    x=1.0 is not on it and the slider showed (and sent back) 1.04. The step is the largest
+    "round" number (1, 2 or 5 times a power of ten) at most (hi - lo)/100 that fits; None
+    (any value, no snapping) when no round step down to a millionth of the range fits.
+    """
+    span = hi - lo
+    top = int(np.floor(np.log10(span / 100)))
+    for e in range(top, top - 7, -1):
+        for m in (5, 2, 1):
+            step = m * 10.0 ** e
+            if step > span / 100 * (1 + 1e-9):
+                continue
+            if all(_on_grid(v, lo, step) for v in points):
+                return step
+    return None
 
 
-def _fmt(v):
-    return f"{v:.1f}"
-
-
-def _css_class(name):
-    return "tk-" + re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-
-
-def _plot_svg(series, x_range, point=None, title=""):
-    """A small deterministic line plot: series = [(name, xs, ys, color, dash)]."""
-    lo, hi = x_range
-    finite = np.concatenate([np.asarray(ys, dtype=float)[np.isfinite(ys)] for _, _, ys, _, _ in series
-                             if np.size(ys)] or [np.zeros(1)])
-    ylo, yhi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-    if yhi - ylo < 1e-12:
-        ylo, yhi = ylo - 1, yhi + 1
-    pad = 0.05 * (yhi - ylo)
-    ylo, yhi = ylo - pad, yhi + pad
-
-    def sx(x):
-        return PAD + (x - lo) / (hi - lo) * (W - 2 * PAD)
-
-    def sy(y):
-        return H - PAD - (y - ylo) / (yhi - ylo) * (H - 2 * PAD)
-
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
-             f'viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="11">',
-             f'<rect x="0" y="0" width="{W}" height="{H}" fill="white"/>',
-             f'<clipPath id="tk-plot-area"><rect x="{PAD}" y="{PAD}" width="{W - 2 * PAD}" '
-             f'height="{H - 2 * PAD}"/></clipPath>',
-             f'<rect x="{PAD}" y="{PAD}" width="{W - 2 * PAD}" height="{H - 2 * PAD}" '
-             f'fill="none" stroke="#999"/>']
-    if ylo < 0 < yhi:
-        parts.append(f'<line x1="{PAD}" y1="{_fmt(sy(0))}" x2="{W - PAD}" y2="{_fmt(sy(0))}" '
-                     f'stroke="#ccc"/>')
-    if lo < 0 < hi:
-        parts.append(f'<line x1="{_fmt(sx(0))}" y1="{PAD}" x2="{_fmt(sx(0))}" y2="{H - PAD}" '
-                     f'stroke="#ccc"/>')
-    for v, anchor in ((lo, "start"), (hi, "end")):
-        parts.append(f'<text x="{_fmt(sx(v))}" y="{H - PAD + 14}" text-anchor="{anchor}">'
-                     f'{_esc(number(v, 2))}</text>')
-    for v, y in ((ylo, H - PAD), (yhi, PAD + 10)):
-        parts.append(f'<text x="{PAD - 4}" y="{y}" text-anchor="end">{_esc(number(v, 2))}</text>')
-    for name, xs, ys, color, dash in series:
-        pts, segs = [], []
-        for x, y in zip(xs, ys):
-            if np.isfinite(y):
-                pts.append(f"{_fmt(sx(x))},{_fmt(sy(y))}")
-            elif pts:
-                segs.append(pts)
-                pts = []
-        if pts:
-            segs.append(pts)
-        extra = f' stroke-dasharray="{dash}"' if dash else ""
-        for seg in segs:
-            parts.append(f'<polyline class="{_css_class(name)}" points="{" ".join(seg)}" fill="none" '
-                         f'stroke="{color}" stroke-width="2"{extra} clip-path="url(#tk-plot-area)"/>')
-    if point is not None and np.isfinite(point[1]):
-        parts.append(f'<circle class="tk-point" cx="{_fmt(sx(point[0]))}" cy="{_fmt(sy(point[1]))}" '
-                     f'r="4" fill="{COLORS["tangent"]}"/>')
-    for k, (name, _, _, color, dash) in enumerate(series):
-        y = PAD + 14 + 14 * k
-        extra = f' stroke-dasharray="{dash}"' if dash else ""
-        parts.append(f'<line x1="{PAD + 8}" y1="{y - 4}" x2="{PAD + 28}" y2="{y - 4}" '
-                     f'stroke="{color}" stroke-width="2"{extra}/>'
-                     f'<text x="{PAD + 32}" y="{y}">{_esc(name)}</text>')
-    if title:
-        parts.append(f'<text x="{W / 2:.1f}" y="16" text-anchor="middle">{_esc(title)}</text>')
-    parts.append("</svg>")
-    return "\n".join(parts)
-
-
-def _heatmap_svg(model):
-    """f over the grid as coloured cells, the current point and the gradient arrow."""
-    g = model.grid
-    lo, hi = float(np.nanmin(g)), float(np.nanmax(g))
-    span = hi - lo if hi > lo else 1.0
-    n = len(model.xs)
-    size = W - 2 * PAD
-    cell = size / n
-    (xlo, xhi), (ylo, yhi) = model.x_range, model.y_range
-
-    def sx(x):
-        return PAD + (x - xlo) / (xhi - xlo) * size
-
-    def sy(y):
-        return PAD + size - (y - ylo) / (yhi - ylo) * size
-
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{size + 2 * PAD}" '
-             f'font-family="sans-serif" font-size="11">',
-             f'<rect x="0" y="0" width="{W}" height="{size + 2 * PAD}" fill="white"/>']
-    for i in range(n):
-        for j in range(n):
-            t = (g[i, j] - lo) / span if np.isfinite(g[i, j]) else 0.0
-            r, gg, b = int(255 * t), int(80 + 100 * (1 - abs(2 * t - 1))), int(255 * (1 - t))
-            parts.append(f'<rect x="{_fmt(PAD + j * cell)}" y="{_fmt(PAD + size - (i + 1) * cell)}" '
-                         f'width="{_fmt(cell + 0.5)}" height="{_fmt(cell + 0.5)}" '
-                         f'fill="rgb({r},{gg},{b})"/>')
-    p = model.point()
-    cx, cy = sx(p["x"]), sy(p["y"])
-    norm = float(np.hypot(p["dfdx"], p["dfdy"]))
-    parts.append(f'<circle class="tk-point" cx="{_fmt(cx)}" cy="{_fmt(cy)}" r="5" fill="white" '
-                 f'stroke="black"/>')
-    if norm > 0:
-        L = 40.0
-        ex, ey = cx + L * p["dfdx"] / norm, cy - L * p["dfdy"] / norm
-        parts.append(f'<line class="tk-gradient" x1="{_fmt(cx)}" y1="{_fmt(cy)}" x2="{_fmt(ex)}" '
-                     f'y2="{_fmt(ey)}" stroke="black" stroke-width="2"/>'
-                     f'<circle cx="{_fmt(ex)}" cy="{_fmt(ey)}" r="3" fill="black"/>')
-    parts.append(f'<text x="{W / 2:.1f}" y="16" text-anchor="middle">f(x, y): blue low, red high; '
-                 f'arrow: gradient direction</text>')
-    parts.append(f'<text x="{PAD}" y="{size + PAD + 14}">x {_esc(number(xlo, 2))} .. '
-                 f'{_esc(number(xhi, 2))}, y {_esc(number(ylo, 2))} .. {_esc(number(yhi, 2))}</text>')
-    parts.append("</svg>")
-    return "\n".join(parts)
+def _on_grid(v, lo, step):
+    k = (v - lo) / step
+    return abs(k - round(k)) <= 1e-9 * max(1.0, abs(k))
 
 
 class FunctionExplorer(_View):
@@ -458,6 +409,10 @@ class FunctionExplorer(_View):
 
     >>> tk.widgets.FunctionExplorer(lambda x: tk.sin(x) * x, x_range=(-3, 3))
     >>> tk.widgets.FunctionExplorer(lambda x, y: x**2 + 3*y, (-2, 2), (-2, 2))
+
+    The plot's y-range comes from f, f' and f'' over x_range and does not move with the
+    slider; the tangent line is clipped to it. The sliders' grids hold the starting point
+    and every point given to `set_point`, so the browser does not round them.
     """
 
     def __init__(self, f, x_range=(-3.0, 3.0), y_range=None, *, x=None, y=None, samples=None):
@@ -468,16 +423,16 @@ class FunctionExplorer(_View):
         except Exception as e:  # noqa: BLE001 - the user's function may raise anything
             self.model, self.error = None, f"{type(e).__name__}: {e}"
         lo, hi = (self.model.x_range if self.model else (0.0, 1.0))
-        step = (hi - lo) / 100
-        self.x_slider = w.FloatSlider(value=self.model.x if self.model else lo, min=lo, max=hi,
-                                      step=step, description="x", readout_format=".2f")
+        x0 = self.model.x if self.model else lo
+        self.x_slider = w.FloatSlider(value=x0, min=lo, max=hi, step=slider_step(lo, hi, [x0]),
+                                      description="x", readout_format=".2f")
         sliders = [self.x_slider]
         self.y_slider = None
         if self.model is not None and self.model.two:
             ylo, yhi = self.model.y_range
             self.y_slider = w.FloatSlider(value=self.model.y, min=ylo, max=yhi,
-                                          step=(yhi - ylo) / 100, description="y",
-                                          readout_format=".2f")
+                                          step=slider_step(ylo, yhi, [self.model.y]),
+                                          description="y", readout_format=".2f")
             sliders.append(self.y_slider)
         self.plot = w.Output()
         self.readout = w.HTML()
@@ -493,12 +448,21 @@ class FunctionExplorer(_View):
         self._render()
 
     def set_point(self, x, y=None):
+        """Move the point (what the slider does); the sliders hold x and y exactly."""
         if self.model is None:
             return None
-        self.x_slider.value = x
+        self._hold(self.x_slider, x)
         if y is not None and self.y_slider is not None:
-            self.y_slider.value = y
+            self._hold(self.y_slider, y)
         return self.model.point()
+
+    @staticmethod
+    def _hold(slider, v):
+        """Set the slider to v, first refining its step if v is not on its grid."""
+        v = float(np.clip(v, slider.min, slider.max))
+        if slider.step is not None and not _on_grid(v, slider.min, slider.step):
+            slider.step = slider_step(slider.min, slider.max, [slider.value, v])
+        slider.value = v
 
     def point(self):
         return self.model.point()
@@ -511,20 +475,13 @@ class FunctionExplorer(_View):
                              self.y_slider.value if self.y_slider is not None else None)
         self._render()
 
-    def svg(self):
-        if self.model is None:
-            return None
-        m = self.model
-        if m.two:
-            return _heatmap_svg(m)
-        p = m.point()
-        (x0, t0), (x1, t1) = m.tangent()
-        series = [("f", m.xs, m.fs, COLORS["f"], ""),
-                  ("f' (tape)", m.xs, m.dfs, COLORS["df"], ""),
-                  ("f'' (nested tapes)", m.xs, m.d2fs, COLORS["d2f"], "5,3"),
-                  ("tangent at x", [x0, x1], [t0, t1], COLORS["tangent"], "2,2")]
-        return _plot_svg(series, m.x_range, point=(p["x"], p["f"]),
-                         title=f"x = {number(p['x'], 2)}")
+    def picture(self):
+        """PNG of the plot at the current point (matplotlib)."""
+        return None if self.model is None else plots.explorer_png(self.model)
+
+    def ylim(self):
+        """The plot's y-range (the same wherever the point is)."""
+        return plots.explorer_ylim(self.model)
 
     def text(self):
         if self.model is None:
@@ -541,7 +498,7 @@ class FunctionExplorer(_View):
             self.readout.value = (f'<span class="tk-readout">f(x) = <b>{_esc(number(p["f"]))}</b>, '
                                   f"f'(x) = <b>{_esc(number(p['df']))}</b> (tape), "
                                   f"f''(x) = <b>{_esc(number(p['d2f']))}</b> (nested tapes)</span>")
-        self.plot.outputs = (_svg_output(self.svg(), self.text()),)
+        self.plot.outputs = (plots.png_output(self.picture(), self.text()),)
 
 
 # --- TrainingMonitor -----------------------------------------------------------------------
@@ -556,19 +513,33 @@ def has_widget_frontend():
 
 
 class TrainingMonitor(_View):
-    """A progress bar and a live loss curve around a training loop (plain text without a front end).
+    """A progress bar and a live loss curve around a training loop.
 
     >>> for step in (mon := tk.widgets.TrainingMonitor(range(100))):
     ...     loss = train_step(x, y); mon.log(loss=loss)
-    >>> with tk.widgets.TrainingMonitor(total=100) as mon:
+    >>> with tk.widgets.TrainingMonitor(total=100, yscale="log") as mon:
     ...     for step in range(100):
     ...         mon.log(loss=train_step(x, y), grads=zip(grads, model.trainable_variables))
 
-    every: redraw (or print) every `every` steps; mode: "widget", "text" or None (detect).
+    In Jupyter: a progress bar with rate and time left (tqdm's numbers), the loss curve
+    (matplotlib) and, when the loop ends, the final line printed once. The display is
+    then updated with the final picture, so a notebook stores the end of the run (not
+    step 0) for places without a widget manager. In a terminal: tqdm's bar; written to
+    a file or pipe: one plain line every tenth of the run (deterministic, no timings).
+
+    every: redraw (or print) every `every` steps; mode: "widget", "text" or None (detect);
+    yscale: "linear" (from 0) or "log" (losses spanning decades).
     """
 
+    CURVE_INTERVAL = 0.25     # seconds between live redraws of the curve (the last is always drawn)
+
     def __init__(self, iterable=None, total=None, *, every=None, title="training", mode=None,
-                 file=None):
+                 file=None, yscale="linear"):
+        if yscale not in ("linear", "log"):
+            raise ValueError(f"TrainingMonitor: yscale must be 'linear' or 'log', got {yscale!r}")
+        if mode not in (None, "widget", "text"):
+            raise ValueError(f"TrainingMonitor: mode must be 'widget', 'text' or None (detect), "
+                             f"got {mode!r}")
         self.iterable = iterable
         self.message = ""
         if total is None and iterable is not None:
@@ -581,15 +552,21 @@ class TrainingMonitor(_View):
             self.message = "No total given: pass total=<number of steps> for a progress bar."
         self.total = None if total is None else int(total)
         self.title = title
+        self.yscale = yscale
         self.log_ = TrainingLog()
         self.count = 0
         self._logged_this_step = False
         self._iterating = False
+        self._finished = False
         self.file = file
         self.mode = mode or ("widget" if has_widget_frontend() else "text")
         self.every_draw = every or max(1, (self.total or 50) // 50)
         self.every_print = every or max(1, (self.total or 100) // 10)
         self._shown = False
+        self._handle = None          # the IPython DisplayHandle: updated when the loop ends
+        self._bar = None             # tqdm's terminal bar (text mode on a terminal)
+        self._t0 = None
+        self._last_curve = None
         self.widget = None
         if self.mode == "widget":
             w = _widgets()
@@ -600,7 +577,7 @@ class TrainingMonitor(_View):
             self.note = w.HTML(_error_html(self.message) if self.message else "")
             self.widget = w.VBox([w.HBox([self.bar, self.label]), self.note, self.curve])
             self.widget.add_class("tk-training-monitor")
-            self._draw()
+            self._draw(curve=True)
 
     @property
     def log_data(self):
@@ -611,11 +588,17 @@ class TrainingMonitor(_View):
         if self._shown:
             return
         self._shown = True
+        self._t0 = _now()
         if self.mode == "widget":
             from IPython.display import display
-            display(self)
-        elif self.message:
-            print(self.message, file=self.file or sys.stdout)
+            self._handle = display(self, display_id=True)
+        else:
+            if self.message:
+                print(self.message, file=self._file())
+            if self._on_terminal():
+                from tqdm.auto import tqdm        # outside Jupyter: the terminal bar
+                self._bar = tqdm(total=self.total, desc=self.title, unit="step",
+                                 file=self._file(), leave=True)
 
     # --- loop forms --------------------------------------------------------------------
     def __iter__(self):
@@ -658,27 +641,49 @@ class TrainingMonitor(_View):
             self._advance()
 
     # --- progress ------------------------------------------------------------------------
+    def _file(self):
+        return self.file or sys.stdout
+
+    def _on_terminal(self):
+        isatty = getattr(self.file or sys.stderr, "isatty", None)
+        return bool(isatty and isatty())
+
     def _advance(self):
         self.count += 1
         last = self.total is not None and self.count >= self.total
         if self.mode == "widget":
             if last or self.count % self.every_draw == 0:
-                self._draw()
+                self._draw(curve=last)
+        elif self._bar is not None:
+            self._bar.update(1)
+            if self.log_.last_loss is not None:
+                self._bar.set_postfix_str(f"loss {number(self.log_.last_loss)}", refresh=False)
         elif last or self.count % self.every_print == 0:
-            print(self.line(), file=self.file or sys.stdout)
+            print(self.line(), file=self._file())
 
     def _finish(self):
+        if self._finished:
+            return
+        self._finished = True
         if self.mode == "widget":
-            self._draw(done=True)
+            self._draw(done=True, curve=True)
+            if self._handle is not None:
+                self._handle.update(self)      # the stored bundle: the final picture
+            if self._shown and self.count:
+                print(self.line())             # the final numbers, for text-only views too
+        elif self._bar is not None:
+            self._bar.close()
         elif self.count and self.count % self.every_print and not (
                 self.total is not None and self.count >= self.total):
-            print(self.line(), file=self.file or sys.stdout)   # where the loop stopped
+            print(self.line(), file=self._file())   # where the loop stopped
 
     def _say(self, message):
         if self.mode == "widget":
             self.note.value = _error_html(message)
+        elif self._bar is not None:
+            self._bar.write(message, file=self._file())
         else:
-            print(message, file=self.file or sys.stdout)
+            print(message, file=self._file())
 
     def line(self):
         """The plain-text progress line (also the widget's text)."""
@@ -689,23 +694,28 @@ class TrainingMonitor(_View):
             parts.append(f"|grad {name}| {number(norms[-1])}")
         return "  ".join(parts)
 
-    def svg(self):
-        losses = [(s, l) for s, l in zip(self.log_.steps, self.log_.losses) if l is not None]
-        if not losses:
-            return None
-        xs, ys = zip(*losses)
-        series = [("loss", xs, ys, COLORS["f"], "")]
-        palette = ["#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
-        for k, (name, norms) in enumerate(self.log_.grad_norms.items()):
-            if len(norms) == len(xs):
-                series.append((f"|grad {name}|", xs, norms, palette[k % len(palette)], "4,2"))
-        hi = max(xs[-1], 1) if self.total is None else max(self.total - 1, 1)
-        return _plot_svg(series, (0, hi), title=self.title)
+    def timing(self):
+        """tqdm's elapsed time, time left and rate ("00:02<00:01, 25.3 step/s"); live only."""
+        if self._t0 is None:
+            return ""
+        from tqdm import tqdm
+        return tqdm.format_meter(self.count, self.total, _now() - self._t0, unit="step",
+                                 bar_format="{elapsed}<{remaining}, {rate_fmt}")
+
+    def picture(self):
+        """PNG of the loss curve and progress so far (matplotlib)."""
+        return plots.monitor_png(self.log_, self.total, self.title, self.yscale)
 
     def text(self):
         return self.line() + (f"\n{self.message}" if self.message else "")
 
-    def _draw(self, done=False):
+    def bundle_text(self):
+        """The same text from the first display to the final update (nbval compares it, and
+        it does not see updates); the final numbers are the line printed at the end."""
+        steps = f"{self.total} steps" if self.total else "steps counted as they come"
+        return f"{self.title}: TrainingMonitor ({steps}; the picture shows the loss curve)"
+
+    def _draw(self, done=False, curve=False):
         if self.total:
             self.bar.value = min(self.count, self.total)
         else:
@@ -713,7 +723,16 @@ class TrainingMonitor(_View):
             self.bar.value = self.count
         if done:
             self.bar.bar_style = "success"
-        self.label.value = f'<span class="tk-progress">{_esc(self.line())}</span>'
-        svg = self.svg()
-        if svg:
-            self.curve.outputs = (_svg_output(svg, self.line()),)
+        timing = self.timing()
+        self.label.value = (f'<span class="tk-progress">{_esc(self.line())}</span>'
+                            + (f' <span class="tk-timing">[{_esc(timing)}]</span>' if timing
+                               else ""))
+        now = _now()
+        if curve or self._last_curve is None or now - self._last_curve >= self.CURVE_INTERVAL:
+            self._last_curve = now
+            self.curve.outputs = (plots.png_output(self.picture(), self.line()),)
+
+
+def _now():
+    import time
+    return time.perf_counter()
