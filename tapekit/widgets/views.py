@@ -84,6 +84,40 @@ class _View:
             bundle["image/png"] = plots.png_base64(png)
         return bundle
 
+    # --- the stored picture follows the view ------------------------------------------
+    _displays = ()      # [(IPython DisplayHandle, text/plain first shown)]
+
+    def _ipython_display_(self):
+        """Display with a display id, so later changes made from code can update the stored
+        picture (`explorer.set_point(2.0)` in the next cell: a static page shows x = 2.0).
+
+        IPython calls this for a bare `view` at the end of a cell and for `display(view)`;
+        the output is display_data (not execute_result) because only it carries an id.
+        """
+        from IPython.core.interactiveshell import InteractiveShell
+        if not InteractiveShell.initialized():
+            print(self.text())
+            return
+        from IPython.display import display
+        bundle = self._repr_mimebundle_()
+        handle = display(bundle, raw=True, display_id=True)
+        if handle is not None:
+            self._displays = list(self._displays) + [(handle, bundle["text/plain"])]
+
+    def _refresh_displays(self):
+        """Update every display of this view with its current bundle (image/png above all).
+
+        text/plain stays as it was first shown: nbval compares it and never sees updates
+        (it ignores update_display_data), while nbclient and JupyterLab apply them. Only
+        changes made from code refresh: a browser drag re-rendering its own output would
+        interrupt itself, and JupyterLab does not save widget state anyway.
+        """
+        if not self._displays:
+            return
+        bundle = self._repr_mimebundle_()
+        for handle, text in self._displays:
+            handle.update({**bundle, "text/plain": text}, raw=True)
+
     def __repr__(self):
         return self.text()
 
@@ -142,9 +176,9 @@ class BackpropStepper(_View):
                 b.disabled = True
             self.chain.value = _error_html(self.error)
             return
-        self.reset_button.on_click(lambda _: self.reset())
-        self.prev_button.on_click(lambda _: self.back())
-        self.next_button.on_click(lambda _: self.step())
+        self.reset_button.on_click(lambda _: self._go(0))
+        self.prev_button.on_click(lambda _: self._go(self.position - 1))
+        self.next_button.on_click(lambda _: self._go(self.position + 1))
         self.slider.observe(self._on_slider, names="value")
         self._render()
 
@@ -162,13 +196,13 @@ class BackpropStepper(_View):
         return self.model.grads_so_far if self.model else {}
 
     def step(self):
-        return self._go(self.position + 1)
+        return self._moved(self._go(self.position + 1))
 
     def back(self):
-        return self._go(self.position - 1)
+        return self._moved(self._go(self.position - 1))
 
     def reset(self):
-        return self._go(0)
+        return self._moved(self._go(0))
 
     def go_to(self, i):
         if self.model is None:
@@ -177,7 +211,11 @@ class BackpropStepper(_View):
         i = int(i) + (n if int(i) < 0 else 0)
         if not 0 <= i < n:
             raise IndexError(f"BackpropStepper.go_to: step {i} out of range 0..{n - 1}")
-        return self._go(i)
+        return self._moved(self._go(i))
+
+    def _moved(self, step):
+        self._refresh_displays()
+        return step
 
     def _go(self, i):
         if self.model is None:
@@ -312,7 +350,7 @@ class NodeInspector(_View):
             self.details.value = _error_html(self.error or "Nothing was recorded on this tape.")
             return
         self.dropdown.observe(lambda ch: self._render(), names="value")
-        self.check_button.on_click(lambda _: self.check())
+        self.check_button.on_click(lambda _: self._check())
         self._render()
 
     @property
@@ -321,6 +359,7 @@ class NodeInspector(_View):
 
     def select(self, node_id):
         self.dropdown.value = node_id
+        self._refresh_displays()
         return self.node()
 
     def node(self, node_id=None):
@@ -334,7 +373,12 @@ class NodeInspector(_View):
         was displayed on s0 used to leave s0's details beside n3's result).
         """
         if node_id is not None and node_id != self.selected:
-            self.select(node_id)
+            self.dropdown.value = node_id
+        result = self._check(**kw)
+        self._refresh_displays()
+        return result
+
+    def _check(self, **kw):
         result = self.model.check(self.selected, **kw)
         self.last_check = result
         self.result.outputs = (_text_output(str(result)),)
@@ -400,8 +444,9 @@ def slider_step(lo, hi, points=()):
 
 
 def _on_grid(v, lo, step):
-    k = (v - lo) / step
-    return abs(k - round(k)) <= 1e-9 * max(1.0, abs(k))
+    """v == lo + k*step for a whole k (up to rounding: a billionth of a step)."""
+    k = round((v - lo) / step)
+    return abs((v - lo) - k * step) <= 1e-9 * step
 
 
 class FunctionExplorer(_View):
@@ -454,6 +499,7 @@ class FunctionExplorer(_View):
         self._hold(self.x_slider, x)
         if y is not None and self.y_slider is not None:
             self._hold(self.y_slider, y)
+        self._refresh_displays()
         return self.model.point()
 
     @staticmethod
@@ -563,7 +609,6 @@ class TrainingMonitor(_View):
         self.every_draw = every or max(1, (self.total or 50) // 50)
         self.every_print = every or max(1, (self.total or 100) // 10)
         self._shown = False
-        self._handle = None          # the IPython DisplayHandle: updated when the loop ends
         self._bar = None             # tqdm's terminal bar (text mode on a terminal)
         self._t0 = None
         self._last_curve = None
@@ -590,8 +635,7 @@ class TrainingMonitor(_View):
         self._shown = True
         self._t0 = _now()
         if self.mode == "widget":
-            from IPython.display import display
-            self._handle = display(self, display_id=True)
+            self._ipython_display_()        # with a display id: updated when the loop ends
         else:
             if self.message:
                 print(self.message, file=self._file())
@@ -667,8 +711,7 @@ class TrainingMonitor(_View):
         self._finished = True
         if self.mode == "widget":
             self._draw(done=True, curve=True)
-            if self._handle is not None:
-                self._handle.update(self)      # the stored bundle: the final picture
+            self._refresh_displays()           # the stored bundle: the final picture
             if self._shown and self.count:
                 print(self.line())             # the final numbers, for text-only views too
         elif self._bar is not None:
