@@ -313,3 +313,12 @@ def test_code_driven_changes_update_the_displays_and_keep_their_text():
     assert handle.updates == []
     insp.check("n3")
     assert len(handle.updates) == 1 and _png(handle.updates[-1]) == insp.picture()
+
+
+def test_matplotlib_and_tqdm_are_imported_only_when_needed():
+    import subprocess
+    import sys
+    code = ("import sys, tapekit, tapekit.widgets, tapekit.widgets.plots; "
+            "print('matplotlib' in sys.modules, 'tqdm' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False False"
