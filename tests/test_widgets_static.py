@@ -210,6 +210,9 @@ def test_monitor_display_is_updated_with_the_final_state(capsys):
     # ... and the final numbers are printed once, for text-only views
     assert capsys.readouterr().out == "linear regression: step 60/60  loss 0.1082\n"  # 3e^-5.9 + 0.1
     assert mon.bar.value == 60 and mon.bar.bar_style == "success"
+    # the widget state a notebook stores is deterministic too: no elapsed time or rate
+    assert mon.label.value == ('<span class="tk-progress">linear regression: step 60/60  '
+                               'loss 0.1082</span>')
 
 
 def test_monitor_loss_axis():
@@ -322,3 +325,16 @@ def test_matplotlib_and_tqdm_are_imported_only_when_needed():
             "print('matplotlib' in sys.modules, 'tqdm' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False False"
+
+
+def test_monitor_live_label_shows_tqdm_timing():
+    mon = TrainingMonitor(total=10, mode="widget", every=1)
+    mon._shown, mon._t0 = True, plots_now() - 2.0        # as if started 2 s ago
+    mon.log(loss=1.0)
+    # 1 step in 2 s: 18 s left for the other 9; tqdm writes slow rates as time per step
+    assert '<span class="tk-timing">[00:02&lt;00:18,  2.00s/step]</span>' in mon.label.value
+
+
+def plots_now():
+    from tapekit.widgets.views import _now
+    return _now()

@@ -766,7 +766,7 @@ class TrainingMonitor(_View):
             self.bar.value = self.count
         if done:
             self.bar.bar_style = "success"
-        timing = self.timing()
+        timing = "" if done else self.timing()     # the stored final state: no timings
         self.label.value = (f'<span class="tk-progress">{_esc(self.line())}</span>'
                             + (f' <span class="tk-timing">[{_esc(timing)}]</span>' if timing
                                else ""))
