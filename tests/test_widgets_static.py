@@ -338,3 +338,28 @@ def test_monitor_live_label_shows_tqdm_timing():
 def plots_now():
     from tapekit.widgets.views import _now
     return _now()
+
+
+def test_a_view_that_failed_pictures_its_error():
+    x = tk.Variable(2.0, name="x")
+    with tk.GradientTape(persistent=True) as tape:
+        y = x * x
+    s = BackpropStepper(tape, tk.constant(1.0))               # not recorded on this tape
+    assert s.model is None and s.picture() is None
+    bundle = s._repr_mimebundle_()
+    assert VIEW in bundle and "not recorded on this tape" in bundle["text/plain"]
+    assert _png(bundle)
+    bad = FunctionExplorer(lambda t: tk.stack([t, t]), (-1, 1))
+    assert _png(bad._repr_mimebundle_())
+
+
+def test_pictures_are_cached_per_state():
+    fe = FunctionExplorer(lambda t: tk.sin(t) * t, x_range=(-4, 4), x=1.0)
+    calls = []
+    real = fe.picture
+    fe.picture = lambda: calls.append(fe.model.x) or real()
+    fe.set_point(2.0)                       # the Output and the bundle share one drawing
+    fe._repr_mimebundle_()
+    fe.set_point(1.0)
+    fe._repr_mimebundle_()
+    assert calls == [2.0]                   # x=1.0 was drawn before picture was wrapped

@@ -68,6 +68,26 @@ class _View:
         """PNG bytes of the current state (None: no picture, e.g. the view failed)."""
         return None
 
+    def _state_key(self):
+        """What the picture depends on (None: do not cache)."""
+        return None
+
+    def _png(self):
+        """The picture, cached per state; a view that failed pictures its error message, so
+        every stored bundle has an image/png (the docs site's contract)."""
+        key = self._state_key()
+        cache = self.__dict__.setdefault("_png_cache", {})
+        if key is not None and key in cache:
+            return cache[key]
+        png = self.picture()
+        if png is None and getattr(self, "error", None):
+            png = plots.text_panel_png(plots.wrap(self.text()))
+        if key is not None:
+            if len(cache) > 64:
+                cache.clear()
+            cache[key] = png
+        return png
+
     def _repr_mimebundle_(self, include=None, exclude=None):
         bundle = {}
         if self.widget is not None:
@@ -77,7 +97,7 @@ class _View:
             bundle.update(data or {})
         bundle["text/plain"] = self.bundle_text()
         try:
-            png = self.picture()
+            png = self._png()
         except Exception:  # noqa: BLE001 - the picture is a fallback: text/plain still says it
             png = None
         if png:
@@ -247,6 +267,9 @@ class BackpropStepper(_View):
             self._svgs[pos] = _dot.to_svg(self.digraph())
         return self._svgs[pos]
 
+    def _state_key(self):
+        return self.position
+
     def picture(self):
         """PNG of the current step: the graph (Graphviz) above the chain rule in numbers."""
         if self.model is None:
@@ -409,6 +432,9 @@ class NodeInspector(_View):
             text += f"\ncheck: {self.last_check}"
         return text
 
+    def _state_key(self):
+        return None if self.model is None else (self.selected, str(self.last_check))
+
     def picture(self):
         """PNG of the selected node: the graph with it highlighted, its numbers, its check."""
         if self.model is None or not self.model.node_ids:
@@ -521,6 +547,11 @@ class FunctionExplorer(_View):
                              self.y_slider.value if self.y_slider is not None else None)
         self._render()
 
+    def _state_key(self):
+        if self.model is None:
+            return None
+        return (self.model.x, self.model.y if self.model.two else None)
+
     def picture(self):
         """PNG of the plot at the current point (matplotlib)."""
         return None if self.model is None else plots.explorer_png(self.model)
@@ -544,7 +575,7 @@ class FunctionExplorer(_View):
             self.readout.value = (f'<span class="tk-readout">f(x) = <b>{_esc(number(p["f"]))}</b>, '
                                   f"f'(x) = <b>{_esc(number(p['df']))}</b> (tape), "
                                   f"f''(x) = <b>{_esc(number(p['d2f']))}</b> (nested tapes)</span>")
-        self.plot.outputs = (plots.png_output(self.picture(), self.text()),)
+        self.plot.outputs = (plots.png_output(self._png(), self.text()),)
 
 
 # --- TrainingMonitor -----------------------------------------------------------------------
