@@ -343,7 +343,7 @@ def plots_now():
 def test_a_view_that_failed_pictures_its_error():
     x = tk.Variable(2.0, name="x")
     with tk.GradientTape(persistent=True) as tape:
-        y = x * x
+        x * x
     s = BackpropStepper(tape, tk.constant(1.0))               # not recorded on this tape
     assert s.model is None and s.picture() is None
     bundle = s._repr_mimebundle_()

@@ -7,7 +7,11 @@
 
 Each view is thin over a plain-Python model in `tapekit.widgets.models`
 (BackpropModel, InspectorModel, ExplorerModel, TrainingLog), which scripts and tests
-can drive without ipywidgets. ipywidgets is imported only when a view is created.
+can drive without ipywidgets. ipywidgets is imported only when a view is created,
+matplotlib (`tapekit.widgets.plots`) only when a picture is drawn.
+
+Where no kernel runs, a notebook shows each view's picture: every display bundle holds
+image/png of the view's last state beside the widget view (see views.py).
 """
 from .models import BackpropModel, ExplorerModel, InspectorModel, TrainingLog
 from .views import (BackpropStepper, FunctionExplorer, NodeInspector, TrainingMonitor,

@@ -670,10 +670,10 @@ class TrainingMonitor(_View):
         else:
             if self.message:
                 print(self.message, file=self._file())
-            if self._on_terminal():
-                from tqdm.auto import tqdm        # outside Jupyter: the terminal bar
+            if self._on_terminal():           # outside Jupyter: tqdm's bar, on stderr by default
+                from tqdm.auto import tqdm
                 self._bar = tqdm(total=self.total, desc=self.title, unit="step",
-                                 file=self._file(), leave=True)
+                                 file=self.file or sys.stderr, leave=True)
 
     # --- loop forms --------------------------------------------------------------------
     def __iter__(self):
@@ -755,7 +755,7 @@ class TrainingMonitor(_View):
         if self.mode == "widget":
             self.note.value = _error_html(message)
         elif self._bar is not None:
-            self._bar.write(message, file=self._file())
+            self._bar.write(message, file=self.file or sys.stderr)
         else:
             print(message, file=self._file())
 
