@@ -328,12 +328,14 @@ class BackpropStepper(_View):
                 f"{self.model.current}")
 
     def _render(self):
-        self.chain.value = self.chain_html()
+        # The picture first, then the panel: the browser applies the updates in this order,
+        # so once the panel says "step k" the graph shows step k too (tests wait on the text).
         try:
             out = _svg_output(self.svg(), self.text())
         except Exception as e:  # noqa: BLE001 - no `dot`: the table instead of the picture
             out = _text_output(f"(no picture: {type(e).__name__}: {e})\n" + self.text())
         self.graph_out.outputs = (out,)
+        self.chain.value = self.chain_html()
         self.prev_button.disabled = self.model.position == 0
         self.next_button.disabled = self.model.at_end
 
