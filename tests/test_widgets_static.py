@@ -363,3 +363,17 @@ def test_pictures_are_cached_per_state():
     fe.set_point(1.0)
     fe._repr_mimebundle_()
     assert calls == [2.0]                   # x=1.0 was drawn before picture was wrapped
+
+
+def test_explorer_picture_is_the_same_however_the_point_was_reached():
+    fe = FunctionExplorer(lambda t: tk.sin(t) * t, x_range=(-4, 4), x=1.0)
+    at1 = fe.picture()
+    fe.set_point(-3.5)
+    fe.set_point(2.0)
+    moved = fe.picture()
+    fresh = FunctionExplorer(lambda t: tk.sin(t) * t, x_range=(-4, 4), x=2.0).picture()
+    assert moved == fresh != at1
+    assert plots.explorer_png(fe.model) == moved          # a new figure draws the same bytes
+    fe._png_cache.clear()
+    fe.set_point(1.0)
+    assert fe.picture() == at1

@@ -90,31 +90,67 @@ def explorer_png(model):
     """f, f' (tape), f'' (nested tapes) and the tangent at the current point."""
     if model.two:
         return _draw(lambda fig: _heatmap(fig, model), 5.6, 4.4)
-    return _draw(lambda fig: _curves(fig, model), 6.4, 3.4)
+    return ExplorerFigure(model).png()
+
+
+class ExplorerFigure:
+    """The explorer's plot, laid out once: a move redraws only the tangent, dot and title.
+
+    The curves, axes and legend do not depend on the point (the y-range is fixed), so the
+    layout found for the first picture holds for every point; reusing it makes a slider
+    move cost one Agg draw (about 60 ms here) instead of a new figure (about 110 ms). The
+    bytes for a point are the same however it was reached.
+    """
+
+    def __init__(self, model):
+        self.model = model
+        with _mpl().rc_context(RC):
+            self.fig = new_figure(6.4, 3.4)
+            self.moving = _curves(self.fig, model)
+        self._laid_out = False
+
+    def png(self):
+        with _mpl().rc_context(RC):
+            _move(self.moving, self.model)
+            data = png_bytes(self.fig)
+            if not self._laid_out:          # keep the positions constrained layout found
+                self.fig.set_layout_engine("none")
+                self._laid_out = True
+            return data
 
 
 def _curves(fig, m):
+    """Draw the fixed part (curves, axes, legend); return the artists a move changes."""
     ax = fig.add_subplot()
-    p = m.point()
-    (x0, t0), (x1, t1) = m.tangent()
     ylo, yhi = explorer_ylim(m)
     ax.axhline(0.0, color="#bbbbbb", linewidth=0.8)
     ax.plot(m.xs, m.fs, color=COLORS["f"], linewidth=2, label="f")
     ax.plot(m.xs, m.dfs, color=COLORS["df"], linewidth=1.6, label="f' (tape)")
     ax.plot(m.xs, m.d2fs, color=COLORS["d2f"], linewidth=1.6, linestyle="--",
             label="f'' (nested tapes)")
-    ax.plot([x0, x1], [t0, t1], color=COLORS["tangent"], linewidth=1.4, linestyle=":",
-            label="tangent at x")          # the axes limits below clip it
-    if np.isfinite(p["f"]):
-        ax.plot([p["x"]], [p["f"]], "o", color=COLORS["tangent"], markersize=6)
+    (tangent,) = ax.plot([], [], color=COLORS["tangent"], linewidth=1.4, linestyle=":",
+                         label="tangent at x")      # the axes limits below clip it
+    (dot,) = ax.plot([], [], "o", color=COLORS["tangent"], markersize=6)
     ax.set_xlim(*m.x_range)
     ax.set_ylim(ylo, yhi)
     ax.set_xlabel("x")
-    ax.set_title(f"x = {number(p['x'], 4)}:  f = {number(p['f'], 4)},  "
-                 f"f' = {number(p['df'], 4)},  f'' = {number(p['d2f'], 4)}")
     ax.grid(True, color="#eeeeee")
     # outside the axes, on the right: it never covers a curve
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    moving = {"ax": ax, "tangent": tangent, "dot": dot}
+    _move(moving, m)
+    return moving
+
+
+def _move(moving, m):
+    """Put the tangent, the dot and the title at the model's current point."""
+    p = m.point()
+    (x0, t0), (x1, t1) = m.tangent()
+    moving["tangent"].set_data([x0, x1], [t0, t1])
+    finite = np.isfinite(p["f"])
+    moving["dot"].set_data([p["x"]] if finite else [], [p["f"]] if finite else [])
+    moving["ax"].set_title(f"x = {number(p['x'], 4)}:  f = {number(p['f'], 4)},  "
+                           f"f' = {number(p['df'], 4)},  f'' = {number(p['d2f'], 4)}")
 
 
 def _heatmap(fig, m):

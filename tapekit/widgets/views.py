@@ -555,8 +555,14 @@ class FunctionExplorer(_View):
         return (self.model.x, self.model.y if self.model.two else None)
 
     def picture(self):
-        """PNG of the plot at the current point (matplotlib)."""
-        return None if self.model is None else plots.explorer_png(self.model)
+        """PNG of the plot at the current point (matplotlib; one figure reused per view)."""
+        if self.model is None:
+            return None
+        if self.model.two:
+            return plots.explorer_png(self.model)
+        if getattr(self, "_figure", None) is None:
+            self._figure = plots.ExplorerFigure(self.model)
+        return self._figure.png()
 
     def ylim(self):
         """The plot's y-range (the same wherever the point is)."""
