@@ -377,3 +377,41 @@ def test_explorer_picture_is_the_same_however_the_point_was_reached():
     fe._png_cache.clear()
     fe.set_point(1.0)
     assert fe.picture() == at1
+
+
+# --- issue 17 item 3: the views are ipywidgets objects -----------------------------------
+
+@needs_dot
+def test_views_are_widgets_that_compose_and_link():
+    x, w = tk.Variable(2.0, name="x"), tk.Variable(3.0, name="w")
+    with tk.GradientTape(persistent=True) as tape:
+        y = tk.sin(x * w) + x
+    stepper = BackpropStepper(tape, y, [x, w])
+    insp = NodeInspector(tape, y)
+    fe = FunctionExplorer(lambda t: tk.sin(t) * t, (-3, 3), x=0.0)
+    for view in (stepper, insp, fe):
+        assert isinstance(view, ipywidgets.VBox) and view.widget is view
+    row = ipywidgets.HBox([stepper, insp])                      # side by side
+    assert row.children == (stepper, insp)
+    assert "tk-backprop-stepper" in stepper._dom_classes
+    # the stored picture is still there, beside the view of the VBox itself
+    bundle = stepper._repr_mimebundle_()
+    assert bundle[VIEW]["model_id"] == stepper.model_id and _png(bundle)
+    # link the explorer's x to the stepper's position: moving one moves the other
+    ipywidgets.link((stepper.slider, "value"), (fe.x_slider, "value"))
+    stepper.slider.value = 2
+    assert fe.model.x == 2.0 and stepper.current.node == "n1"
+    fe.x_slider.value = 1.0
+    assert stepper.position == 1
+    stepper.close()
+    assert stepper.comm is None and stepper.slider.comm is None
+
+
+def test_import_tapekit_widgets_does_not_import_ipywidgets():
+    import subprocess
+    import sys
+    code = ("import sys, tapekit as tk; import tapekit.widgets; "
+            "a = 'ipywidgets' in sys.modules; tk.widgets.TrainingMonitor; "
+            "print(a, 'ipywidgets' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False True"

@@ -1,7 +1,9 @@
 """ipywidgets views over the models in models.py (thin: buttons call model methods).
 
-ipywidgets is imported only when a view is created, and matplotlib only when a picture is
-drawn, so `import tapekit` needs neither. Output widgets are written by replacing
+This module imports ipywidgets; `tapekit.widgets` imports it only when a view is first
+asked for (`tk.widgets.BackpropStepper`), and matplotlib only when a picture is drawn, so
+`import tapekit` needs neither. BackpropStepper, NodeInspector and FunctionExplorer are
+ipywidgets VBoxes themselves: `HBox([stepper, inspector])` and `ipywidgets.link` work. Output widgets are written by replacing
 `.outputs` (or `append_stdout`), never with `with out:` (recipe jupyter-testing.md 2.5/2.7:
 nbval mismatches, nbclient stalls).
 
@@ -18,6 +20,7 @@ What a notebook stores for each view (its display bundle):
 import html
 import sys
 
+import ipywidgets as w
 import numpy as np
 
 from ..display import dot as _dot
@@ -26,10 +29,6 @@ from ..display.format import number, summary
 from . import plots
 from .models import BackpropModel, ExplorerModel, InspectorModel, TrainingLog
 
-
-def _widgets():
-    import ipywidgets
-    return ipywidgets
 
 
 def _esc(text):
@@ -52,10 +51,10 @@ def _text_output(text):
     return {"output_type": "stream", "name": "stdout", "text": text if text.endswith("\n") else text + "\n"}
 
 
-class _View:
+class _Pictured:
     """Shared display: the widget where a front end runs, a PNG and text elsewhere."""
 
-    widget = None
+    widget = None       # the ipywidgets object shown (the view itself for a _View)
 
     def text(self):
         raise NotImplementedError
@@ -91,7 +90,7 @@ class _View:
     def _repr_mimebundle_(self, include=None, exclude=None):
         bundle = {}
         if self.widget is not None:
-            data = self.widget._repr_mimebundle_(include=include, exclude=exclude)
+            data = w.Widget._repr_mimebundle_(self.widget, include=include, exclude=exclude)
             if isinstance(data, tuple):
                 data = data[0]
             bundle.update(data or {})
@@ -141,15 +140,25 @@ class _View:
     def __repr__(self):
         return self.text()
 
+
+class _View(_Pictured, w.VBox):
+    """A view that is an ipywidgets VBox: it goes into HBox/VBox/Tab like any widget."""
+
+    @property
+    def widget(self):
+        return self
+
     def close(self):
-        if self.widget is not None:
-            for w in _walk(self.widget):
-                w.close()
+        """Close the view and every widget inside it (their comms, in a kernel)."""
+        for child in list(self.children):
+            for c in _walk(child):
+                c.close()
+        super().close()
 
 
-def _walk(w):
-    yield w
-    for c in getattr(w, "children", ()):
+def _walk(widget):
+    yield widget
+    for c in getattr(widget, "children", ()):
         yield from _walk(c)
 
 
@@ -164,7 +173,6 @@ class BackpropStepper(_View):
     """
 
     def __init__(self, tape, target, sources=None, *, rankdir="TB", precision=4):
-        w = _widgets()
         self.precision = precision
         self.rankdir = rankdir
         self.error = None
@@ -183,12 +191,12 @@ class BackpropStepper(_View):
         self.slider = w.IntSlider(value=0, min=0, max=max(n - 1, 0), description="step")
         self.graph_out = w.Output(layout=w.Layout(min_width="260px"))
         self.chain = w.HTML()
-        self.widget = w.VBox([
+        super().__init__([
             w.HBox([self.reset_button, self.prev_button, self.next_button, self.slider]),
             self.graph_out,            # the picture above the panel: wide graphs stay visible
             self.chain,
         ])
-        self.widget.add_class("tk-backprop-stepper")
+        self.add_class("tk-backprop-stepper")
         self.chain.add_class("tk-chain-rule")
         self._svgs = {}
         if self.model is None:
@@ -350,7 +358,6 @@ class NodeInspector(_View):
     """
 
     def __init__(self, tape, target=None, sources=None):
-        w = _widgets()
         self.error = None
         try:
             self.model = InspectorModel(tape, target, sources)
@@ -366,9 +373,9 @@ class NodeInspector(_View):
         self.details = w.HTML()
         self.check_button = w.Button(description="check gradient", icon="check")
         self.result = w.Output()
-        self.widget = w.VBox([w.HBox([self.dropdown, self.check_button]), self.details,
-                              self.result])
-        self.widget.add_class("tk-node-inspector")
+        super().__init__([w.HBox([self.dropdown, self.check_button]), self.details,
+                          self.result])
+        self.add_class("tk-node-inspector")
         self.last_check = None
         if self.model is None or not ids:
             self.dropdown.disabled = self.check_button.disabled = True
@@ -489,7 +496,6 @@ class FunctionExplorer(_View):
     """
 
     def __init__(self, f, x_range=(-3.0, 3.0), y_range=None, *, x=None, y=None, samples=None):
-        w = _widgets()
         self.error = None
         try:
             self.model = ExplorerModel(f, x_range, y_range, x=x, y=y, samples=samples)
@@ -509,8 +515,8 @@ class FunctionExplorer(_View):
             sliders.append(self.y_slider)
         self.plot = w.Output()
         self.readout = w.HTML()
-        self.widget = w.VBox(sliders + [self.readout, self.plot])
-        self.widget.add_class("tk-function-explorer")
+        super().__init__(sliders + [self.readout, self.plot])
+        self.add_class("tk-function-explorer")
         if self.model is None:
             for s in sliders:
                 s.disabled = True
@@ -597,8 +603,11 @@ def has_widget_frontend():
     return shell is not None and getattr(shell, "kernel", None) is not None
 
 
-class TrainingMonitor(_View):
+class TrainingMonitor(_Pictured):
     """A progress bar and a live loss curve around a training loop.
+
+    Not a VBox itself, unlike the other views: its `log()` is the training API and would
+    hide ipywidgets' own `log` (a logger every widget uses); `mon.widget` is its VBox.
 
     >>> for step in (mon := tk.widgets.TrainingMonitor(range(100))):
     ...     loss = train_step(x, y); mon.log(loss=loss)
@@ -653,7 +662,6 @@ class TrainingMonitor(_View):
         self._last_curve = None
         self.widget = None
         if self.mode == "widget":
-            w = _widgets()
             self.bar = w.IntProgress(value=0, min=0, max=self.total or 1, description=title[:12],
                                      bar_style="info")
             self.label = w.HTML()
@@ -666,6 +674,12 @@ class TrainingMonitor(_View):
     @property
     def log_data(self):
         return self.log_
+
+    def close(self):
+        """Close the widget and everything inside it (their comms, in a kernel)."""
+        if self.widget is not None:
+            for c in _walk(self.widget):
+                c.close()
 
     def show(self):
         """Display the widget (done automatically when the loop starts)."""
