@@ -3,9 +3,9 @@
 This module imports ipywidgets; `tapekit.widgets` imports it only when a view is first
 asked for (`tk.widgets.BackpropStepper`), and matplotlib only when a picture is drawn, so
 `import tapekit` needs neither. BackpropStepper, NodeInspector and FunctionExplorer are
-ipywidgets VBoxes themselves: `HBox([stepper, inspector])` and `ipywidgets.link` work. Output widgets are written by replacing
-`.outputs` (or `append_stdout`), never with `with out:` (recipe jupyter-testing.md 2.5/2.7:
-nbval mismatches, nbclient stalls).
+ipywidgets VBoxes themselves: `HBox([stepper, inspector])` and `ipywidgets.link` work.
+Output widgets are written by replacing `.outputs` (or `append_stdout`), never with
+`with out:` (recipe jupyter-testing.md 2.5/2.7: nbval mismatches, nbclient stalls).
 
 What a notebook stores for each view (its display bundle):
 
@@ -15,7 +15,14 @@ What a notebook stores for each view (its display bundle):
   display is updated when the loop ends), for every place without a widget manager:
   nbconvert HTML of a notebook stored without widget state, nbviewer, a docs site, and an
   untrusted notebook in JupyterLab (which shows only safe mime types: png is one);
-- `text/plain`: a deterministic summary (what nbval compares; png it skips).
+- `text/plain`: a deterministic summary (what nbval compares; png it skips), as it was
+  when the view was displayed: updates keep it, because nbval never sees them.
+
+nbconvert's HTML exporter shows the widget view whenever the notebook stores that
+widget's state (`metadata.widgets`), and the view is blank where its widget manager (from
+a CDN by default) cannot load; without stored state it takes the picture. So a page built
+offline should drop `metadata.widgets` or point `--HTMLExporter.widget_renderer_url` at a
+local `@jupyter-widgets/html-manager`.
 """
 import html
 import sys
