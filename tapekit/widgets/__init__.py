@@ -7,11 +7,27 @@
 
 Each view is thin over a plain-Python model in `tapekit.widgets.models`
 (BackpropModel, InspectorModel, ExplorerModel, TrainingLog), which scripts and tests
-can drive without ipywidgets. ipywidgets is imported only when a view is created.
+can drive without ipywidgets. ipywidgets is imported only when a view is first used
+(module __getattr__ below), matplotlib (`tapekit.widgets.plots`) only when a picture is
+drawn. The stepper, inspector and explorer are ipywidgets VBoxes:
+`ipywidgets.HBox([stepper, inspector])` shows them side by side.
+
+Where no kernel runs, a notebook shows each view's picture: every display bundle holds
+image/png of the view's last state beside the widget view (see views.py).
 """
 from .models import BackpropModel, ExplorerModel, InspectorModel, TrainingLog
-from .views import (BackpropStepper, FunctionExplorer, NodeInspector, TrainingMonitor,
-                    has_widget_frontend)
+
+_VIEWS = ("BackpropStepper", "FunctionExplorer", "NodeInspector", "TrainingMonitor",
+          "has_widget_frontend")
+
+
+def __getattr__(name):
+    """The views on first use: importing them imports ipywidgets (`import tapekit` does not)."""
+    if name in _VIEWS:
+        from . import views
+        return getattr(views, name)
+    raise AttributeError(f"module 'tapekit.widgets' has no attribute {name!r}")
+
 
 __all__ = ["BackpropModel", "BackpropStepper", "ExplorerModel", "FunctionExplorer",
            "InspectorModel", "NodeInspector", "TrainingLog", "TrainingMonitor",

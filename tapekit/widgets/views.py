@@ -1,26 +1,41 @@
 """ipywidgets views over the models in models.py (thin: buttons call model methods).
 
-ipywidgets is imported only when a view is created, so `import tapekit` never needs it.
+This module imports ipywidgets; `tapekit.widgets` imports it only when a view is first
+asked for (`tk.widgets.BackpropStepper`), and matplotlib only when a picture is drawn, so
+`import tapekit` needs neither. BackpropStepper, NodeInspector and FunctionExplorer are
+ipywidgets VBoxes themselves: `HBox([stepper, inspector])` and `ipywidgets.link` work.
 Output widgets are written by replacing `.outputs` (or `append_stdout`), never with
 `with out:` (recipe jupyter-testing.md 2.5/2.7: nbval mismatches, nbclient stalls).
-Each view displays as its widget where a widget front end runs, and leaves a
-deterministic `text/plain` summary (and an SVG picture) for static renderers.
+
+What a notebook stores for each view (its display bundle):
+
+- `application/vnd.jupyter.widget-view+json`: the live widget, where a kernel and a widget
+  manager run (JupyterLab, Notebook 7, VS Code);
+- `image/png`: a picture of the view's current state (the monitor's: its final state, the
+  display is updated when the loop ends), for every place without a widget manager:
+  nbconvert HTML of a notebook stored without widget state, nbviewer, a docs site, and an
+  untrusted notebook in JupyterLab (which shows only safe mime types: png is one);
+- `text/plain`: a deterministic summary (what nbval compares; png it skips), as it was
+  when the view was displayed: updates keep it, because nbval never sees them.
+
+nbconvert's HTML exporter shows the widget view whenever the notebook stores that
+widget's state (`metadata.widgets`), and the view is blank where its widget manager (from
+a CDN by default) cannot load; without stored state it takes the picture. So a page built
+offline should drop `metadata.widgets` or point `--HTMLExporter.widget_renderer_url` at a
+local `@jupyter-widgets/html-manager`.
 """
 import html
-import re
 import sys
 
+import ipywidgets as w
 import numpy as np
 
 from ..display import dot as _dot
 from ..display import graph as _graph
 from ..display.format import number, summary
+from . import plots
 from .models import BackpropModel, ExplorerModel, InspectorModel, TrainingLog
 
-
-def _widgets():
-    import ipywidgets
-    return ipywidgets
 
 
 def _esc(text):
@@ -34,7 +49,7 @@ def _error_html(message):
 
 
 def _svg_output(svg, text):
-    """One display_data output holding an SVG picture and its text form."""
+    """One display_data output holding an SVG picture and its text form (the stepper's graph)."""
     return {"output_type": "display_data", "metadata": {},
             "data": {"image/svg+xml": svg, "text/plain": text}}
 
@@ -43,45 +58,114 @@ def _text_output(text):
     return {"output_type": "stream", "name": "stdout", "text": text if text.endswith("\n") else text + "\n"}
 
 
-class _View:
-    """Shared display: the widget where a front end runs, text (and SVG) elsewhere."""
+class _Pictured:
+    """Shared display: the widget where a front end runs, a PNG and text elsewhere."""
 
-    widget = None
+    widget = None       # the ipywidgets object shown (the view itself for a _View)
 
     def text(self):
         raise NotImplementedError
 
-    def svg(self):
+    def bundle_text(self):
+        """The bundle's text/plain (the monitor's stays the same from first to last draw)."""
+        return self.text()
+
+    def picture(self):
+        """PNG bytes of the current state (None: no picture, e.g. the view failed)."""
         return None
+
+    def _state_key(self):
+        """What the picture depends on (None: do not cache)."""
+        return None
+
+    def _png(self):
+        """The picture, cached per state; a view that failed pictures its error message, so
+        every stored bundle has an image/png (the docs site's contract)."""
+        key = self._state_key()
+        cache = self.__dict__.setdefault("_png_cache", {})
+        if key is not None and key in cache:
+            return cache[key]
+        png = self.picture()
+        if png is None and getattr(self, "error", None):
+            png = plots.text_panel_png(plots.wrap(self.text()))
+        if key is not None:
+            if len(cache) > 64:
+                cache.clear()
+            cache[key] = png
+        return png
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         bundle = {}
         if self.widget is not None:
-            data = self.widget._repr_mimebundle_(include=include, exclude=exclude)
+            data = w.Widget._repr_mimebundle_(self.widget, include=include, exclude=exclude)
             if isinstance(data, tuple):
                 data = data[0]
             bundle.update(data or {})
-        bundle["text/plain"] = self.text()
+        bundle["text/plain"] = self.bundle_text()
         try:
-            svg = self.svg()
-        except Exception:  # noqa: BLE001 - a static picture is optional (no `dot`, ...)
-            svg = None
-        if svg:
-            bundle["image/svg+xml"] = svg
+            png = self._png()
+        except Exception:  # noqa: BLE001 - the picture is a fallback: text/plain still says it
+            png = None
+        if png:
+            bundle["image/png"] = plots.png_base64(png)
         return bundle
+
+    # --- the stored picture follows the view ------------------------------------------
+    _displays = ()      # [(IPython DisplayHandle, text/plain first shown)]
+
+    def _ipython_display_(self):
+        """Display with a display id, so later changes made from code can update the stored
+        picture (`explorer.set_point(2.0)` in the next cell: a static page shows x = 2.0).
+
+        IPython calls this for a bare `view` at the end of a cell and for `display(view)`;
+        the output is display_data (not execute_result) because only it carries an id.
+        """
+        from IPython.core.interactiveshell import InteractiveShell
+        if not InteractiveShell.initialized():
+            print(self.text())
+            return
+        from IPython.display import display
+        bundle = self._repr_mimebundle_()
+        handle = display(bundle, raw=True, display_id=True)
+        if handle is not None:
+            self._displays = list(self._displays) + [(handle, bundle["text/plain"])]
+
+    def _refresh_displays(self):
+        """Update every display of this view with its current bundle (image/png above all).
+
+        text/plain stays as it was first shown: nbval compares it and never sees updates
+        (it ignores update_display_data), while nbclient and JupyterLab apply them. Only
+        changes made from code refresh: a browser drag re-rendering its own output would
+        interrupt itself, and JupyterLab does not save widget state anyway.
+        """
+        if not self._displays:
+            return
+        bundle = self._repr_mimebundle_()
+        for handle, text in self._displays:
+            handle.update({**bundle, "text/plain": text}, raw=True)
 
     def __repr__(self):
         return self.text()
 
+
+class _View(_Pictured, w.VBox):
+    """A view that is an ipywidgets VBox: it goes into HBox/VBox/Tab like any widget."""
+
+    @property
+    def widget(self):
+        return self
+
     def close(self):
-        if self.widget is not None:
-            for w in _walk(self.widget):
-                w.close()
+        """Close the view and every widget inside it (their comms, in a kernel)."""
+        for child in list(self.children):
+            for c in _walk(child):
+                c.close()
+        super().close()
 
 
-def _walk(w):
-    yield w
-    for c in getattr(w, "children", ()):
+def _walk(widget):
+    yield widget
+    for c in getattr(widget, "children", ()):
         yield from _walk(c)
 
 
@@ -96,7 +180,6 @@ class BackpropStepper(_View):
     """
 
     def __init__(self, tape, target, sources=None, *, rankdir="TB", precision=4):
-        w = _widgets()
         self.precision = precision
         self.rankdir = rankdir
         self.error = None
@@ -115,12 +198,12 @@ class BackpropStepper(_View):
         self.slider = w.IntSlider(value=0, min=0, max=max(n - 1, 0), description="step")
         self.graph_out = w.Output(layout=w.Layout(min_width="260px"))
         self.chain = w.HTML()
-        self.widget = w.VBox([
+        super().__init__([
             w.HBox([self.reset_button, self.prev_button, self.next_button, self.slider]),
             self.graph_out,            # the picture above the panel: wide graphs stay visible
             self.chain,
         ])
-        self.widget.add_class("tk-backprop-stepper")
+        self.add_class("tk-backprop-stepper")
         self.chain.add_class("tk-chain-rule")
         self._svgs = {}
         if self.model is None:
@@ -128,9 +211,9 @@ class BackpropStepper(_View):
                 b.disabled = True
             self.chain.value = _error_html(self.error)
             return
-        self.reset_button.on_click(lambda _: self.reset())
-        self.prev_button.on_click(lambda _: self.back())
-        self.next_button.on_click(lambda _: self.step())
+        self.reset_button.on_click(lambda _: self._go(0))
+        self.prev_button.on_click(lambda _: self._go(self.position - 1))
+        self.next_button.on_click(lambda _: self._go(self.position + 1))
         self.slider.observe(self._on_slider, names="value")
         self._render()
 
@@ -148,13 +231,13 @@ class BackpropStepper(_View):
         return self.model.grads_so_far if self.model else {}
 
     def step(self):
-        return self._go(self.position + 1)
+        return self._moved(self._go(self.position + 1))
 
     def back(self):
-        return self._go(self.position - 1)
+        return self._moved(self._go(self.position - 1))
 
     def reset(self):
-        return self._go(0)
+        return self._moved(self._go(0))
 
     def go_to(self, i):
         if self.model is None:
@@ -163,7 +246,11 @@ class BackpropStepper(_View):
         i = int(i) + (n if int(i) < 0 else 0)
         if not 0 <= i < n:
             raise IndexError(f"BackpropStepper.go_to: step {i} out of range 0..{n - 1}")
-        return self._go(i)
+        return self._moved(self._go(i))
+
+    def _moved(self, step):
+        self._refresh_displays()
+        return step
 
     def _go(self, i):
         if self.model is None:
@@ -194,6 +281,19 @@ class BackpropStepper(_View):
         if pos not in self._svgs:
             self._svgs[pos] = _dot.to_svg(self.digraph())
         return self._svgs[pos]
+
+    def _state_key(self):
+        return self.position
+
+    def picture(self):
+        """PNG of the current step: the graph (Graphviz) above the chain rule in numbers."""
+        if self.model is None:
+            return None
+        try:
+            graph = self.digraph().pipe(format="png", quiet=True)
+        except Exception:  # noqa: BLE001 - no `dot`: the chain rule alone
+            graph = None
+        return plots.text_panel_png(plots.wrap(self.text()), image=graph)
 
     def chain_html(self):
         """The chain-rule panel of the current step, as HTML with the numbers."""
@@ -243,12 +343,14 @@ class BackpropStepper(_View):
                 f"{self.model.current}")
 
     def _render(self):
-        self.chain.value = self.chain_html()
+        # The picture first, then the panel: the browser applies the updates in this order,
+        # so once the panel says "step k" the graph shows step k too (tests wait on the text).
         try:
             out = _svg_output(self.svg(), self.text())
         except Exception as e:  # noqa: BLE001 - no `dot`: the table instead of the picture
             out = _text_output(f"(no picture: {type(e).__name__}: {e})\n" + self.text())
         self.graph_out.outputs = (out,)
+        self.chain.value = self.chain_html()
         self.prev_button.disabled = self.model.position == 0
         self.next_button.disabled = self.model.at_end
 
@@ -263,7 +365,6 @@ class NodeInspector(_View):
     """
 
     def __init__(self, tape, target=None, sources=None):
-        w = _widgets()
         self.error = None
         try:
             self.model = InspectorModel(tape, target, sources)
@@ -279,17 +380,16 @@ class NodeInspector(_View):
         self.details = w.HTML()
         self.check_button = w.Button(description="check gradient", icon="check")
         self.result = w.Output()
-        self.widget = w.VBox([w.HBox([self.dropdown, self.check_button]), self.details,
-                              self.result])
-        self.widget.add_class("tk-node-inspector")
+        super().__init__([w.HBox([self.dropdown, self.check_button]), self.details,
+                          self.result])
+        self.add_class("tk-node-inspector")
+        self.last_check = None
         if self.model is None or not ids:
             self.dropdown.disabled = self.check_button.disabled = True
             self.details.value = _error_html(self.error or "Nothing was recorded on this tape.")
             return
-        if self.model.message:
-            self.result.outputs = (_text_output("note: " + self.model.message),)
         self.dropdown.observe(lambda ch: self._render(), names="value")
-        self.check_button.on_click(lambda _: self.check())
+        self.check_button.on_click(lambda _: self._check())
         self._render()
 
     @property
@@ -298,20 +398,36 @@ class NodeInspector(_View):
 
     def select(self, node_id):
         self.dropdown.value = node_id
+        self._refresh_displays()
         return self.node()
 
     def node(self, node_id=None):
         return self.model.node(node_id or self.selected)
 
     def check(self, node_id=None, **kw):
-        """Finite-difference check of the selected node's gradient (shown below)."""
-        result = self.model.check(node_id or self.selected, **kw)
+        """Finite-difference check of a node's gradient (default: the selected node).
+
+        Checking another node selects it first: the details and the check result shown
+        together are always about the same node (`inspector.check("n3")` after the view
+        was displayed on s0 used to leave s0's details beside n3's result).
+        """
+        if node_id is not None and node_id != self.selected:
+            self.dropdown.value = node_id
+        result = self._check(**kw)
+        self._refresh_displays()
+        return result
+
+    def _check(self, **kw):
+        result = self.model.check(self.selected, **kw)
+        self.last_check = result
         self.result.outputs = (_text_output(str(result)),)
         return result
 
     def _render(self):
         info = self.node()
-        self.result.outputs = ()
+        self.last_check = None          # a result belongs to the node it was computed for
+        self.result.outputs = (_text_output("note: " + self.model.message),) \
+            if self.model.message else ()
         grad = summary(info.grad) if info.grad is not None else "none"
         value = summary(info.value) if info.value is not None else "not kept"
         rows = [("op / name", info.op), ("kind", info.kind),
@@ -327,130 +443,52 @@ class NodeInspector(_View):
     def text(self):
         if self.model is None or not self.model.node_ids:
             return f"NodeInspector: {self.error or 'nothing recorded'}"
-        return f"NodeInspector ({len(self.model.node_ids)} nodes)\n{self.node()}"
+        text = f"NodeInspector ({len(self.model.node_ids)} nodes)\n{self.node()}"
+        if self.last_check is not None:
+            text += f"\ncheck: {self.last_check}"
+        return text
+
+    def _state_key(self):
+        return None if self.model is None else (self.selected, str(self.last_check))
+
+    def picture(self):
+        """PNG of the selected node: the graph with it highlighted, its numbers, its check."""
+        if self.model is None or not self.model.node_ids:
+            return None
+        try:
+            graph = _dot.to_digraph(self.model.graph, highlight=self.selected,
+                                    grads=self.model.grads).pipe(format="png", quiet=True)
+        except Exception:  # noqa: BLE001 - no `dot`: the numbers alone
+            graph = None
+        return plots.text_panel_png(plots.wrap(self.text()), image=graph)
 
 
 # --- FunctionExplorer ----------------------------------------------------------------------
 
-W, H, PAD = 480, 300, 40
-COLORS = {"f": "#1f77b4", "df": "#ff7f0e", "d2f": "#2ca02c", "tangent": "#d62728"}
+def slider_step(lo, hi, points=()):
+    """A slider step whose grid lo + k*step holds every value in `points` exactly.
+
+    A browser slider snaps its value to that grid: with (hi - lo)/100 = 0.08 on (-4, 4),
+    x=1.0 is not on it and the slider showed (and sent back) 1.04. The step is the largest
+    "round" number (1, 2 or 5 times a power of ten) at most (hi - lo)/100 that fits; None
+    (any value, no snapping) when no round step down to a millionth of the range fits.
+    """
+    span = hi - lo
+    top = int(np.floor(np.log10(span / 100)))
+    for e in range(top, top - 7, -1):
+        for m in (5, 2, 1):
+            step = m * 10.0 ** e
+            if step > span / 100 * (1 + 1e-9):
+                continue
+            if all(_on_grid(v, lo, step) for v in points):
+                return step
+    return None
 
 
-def _fmt(v):
-    return f"{v:.1f}"
-
-
-def _css_class(name):
-    return "tk-" + re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-
-
-def _plot_svg(series, x_range, point=None, title=""):
-    """A small deterministic line plot: series = [(name, xs, ys, color, dash)]."""
-    lo, hi = x_range
-    finite = np.concatenate([np.asarray(ys, dtype=float)[np.isfinite(ys)] for _, _, ys, _, _ in series
-                             if np.size(ys)] or [np.zeros(1)])
-    ylo, yhi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-    if yhi - ylo < 1e-12:
-        ylo, yhi = ylo - 1, yhi + 1
-    pad = 0.05 * (yhi - ylo)
-    ylo, yhi = ylo - pad, yhi + pad
-
-    def sx(x):
-        return PAD + (x - lo) / (hi - lo) * (W - 2 * PAD)
-
-    def sy(y):
-        return H - PAD - (y - ylo) / (yhi - ylo) * (H - 2 * PAD)
-
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
-             f'viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="11">',
-             f'<rect x="0" y="0" width="{W}" height="{H}" fill="white"/>',
-             f'<clipPath id="tk-plot-area"><rect x="{PAD}" y="{PAD}" width="{W - 2 * PAD}" '
-             f'height="{H - 2 * PAD}"/></clipPath>',
-             f'<rect x="{PAD}" y="{PAD}" width="{W - 2 * PAD}" height="{H - 2 * PAD}" '
-             f'fill="none" stroke="#999"/>']
-    if ylo < 0 < yhi:
-        parts.append(f'<line x1="{PAD}" y1="{_fmt(sy(0))}" x2="{W - PAD}" y2="{_fmt(sy(0))}" '
-                     f'stroke="#ccc"/>')
-    if lo < 0 < hi:
-        parts.append(f'<line x1="{_fmt(sx(0))}" y1="{PAD}" x2="{_fmt(sx(0))}" y2="{H - PAD}" '
-                     f'stroke="#ccc"/>')
-    for v, anchor in ((lo, "start"), (hi, "end")):
-        parts.append(f'<text x="{_fmt(sx(v))}" y="{H - PAD + 14}" text-anchor="{anchor}">'
-                     f'{_esc(number(v, 2))}</text>')
-    for v, y in ((ylo, H - PAD), (yhi, PAD + 10)):
-        parts.append(f'<text x="{PAD - 4}" y="{y}" text-anchor="end">{_esc(number(v, 2))}</text>')
-    for name, xs, ys, color, dash in series:
-        pts, segs = [], []
-        for x, y in zip(xs, ys):
-            if np.isfinite(y):
-                pts.append(f"{_fmt(sx(x))},{_fmt(sy(y))}")
-            elif pts:
-                segs.append(pts)
-                pts = []
-        if pts:
-            segs.append(pts)
-        extra = f' stroke-dasharray="{dash}"' if dash else ""
-        for seg in segs:
-            parts.append(f'<polyline class="{_css_class(name)}" points="{" ".join(seg)}" fill="none" '
-                         f'stroke="{color}" stroke-width="2"{extra} clip-path="url(#tk-plot-area)"/>')
-    if point is not None and np.isfinite(point[1]):
-        parts.append(f'<circle class="tk-point" cx="{_fmt(sx(point[0]))}" cy="{_fmt(sy(point[1]))}" '
-                     f'r="4" fill="{COLORS["tangent"]}"/>')
-    for k, (name, _, _, color, dash) in enumerate(series):
-        y = PAD + 14 + 14 * k
-        extra = f' stroke-dasharray="{dash}"' if dash else ""
-        parts.append(f'<line x1="{PAD + 8}" y1="{y - 4}" x2="{PAD + 28}" y2="{y - 4}" '
-                     f'stroke="{color}" stroke-width="2"{extra}/>'
-                     f'<text x="{PAD + 32}" y="{y}">{_esc(name)}</text>')
-    if title:
-        parts.append(f'<text x="{W / 2:.1f}" y="16" text-anchor="middle">{_esc(title)}</text>')
-    parts.append("</svg>")
-    return "\n".join(parts)
-
-
-def _heatmap_svg(model):
-    """f over the grid as coloured cells, the current point and the gradient arrow."""
-    g = model.grid
-    lo, hi = float(np.nanmin(g)), float(np.nanmax(g))
-    span = hi - lo if hi > lo else 1.0
-    n = len(model.xs)
-    size = W - 2 * PAD
-    cell = size / n
-    (xlo, xhi), (ylo, yhi) = model.x_range, model.y_range
-
-    def sx(x):
-        return PAD + (x - xlo) / (xhi - xlo) * size
-
-    def sy(y):
-        return PAD + size - (y - ylo) / (yhi - ylo) * size
-
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{size + 2 * PAD}" '
-             f'font-family="sans-serif" font-size="11">',
-             f'<rect x="0" y="0" width="{W}" height="{size + 2 * PAD}" fill="white"/>']
-    for i in range(n):
-        for j in range(n):
-            t = (g[i, j] - lo) / span if np.isfinite(g[i, j]) else 0.0
-            r, gg, b = int(255 * t), int(80 + 100 * (1 - abs(2 * t - 1))), int(255 * (1 - t))
-            parts.append(f'<rect x="{_fmt(PAD + j * cell)}" y="{_fmt(PAD + size - (i + 1) * cell)}" '
-                         f'width="{_fmt(cell + 0.5)}" height="{_fmt(cell + 0.5)}" '
-                         f'fill="rgb({r},{gg},{b})"/>')
-    p = model.point()
-    cx, cy = sx(p["x"]), sy(p["y"])
-    norm = float(np.hypot(p["dfdx"], p["dfdy"]))
-    parts.append(f'<circle class="tk-point" cx="{_fmt(cx)}" cy="{_fmt(cy)}" r="5" fill="white" '
-                 f'stroke="black"/>')
-    if norm > 0:
-        L = 40.0
-        ex, ey = cx + L * p["dfdx"] / norm, cy - L * p["dfdy"] / norm
-        parts.append(f'<line class="tk-gradient" x1="{_fmt(cx)}" y1="{_fmt(cy)}" x2="{_fmt(ex)}" '
-                     f'y2="{_fmt(ey)}" stroke="black" stroke-width="2"/>'
-                     f'<circle cx="{_fmt(ex)}" cy="{_fmt(ey)}" r="3" fill="black"/>')
-    parts.append(f'<text x="{W / 2:.1f}" y="16" text-anchor="middle">f(x, y): blue low, red high; '
-                 f'arrow: gradient direction</text>')
-    parts.append(f'<text x="{PAD}" y="{size + PAD + 14}">x {_esc(number(xlo, 2))} .. '
-                 f'{_esc(number(xhi, 2))}, y {_esc(number(ylo, 2))} .. {_esc(number(yhi, 2))}</text>')
-    parts.append("</svg>")
-    return "\n".join(parts)
+def _on_grid(v, lo, step):
+    """v == lo + k*step for a whole k (up to rounding: a billionth of a step)."""
+    k = round((v - lo) / step)
+    return abs((v - lo) - k * step) <= 1e-9 * step
 
 
 class FunctionExplorer(_View):
@@ -458,31 +496,34 @@ class FunctionExplorer(_View):
 
     >>> tk.widgets.FunctionExplorer(lambda x: tk.sin(x) * x, x_range=(-3, 3))
     >>> tk.widgets.FunctionExplorer(lambda x, y: x**2 + 3*y, (-2, 2), (-2, 2))
+
+    The plot's y-range comes from f, f' and f'' over x_range and does not move with the
+    slider; the tangent line is clipped to it. The sliders' grids hold the starting point
+    and every point given to `set_point`, so the browser does not round them.
     """
 
     def __init__(self, f, x_range=(-3.0, 3.0), y_range=None, *, x=None, y=None, samples=None):
-        w = _widgets()
         self.error = None
         try:
             self.model = ExplorerModel(f, x_range, y_range, x=x, y=y, samples=samples)
         except Exception as e:  # noqa: BLE001 - the user's function may raise anything
             self.model, self.error = None, f"{type(e).__name__}: {e}"
         lo, hi = (self.model.x_range if self.model else (0.0, 1.0))
-        step = (hi - lo) / 100
-        self.x_slider = w.FloatSlider(value=self.model.x if self.model else lo, min=lo, max=hi,
-                                      step=step, description="x", readout_format=".2f")
+        x0 = self.model.x if self.model else lo
+        self.x_slider = w.FloatSlider(value=x0, min=lo, max=hi, step=slider_step(lo, hi, [x0]),
+                                      description="x", readout_format=".2f")
         sliders = [self.x_slider]
         self.y_slider = None
         if self.model is not None and self.model.two:
             ylo, yhi = self.model.y_range
             self.y_slider = w.FloatSlider(value=self.model.y, min=ylo, max=yhi,
-                                          step=(yhi - ylo) / 100, description="y",
-                                          readout_format=".2f")
+                                          step=slider_step(ylo, yhi, [self.model.y]),
+                                          description="y", readout_format=".2f")
             sliders.append(self.y_slider)
         self.plot = w.Output()
         self.readout = w.HTML()
-        self.widget = w.VBox(sliders + [self.readout, self.plot])
-        self.widget.add_class("tk-function-explorer")
+        super().__init__(sliders + [self.readout, self.plot])
+        self.add_class("tk-function-explorer")
         if self.model is None:
             for s in sliders:
                 s.disabled = True
@@ -493,12 +534,22 @@ class FunctionExplorer(_View):
         self._render()
 
     def set_point(self, x, y=None):
+        """Move the point (what the slider does); the sliders hold x and y exactly."""
         if self.model is None:
             return None
-        self.x_slider.value = x
+        self._hold(self.x_slider, x)
         if y is not None and self.y_slider is not None:
-            self.y_slider.value = y
+            self._hold(self.y_slider, y)
+        self._refresh_displays()
         return self.model.point()
+
+    @staticmethod
+    def _hold(slider, v):
+        """Set the slider to v, first refining its step if v is not on its grid."""
+        v = float(np.clip(v, slider.min, slider.max))
+        if slider.step is not None and not _on_grid(v, slider.min, slider.step):
+            slider.step = slider_step(slider.min, slider.max, [slider.value, v])
+        slider.value = v
 
     def point(self):
         return self.model.point()
@@ -511,20 +562,24 @@ class FunctionExplorer(_View):
                              self.y_slider.value if self.y_slider is not None else None)
         self._render()
 
-    def svg(self):
+    def _state_key(self):
         if self.model is None:
             return None
-        m = self.model
-        if m.two:
-            return _heatmap_svg(m)
-        p = m.point()
-        (x0, t0), (x1, t1) = m.tangent()
-        series = [("f", m.xs, m.fs, COLORS["f"], ""),
-                  ("f' (tape)", m.xs, m.dfs, COLORS["df"], ""),
-                  ("f'' (nested tapes)", m.xs, m.d2fs, COLORS["d2f"], "5,3"),
-                  ("tangent at x", [x0, x1], [t0, t1], COLORS["tangent"], "2,2")]
-        return _plot_svg(series, m.x_range, point=(p["x"], p["f"]),
-                         title=f"x = {number(p['x'], 2)}")
+        return (self.model.x, self.model.y if self.model.two else None)
+
+    def picture(self):
+        """PNG of the plot at the current point (matplotlib; one figure reused per view)."""
+        if self.model is None:
+            return None
+        if self.model.two:
+            return plots.explorer_png(self.model)
+        if getattr(self, "_figure", None) is None:
+            self._figure = plots.ExplorerFigure(self.model)
+        return self._figure.png()
+
+    def ylim(self):
+        """The plot's y-range (the same wherever the point is)."""
+        return plots.explorer_ylim(self.model)
 
     def text(self):
         if self.model is None:
@@ -541,7 +596,7 @@ class FunctionExplorer(_View):
             self.readout.value = (f'<span class="tk-readout">f(x) = <b>{_esc(number(p["f"]))}</b>, '
                                   f"f'(x) = <b>{_esc(number(p['df']))}</b> (tape), "
                                   f"f''(x) = <b>{_esc(number(p['d2f']))}</b> (nested tapes)</span>")
-        self.plot.outputs = (_svg_output(self.svg(), self.text()),)
+        self.plot.outputs = (plots.png_output(self._png(), self.text()),)
 
 
 # --- TrainingMonitor -----------------------------------------------------------------------
@@ -555,20 +610,37 @@ def has_widget_frontend():
     return shell is not None and getattr(shell, "kernel", None) is not None
 
 
-class TrainingMonitor(_View):
-    """A progress bar and a live loss curve around a training loop (plain text without a front end).
+class TrainingMonitor(_Pictured):
+    """A progress bar and a live loss curve around a training loop.
+
+    Not a VBox itself, unlike the other views: its `log()` is the training API and would
+    hide ipywidgets' own `log` (a logger every widget uses); `mon.widget` is its VBox.
 
     >>> for step in (mon := tk.widgets.TrainingMonitor(range(100))):
     ...     loss = train_step(x, y); mon.log(loss=loss)
-    >>> with tk.widgets.TrainingMonitor(total=100) as mon:
+    >>> with tk.widgets.TrainingMonitor(total=100, yscale="log") as mon:
     ...     for step in range(100):
     ...         mon.log(loss=train_step(x, y), grads=zip(grads, model.trainable_variables))
 
-    every: redraw (or print) every `every` steps; mode: "widget", "text" or None (detect).
+    In Jupyter: a progress bar with rate and time left (tqdm's numbers), the loss curve
+    (matplotlib) and, when the loop ends, the final line printed once. The display is
+    then updated with the final picture, so a notebook stores the end of the run (not
+    step 0) for places without a widget manager. In a terminal: tqdm's bar; written to
+    a file or pipe: one plain line every tenth of the run (deterministic, no timings).
+
+    every: redraw (or print) every `every` steps; mode: "widget", "text" or None (detect);
+    yscale: "linear" (from 0) or "log" (losses spanning decades).
     """
 
+    CURVE_INTERVAL = 0.25     # seconds between live redraws of the curve (the last is always drawn)
+
     def __init__(self, iterable=None, total=None, *, every=None, title="training", mode=None,
-                 file=None):
+                 file=None, yscale="linear"):
+        if yscale not in ("linear", "log"):
+            raise ValueError(f"TrainingMonitor: yscale must be 'linear' or 'log', got {yscale!r}")
+        if mode not in (None, "widget", "text"):
+            raise ValueError(f"TrainingMonitor: mode must be 'widget', 'text' or None (detect), "
+                             f"got {mode!r}")
         self.iterable = iterable
         self.message = ""
         if total is None and iterable is not None:
@@ -581,18 +653,22 @@ class TrainingMonitor(_View):
             self.message = "No total given: pass total=<number of steps> for a progress bar."
         self.total = None if total is None else int(total)
         self.title = title
+        self.yscale = yscale
         self.log_ = TrainingLog()
         self.count = 0
         self._logged_this_step = False
         self._iterating = False
+        self._finished = False
         self.file = file
         self.mode = mode or ("widget" if has_widget_frontend() else "text")
         self.every_draw = every or max(1, (self.total or 50) // 50)
         self.every_print = every or max(1, (self.total or 100) // 10)
         self._shown = False
+        self._bar = None             # tqdm's terminal bar (text mode on a terminal)
+        self._t0 = None
+        self._last_curve = None
         self.widget = None
         if self.mode == "widget":
-            w = _widgets()
             self.bar = w.IntProgress(value=0, min=0, max=self.total or 1, description=title[:12],
                                      bar_style="info")
             self.label = w.HTML()
@@ -600,22 +676,33 @@ class TrainingMonitor(_View):
             self.note = w.HTML(_error_html(self.message) if self.message else "")
             self.widget = w.VBox([w.HBox([self.bar, self.label]), self.note, self.curve])
             self.widget.add_class("tk-training-monitor")
-            self._draw()
+            self._draw(curve=True)
 
     @property
     def log_data(self):
         return self.log_
+
+    def close(self):
+        """Close the widget and everything inside it (their comms, in a kernel)."""
+        if self.widget is not None:
+            for c in _walk(self.widget):
+                c.close()
 
     def show(self):
         """Display the widget (done automatically when the loop starts)."""
         if self._shown:
             return
         self._shown = True
+        self._t0 = _now()
         if self.mode == "widget":
-            from IPython.display import display
-            display(self)
-        elif self.message:
-            print(self.message, file=self.file or sys.stdout)
+            self._ipython_display_()        # with a display id: updated when the loop ends
+        else:
+            if self.message:
+                print(self.message, file=self._file())
+            if self._on_terminal():           # outside Jupyter: tqdm's bar, on stderr by default
+                from tqdm.auto import tqdm
+                self._bar = tqdm(total=self.total, desc=self.title, unit="step",
+                                 file=self.file or sys.stderr, leave=True)
 
     # --- loop forms --------------------------------------------------------------------
     def __iter__(self):
@@ -658,27 +745,48 @@ class TrainingMonitor(_View):
             self._advance()
 
     # --- progress ------------------------------------------------------------------------
+    def _file(self):
+        return self.file or sys.stdout
+
+    def _on_terminal(self):
+        isatty = getattr(self.file or sys.stderr, "isatty", None)
+        return bool(isatty and isatty())
+
     def _advance(self):
         self.count += 1
         last = self.total is not None and self.count >= self.total
         if self.mode == "widget":
             if last or self.count % self.every_draw == 0:
-                self._draw()
+                self._draw(curve=last)
+        elif self._bar is not None:
+            self._bar.update(1)
+            if self.log_.last_loss is not None:
+                self._bar.set_postfix_str(f"loss {number(self.log_.last_loss)}", refresh=False)
         elif last or self.count % self.every_print == 0:
-            print(self.line(), file=self.file or sys.stdout)
+            print(self.line(), file=self._file())
 
     def _finish(self):
+        if self._finished:
+            return
+        self._finished = True
         if self.mode == "widget":
-            self._draw(done=True)
+            self._draw(done=True, curve=True)
+            self._refresh_displays()           # the stored bundle: the final picture
+            if self._shown and self.count:
+                print(self.line())             # the final numbers, for text-only views too
+        elif self._bar is not None:
+            self._bar.close()
         elif self.count and self.count % self.every_print and not (
                 self.total is not None and self.count >= self.total):
-            print(self.line(), file=self.file or sys.stdout)   # where the loop stopped
+            print(self.line(), file=self._file())   # where the loop stopped
 
     def _say(self, message):
         if self.mode == "widget":
             self.note.value = _error_html(message)
+        elif self._bar is not None:
+            self._bar.write(message, file=self.file or sys.stderr)
         else:
-            print(message, file=self.file or sys.stdout)
+            print(message, file=self._file())
 
     def line(self):
         """The plain-text progress line (also the widget's text)."""
@@ -689,23 +797,28 @@ class TrainingMonitor(_View):
             parts.append(f"|grad {name}| {number(norms[-1])}")
         return "  ".join(parts)
 
-    def svg(self):
-        losses = [(s, l) for s, l in zip(self.log_.steps, self.log_.losses) if l is not None]
-        if not losses:
-            return None
-        xs, ys = zip(*losses)
-        series = [("loss", xs, ys, COLORS["f"], "")]
-        palette = ["#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
-        for k, (name, norms) in enumerate(self.log_.grad_norms.items()):
-            if len(norms) == len(xs):
-                series.append((f"|grad {name}|", xs, norms, palette[k % len(palette)], "4,2"))
-        hi = max(xs[-1], 1) if self.total is None else max(self.total - 1, 1)
-        return _plot_svg(series, (0, hi), title=self.title)
+    def timing(self):
+        """tqdm's elapsed time, time left and rate ("00:02<00:01, 25.3 step/s"); live only."""
+        if self._t0 is None:
+            return ""
+        from tqdm import tqdm
+        return tqdm.format_meter(self.count, self.total, _now() - self._t0, unit="step",
+                                 bar_format="{elapsed}<{remaining}, {rate_fmt}")
+
+    def picture(self):
+        """PNG of the loss curve and progress so far (matplotlib)."""
+        return plots.monitor_png(self.log_, self.total, self.title, self.yscale)
 
     def text(self):
         return self.line() + (f"\n{self.message}" if self.message else "")
 
-    def _draw(self, done=False):
+    def bundle_text(self):
+        """The same text from the first display to the final update (nbval compares it, and
+        it does not see updates); the final numbers are the line printed at the end."""
+        steps = f"{self.total} steps" if self.total else "steps counted as they come"
+        return f"{self.title}: TrainingMonitor ({steps}; the picture shows the loss curve)"
+
+    def _draw(self, done=False, curve=False):
         if self.total:
             self.bar.value = min(self.count, self.total)
         else:
@@ -713,7 +826,16 @@ class TrainingMonitor(_View):
             self.bar.value = self.count
         if done:
             self.bar.bar_style = "success"
-        self.label.value = f'<span class="tk-progress">{_esc(self.line())}</span>'
-        svg = self.svg()
-        if svg:
-            self.curve.outputs = (_svg_output(svg, self.line()),)
+        timing = "" if done else self.timing()     # the stored final state: no timings
+        self.label.value = (f'<span class="tk-progress">{_esc(self.line())}</span>'
+                            + (f' <span class="tk-timing">[{_esc(timing)}]</span>' if timing
+                               else ""))
+        now = _now()
+        if curve or self._last_curve is None or now - self._last_curve >= self.CURVE_INTERVAL:
+            self._last_curve = now
+            self.curve.outputs = (plots.png_output(self.picture(), self.line()),)
+
+
+def _now():
+    import time
+    return time.perf_counter()

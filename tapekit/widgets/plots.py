@@ -1,0 +1,294 @@
+"""The widgets' pictures, drawn with matplotlib (imported only when a picture is drawn).
+
+Every picture is a PNG made by the Agg renderer on a `matplotlib.figure.Figure` of its
+own: no pyplot, so no global figure list and no backend switch in the user's session.
+The bytes are deterministic (same numbers -> same PNG): fixed size and dpi, the bundled
+DejaVu fonts, and no "Software" metadata stamped into the file. nbval does not compare
+image/png, but the docs site and the tests do.
+
+The pictures are what a reader sees where no kernel runs (nbconvert HTML, nbviewer, a
+docs site, an untrusted notebook in JupyterLab): each one is the view's current state.
+"""
+import base64
+import io
+
+import numpy as np
+
+from ..display.format import number
+
+DPI = 100
+COLORS = {"f": "#1f77b4", "df": "#ff7f0e", "d2f": "#2ca02c", "tangent": "#d62728"}
+PALETTE = ["#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
+RC = {"font.family": "DejaVu Sans", "font.size": 9, "svg.hashsalt": "tapekit",
+      "path.simplify": False, "axes.unicode_minus": False}
+
+
+def _mpl():
+    import matplotlib
+    return matplotlib
+
+
+def new_figure(width=6.0, height=3.4):
+    """A Figure with an Agg canvas (inches at DPI), outside pyplot's global state."""
+    _mpl()
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    with _mpl().rc_context(RC):
+        fig = Figure(figsize=(width, height), dpi=DPI, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def png_bytes(fig):
+    """The figure as PNG bytes, without metadata that changes between runs or versions."""
+    buf = io.BytesIO()
+    with _mpl().rc_context(RC):
+        fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None},
+                    facecolor="white")
+    return buf.getvalue()
+
+
+def png_base64(data):
+    """PNG bytes as the base64 text a notebook stores under image/png."""
+    return base64.b64encode(data).decode("ascii")
+
+
+def png_output(data, text):
+    """One display_data output (for an Output widget) with the PNG and its text form."""
+    return {"output_type": "display_data", "metadata": {},
+            "data": {"image/png": png_base64(data), "text/plain": text}}
+
+
+def _draw(build, width, height):
+    """Run `build(fig)` under the fixed rc settings and return the PNG bytes."""
+    with _mpl().rc_context(RC):
+        fig = new_figure(width, height)
+        build(fig)
+        return png_bytes(fig)
+
+
+# --- FunctionExplorer ---------------------------------------------------------------------
+
+def explorer_ylim(model):
+    """A y-range for the curves, from f, f' and f'' sampled over x_range only.
+
+    It does not depend on the current point, so the scale stays put while the slider
+    moves; the tangent line is clipped to it instead of stretching it.
+    """
+    ys = np.concatenate([model.fs, model.dfs, model.d2fs]).astype(float)
+    ys = ys[np.isfinite(ys)]
+    if ys.size == 0:
+        return -1.0, 1.0
+    lo, hi = float(ys.min()), float(ys.max())
+    if hi - lo < 1e-12:
+        lo, hi = lo - 1.0, hi + 1.0
+    pad = 0.08 * (hi - lo)
+    return lo - pad, hi + pad
+
+
+def explorer_png(model):
+    """f, f' (tape), f'' (nested tapes) and the tangent at the current point."""
+    if model.two:
+        return _draw(lambda fig: _heatmap(fig, model), 5.6, 4.4)
+    return ExplorerFigure(model).png()
+
+
+class ExplorerFigure:
+    """The explorer's plot, laid out once: a move redraws only the tangent, dot and title.
+
+    The curves, axes and legend do not depend on the point (the y-range is fixed), so the
+    layout found for the first picture holds for every point; reusing it makes a slider
+    move cost one Agg draw (about 60 ms here) instead of a new figure (about 110 ms). The
+    bytes for a point are the same however it was reached.
+    """
+
+    def __init__(self, model):
+        self.model = model
+        with _mpl().rc_context(RC):
+            self.fig = new_figure(6.4, 3.4)
+            self.moving = _curves(self.fig, model)
+        self._laid_out = False
+
+    def png(self):
+        with _mpl().rc_context(RC):
+            _move(self.moving, self.model)
+            data = png_bytes(self.fig)
+            if not self._laid_out:          # keep the positions constrained layout found
+                self.fig.set_layout_engine("none")
+                self._laid_out = True
+            return data
+
+
+def _curves(fig, m):
+    """Draw the fixed part (curves, axes, legend); return the artists a move changes."""
+    ax = fig.add_subplot()
+    ylo, yhi = explorer_ylim(m)
+    ax.axhline(0.0, color="#bbbbbb", linewidth=0.8)
+    ax.plot(m.xs, m.fs, color=COLORS["f"], linewidth=2, label="f")
+    ax.plot(m.xs, m.dfs, color=COLORS["df"], linewidth=1.6, label="f' (tape)")
+    ax.plot(m.xs, m.d2fs, color=COLORS["d2f"], linewidth=1.6, linestyle="--",
+            label="f'' (nested tapes)")
+    (tangent,) = ax.plot([], [], color=COLORS["tangent"], linewidth=1.4, linestyle=":",
+                         label="tangent at x")      # the axes limits below clip it
+    (dot,) = ax.plot([], [], "o", color=COLORS["tangent"], markersize=6)
+    ax.set_xlim(*m.x_range)
+    ax.set_ylim(ylo, yhi)
+    ax.set_xlabel("x")
+    ax.grid(True, color="#eeeeee")
+    # outside the axes, on the right: it never covers a curve
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    moving = {"ax": ax, "tangent": tangent, "dot": dot}
+    _move(moving, m)
+    return moving
+
+
+def _move(moving, m):
+    """Put the tangent, the dot and the title at the model's current point."""
+    p = m.point()
+    (x0, t0), (x1, t1) = m.tangent()
+    moving["tangent"].set_data([x0, x1], [t0, t1])
+    finite = np.isfinite(p["f"])
+    moving["dot"].set_data([p["x"]] if finite else [], [p["f"]] if finite else [])
+    moving["ax"].set_title(f"x = {number(p['x'], 4)}:  f = {number(p['f'], 4)},  "
+                           f"f' = {number(p['df'], 4)},  f'' = {number(p['d2f'], 4)}")
+
+
+def _heatmap(fig, m):
+    ax = fig.add_subplot()
+    (xlo, xhi), (ylo, yhi) = m.x_range, m.y_range
+    # each cell centred on its sample: grid[i, j] = f(xs[j], ys[i])
+    im = ax.pcolormesh(m.xs, m.ys, m.grid, shading="nearest", cmap="viridis")
+    fig.colorbar(im, ax=ax, label="f(x, y)")
+    p = m.point()
+    ax.plot([p["x"]], [p["y"]], "o", color="white", markeredgecolor="black", markersize=7)
+    norm = float(np.hypot(p["dfdx"], p["dfdy"]))
+    if norm > 0:
+        scale = 0.15 * min(xhi - xlo, yhi - ylo) / norm
+        ax.annotate("", xy=(p["x"] + scale * p["dfdx"], p["y"] + scale * p["dfdy"]),
+                    xytext=(p["x"], p["y"]),
+                    arrowprops={"arrowstyle": "->", "color": "black", "linewidth": 1.6})
+    ax.set_xlim(xlo, xhi)
+    ax.set_ylim(ylo, yhi)
+    ax.set_xlabel("x")
+    ax.set_ylabel("y")
+    ax.set_title(f"f({number(p['x'], 4)}, {number(p['y'], 4)}) = {number(p['f'], 4)}; "
+                 f"arrow: gradient ({number(p['dfdx'], 4)}, {number(p['dfdy'], 4)})")
+
+
+# --- TrainingMonitor ----------------------------------------------------------------------
+
+def loss_ylim(losses, yscale="linear"):
+    """A loss axis: from 0 (losses are >= 0 almost always) to a little above the largest
+    loss so far; on a log axis, from a decade-rounded floor below the smallest positive one."""
+    vals = np.asarray([v for v in losses if v is not None and np.isfinite(v)], dtype=float)
+    if vals.size == 0:
+        return (0.0, 1.0) if yscale != "log" else (0.1, 1.0)
+    if yscale == "log":
+        pos = vals[vals > 0]
+        if pos.size == 0:
+            return 0.1, 1.0
+        lo = 10.0 ** np.floor(np.log10(pos.min()))
+        hi = 10.0 ** np.ceil(np.log10(pos.max()))
+        return float(lo), float(max(hi, lo * 10))
+    lo = min(0.0, float(vals.min()))
+    hi = float(vals.max())
+    if hi - lo < 1e-12:
+        hi = lo + 1.0
+    return lo, hi + 0.05 * (hi - lo)
+
+
+def monitor_png(log, total, title, yscale="linear"):
+    """The loss per step (and gradient norms on a second axis) and where the run is."""
+    def build(fig):
+        if total:      # the progress bar, drawn: a thin strip above the curve
+            bar, ax = fig.subplots(2, 1, height_ratios=[1, 16])
+            frac = min(len(log.steps) / total, 1.0)
+            bar.set_axis_off()
+            bar.set_xlim(0, 1)
+            bar.set_ylim(0, 1)
+            bar.add_patch(_mpl().patches.Rectangle((0, 0), 1, 1, color="#e6e6e6"))
+            bar.add_patch(_mpl().patches.Rectangle(
+                (0, 0), frac, 1, color="#2ca02c" if frac >= 1 else "#1f77b4"))
+        else:
+            ax = fig.add_subplot()
+        pts = [(s, v) for s, v in zip(log.steps, log.losses) if v is not None]
+        n = len(log.steps)
+        if pts:
+            xs, ys = zip(*pts)
+            ax.plot(xs, ys, color=COLORS["f"], linewidth=1.6, label="loss")
+        ax.set_yscale("log" if yscale == "log" else "linear")
+        ax.set_ylim(*loss_ylim(log.losses, yscale))
+        ax.set_xlim(0, max((total or n or 1) - 1, 1))
+        ax.set_xlabel("step")
+        ax.set_ylabel("loss" + (" (log scale)" if yscale == "log" else ""))
+        ax.grid(True, color="#eeeeee")
+        handles = ax.get_lines()
+        if log.grad_norms:
+            ax2 = ax.twinx()
+            for k, (name, norms) in enumerate(log.grad_norms.items()):
+                steps = [s for s, _ in zip(log.steps, norms)]
+                ax2.plot(steps, norms, color=PALETTE[k % len(PALETTE)], linewidth=1.0,
+                         linestyle="--", label=f"|grad {name}|")
+            ax2.set_ylabel("gradient norm")
+            ax2.set_ylim(bottom=0)
+            handles = handles + ax2.get_lines()
+        if handles:
+            ax.legend(handles, [h.get_label() for h in handles], loc="upper left",
+                      bbox_to_anchor=(1.12 if log.grad_norms else 1.01, 1.0), frameon=False)
+        done = f"{n}/{total}" if total else f"{n}"
+        last = log.last_loss
+        (bar if total else ax).set_title(
+            f"{title}: step {done}" + (f", loss {number(last)}" if last is not None else ""))
+    return _draw(build, 6.4, 3.2)
+
+
+# --- NodeInspector and BackpropStepper: text panels under an optional image ---------------
+
+def text_panel_png(lines, image=None, title=None):
+    """Monospaced lines (and a picture above them, e.g. Graphviz's PNG of the graph)."""
+    line_h = 0.17
+    text_h = line_h * (len(lines) + (1 if title else 0)) + 0.2
+    width, img_h = 6.4, 0.0
+    arr = None
+    if image is not None:
+        from matplotlib import image as mimage
+        arr = mimage.imread(io.BytesIO(image), format="png")
+        h_px, w_px = arr.shape[:2]
+        width = max(width, min(w_px / DPI, 10.0))
+        img_h = min(h_px / DPI * width / max(w_px / DPI, width), 6.0)
+
+    def build(fig):
+        fig.set_layout_engine("none")
+        total_h = img_h + text_h
+        if arr is not None:
+            ax = fig.add_axes((0.0, text_h / total_h, 1.0, img_h / total_h))
+            ax.imshow(arr, interpolation="antialiased")
+            ax.set_axis_off()
+            ax.set_anchor("W")
+        y = text_h - 0.15
+        if title:
+            fig.text(0.01, y / total_h, title, fontsize=10, fontweight="bold", va="top")
+            y -= line_h
+        for line in lines:
+            fig.text(0.01, y / total_h, line, family="DejaVu Sans Mono", fontsize=8.5,
+                     va="top")
+            y -= line_h
+    return _draw(build, width, img_h + text_h)
+
+
+def wrap(text, width=100):
+    """Lines of at most `width` characters (numbers in summaries can be long)."""
+    out = []
+    for line in str(text).splitlines() or [""]:
+        indent = len(line) - len(line.lstrip())
+        while len(line) > width:
+            cut = line.rfind(" ", indent + 1, width)
+            cut = width if cut <= indent else cut
+            out.append(line[:cut])
+            line = " " * (indent + 2) + line[cut:].lstrip()
+        out.append(line)
+    return out
+
+
+__all__ = ["explorer_png", "explorer_ylim", "loss_ylim", "monitor_png", "png_base64",
+           "png_output", "text_panel_png", "wrap"]
