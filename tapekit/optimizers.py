@@ -100,6 +100,7 @@ class SGD(Optimizer):
         velocity = momentum * velocity - learning_rate * g
         w += velocity                                    (nesterov=False)
         w += momentum * velocity - learning_rate * g     (nesterov=True)
+
     and plain `w -= learning_rate * g` when momentum is 0.
     """
 
@@ -153,6 +154,7 @@ class RMSprop(Optimizer):
 
         velocity = rho * velocity + (1 - rho) * g**2
         w -= learning_rate * g / sqrt(velocity + epsilon)
+
     `centered=True` subtracts the squared running mean of g inside the sqrt; `momentum`
     accumulates the increments (plain momentum, not Nesterov).
     """

@@ -112,7 +112,7 @@ def compare_jacobians(got, expected, rtol, atol):
     """How far one Jacobian is from another: a dict of the largest errors and where they are.
 
     ok: allclose(got, expected, rtol, atol) with NaN == NaN. abs_error: the largest
-    |got - expected|; rel_error: the largest |got - expected| / max(|expected|, atol).
+    `abs(got - expected)`; rel_error: the largest `abs(got - expected) / max(abs(expected), atol)`.
     abs_at / rel_at: their indices. A NaN on one side only counts as an infinite error.
     """
     g = np.asarray(got, dtype=np.float64)
