@@ -272,8 +272,17 @@ class Flatten(Layer):
 class Dropout(Layer):
     """Zero each input with probability `rate` and scale the rest by 1/(1-rate), in training only.
 
-    >>> tk.layers.Dropout(0.5)(x)                  # unchanged: training defaults to False
-    >>> tk.layers.Dropout(0.5)(x, training=True)   # about half the entries zeroed, rest doubled
+    >>> tk.random.set_seed(0)             # the same mask on every run
+    >>> x = tk.ones([2, 4])
+    >>> drop = tk.layers.Dropout(0.5, seed=1)
+    >>> drop(x)                          # unchanged: training defaults to False
+    tk.Tensor(
+    [[1. 1. 1. 1.]
+     [1. 1. 1. 1.]], shape=(2, 4), dtype=float32)
+    >>> drop(x, training=True)           # about half the entries zeroed, the rest doubled
+    tk.Tensor(
+    [[2. 2. 2. 2.]
+     [0. 0. 2. 0.]], shape=(2, 4), dtype=float32)
     """
 
     def __init__(self, rate, noise_shape=None, seed=None, name=None, **kwargs):

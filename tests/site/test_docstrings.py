@@ -1,0 +1,194 @@
+"""The docstring examples of tapekit run as doctests, and every public name has one.
+
+Each docstring with `>>>` examples anywhere in the package is one test item
+(`test_docstring_examples[tapekit.tape.GradientTape.gradient]`). The examples see `tk`
+(tapekit) and `np` (NumPy), and their output must match exactly, as a reader would see it.
+The public names come from docs/_ext/tapekit_api.py, the same list the API reference
+is generated from.
+"""
+import doctest
+import importlib
+import pkgutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tapekit
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "docs" / "_ext"))
+import tapekit_api  # noqa: E402
+
+
+def _doctests():
+    finder = doctest.DocTestFinder(exclude_empty=True)
+    modules = [tapekit] + [importlib.import_module(m.name) for m in
+                           pkgutil.walk_packages(tapekit.__path__, "tapekit.")]
+    seen, tests = set(), []
+    for mod in modules:
+        for t in finder.find(mod, mod.__name__, globs={}):
+            key = (t.filename, t.lineno, t.name)
+            if t.examples and key not in seen:
+                seen.add(key)
+                tests.append(t)
+    return sorted(tests, key=lambda t: t.name)
+
+
+DOCTESTS = _doctests()
+
+
+@pytest.mark.parametrize("test", DOCTESTS, ids=[t.name for t in DOCTESTS])
+def test_docstring_examples(test):
+    test.globs = {"tk": tapekit, "np": np}
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)   # exact, but `...` may elide
+    out = []
+    runner.run(test, out=out.append)
+    assert runner.failures == 0, f"{test.filename}:{test.lineno}\n" + "".join(out)
+
+
+def test_examples_are_found():
+    """The collection above finds the examples (a broken finder would pass vacuously)."""
+    names = {t.name for t in DOCTESTS}
+    assert "tapekit.test.compute_gradient" in names
+    assert len(DOCTESTS) >= 20
+
+
+# Public names whose docstring has no `>>>` example yet. It may only shrink: the test
+# fails for a public name without an example that is not listed, and for a listed name
+# that has one now (take it off the list).
+MISSING_EXAMPLES = {
+    "tapekit.GradientDtypeWarning",
+    "tapekit.Module",
+    "tapekit.Tensor",
+    "tapekit.UnconnectedGradients",
+    "tapekit.Variable",
+    "tapekit.abs",
+    "tapekit.add",
+    "tapekit.bool",
+    "tapekit.cast",
+    "tapekit.clip_by_global_norm",
+    "tapekit.clip_by_norm",
+    "tapekit.clip_by_value",
+    "tapekit.concat",
+    "tapekit.constant",
+    "tapekit.convert_to_tensor",
+    "tapekit.cos",
+    "tapekit.debugging.NumericsChecker",
+    "tapekit.debugging.NumericsError",
+    "tapekit.debugging.check_numerics_contenders",
+    "tapekit.debugging.disable_check_numerics",
+    "tapekit.debugging.enable_check_numerics",
+    "tapekit.debugging.is_check_numerics_enabled",
+    "tapekit.divide",
+    "tapekit.equal",
+    "tapekit.exp",
+    "tapekit.expand_dims",
+    "tapekit.float16",
+    "tapekit.float32",
+    "tapekit.float64",
+    "tapekit.gather",
+    "tapekit.global_norm",
+    "tapekit.greater",
+    "tapekit.greater_equal",
+    "tapekit.identity",
+    "tapekit.int32",
+    "tapekit.int64",
+    "tapekit.is_finite",
+    "tapekit.is_nan",
+    "tapekit.layers.Conv2D",
+    "tapekit.layers.Dense",
+    "tapekit.layers.Flatten",
+    "tapekit.layers.Layer",
+    "tapekit.layers.MaxPooling2D",
+    "tapekit.layers.clear_session",
+    "tapekit.layers.get_activation",
+    "tapekit.less",
+    "tapekit.less_equal",
+    "tapekit.linspace",
+    "tapekit.log",
+    "tapekit.logical_and",
+    "tapekit.logical_not",
+    "tapekit.logical_or",
+    "tapekit.losses.BinaryCrossentropy",
+    "tapekit.losses.CategoricalCrossentropy",
+    "tapekit.losses.Loss",
+    "tapekit.losses.MeanSquaredError",
+    "tapekit.losses.SparseCategoricalCrossentropy",
+    "tapekit.losses.binary_crossentropy",
+    "tapekit.losses.categorical_crossentropy",
+    "tapekit.losses.mean_squared_error",
+    "tapekit.losses.sparse_categorical_crossentropy",
+    "tapekit.matmul",
+    "tapekit.maximum",
+    "tapekit.minimum",
+    "tapekit.models.Sequential",
+    "tapekit.multiply",
+    "tapekit.negative",
+    "tapekit.nn.conv2d",
+    "tapekit.nn.log_softmax",
+    "tapekit.nn.max_pool2d",
+    "tapekit.nn.relu",
+    "tapekit.nn.softmax",
+    "tapekit.nn.softmax_cross_entropy_with_logits",
+    "tapekit.nn.sparse_softmax_cross_entropy_with_logits",
+    "tapekit.not_equal",
+    "tapekit.one_hot",
+    "tapekit.ones",
+    "tapekit.ones_like",
+    "tapekit.optimizers.Adam",
+    "tapekit.optimizers.Optimizer",
+    "tapekit.optimizers.RMSprop",
+    "tapekit.optimizers.SGD",
+    "tapekit.pow",
+    "tapekit.random.set_seed",
+    "tapekit.random.uniform",
+    "tapekit.range",
+    "tapekit.reduce_max",
+    "tapekit.reduce_mean",
+    "tapekit.reduce_min",
+    "tapekit.reduce_prod",
+    "tapekit.reduce_sum",
+    "tapekit.reshape",
+    "tapekit.sigmoid",
+    "tapekit.sign",
+    "tapekit.sin",
+    "tapekit.sqrt",
+    "tapekit.square",
+    "tapekit.squeeze",
+    "tapekit.stack",
+    "tapekit.stop_gradient",
+    "tapekit.subtract",
+    "tapekit.tanh",
+    "tapekit.test.GradientCheck",
+    "tapekit.test.GradientCheckError",
+    "tapekit.test.GradientReport",
+    "tapekit.testing.check_grads",
+    "tapekit.testing.compare_jacobians",
+    "tapekit.testing.forward_jacobian",
+    "tapekit.testing.gradient_function",
+    "tapekit.testing.numerical_jacobian",
+    "tapekit.testing.reverse_jacobian",
+    "tapekit.transpose",
+    "tapekit.where",
+    "tapekit.zeros",
+    "tapekit.zeros_like",
+}
+
+
+def test_every_public_name_has_an_example():
+    lacking = {q for q, obj in tapekit_api.all_public()
+               if tapekit_api.home(q, obj) == q and not tapekit_api.has_example(q, obj)}
+    assert sorted(lacking - MISSING_EXAMPLES) == [], "public names without a >>> example"
+    assert sorted(MISSING_EXAMPLES - lacking) == [], "have an example now: remove from MISSING_EXAMPLES"
+
+
+def test_public_names_come_from_the_package():
+    """The list is computed, not typed: it follows what tapekit exports."""
+    public = {q for q, _ in tapekit_api.all_public()}
+    assert {"tapekit.GradientTape", "tapekit.sin", "tapekit.float32", "tapekit.widgets.BackpropStepper",
+            "tapekit.display.show", "tapekit.debugging.check_numerics",
+            "tapekit.test.compute_gradient"} <= public
+    assert "tapekit.debugging.np" not in public          # an import, not a name of tk.debugging
+    assert "tapekit.tape" not in public                   # implementation modules are not listed
