@@ -56,6 +56,7 @@ exclude_patterns = ["_build", "notebooks/*.md", "notebooks/.ipynb_checkpoints", 
 
 # --- lessons (myst-nb) -----------------------------------------------------------------------
 nb_execution_mode = "off"          # show the stored outputs; nbval keeps them honest
+nb_merge_streams = True            # consecutive prints are one output area, as in Jupyter
 nb_ipywidgets_js = {}              # no widget JavaScript (it would come from a CDN)
 # HTML prefers a static picture over everything else; a widget view is never rendered (it
 # needs that JavaScript): a widget output shows its picture (image/png or image/svg+xml, when

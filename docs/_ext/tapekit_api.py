@@ -109,7 +109,8 @@ def borrowed_examples(obj, name):
 def docstring_of(qualname, obj):
     """The text shown as this name's documentation (an op's is built from its record)."""
     if is_op(obj):
-        return getattr(obj, "doc", None) or ""
+        args = ", ".join(obj.args) if not obj.variadic else "values"
+        return getattr(obj, "doc", None) or f"The op ``{obj.name}({args})`` (examples on its entry)."
     if borrowed_from(obj) is not None:
         return f"The NumPy dtype {obj.name}."
     return inspect.getdoc(obj) or ""
@@ -126,9 +127,12 @@ def has_example(qualname, obj):
 def _op_entry(qualname, op):
     name = qualname.rsplit(".", 1)[1]
     args = ", ".join(list(op.args) + ["name=None"]) if not op.variadic else "values, name=None"
-    lines = [f".. py:function:: {qualname}({args})", ""]
+    lines = [f".. py:function:: {name}({args})", ""]
     if op.doc:
         lines += [f"   {op.doc}", ""]
+    mod = borrowed_from(op)
+    if mod is not None and mod.__doc__:
+        lines += [f"   From ``{mod.__name__}``: {mod.__doc__.strip().splitlines()[0]}", ""]
     diff = [a for i, a in enumerate(op.args) if op.differentiable_input(i)] if op.differentiable else []
     lines += [f"   An op of the table (``tapekit.ops.registry.OPS[{name!r}]``): "
               + (f"differentiable in ``{'``, ``'.join(diff)}``." if diff else "no gradient flows through it."),
@@ -152,13 +156,14 @@ def _example_lines(obj, name):
 
 def _dtype_entry(qualname, dtype):
     name = qualname.rsplit(".", 1)[1]
-    lines = [f".. py:data:: {qualname}", f"   :value: numpy.dtype({dtype.name!r})", "",
+    lines = [f".. py:data:: {name}", f"   :value: numpy.dtype({dtype.name!r})", "",
              f"   The NumPy dtype ``{dtype.name}`` (tapekit's dtypes are NumPy's).", ""]
     return lines + _example_lines(dtype, name)
 
 
 def _alias_entry(qualname, target):
-    return [f".. py:data:: {qualname}", "   :annotation:", "",
+    # the short name under `.. currentmodule::`: its id is then the qualified name
+    return [f".. py:data:: {qualname.rsplit('.', 1)[1]}", "   :annotation:", "",
             f"   The same object as :py:obj:`{target}`.", ""]
 
 
