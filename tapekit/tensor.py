@@ -312,7 +312,21 @@ def _short(value, n=60):
 
 
 def constant(value, dtype=None, shape=None, name=None):
-    """A Tensor from a Python value or array (`tf.constant`)."""
+    """A Tensor from a Python value or array (`tf.constant`).
+
+    >>> tk.constant([[1, 2], [3, 4]])
+    tk.Tensor(
+    [[1 2]
+     [3 4]], shape=(2, 2), dtype=int32)
+
+    >>> tk.constant(1.0, dtype=tk.float64)
+    tk.Tensor(1.0, shape=(), dtype=float64)
+
+    >>> tk.constant(0.0, shape=(2, 3))
+    tk.Tensor(
+    [[0. 0. 0.]
+     [0. 0. 0.]], shape=(2, 3), dtype=float32)
+    """
     t = convert_to_tensor(value, dtype=dtype)
     if shape is not None:
         arr = np.broadcast_to(t._value, tuple(shape)).copy() if t.size == 1 else t._value.reshape(shape)
@@ -324,7 +338,14 @@ def constant(value, dtype=None, shape=None, name=None):
 
 
 def convert_to_tensor(value, dtype=None, name=None):
-    """`value` as a Tensor; a Tensor is returned as is (its dtype must match `dtype`)."""
+    """`value` as a Tensor; a Tensor is returned as is (its dtype must match `dtype`).
+
+    >>> tk.convert_to_tensor([1.0, 2.0])
+    tk.Tensor([1. 2.], shape=(2,), dtype=float32)
+    >>> t = tk.constant(3.0)
+    >>> tk.convert_to_tensor(t) is t          # a tensor is returned as it is
+    True
+    """
     dtype = dtypes.as_dtype(dtype)
     if isinstance(value, Tensor):
         if dtype is not None and value.dtype != dtype:

@@ -19,6 +19,8 @@ import re
 import types
 from pathlib import Path
 
+import numpy as np
+
 # (module, title, what it is): the order of the API reference.
 NAMESPACES = [
     ("tapekit", "tk", "tensors, variables, GradientTape, ops, dtypes"),
@@ -77,33 +79,51 @@ def home(qualname, obj):
 
 
 def op_module(op):
-    """The module under tapekit/ops/ (or tapekit/random.py) whose docstring holds op's examples."""
+    """The module under tapekit/ops/ that defines op (``sin = unary("sin", ...)``): its docstring
+    holds op's examples. Modules that only import it are skipped."""
     import tapekit.ops as ops_pkg
     for path in sorted(Path(ops_pkg.__file__).parent.glob("[!_]*.py")):
         mod = importlib.import_module(f"tapekit.ops.{path.stem}")
-        if any(v is op for v in vars(mod).values()):
+        names = [n for n, v in vars(mod).items() if v is op]
+        source = path.read_text()
+        if any(re.search(rf"^{re.escape(n)}\s*=", source, re.M) for n in names):
             return mod
     return None
 
 
 def borrowed_from(obj):
-    """For an object that cannot carry a docstring of its own (an op record, a NumPy dtype):
-    the module whose docstring holds its examples. None for everything else."""
-    import numpy as np
+    """For an object that cannot carry a docstring of its own (an op record, a NumPy dtype, a
+    function whose docstring is made by code, such as reduce_sum's): the module whose
+    docstring holds its examples. None for everything else."""
     if is_op(obj):
         return op_module(obj)
     if isinstance(obj, np.dtype):
         return importlib.import_module("tapekit.dtypes")
+    if inspect.isfunction(obj) and obj.__doc__:
+        mod = inspect.getmodule(obj)
+        if mod is not None and obj.__doc__ not in inspect.getsource(mod):
+            return mod
     return None
 
 
 def borrowed_examples(obj, name):
-    """The doctest examples of such an object: the `>>>` examples of its module's docstring
-    whose source names ``tk.<name>`` (or ``tk.nn.<name>``), each with its expected output."""
+    """borrowed_paragraphs, flattened: one list of doctest examples."""
+    return [e for paragraph in borrowed_paragraphs(obj, name) for e in paragraph]
+
+
+def borrowed_paragraphs(obj, name):
+    """The doctest examples of such an object: the paragraphs of `>>>` examples in its module's
+    docstring (separated by blank lines) where one example's source names ``tk.<name>`` (or
+    ``tk.nn.<name>``), each example with its expected output."""
     mod = borrowed_from(obj)
     doc = (mod.__doc__ or "") if mod else ""
     pattern = re.compile(rf"\btk\.(nn\.)?{re.escape(name)}\b")
-    return [e for e in doctest.DocTestParser().get_examples(doc) if pattern.search(e.source)]
+    found = []
+    for paragraph in re.split(r"\n\s*\n", doc):
+        examples = doctest.DocTestParser().get_examples(paragraph)
+        if any(pattern.search(e.source) for e in examples):
+            found.append(examples)
+    return found
 
 
 def docstring_of(qualname, obj):
@@ -111,7 +131,7 @@ def docstring_of(qualname, obj):
     if is_op(obj):
         args = ", ".join(obj.args) if not obj.variadic else "values"
         return getattr(obj, "doc", None) or f"The op ``{obj.name}({args})`` (examples on its entry)."
-    if borrowed_from(obj) is not None:
+    if isinstance(obj, np.dtype):
         return f"The NumPy dtype {obj.name}."
     return inspect.getdoc(obj) or ""
 
@@ -142,9 +162,10 @@ def _op_entry(qualname, op):
 
 def _example_lines(obj, name):
     lines = []
-    examples = borrowed_examples(obj, name)
-    if examples:
+    paragraphs = borrowed_paragraphs(obj, name)
+    if paragraphs:
         lines += [f"   Examples (from the docstring of ``{borrowed_from(obj).__name__}``):", ""]
+    for examples in paragraphs:
         for e in examples:
             for k, src in enumerate(e.source.rstrip("\n").split("\n")):
                 lines.append(("   >>> " if k == 0 else "   ... ") + src)
@@ -170,6 +191,8 @@ def _alias_entry(qualname, target):
 def _entry(qualname, obj):
     if is_op(obj):
         return _op_entry(qualname, obj)
+    if inspect.isfunction(obj) and borrowed_from(obj) is not None:
+        return [f".. autofunction:: {qualname}", ""] + _example_lines(obj, qualname.rsplit(".", 1)[1])
     if borrowed_from(obj) is not None:
         return _dtype_entry(qualname, obj)
     if inspect.isclass(obj):

@@ -1,4 +1,16 @@
-"""Activations of tapekit.nn: relu, softmax, log_softmax (sigmoid and tanh are elementwise)."""
+"""Activations of tapekit.nn: relu, softmax, log_softmax (sigmoid and tanh are elementwise).
+
+Examples (an object's reference entry shows the paragraphs that name it):
+
+>>> tk.nn.relu(tk.constant([-1.0, 0.0, 2.0]))
+tk.Tensor([0. 0. 2.], shape=(3,), dtype=float32)
+
+>>> x = tk.Variable([-1.0, 2.0])
+>>> with tk.GradientTape() as tape:
+...     y = tk.reduce_sum(tk.nn.relu(x))
+>>> tape.gradient(y, x)               # 1 where x > 0, else 0
+tk.Tensor([0. 1.], shape=(2,), dtype=float32)
+"""
 import numpy as np
 
 from .elementwise import exp
