@@ -29,7 +29,12 @@ def _unique_name(base):
 
 
 def clear_session():
-    """Restart layer naming at `dense`, `dense_1`, ... (`tf.keras.backend.clear_session`)."""
+    """Restart layer naming at `dense`, `dense_1`, ... (`tf.keras.backend.clear_session`).
+
+    >>> tk.layers.clear_session()
+    >>> tk.layers.Dense(1).name, tk.layers.Dense(1).name
+    ('dense', 'dense_1')
+    """
     _name_counters.clear()
 
 
@@ -43,7 +48,13 @@ ACTIVATIONS = {"linear": _linear, "relu": nn.relu, "sigmoid": sigmoid, "tanh": t
 
 
 def get_activation(activation):
-    """A callable for `activation`: None, a name in ACTIVATIONS, or a callable."""
+    """A callable for `activation`: None, a name in ACTIVATIONS, or a callable.
+
+    >>> tk.layers.get_activation("relu")(tk.constant([-1.0, 1.0]))
+    tk.Tensor([0. 1.], shape=(2,), dtype=float32)
+    >>> tk.layers.get_activation(None)(tk.constant([-1.0, 1.0]))      # linear
+    tk.Tensor([-1.  1.], shape=(2,), dtype=float32)
+    """
     if activation is None:
         return _linear
     if callable(activation):
@@ -100,7 +111,19 @@ def _layer_name(cls_name):
 
 
 class Layer(Module):
-    """Base class: subclasses implement `build(input_shape)` and `call(x, training=None)`."""
+    """Base class: subclasses implement `build(input_shape)` and `call(x, training=None)`.
+
+    >>> class Scale(tk.layers.Layer):
+    ...     def build(self, input_shape):
+    ...         self.s = tk.Variable(tk.ones(input_shape[-1:]), name="s")
+    ...     def call(self, x, training=None):
+    ...         return x * self.s
+    >>> layer = Scale()
+    >>> layer(tk.constant([[1.0, 2.0]]))            # built on the first call
+    tk.Tensor([[1. 2.]], shape=(1, 2), dtype=float32)
+    >>> [v.name for v in layer.trainable_variables]
+    ['s:0']
+    """
 
     _sorted_attributes = False   # weights in creation order (kernel, then bias), as Keras
 
@@ -155,7 +178,15 @@ class Layer(Module):
 
 
 class Dense(Layer):
-    """`activation(x @ kernel + bias)`; kernel Glorot-uniform, bias zeros (`tf.keras.layers.Dense`)."""
+    """`activation(x @ kernel + bias)`; kernel Glorot-uniform, bias zeros (`tf.keras.layers.Dense`).
+
+    >>> tk.random.set_seed(0)
+    >>> layer = tk.layers.Dense(2, activation="relu", kernel_initializer="ones")
+    >>> layer(tk.constant([[1.0, 3.0]]))           # relu([1 + 3, 1 + 3] + bias 0)
+    tk.Tensor([[4. 4.]], shape=(1, 2), dtype=float32)
+    >>> layer.kernel.shape, layer.bias.shape
+    ((2, 2), (2,))
+    """
 
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", input_shape=None, name=None, **kwargs):
@@ -202,7 +233,15 @@ def _padding(padding):
 
 
 class Conv2D(Layer):
-    """2-D convolution over NHWC inputs with an HWIO kernel (`tf.keras.layers.Conv2D`)."""
+    """2-D convolution over NHWC inputs with an HWIO kernel (`tf.keras.layers.Conv2D`).
+
+    >>> tk.random.set_seed(0)
+    >>> conv = tk.layers.Conv2D(4, 3, padding="same")
+    >>> conv(tk.zeros([2, 8, 8, 1])).shape              # NHWC in, NHWC out
+    (2, 8, 8, 4)
+    >>> conv.kernel.shape                               # HWIO
+    (3, 3, 1, 4)
+    """
 
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", activation=None,
                  use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros",
@@ -240,7 +279,14 @@ class Conv2D(Layer):
 
 
 class MaxPooling2D(Layer):
-    """Max over pool_size windows of NHWC inputs; strides default to pool_size."""
+    """Max over pool_size windows of NHWC inputs; strides default to pool_size.
+
+    >>> x = tk.reshape(tk.range(1.0, 17.0), [1, 4, 4, 1])
+    >>> tk.reshape(tk.layers.MaxPooling2D(2)(x), [2, 2])
+    tk.Tensor(
+    [[ 6.  8.]
+     [14. 16.]], shape=(2, 2), dtype=float32)
+    """
 
     def __init__(self, pool_size=(2, 2), strides=None, padding="valid", name=None, **kwargs):
         self.pool_size = _pair(pool_size, "pool_size")
@@ -259,7 +305,11 @@ class MaxPooling2D(Layer):
 
 
 class Flatten(Layer):
-    """(batch, ...) -> (batch, everything else)."""
+    """(batch, ...) -> (batch, everything else).
+
+    >>> tk.layers.Flatten()(tk.zeros([2, 3, 4])).shape
+    (2, 12)
+    """
 
     def call(self, x, training=None):
         return reshape(x, (x.shape[0], -1))

@@ -18,7 +18,17 @@ _ops = None  # the tapekit.ops namespace, set by _bind_operators()
 
 
 class Tensor:
-    """An immutable value with a shape and a dtype, recorded by active tapes."""
+    """An immutable value with a shape and a dtype, recorded by active tapes.
+
+    >>> t = tk.constant([[1.0, 2.0], [3.0, 4.0]])
+    >>> t.shape, t.dtype, t.ndim
+    ((2, 2), dtype('float32'), 2)
+    >>> t.numpy()
+    array([[1., 2.],
+           [3., 4.]], dtype=float32)
+    >>> t[0] * 2.0 + 1.0                 # operators and indexing are recorded ops
+    tk.Tensor([3. 5.], shape=(2,), dtype=float32)
+    """
 
     __slots__ = ("_value", "_tid", "_name", "__weakref__")
     __array_priority__ = 100  # NumPy defers binary operators to us
@@ -142,7 +152,19 @@ _new_tensor = object.__new__
 
 
 class Variable(Tensor):
-    """Mutable state (model weights). Tapes watch trainable variables they see used."""
+    """Mutable state (model weights). Tapes watch trainable variables they see used.
+
+    >>> v = tk.Variable([1.0, 2.0], name="v")
+    >>> v
+    <tk.Variable 'v:0' shape=(2,) dtype=float32, numpy=[1. 2.]>
+    >>> _ = v.assign_add([0.5, 0.5])
+    >>> v.numpy()
+    array([1.5, 2.5], dtype=float32)
+    >>> with tk.GradientTape() as tape:   # trainable variables are watched when used
+    ...     y = tk.reduce_sum(v * v)
+    >>> tape.gradient(y, v)
+    tk.Tensor([3. 5.], shape=(2,), dtype=float32)
+    """
 
     __slots__ = ("_trainable",)
     _count = itertools.count()

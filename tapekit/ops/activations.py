@@ -76,12 +76,20 @@ log_softmax_op = defop(
 
 
 def softmax(logits, axis=-1, name=None):
-    """exp(logits) / sum(exp(logits)) along `axis`, computed stably."""
+    """exp(logits) / sum(exp(logits)) along `axis`, computed stably.
+
+    >>> tk.nn.softmax(tk.constant([1.0, 2.0, 3.0]))
+    tk.Tensor([0.09003057 0.24472846 0.66524094], shape=(3,), dtype=float32)
+    """
     return softmax_op(logits, axis=_negative_axis(axis, _ndim(logits)))
 
 
 def log_softmax(logits, axis=-1, name=None):
-    """logits - logsumexp(logits) along `axis`, computed stably."""
+    """logits - logsumexp(logits) along `axis`, computed stably.
+
+    >>> tk.nn.log_softmax(tk.constant([1.0, 2.0, 3.0]))
+    tk.Tensor([-2.4076061 -1.407606  -0.407606 ], shape=(3,), dtype=float32)
+    """
     return log_softmax_op(logits, axis=_negative_axis(axis, _ndim(logits)))
 
 
