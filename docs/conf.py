@@ -83,6 +83,35 @@ autodoc_typehints = "none"           # tapekit has no annotations; signatures sa
 add_module_names = True
 autosummary_generate = False         # docs/api/*.rst come from tapekit_api.write_pages
 
+# --- math, offline ---------------------------------------------------------------------------
+# Formulas (lesson 10) are typeset by a local copy of MathJax 2 from the jupyter-server-mathjax
+# wheel, copied to _static/mathjax/ after the build: no page loads anything from a CDN.
+import jupyter_server_mathjax  # noqa: E402
+
+MATHJAX_SRC = Path(jupyter_server_mathjax.__file__).parent / "static"
+mathjax_path = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full"
+mathjax2_config = {
+    # that wheel ships the STIX-Web fonts only (the classic notebook's setting)
+    "HTML-CSS": {"availableFonts": [], "imageFont": None, "preferredFont": None, "webFont": "STIX-Web"},
+    # myst-nb marks notebook pages tex2jax_ignore (a $ in an output is not math); Sphinx's
+    # math spans (class "math") are typeset all the same
+    "tex2jax": {"inlineMath": [["\\(", "\\)"]], "displayMath": [["\\[", "\\]"]],
+                "processEscapes": True, "ignoreClass": "tex2jax_ignore|mathjax_ignore",
+                "processClass": "tex2jax_process|mathjax_process|math|output_area"},
+}
+
+
+def _copy_mathjax(app, exception):
+    if exception is None and app.builder.format == "html":
+        dst = Path(app.outdir) / "_static" / "mathjax"
+        if not (dst / "MathJax.js").exists():
+            shutil.copytree(MATHJAX_SRC, dst, dirs_exist_ok=True)
+
+
+def setup(app):
+    app.connect("build-finished", _copy_mathjax)
+
+
 # --- HTML ----------------------------------------------------------------------------------
 html_theme = "furo"
 html_title = f"tapekit {release}"

@@ -4,6 +4,8 @@
   where the notebook stores one (graphs: image/svg+xml or image/png), never a blank area;
 - widget outputs show a static picture (needs image/png or image/svg+xml stored beside the
   widget view; lessons without one are xfail until the lessons store them);
+- no page fetches anything from another host (formulas use the site's own MathJax), except
+  the README's Binder badge;
 - the API pages have an entry (an element with the qualified name as its id) for every public
   name, as computed from the package by docs/_ext/tapekit_api.py.
 
@@ -30,6 +32,8 @@ REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
 WIDGET = "application/vnd.jupyter.widget-view+json"
 PICTURES = ("image/png", "image/svg+xml")
+# The README's Binder badge is an image on mybinder.org (a link decoration, not content).
+OFF_SITE_ALLOWED = {"https://mybinder.org/badge_logo.svg"}
 IN_CI = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
@@ -84,8 +88,11 @@ def site_page(browser, request, site_shots):
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     pg = ctx.new_page()
     pg.set_default_timeout(15_000)
-    failed_requests = []
+    failed_requests, external = [], []
     pg.on("requestfailed", lambda r: failed_requests.append(r.url))
+    pg.on("request", lambda r: r.url.startswith("http") and "//127.0.0.1:" not in r.url
+          and external.append(r.url))
+    pg.external_requests = external
     pg.on("response", lambda r: r.status >= 400 and failed_requests.append(f"{r.status} {r.url}"))
     pg.failed_requests = failed_requests
     yield pg
@@ -101,6 +108,8 @@ def _open(page, url):
     page.wait_for_load_state("load")
     local = [u for u in page.failed_requests if "127.0.0.1" in u]
     assert local == [], f"{url}: missing files {local}"
+    off_site = set(page.external_requests) - OFF_SITE_ALLOWED
+    assert off_site == set(), f"{url}: the site must work offline, but it fetched {off_site}"
 
 
 def _stored_outputs(path):
@@ -151,6 +160,9 @@ def test_lesson_page(site_url, site_page, site_shots, nb):
     t0 = time.monotonic()
     _open(site_page, f"{site_url}/notebooks/{nb.stem}.html")
     stored = _stored_outputs(nb)
+    formulas = site_page.locator("span.math, div.math").count()
+    if formulas:   # typeset by the site's own MathJax (docs/conf.py), not a CDN
+        site_page.wait_for_function(f"document.querySelectorAll('.MathJax').length >= {formulas}")
     shown = site_page.evaluate(RENDERED_OUTPUTS)
     assert len(shown) == len(stored), "one output area per code cell with outputs"
     for k, (outs, els) in enumerate(zip(stored, shown)):
