@@ -59,11 +59,12 @@ nb_execution_mode = "off"          # show the stored outputs; nbval keeps them h
 nb_merge_streams = True            # consecutive prints are one output area, as in Jupyter
 nb_ipywidgets_js = {}              # no widget JavaScript (it would come from a CDN)
 # HTML prefers a static picture over everything else; a widget view is never rendered (it
-# needs that JavaScript): a widget output shows its picture (image/png or image/svg+xml, when
-# the notebook stores one) and otherwise its text/plain.
+# needs that JavaScript): a widget output shows its picture (image/svg+xml or image/png, when
+# the notebook stores one) and otherwise its text/plain. SVG before PNG: a graph stored in
+# both stays sharp and its labels stay text.
 nb_mime_priority_overrides = [
-    ("html", "image/png", 10),
-    ("html", "image/svg+xml", 20),
+    ("html", "image/svg+xml", 10),
+    ("html", "image/png", 20),
     ("html", "image/jpeg", 30),
     ("html", "image/gif", 40),
     ("html", "text/html", 50),
