@@ -3,6 +3,7 @@
 #   make lab        run the lessons in JupyterLab (installs graphviz + the [lab] extra first)
 #   make test       unit + browser tests, then the notebooks under nbval (what CI runs)
 #   make notebooks  sync the lessons' .md text into their .ipynb, re-execute them for nbval
+#   make docs       the documentation site in docs/_build/html (lessons not re-executed)
 #   make bench      benchmarks against NumPy and PyTorch (torch's CPU wheel from /opt/wheels)
 #   make sysdeps    apt-get install graphviz + chromium if missing (root only)
 #   make clean      caches and build artefacts; `make distclean` also removes .venv
@@ -61,10 +62,10 @@ define ensure_apt
 	echo "sysdeps: installed$$missing in $$(( $$(date +%s) - t0 ))s"
 endef
 
-.PHONY: help lab test sysdeps sysdeps-graphviz bench notebooks clean distclean
+.PHONY: help lab test docs sysdeps sysdeps-graphviz bench notebooks clean distclean
 
 help:
-	@sed -n '3,9s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
+	@sed -n '3,10s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
 sysdeps:
 	$(call ensure_apt,graphviz:dot chromium:chromium)
@@ -113,6 +114,11 @@ test: sysdeps $(VENV)/.stamp-test
 	if [ $$rc -ne 0 ]; then echo "make test: FAILED (exit $$rc)" >&2; fi; \
 	exit $$rc
 
+# Sphinx + myst-nb, offline, warnings are errors; the command lives in docs/build.py, which the
+# site's browser test (tests/ui/test_site.py) also runs when docs/_build/html is missing or stale.
+docs: $(VENV)/.stamp-docs
+	$(PY) docs/build.py
+
 bench: $(VENV)/.stamp-bench
 	$(PY) benchmarks/run.py $(BENCH_ARGS)
 
@@ -128,6 +134,7 @@ notebooks: sysdeps-graphviz $(VENV)/.stamp-test
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache .hypothesis .ruff_cache tests/ui/output
+	rm -rf docs/_build docs/api docs/notebooks docs/jupyter_execute
 	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -exec rm -rf {} +
 	find notebooks -name .ipynb_checkpoints -type d -exec rm -rf {} + 2>/dev/null || true
 

@@ -48,6 +48,15 @@ class NumericsError(ValueError):
     Attributes: `op` (its name), `phase` ("forward", "backward" or "check"), `index`
     (record index on the tape, or None), `input` (backward: the input whose gradient
     went bad), `filename`, `lineno` (the user line that called the op).
+
+    >>> x = tk.Variable(0.0)
+    >>> try:
+    ...     with tk.debugging.check_numerics_enabled(), tk.GradientTape() as tape:
+    ...         y = tk.sqrt(x)                   # fine forward: sqrt(0) = 0
+    ...         g = tape.gradient(y, x)          # 1 / (2 sqrt(0)) = inf in the backward pass
+    ... except tk.debugging.NumericsError as e:
+    ...     print(e.op, e.phase)
+    sqrt backward
     """
 
     def __init__(self, message, *, op=None, phase="check", index=None, input=None,
@@ -70,6 +79,14 @@ def enable_check_numerics(stack_height_limit=30, path_length_limit=50):
     needed: the error shows one user line); per thread. The return value also works
     as a context manager that restores the previous setting:
     `with tk.debugging.enable_check_numerics(): ...`
+
+    >>> _ = tk.debugging.enable_check_numerics()
+    >>> try:
+    ...     y = tk.sqrt(tk.constant([4.0, -1.0]))
+    ... except tk.debugging.NumericsError as e:
+    ...     print(str(e).splitlines()[0])
+    check_numerics: op 'sqrt' produced NaN in its output (forward pass)
+    >>> tk.debugging.disable_check_numerics()
     """
     was_on = state.check_numerics is not None
     if not was_on:
@@ -80,7 +97,13 @@ def enable_check_numerics(stack_height_limit=30, path_length_limit=50):
 
 
 def disable_check_numerics():
-    """Stop checking (`tf.debugging.disable_check_numerics`); nothing is left in the op path."""
+    """Stop checking (`tf.debugging.disable_check_numerics`); nothing is left in the op path.
+
+    >>> _ = tk.debugging.enable_check_numerics()
+    >>> tk.debugging.disable_check_numerics()
+    >>> tk.debugging.is_check_numerics_enabled()
+    False
+    """
     checker = state.check_numerics
     state.check_numerics = None
     if checker is not None:
@@ -91,17 +114,28 @@ def disable_check_numerics():
 def check_numerics_enabled():
     """Context manager: check numerics inside the block only.
 
-    >>> with tk.debugging.check_numerics_enabled():
-    ...     y = tk.log(tk.constant([1.0, -1.0]))
-    Traceback (most recent call last):
-    NumericsError: check_numerics: op 'log' produced NaN in its output (forward pass) ...
+    >>> try:
+    ...     with tk.debugging.check_numerics_enabled():
+    ...         y = tk.log(tk.constant([1.0, -1.0]))
+    ... except tk.debugging.NumericsError as e:
+    ...     print(str(e).splitlines()[0])
+    check_numerics: op 'log' produced NaN in its output (forward pass)
+    >>> tk.debugging.is_check_numerics_enabled()    # off again after the block
+    False
     """
     with enable_check_numerics():
         yield
 
 
 def is_check_numerics_enabled():
-    """True while check_numerics is on in this thread."""
+    """True while check_numerics is on in this thread.
+
+    >>> with tk.debugging.check_numerics_enabled():
+    ...     tk.debugging.is_check_numerics_enabled()
+    True
+    >>> tk.debugging.is_check_numerics_enabled()
+    False
+    """
     return state.check_numerics is not None
 
 
@@ -125,9 +159,13 @@ class _Restore:
 def check_numerics(tensor, message, name=None):
     """Return `tensor` if it holds no NaN or Inf, else raise NumericsError (`tf.debugging.check_numerics`).
 
-    >>> tk.debugging.check_numerics(tk.constant([1.0, float("nan")]), "after layer 2")
-    Traceback (most recent call last):
-    NumericsError: after layer 2 : Tensor had NaN values ...
+    >>> tk.debugging.check_numerics(tk.constant([1.0, 2.0]), "after layer 2")
+    tk.Tensor([1. 2.], shape=(2,), dtype=float32)
+    >>> try:
+    ...     tk.debugging.check_numerics(tk.constant([1.0, float("nan")]), "after layer 2")
+    ... except tk.debugging.NumericsError as e:
+    ...     print(str(e).splitlines()[0])
+    after layer 2 : Tensor had NaN values
     """
     t = tensor if isinstance(tensor, Tensor) else convert_to_tensor(tensor)
     value = t._value
@@ -163,7 +201,12 @@ _SITES = weakref.WeakKeyDictionary()
 
 
 class NumericsChecker:
-    """Sits in state.accumulators (forward check) and state.check_numerics (backward check)."""
+    """Sits in state.accumulators (forward check) and state.check_numerics (backward check).
+
+    >>> checker = tk.debugging.NumericsChecker()   # enable_check_numerics installs one: use that
+    >>> type(checker).__name__
+    'NumericsChecker'
+    """
 
     # --- forward: called by registry.apply after every op, like a ForwardAccumulator ---
     def _propagate(self, op, args, values, tids, result, attrs):
@@ -377,6 +420,12 @@ def check_numerics_contenders(workload):
 
     For benchmarks/harness.interleaved: `interleaved(check_numerics_contenders(w1), reps=...)`.
     "off" is the normal path: with checking off nothing of this module runs per op.
+
+    >>> contenders = tk.debugging.check_numerics_contenders(lambda: tk.exp(tk.constant(1.0)))
+    >>> sorted(contenders)
+    ['check_numerics off', 'check_numerics on']
+    >>> contenders["check_numerics on"]()
+    tk.Tensor(2.718282, shape=(), dtype=float32)
     """
     def on():
         with enable_check_numerics():

@@ -3,6 +3,23 @@
 Python floats become float32 and Python ints int32, as in TensorFlow; NumPy
 arrays keep their own dtype. The dtypes are plain NumPy dtypes, so
 ``x.dtype == tk.float32`` and ``x.dtype == np.float32`` both hold.
+
+Examples (an object's reference entry shows the paragraphs that name it):
+
+>>> tk.constant(1.0).dtype == tk.float32         # Python floats become float32
+True
+>>> tk.constant(1).dtype == tk.int32             # Python ints become int32
+True
+>>> tk.constant(np.arange(3)).dtype == tk.int64  # NumPy arrays keep their dtype
+True
+>>> tk.constant([True, False]).dtype == tk.bool
+True
+
+>>> tk.cast(tk.constant(1.5), tk.float64)
+tk.Tensor(1.5, shape=(), dtype=float64)
+
+>>> tk.cast(tk.constant(1.5), tk.float16)
+tk.Tensor(1.5, shape=(), dtype=float16)
 """
 import numpy as np
 

@@ -29,7 +29,12 @@ def _unique_name(base):
 
 
 def clear_session():
-    """Restart layer naming at `dense`, `dense_1`, ... (`tf.keras.backend.clear_session`)."""
+    """Restart layer naming at `dense`, `dense_1`, ... (`tf.keras.backend.clear_session`).
+
+    >>> tk.layers.clear_session()
+    >>> tk.layers.Dense(1).name, tk.layers.Dense(1).name
+    ('dense', 'dense_1')
+    """
     _name_counters.clear()
 
 
@@ -43,7 +48,13 @@ ACTIVATIONS = {"linear": _linear, "relu": nn.relu, "sigmoid": sigmoid, "tanh": t
 
 
 def get_activation(activation):
-    """A callable for `activation`: None, a name in ACTIVATIONS, or a callable."""
+    """A callable for `activation`: None, a name in ACTIVATIONS, or a callable.
+
+    >>> tk.layers.get_activation("relu")(tk.constant([-1.0, 1.0]))
+    tk.Tensor([0. 1.], shape=(2,), dtype=float32)
+    >>> tk.layers.get_activation(None)(tk.constant([-1.0, 1.0]))      # linear
+    tk.Tensor([-1.  1.], shape=(2,), dtype=float32)
+    """
     if activation is None:
         return _linear
     if callable(activation):
@@ -116,7 +127,19 @@ def _layer_name(cls_name):
 
 
 class Layer(Module):
-    """Base class: subclasses implement `build(input_shape)` and `call(x, training=None)`."""
+    """Base class: subclasses implement `build(input_shape)` and `call(x, training=None)`.
+
+    >>> class Scale(tk.layers.Layer):
+    ...     def build(self, input_shape):
+    ...         self.s = tk.Variable(tk.ones(input_shape[-1:]), name="s")
+    ...     def call(self, x, training=None):
+    ...         return x * self.s
+    >>> layer = Scale()
+    >>> layer(tk.constant([[1.0, 2.0]]))            # built on the first call
+    tk.Tensor([[1. 2.]], shape=(1, 2), dtype=float32)
+    >>> [v.name for v in layer.trainable_variables]
+    ['s:0']
+    """
 
     _sorted_attributes = False   # weights in creation order (kernel, then bias), as Keras
     # The input ranks a layer takes (Keras's InputSpec): Dense needs (batch, features).
@@ -187,7 +210,15 @@ class Layer(Module):
 
 
 class Dense(Layer):
-    """`activation(x @ kernel + bias)`; kernel Glorot-uniform, bias zeros (`tf.keras.layers.Dense`)."""
+    """`activation(x @ kernel + bias)`; kernel Glorot-uniform, bias zeros (`tf.keras.layers.Dense`).
+
+    >>> tk.random.set_seed(0)
+    >>> layer = tk.layers.Dense(2, activation="relu", kernel_initializer="ones")
+    >>> layer(tk.constant([[1.0, 3.0]]))           # relu([1 + 3, 1 + 3] + bias 0)
+    tk.Tensor([[4. 4.]], shape=(1, 2), dtype=float32)
+    >>> layer.kernel.shape, layer.bias.shape
+    ((2, 2), (2,))
+    """
 
     min_ndim = 2
 
@@ -236,7 +267,15 @@ def _padding(padding):
 
 
 class Conv2D(Layer):
-    """2-D convolution over NHWC inputs with an HWIO kernel (`tf.keras.layers.Conv2D`)."""
+    """2-D convolution over NHWC inputs with an HWIO kernel (`tf.keras.layers.Conv2D`).
+
+    >>> tk.random.set_seed(0)
+    >>> conv = tk.layers.Conv2D(4, 3, padding="same")
+    >>> conv(tk.zeros([2, 8, 8, 1])).shape              # NHWC in, NHWC out
+    (2, 8, 8, 4)
+    >>> conv.kernel.shape                               # HWIO
+    (3, 3, 1, 4)
+    """
 
     ndim = 4
 
@@ -276,7 +315,14 @@ class Conv2D(Layer):
 
 
 class MaxPooling2D(Layer):
-    """Max over pool_size windows of NHWC inputs; strides default to pool_size."""
+    """Max over pool_size windows of NHWC inputs; strides default to pool_size.
+
+    >>> x = tk.reshape(tk.range(1.0, 17.0), [1, 4, 4, 1])
+    >>> tk.reshape(tk.layers.MaxPooling2D(2)(x), [2, 2])
+    tk.Tensor(
+    [[ 6.  8.]
+     [14. 16.]], shape=(2, 2), dtype=float32)
+    """
 
     ndim = 4
 
@@ -297,7 +343,11 @@ class MaxPooling2D(Layer):
 
 
 class Flatten(Layer):
-    """(batch, ...) -> (batch, everything else)."""
+    """(batch, ...) -> (batch, everything else).
+
+    >>> tk.layers.Flatten()(tk.zeros([2, 3, 4])).shape
+    (2, 12)
+    """
 
     min_ndim = 1   # a scalar has no batch axis
 
@@ -312,8 +362,17 @@ class Flatten(Layer):
 class Dropout(Layer):
     """Zero each input with probability `rate` and scale the rest by 1/(1-rate), in training only.
 
-    >>> tk.layers.Dropout(0.5)(x)                  # unchanged: training defaults to False
-    >>> tk.layers.Dropout(0.5)(x, training=True)   # about half the entries zeroed, rest doubled
+    >>> tk.random.set_seed(0)             # the same mask on every run
+    >>> x = tk.ones([2, 4])
+    >>> drop = tk.layers.Dropout(0.5, seed=1)
+    >>> drop(x)                          # unchanged: training defaults to False
+    tk.Tensor(
+    [[1. 1. 1. 1.]
+     [1. 1. 1. 1.]], shape=(2, 4), dtype=float32)
+    >>> drop(x, training=True)           # about half the entries zeroed, the rest doubled
+    tk.Tensor(
+    [[2. 2. 2. 2.]
+     [0. 0. 2. 0.]], shape=(2, 4), dtype=float32)
     """
 
     def __init__(self, rate, noise_shape=None, seed=None, name=None, **kwargs):

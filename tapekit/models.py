@@ -15,6 +15,16 @@ class Sequential(Layer):
 
     When the first layer has `input_shape`, every layer is built at once, so the weights
     exist (and `summary()` works) before the first call, as in Keras.
+
+    >>> tk.random.set_seed(0)
+    >>> model = tk.models.Sequential([
+    ...     tk.layers.Dense(8, activation="relu"),
+    ...     tk.layers.Dense(1),
+    ... ])
+    >>> model(tk.zeros([5, 3])).shape
+    (5, 1)
+    >>> [v.shape for v in model.trainable_variables]
+    [(3, 8), (8,), (8, 1), (1,)]
     """
 
     def __init__(self, layers=None, name=None):

@@ -26,7 +26,21 @@ def _snake(name):
 
 
 class Module:
-    """Base class for models: `variables`, `trainable_variables`, `submodules` (`tf.Module`)."""
+    """Base class for models: `variables`, `trainable_variables`, `submodules` (`tf.Module`).
+
+    >>> class Line(tk.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.w = tk.Variable(2.0, name="w")
+    ...         self.b = tk.Variable(1.0, name="b")
+    ...     def __call__(self, x):
+    ...         return self.w * x + self.b
+    >>> line = Line()
+    >>> [v.name for v in line.trainable_variables]
+    ['b:0', 'w:0']
+    >>> line(3.0)
+    tk.Tensor(7.0, shape=(), dtype=float32)
+    """
 
     def __init__(self, name=None):
         if name is not None and not re.fullmatch(r"[A-Za-z_][\w.\-]*", str(name)):

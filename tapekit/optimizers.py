@@ -25,7 +25,17 @@ _NO_SLOTS = {}  # the slots of every variable of an optimizer that keeps none (p
 
 
 class Optimizer:
-    """Base class: subclasses define `_slot_names` and `_update(grad, var, slots, lr)`."""
+    """Base class: subclasses define `_slot_names` and `_update(grad, var, slots, lr)`.
+
+    >>> class SignSGD(tk.optimizers.Optimizer):
+    ...     _slot_names = ()
+    ...     def _update(self, g, var, slots, lr):
+    ...         var.assign_sub(tk.sign(g) * lr)
+    >>> w = tk.Variable([1.0, 1.0])
+    >>> _ = SignSGD(0.5, "SignSGD").apply_gradients([(tk.constant([3.0, -0.1]), w)])
+    >>> w.numpy()
+    array([0.5, 1.5], dtype=float32)
+    """
 
     _slot_names = ()
 
@@ -111,7 +121,14 @@ class SGD(Optimizer):
         velocity = momentum * velocity - learning_rate * g
         w += velocity                                    (nesterov=False)
         w += momentum * velocity - learning_rate * g     (nesterov=True)
+
     and plain `w -= learning_rate * g` when momentum is 0.
+
+    >>> w = tk.Variable(1.0)
+    >>> opt = tk.optimizers.SGD(learning_rate=0.1)
+    >>> _ = opt.apply_gradients([(tk.constant(2.0), w)])      # w - 0.1 * 2
+    >>> w
+    <tk.Variable 'Variable:0' shape=() dtype=float32, numpy=0.8>
     """
 
     def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD"):
@@ -139,6 +156,12 @@ class Adam(Optimizer):
         m += (g - m) * (1 - beta_1);  v += (g**2 - v) * (1 - beta_2)
         alpha = learning_rate * sqrt(1 - beta_2**t) / (1 - beta_1**t)
         w -= alpha * m / (sqrt(v) + epsilon)
+
+    >>> w = tk.Variable(1.0)
+    >>> opt = tk.optimizers.Adam(learning_rate=0.1)
+    >>> _ = opt.apply_gradients([(tk.constant(2.0), w)])      # the first step is about -learning_rate
+    >>> round(float(w.numpy()), 4)
+    0.9
     """
 
     _slot_names = ("m", "v")
@@ -166,8 +189,15 @@ class RMSprop(Optimizer):
 
         velocity = rho * velocity + (1 - rho) * g**2
         w -= learning_rate * g / sqrt(velocity + epsilon)
+
     `centered=True` subtracts the squared running mean of g inside the sqrt; `momentum`
     accumulates the increments (plain momentum, not Nesterov).
+
+    >>> w = tk.Variable(1.0)
+    >>> opt = tk.optimizers.RMSprop(learning_rate=0.1)
+    >>> _ = opt.apply_gradients([(tk.constant(2.0), w)])      # 1 - 0.1 * 2 / sqrt(0.1 * 4)
+    >>> round(float(w.numpy()), 4)
+    0.6838
     """
 
     def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7, centered=False,

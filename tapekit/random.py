@@ -20,7 +20,14 @@ _op_streams = {}
 
 
 def set_seed(seed):
-    """Make every later random op deterministic."""
+    """Make every later random op deterministic.
+
+    >>> tk.random.set_seed(42)
+    >>> a = tk.random.uniform([3])
+    >>> tk.random.set_seed(42)
+    >>> np.array_equal(a.numpy(), tk.random.uniform([3]).numpy())     # the same numbers again
+    True
+    """
     global _global_seed, _generator
     _global_seed = int(seed)
     _generator = np.random.default_rng(_global_seed)
@@ -82,7 +89,17 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=No
 
 
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
-    """Samples from [minval, maxval) (maxval defaults to 1 for floats; required for ints)."""
+    """Samples from [minval, maxval) (maxval defaults to 1 for floats; required for ints).
+
+    >>> tk.random.set_seed(0)
+    >>> tk.random.uniform([3]).shape
+    (3,)
+    >>> x = tk.random.uniform([1000], minval=-1.0, maxval=1.0)
+    >>> bool(tk.reduce_min(x) >= -1.0) and bool(tk.reduce_max(x) < 1.0)
+    True
+    >>> tk.random.uniform([4], maxval=10, dtype=tk.int32).dtype
+    dtype('int32')
+    """
     dtype = dtypes.as_dtype(dtype)
     if dtype.kind in "iu":
         if maxval is None:

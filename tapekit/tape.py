@@ -19,7 +19,16 @@ from .tensor import Tensor, Variable, _wrap
 
 
 class UnconnectedGradients(enum.Enum):
-    """What `gradient` returns for a source the target does not depend on."""
+    """What `gradient` returns for a source the target does not depend on.
+
+    >>> x, y = tk.Variable(1.0), tk.Variable(2.0)
+    >>> with tk.GradientTape(persistent=True) as tape:
+    ...     z = x * 3.0                    # y is not used
+    >>> print(tape.gradient(z, y))
+    None
+    >>> tape.gradient(z, y, unconnected_gradients=tk.UnconnectedGradients.ZERO)
+    tk.Tensor(0.0, shape=(), dtype=float32)
+    """
 
     NONE = "none"
     ZERO = "zero"
@@ -391,7 +400,20 @@ def _warn_watch_dtype(t):
 
 
 class GradientDtypeWarning(UserWarning):
-    """An integer or bool target or source: its gradient is None."""
+    """An integer or bool target or source: its gradient is None.
+
+    >>> import warnings
+    >>> x = tk.constant(3)                 # an int32 tensor
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     with tk.GradientTape() as tape:
+    ...         tape.watch(x)
+    ...         y = x * x
+    ...     print(tape.gradient(y, x))
+    None
+    >>> caught[0].category.__name__
+    'GradientDtypeWarning'
+    """
 
 
 def _warn(message):

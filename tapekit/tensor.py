@@ -21,7 +21,17 @@ _ops = None  # the tapekit.ops namespace, set by _bind_operators()
 
 
 class Tensor:
-    """An immutable value with a shape and a dtype, recorded by active tapes."""
+    """An immutable value with a shape and a dtype, recorded by active tapes.
+
+    >>> t = tk.constant([[1.0, 2.0], [3.0, 4.0]])
+    >>> t.shape, t.dtype, t.ndim
+    ((2, 2), dtype('float32'), 2)
+    >>> t.numpy()
+    array([[1., 2.],
+           [3., 4.]], dtype=float32)
+    >>> t[0] * 2.0 + 1.0                 # operators and indexing are recorded ops
+    tk.Tensor([3. 5.], shape=(2,), dtype=float32)
+    """
 
     __slots__ = ("_value", "_tid", "_name", "__weakref__")
     __array_priority__ = 100  # NumPy defers binary operators to us
@@ -159,7 +169,19 @@ _new_tensor = object.__new__
 
 
 class Variable(Tensor):
-    """Mutable state (model weights). Tapes watch trainable variables they see used."""
+    """Mutable state (model weights). Tapes watch trainable variables they see used.
+
+    >>> v = tk.Variable([1.0, 2.0], name="v")
+    >>> v
+    <tk.Variable 'v:0' shape=(2,) dtype=float32, numpy=[1. 2.]>
+    >>> _ = v.assign_add([0.5, 0.5])
+    >>> v.numpy()
+    array([1.5, 2.5], dtype=float32)
+    >>> with tk.GradientTape() as tape:   # trainable variables are watched when used
+    ...     y = tk.reduce_sum(v * v)
+    >>> tape.gradient(y, v)
+    tk.Tensor([3. 5.], shape=(2,), dtype=float32)
+    """
 
     __slots__ = ("_trainable", "_lock")
     _count = itertools.count()
@@ -434,7 +456,21 @@ def _short(value, n=60):
 
 
 def constant(value, dtype=None, shape=None, name=None):
-    """A Tensor from a Python value or array (`tf.constant`); a NumPy array is copied."""
+    """A Tensor from a Python value or array (`tf.constant`).
+
+    >>> tk.constant([[1, 2], [3, 4]])
+    tk.Tensor(
+    [[1 2]
+     [3 4]], shape=(2, 2), dtype=int32)
+
+    >>> tk.constant(1.0, dtype=tk.float64)
+    tk.Tensor(1.0, shape=(), dtype=float64)
+
+    >>> tk.constant(0.0, shape=(2, 3))
+    tk.Tensor(
+    [[0. 0. 0.]
+     [0. 0. 0.]], shape=(2, 3), dtype=float32)
+    """
     if isinstance(value, Tensor):   # a snapshot of its value, not recorded: a constant
         _check_tensor_dtype(value, dtypes.as_dtype(dtype), "constant")
         t = _wrap(value._value)
@@ -470,6 +506,17 @@ def convert_to_tensor(value, dtype=None, name=None):
     Tensor, a snapshot of its value: a read that tapes record, so gradients flow back to
     the variable (TensorFlow's ReadVariableOp). Anything else is converted (NumPy arrays
     copied).
+
+    >>> tk.convert_to_tensor([1.0, 2.0])
+    tk.Tensor([1. 2.], shape=(2,), dtype=float32)
+    >>> t = tk.constant(3.0)
+    >>> tk.convert_to_tensor(t) is t          # a tensor is returned as it is
+    True
+    >>> v = tk.Variable(2.0)
+    >>> snapshot = tk.convert_to_tensor(v)   # a Tensor, not the Variable
+    >>> _ = v.assign(5.0)
+    >>> snapshot
+    tk.Tensor(2.0, shape=(), dtype=float32)
     """
     dtype = dtypes.as_dtype(dtype)
     if isinstance(value, Tensor):

@@ -53,7 +53,17 @@ def compute_gradient(f, x, delta=None):
 # --- check_gradients: a report ---------------------------------------------------------------
 
 class GradientCheckError(AssertionError):
-    """check_gradients found a derivative over tolerance; `.report` has every comparison."""
+    """check_gradients found a derivative over tolerance; `.report` has every comparison.
+
+    >>> @tk.custom_gradient
+    ... def bad_square(x):
+    ...     return x * x, lambda g: g * x                   # wrong: should be 2 x
+    >>> try:
+    ...     tk.test.check_gradients(bad_square, 3.0, modes=("rev",))
+    ... except tk.test.GradientCheckError as e:
+    ...     print(e.report.ok, e.report.failures[0].input)
+    False x
+    """
 
     def __init__(self, report):
         super().__init__(str(report))
@@ -61,7 +71,13 @@ class GradientCheckError(AssertionError):
 
 
 class GradientCheck:
-    """One comparison: one order, one mode, one input."""
+    """One comparison: one order, one mode, one input.
+
+    >>> report = tk.test.check_gradients(lambda x: x ** 3, 2.0)
+    >>> check = report.checks[0]
+    >>> check.order, check.mode, check.input, check.ok
+    (1, 'reverse', 'x', True)
+    """
 
     def __init__(self, order, mode, input, stats=None, skipped=None, input_ndim=0):
         self.order = order
@@ -77,7 +93,14 @@ class GradientCheck:
 
 
 class GradientReport:
-    """What check_gradients returns: every comparison, `.ok`, a readable text and HTML form."""
+    """What check_gradients returns: every comparison, `.ok`, a readable text and HTML form.
+
+    >>> report = tk.test.check_gradients(lambda x: x ** 3, 2.0)
+    >>> report.ok, len(report.checks)              # reverse and forward mode, one input
+    (True, 2)
+    >>> print(str(report).splitlines()[0])
+    check_gradients(<lambda>): OK; tape vs central differences in float64, rtol=1e-05, atol=1e-06 (x10 per extra order)
+    """
 
     def __init__(self, name, input_shapes, rtol, atol):
         self.name = name

@@ -18,6 +18,10 @@ def numerical_jacobian(f, xs, eps=1e-6, dtype=np.float64):
 
     Inputs are converted to `dtype` (None keeps each input's own dtype, as
     tk.test.compute_gradient does); the result is float64 either way.
+
+    >>> tk.testing.numerical_jacobian(lambda x: x ** 2, [np.array([1.0, 3.0])])
+    [array([[2., 0.],
+           [0., 6.]])]
     """
     xs = [np.array(x, dtype=dtype) for x in xs]
     out0 = np.asarray(_value(f(*[constant(x) for x in xs])))
@@ -40,6 +44,10 @@ def reverse_jacobian(f, xs, dtype=np.float64):
     """The tape's Jacobian of f at xs, one row of cotangents at a time (no vectorisation).
 
     `dtype` as in numerical_jacobian; the result is float64.
+
+    >>> tk.testing.reverse_jacobian(lambda x: x ** 2, [np.array([1.0, 3.0])])
+    [array([[2., 0.],
+           [0., 6.]])]
     """
     ts = [constant(np.array(x, dtype=dtype)) for x in xs]
     with GradientTape(persistent=True) as tape:
@@ -58,7 +66,12 @@ def reverse_jacobian(f, xs, dtype=np.float64):
 
 
 def forward_jacobian(f, xs):
-    """The Jacobian of f at xs from ForwardAccumulator, one input direction at a time."""
+    """The Jacobian of f at xs from ForwardAccumulator, one input direction at a time.
+
+    >>> tk.testing.forward_jacobian(lambda x: x ** 2, [np.array([1.0, 3.0])])
+    [array([[2., 0.],
+           [0., 6.]])]
+    """
     ts = [constant(np.array(x, dtype=np.float64)) for x in xs]
     jacs = []
     for k, t in enumerate(ts):
@@ -77,7 +90,10 @@ def forward_jacobian(f, xs):
 
 
 def check_grads(f, *xs, order=1, modes=("rev", "fwd"), rtol=1e-5, atol=1e-6, eps=1e-6):
-    """Assert that f's derivatives (reverse and forward mode, up to `order`) match finite differences."""
+    """Assert that f's derivatives (reverse and forward mode, up to `order`) match finite differences.
+
+    >>> tk.testing.check_grads(lambda x: tk.tanh(x) * x, np.array([0.5, -1.0]), order=2)   # raises if wrong
+    """
     xs = [np.array(x, dtype=np.float64) for x in xs]
     expected = numerical_jacobian(f, xs, eps)
     if "rev" in modes:
@@ -95,6 +111,10 @@ def gradient_function(f):
 
     f's output is first weighted by a fixed vector (cos(k + 0.3)), so a vector output
     checks more than the gradient of its plain sum. Its derivatives are f's second ones.
+
+    >>> df = tk.testing.gradient_function(lambda x: x ** 3)
+    >>> df(tk.constant(2.0))                           # 3 x^2
+    tk.Tensor([12.], shape=(1,), dtype=float32)
     """
     def df(*ts):
         with GradientTape() as tape:
@@ -112,8 +132,12 @@ def compare_jacobians(got, expected, rtol, atol):
     """How far one Jacobian is from another: a dict of the largest errors and where they are.
 
     ok: allclose(got, expected, rtol, atol) with NaN == NaN. abs_error: the largest
-    |got - expected|; rel_error: the largest |got - expected| / max(|expected|, atol).
+    `abs(got - expected)`; rel_error: the largest `abs(got - expected) / max(abs(expected), atol)`.
     abs_at / rel_at: their indices. A NaN on one side only counts as an infinite error.
+
+    >>> stats = tk.testing.compare_jacobians(np.array([1.0, 2.0]), np.array([1.0, 2.5]), rtol=1e-5, atol=1e-6)
+    >>> stats["ok"], stats["abs_error"], stats["abs_at"]
+    (False, 0.5, (1,))
     """
     g = np.asarray(got, dtype=np.float64)
     e = np.asarray(expected, dtype=np.float64)

@@ -27,7 +27,11 @@ __all__ = ["Edge", "Explanation", "GraphModel", "Node", "TapeView", "build", "ex
 def _explain_method(self, target, source):
     """Why `self.gradient(target, source)` is None, in plain words (or the path it takes).
 
-    >>> tape.explain(y, x)      # prints as a sentence; in a notebook also the marked graph
+    >>> x = tk.Variable(2.0, name="x")
+    >>> with tk.GradientTape() as tape:
+    ...     y = tk.constant(3.0) * 2.0         # x is never used
+    >>> print(tape.explain(y, x).message)      # in a notebook it also shows the marked graph
+    s0 (Variable 'x:0') is a trainable Variable, but no op read it while this tape was recording, so nothing on the tape depends on it. Use it inside the `with` block, as a tensor: x.numpy(), float(x) or a NumPy call on np.asarray(x) give plain numbers that no tape follows.
     """
     return explain(self, target, source)
 

@@ -40,6 +40,14 @@ def to_digraph(model, *, rankdir="TB", show_values=True, precision=4, highlight=
     highlight: a node id drawn as the current one (thick orange border, class "current"
     in the SVG); grads: {node id: gradient} to show instead of the model's gradients
     (only those nodes show one). Both only change the picture, never the model.
+
+    >>> x = tk.Variable(2.0, name="x")
+    >>> with tk.display.option_context(record=True):   # on by default in Jupyter
+    ...     with tk.GradientTape() as tape:
+    ...         y = tk.sin(x) * x
+    >>> dot = tk.display.to_digraph(tk.display.build(tape, y, [x]), rankdir="LR")
+    >>> print(dot.source.splitlines()[1].strip())
+    graph [fontname=Helvetica fontsize=10 rankdir=LR]
     """
     if rankdir not in ("TB", "LR", "BT", "RL"):
         raise ValueError(f"rankdir must be 'TB' (top-down) or 'LR' (left-right), got {rankdir!r}")
@@ -65,7 +73,16 @@ def to_digraph(model, *, rankdir="TB", show_values=True, precision=4, highlight=
 
 
 def to_svg(digraph):
-    """SVG text from Graphviz's `dot`; raises graphviz.ExecutableNotFound when it is missing."""
+    """SVG text from Graphviz's `dot`; raises graphviz.ExecutableNotFound when it is missing.
+
+    >>> x = tk.Variable(2.0, name="x")
+    >>> with tk.display.option_context(record=True):   # on by default in Jupyter
+    ...     with tk.GradientTape() as tape:
+    ...         y = tk.sin(x) * x
+    >>> svg = tk.display.to_svg(tk.display.to_digraph(tk.display.build(tape)))  # needs Graphviz's dot
+    >>> svg.lstrip().startswith("<?xml") or svg.lstrip().startswith("<svg")
+    True
+    """
     return digraph.pipe(format="svg", encoding="utf-8", quiet=True)
 
 

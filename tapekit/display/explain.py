@@ -33,7 +33,15 @@ SHORT = {"integer_dtype": "integer dtype", "not_trainable": "trainable=False, no
 
 @dataclass
 class Explanation:
-    """Why a gradient is None (or the path it takes): `reason`, `message`, `node` where it breaks."""
+    """Why a gradient is None (or the path it takes): `reason`, `message`, `node` where it breaks.
+
+    >>> x = tk.Variable(2.0, name="x")
+    >>> with tk.GradientTape() as tape:
+    ...     y = x * 3.0
+    >>> e = tape.explain(y, x)
+    >>> e.reason, e.path
+    ('connected', ('s0', 'n0'))
+    """
 
     reason: str
     message: str
@@ -61,7 +69,14 @@ class Explanation:
 
 
 def explain(tape, target, source):
-    """Why `tape.gradient(target, source)` is None, or the path the gradient takes."""
+    """Why `tape.gradient(target, source)` is None, or the path the gradient takes.
+
+    >>> x = tk.Variable(2.0, name="x")
+    >>> with tk.GradientTape() as tape:
+    ...     y = tk.stop_gradient(x * x)
+    >>> print(tk.display.explain(tape, y, x).message)
+    The path from s0 (Variable 'x:0') to n1 (stop_gradient) passes through n1 (stop_gradient), which passes the value forward but no gradient backward. Remove the stop_gradient if the gradient should flow.
+    """
     reason, message, node, path = _why(tape, target, source)
     return Explanation(reason, message, node, path, tape, target, source)
 

@@ -29,6 +29,17 @@ KINDS = ("variable", "watched", "constant", "op", "stop_gradient", "block")
 
 @dataclass
 class Node:
+    """One node of the picture: an op, a watched tensor, a constant or a summary block.
+
+    >>> x = tk.Variable(2.0, name="x")
+    >>> with tk.display.option_context(record=True):   # on by default in Jupyter
+    ...     with tk.GradientTape() as tape:
+    ...         y = tk.sin(x) * x
+    >>> node = tk.display.build(tape, y, [x]).nodes[1]
+    >>> node.id, node.kind, node.label, node.args, node.on_path
+    ('n0', 'op', 'sin', ('s0',), True)
+    """
+
     id: str                       # "n3", "s0", "b12"
     kind: str                     # one of KINDS
     label: str                    # op name, tensor name, or what a block holds
@@ -49,6 +60,16 @@ class Node:
 
 @dataclass
 class Edge:
+    """An arrow from an input node to the op that reads it (`arg`: which input it is).
+
+    >>> x = tk.Variable(2.0, name="x")
+    >>> with tk.display.option_context(record=True):   # on by default in Jupyter
+    ...     with tk.GradientTape() as tape:
+    ...         y = tk.sin(x) * x
+    >>> [(e.src, e.dst, e.arg) for e in tk.display.build(tape, y, [x]).edges]
+    [('s0', 'n0', 0), ('n0', 'n1', 0), ('s0', 'n1', 1)]
+    """
+
     src: str
     dst: str
     arg: int = 0                  # which input of `dst` this is
@@ -60,6 +81,17 @@ class Edge:
 
 @dataclass
 class GraphModel:
+    """What `build` reads off a tape: plain lists of nodes and edges, ready to draw.
+
+    >>> x = tk.Variable(2.0, name="x")
+    >>> with tk.display.option_context(record=True):   # on by default in Jupyter
+    ...     with tk.GradientTape() as tape:
+    ...         y = tk.sin(x) * x
+    >>> model = tk.display.build(tape, y, [x])
+    >>> model.title, len(model.nodes), len(model.edges)
+    ('GradientTape: 2 records, 1 watched', 3, 3)
+    """
+
     title: str
     nodes: list
     edges: list
@@ -158,7 +190,16 @@ def tensors(structure, role):
 # --- building the model --------------------------------------------------------------
 
 def build(tape, target=None, sources=None, *, breaks=None, max_nodes=None):
-    """The GraphModel of `tape`; with `target`, the paths to `sources` (default: watched)."""
+    """The GraphModel of `tape`; with `target`, the paths to `sources` (default: watched).
+
+    >>> x = tk.Variable(2.0, name="x")
+    >>> with tk.display.option_context(record=True):   # on by default in Jupyter
+    ...     with tk.GradientTape() as tape:
+    ...         y = tk.sin(x) * x
+    >>> model = tk.display.build(tape, y, [x])
+    >>> [(n.id, n.label) for n in model.nodes]
+    [('s0', 'x:0'), ('n0', 'sin'), ('n1', 'multiply')]
+    """
     records = tape_records(tape)
     targets, srcs = tensors(target, "target"), tensors(sources, "sources")
     known = dict(tape._watched)

@@ -41,7 +41,20 @@ def _marks(model):
 
 
 def to_text(model, *, show_values=True, precision=4):
-    """A compact fixed-width table of the recorded ops, values and gradients."""
+    """A compact fixed-width table of the recorded ops, values and gradients.
+
+    >>> x = tk.Variable(2.0, name="x")
+    >>> with tk.display.option_context(record=True):   # on by default in Jupyter
+    ...     with tk.GradientTape() as tape:
+    ...         y = tk.sin(x) * x
+    >>> print(tk.display.to_text(tk.display.build(tape, y, [x])))
+    GradientTape: 2 records, 1 watched
+      node  kind      op / name  inputs  shape  dtype    value   gradient  note
+    * s0    variable  x:0                ()     float32  2.0               source
+    * n0    op        sin        s0      ()     float32  0.9093
+    * n1    op        multiply   n0, s0  ()     float32  1.8186            target
+    (* on a gradient path from the target to the sources; ! the gradient path breaks here)
+    """
     table = [HEADERS] + [tuple(clip(c, w) for c, w in zip(r, WIDTHS))
                          for r in rows(model, show_values, precision)]
     widths = [max(len(r[i]) for r in table) for i in range(len(HEADERS))]
@@ -58,7 +71,16 @@ def to_text(model, *, show_values=True, precision=4):
 
 
 def to_html(model, *, show_values=True, precision=4, message=None):
-    """An HTML table of the same rows; `message` (escaped) goes above it, e.g. install hints."""
+    """An HTML table of the same rows; `message` (escaped) goes above it, e.g. install hints.
+
+    >>> x = tk.Variable(2.0, name="x")
+    >>> with tk.display.option_context(record=True):   # on by default in Jupyter
+    ...     with tk.GradientTape() as tape:
+    ...         y = tk.sin(x) * x
+    >>> html = tk.display.to_html(tk.display.build(tape, y, [x]))
+    >>> html.count("<tr")
+    4
+    """
     marks = _marks(model)
     parts = ['<div class="tapekit-tape" style="font-family:monospace;font-size:12px">']
     if message:

@@ -16,7 +16,16 @@ MAX_EXPLAINED = 20  # sources whose break point the picture looks for
 
 
 class TapeView:
-    """A snapshot of a tape's graph that displays itself; see `show`."""
+    """A snapshot of a tape's graph that displays itself; see `show`.
+
+    >>> x = tk.Variable(2.0, name="x")
+    >>> with tk.display.option_context(record=True):   # on by default in Jupyter
+    ...     with tk.GradientTape() as tape:
+    ...         y = tk.sin(x) * x
+    >>> view = tk.display.TapeView(tape, y, [x])
+    >>> print(view.source.splitlines()[0])          # DOT text; view.digraph renders it
+    digraph tape {
+    """
 
     def __init__(self, tape, target=None, sources=None, **options):
         unknown = set(options) - set(OPTIONS)
@@ -86,8 +95,18 @@ def show(tape, target=None, sources=None, **options):
     None draws everything). With a target and sources, nodes on the gradient path
     are highlighted, the rest dimmed, and a break in the path is marked.
 
-    >>> tk.show(tape, loss, [w, b], rankdir="LR")       # in a notebook cell
-    >>> tk.show(tape).digraph.render("tape", format="svg")
+    >>> x = tk.Variable(2.0, name="x")
+    >>> with tk.display.option_context(record=True):   # on by default in Jupyter
+    ...     with tk.GradientTape() as tape:
+    ...         y = tk.sin(x) * x
+    >>> view = tk.show(tape, y, [x], rankdir="LR")   # last line of a notebook cell: the picture
+    >>> print(view.text)
+    GradientTape: 2 records, 1 watched
+      node  kind      op / name  inputs  shape  dtype    value   gradient  note
+    * s0    variable  x:0                ()     float32  2.0               source
+    * n0    op        sin        s0      ()     float32  0.9093
+    * n1    op        multiply   n0, s0  ()     float32  1.8186            target
+    (* on a gradient path from the target to the sources; ! the gradient path breaks here)
     """
     return TapeView(tape, target, sources, **options)
 

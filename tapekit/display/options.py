@@ -22,7 +22,9 @@ def set_options(*, record=None, **options):
     rankdir: "TB" (top-down) or "LR" (left-right); show_values: values in the picture;
     precision: digits after the point; max_nodes: summarise larger graphs (None: never).
 
-    >>> tk.display.set_options(record=True, rankdir="LR")
+    >>> previous = tk.display.set_options(rankdir="LR")
+    >>> tk.display.set_options(**previous)["rankdir"]   # restore; returns what it replaced
+    'LR'
     """
     unknown = set(options) - set(OPTIONS)
     if unknown:
@@ -37,13 +39,26 @@ def set_options(*, record=None, **options):
 
 
 def recording():
-    """True when new records keep their values and gradient() keeps every cotangent."""
+    """True when new records keep their values and gradient() keeps every cotangent.
+
+    >>> with tk.display.option_context(record=False):    # on by default in Jupyter
+    ...     tk.display.recording()
+    False
+    """
     return bool(GradientTape._keep_values)
 
 
 @contextmanager
 def option_context(**options):
-    """Temporarily change display options (and `record`) inside a `with` block."""
+    """Temporarily change display options (and `record`) inside a `with` block.
+
+    >>> before = tk.display.recording()
+    >>> with tk.display.option_context(record=True):
+    ...     tk.display.recording()
+    True
+    >>> tk.display.recording() == before        # restored on leaving the block
+    True
+    """
     previous = set_options(**options)
     try:
         yield

@@ -21,7 +21,15 @@ _stack = threading.local()              # this thread's open scope names
 
 @contextmanager
 def name_scope(name):
-    """Group the ops recorded inside this block under `name` (nested scopes give "a/b")."""
+    """Group the ops recorded inside this block under `name` (nested scopes give "a/b").
+
+    >>> x = tk.Variable(2.0, name="x")
+    >>> with tk.display.option_context(record=True), tk.GradientTape() as tape:
+    ...     with tk.display.name_scope("layer1"):
+    ...         y = tk.tanh(x * 0.5)
+    >>> [n.label for n in tk.display.build(tape).nodes]
+    ['x:0', 'multiply', 'tanh']
+    """
     names = getattr(_stack, "names", None)
     if names is None:
         names = _stack.names = []

@@ -1,4 +1,16 @@
-"""Activations of tapekit.nn: relu, softmax, log_softmax (sigmoid and tanh are elementwise)."""
+"""Activations of tapekit.nn: relu, softmax, log_softmax (sigmoid and tanh are elementwise).
+
+Examples (an object's reference entry shows the paragraphs that name it):
+
+>>> tk.nn.relu(tk.constant([-1.0, 0.0, 2.0]))
+tk.Tensor([0. 0. 2.], shape=(3,), dtype=float32)
+
+>>> x = tk.Variable([-1.0, 2.0])
+>>> with tk.GradientTape() as tape:
+...     y = tk.reduce_sum(tk.nn.relu(x))
+>>> tape.gradient(y, x)               # 1 where x > 0, else 0
+tk.Tensor([0. 1.], shape=(2,), dtype=float32)
+"""
 import numpy as np
 
 from .elementwise import exp, zeros_cotangent
@@ -65,12 +77,20 @@ log_softmax_op = defop(
 
 
 def softmax(logits, axis=-1, name=None):
-    """exp(logits) / sum(exp(logits)) along `axis`, computed stably."""
+    """exp(logits) / sum(exp(logits)) along `axis`, computed stably.
+
+    >>> tk.nn.softmax(tk.constant([1.0, 2.0, 3.0]))
+    tk.Tensor([0.09003057 0.24472846 0.66524094], shape=(3,), dtype=float32)
+    """
     return softmax_op(logits, axis=_negative_axis(axis, _ndim(logits)))
 
 
 def log_softmax(logits, axis=-1, name=None):
-    """logits - logsumexp(logits) along `axis`, computed stably."""
+    """logits - logsumexp(logits) along `axis`, computed stably.
+
+    >>> tk.nn.log_softmax(tk.constant([1.0, 2.0, 3.0]))
+    tk.Tensor([-2.4076061 -1.407606  -0.407606 ], shape=(3,), dtype=float32)
+    """
     return log_softmax_op(logits, axis=_negative_axis(axis, _ndim(logits)))
 
 

@@ -7,7 +7,14 @@ from .reductions import reduce_sum
 
 
 def clip_by_norm(t, clip_norm, axes=None, name=None):
-    """Scale `t` so its L2 norm (over `axes`) is at most clip_norm; a zero vector stays finite."""
+    """Scale `t` so its L2 norm (over `axes`) is at most clip_norm; a zero vector stays finite.
+
+    >>> tk.clip_by_norm(tk.constant([3.0, 4.0]), 1.0)        # norm 5 -> 1
+    tk.Tensor([0.6 0.8], shape=(2,), dtype=float32)
+
+    >>> tk.clip_by_norm(tk.constant([0.3, 0.4]), 1.0)        # norm 0.5: unchanged
+    tk.Tensor([0.3 0.4], shape=(2,), dtype=float32)
+    """
     t = convert_to_tensor(t)
     l2sum = reduce_sum(t * t, axis=axes, keepdims=True)
     positive = l2sum > 0
@@ -18,7 +25,11 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
 
 
 def global_norm(t_list, name=None):
-    """sqrt(sum of squared L2 norms) over all tensors in t_list (None entries skipped)."""
+    """sqrt(sum of squared L2 norms) over all tensors in t_list (None entries skipped).
+
+    >>> tk.global_norm([tk.constant([3.0]), tk.constant([4.0])])    # sqrt(3**2 + 4**2)
+    tk.Tensor(5.0, shape=(), dtype=float32)
+    """
     tensors = [convert_to_tensor(t) for t in t_list if t is not None]
     if not tensors:
         raise ValueError("global_norm: t_list holds no tensors (every entry is None)")
@@ -30,7 +41,14 @@ def global_norm(t_list, name=None):
 
 
 def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
-    """Scale every tensor by clip_norm / max(global_norm, clip_norm); returns (list, global_norm)."""
+    """Scale every tensor by clip_norm / max(global_norm, clip_norm); returns (list, global_norm).
+
+    >>> clipped, norm = tk.clip_by_global_norm([tk.constant([3.0]), tk.constant([4.0])], 1.0)
+    >>> norm
+    tk.Tensor(5.0, shape=(), dtype=float32)
+    >>> clipped
+    [tk.Tensor([0.6], shape=(1,), dtype=float32), tk.Tensor([0.8], shape=(1,), dtype=float32)]
+    """
     if isinstance(t_list, (Tensor, np.ndarray)) or not hasattr(t_list, "__iter__"):
         raise TypeError("clip_by_global_norm: t_list must be a list of tensors")
     t_list = list(t_list)

@@ -319,6 +319,16 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
 
     strides: an int or a list of 1, 2 or 4 ints; padding: "VALID" or "SAME"
     (output size ceil(in / stride), extra padding at the bottom and right).
+
+    >>> x = tk.reshape(tk.range(1.0, 10.0), [1, 3, 3, 1])     # one 3x3 image, NHWC
+    >>> w = tk.ones([2, 2, 1, 1])                               # a 2x2 box filter, HWIO
+    >>> y = tk.nn.conv2d(x, w, strides=1, padding="VALID")
+    >>> y.shape
+    (1, 2, 2, 1)
+    >>> tk.reshape(y, [2, 2])                                   # sums of each 2x2 window
+    tk.Tensor(
+    [[12. 16.]
+     [24. 28.]], shape=(2, 2), dtype=float32)
     """
     strides, pads = _conv_geometry("conv2d", _shape(input), _shape(filters), strides, padding,
                                    data_format, dilations)
@@ -471,6 +481,12 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  
 
     ksize, strides: an int or a list of 1, 2 or 4 ints; padding: "VALID" or "SAME"
     (padded pixels never count as the maximum). Overlapping windows add up their gradients.
+
+    >>> x = tk.reshape(tk.range(1.0, 17.0), [1, 4, 4, 1])
+    >>> tk.reshape(tk.nn.max_pool2d(x, ksize=2, strides=2, padding="VALID"), [2, 2])
+    tk.Tensor(
+    [[ 6.  8.]
+     [14. 16.]], shape=(2, 2), dtype=float32)
     """
     x = input if isinstance(input, Tensor) else convert_to_tensor(input)
     return max_pool2d_op(x, _pool_index("max_pool2d", x, ksize, strides, padding, data_format))

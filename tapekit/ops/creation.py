@@ -17,29 +17,57 @@ def _shape(shape, op):
 
 
 def zeros(shape, dtype=dtypes.float32, name=None):
-    """A tensor of zeros (float32 unless `dtype` says otherwise)."""
+    """A tensor of zeros (float32 unless `dtype` says otherwise).
+
+    >>> tk.zeros([2, 2])
+    tk.Tensor(
+    [[0. 0.]
+     [0. 0.]], shape=(2, 2), dtype=float32)
+    """
     return _wrap(np.zeros(_shape(shape, "zeros"), dtypes.as_dtype(dtype)))
 
 
 def ones(shape, dtype=dtypes.float32, name=None):
-    """A tensor of ones (float32 unless `dtype` says otherwise)."""
+    """A tensor of ones (float32 unless `dtype` says otherwise).
+
+    >>> tk.ones([2, 3])
+    tk.Tensor(
+    [[1. 1. 1.]
+     [1. 1. 1.]], shape=(2, 3), dtype=float32)
+    >>> tk.ones([2], dtype=tk.int32)
+    tk.Tensor([1 1], shape=(2,), dtype=int32)
+    """
     return _wrap(np.ones(_shape(shape, "ones"), dtypes.as_dtype(dtype)))
 
 
 def zeros_like(input, dtype=None, name=None):  # noqa: A002
-    """Zeros with the shape (and dtype) of `input`."""
+    """Zeros with the shape (and dtype) of `input`.
+
+    >>> tk.zeros_like(tk.constant([1.5, 2.5]))
+    tk.Tensor([0. 0.], shape=(2,), dtype=float32)
+    """
     v = np.asarray(_plain(input)) if not isinstance(input, (list, tuple)) else np.asarray(Tensor(input)._value)
     return _wrap(np.zeros(v.shape, dtypes.as_dtype(dtype) or v.dtype))
 
 
 def ones_like(input, dtype=None, name=None):  # noqa: A002
-    """Ones with the shape (and dtype) of `input`."""
+    """Ones with the shape (and dtype) of `input`.
+
+    >>> tk.ones_like(tk.constant([[1, 2, 3]]))
+    tk.Tensor([[1 1 1]], shape=(1, 3), dtype=int32)
+    """
     v = np.asarray(_plain(input)) if not isinstance(input, (list, tuple)) else np.asarray(Tensor(input)._value)
     return _wrap(np.ones(v.shape, dtypes.as_dtype(dtype) or v.dtype))
 
 
 def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001 - tf.range
-    """Numbers from start (inclusive) to limit (exclusive) in steps of delta."""
+    """Numbers from start (inclusive) to limit (exclusive) in steps of delta.
+
+    >>> tk.range(5)
+    tk.Tensor([0 1 2 3 4], shape=(5,), dtype=int32)
+    >>> tk.range(1.0, 2.0, 0.25)
+    tk.Tensor([1.   1.25 1.5  1.75], shape=(4,), dtype=float32)
+    """
     if limit is None:
         start, limit = 0, start
     start, limit, delta = _plain(start), _plain(limit), _plain(delta)
@@ -51,7 +79,11 @@ def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001 - tf
 
 
 def linspace(start, stop, num, name=None, axis=0):
-    """`num` evenly spaced values from start to stop, both included."""
+    """`num` evenly spaced values from start to stop, both included.
+
+    >>> tk.linspace(0.0, 1.0, 5)
+    tk.Tensor([0.   0.25 0.5  0.75 1.  ], shape=(5,), dtype=float32)
+    """
     start, stop = _plain(start), _plain(stop)
     dtype = dtypes.float32 if isinstance(start, (int, float)) else np.result_type(start)
     if dtype.kind not in "f":
@@ -76,7 +108,13 @@ one_hot_op = defop("one_hot", _one_hot, args="indices",
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=None, name=None):
-    """A new last axis of size `depth`: on_value at each index, off_value elsewhere."""
+    """A new last axis of size `depth`: on_value at each index, off_value elsewhere.
+
+    >>> tk.one_hot([0, 2], depth=3)
+    tk.Tensor(
+    [[1. 0. 0.]
+     [0. 0. 1.]], shape=(2, 3), dtype=float32)
+    """
     dtype = dtypes.as_dtype(dtype) or dtypes.float32
     on = 1 if on_value is None else _plain(on_value)
     off = 0 if off_value is None else _plain(off_value)

@@ -32,7 +32,13 @@ def reduce_sum_axis(x, axis):
 
 
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
-    """-sum(labels * log_softmax(logits)) along `axis`, one loss per example."""
+    """-sum(labels * log_softmax(logits)) along `axis`, one loss per example.
+
+    >>> labels = tk.constant([[0.0, 1.0], [1.0, 0.0]])
+    >>> logits = tk.constant([[0.0, 0.0], [2.0, 0.0]])
+    >>> tk.nn.softmax_cross_entropy_with_logits(labels, logits)   # log 2, log(1 + e^-2)
+    tk.Tensor([0.6931472  0.12692805], shape=(2,), dtype=float32)
+    """
     ndim = logits.ndim if hasattr(logits, "ndim") else np.ndim(logits)
     return softmax_cross_entropy_op(labels, logits, axis=_negative_axis(axis, ndim))
 
@@ -115,7 +121,18 @@ sparse_softmax_cross_entropy_op = defop(
 
 
 def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
-    """Cross-entropy with integer class ids: -log_softmax(logits)[label], one loss per example."""
+    """Cross-entropy with integer class ids: -log_softmax(logits)[label], one loss per example.
+
+    >>> logits = tk.Variable([[0.0, 0.0], [2.0, 0.0]])
+    >>> with tk.GradientTape() as tape:
+    ...     loss = tk.nn.sparse_softmax_cross_entropy_with_logits(tk.constant([1, 0]), logits)
+    >>> loss
+    tk.Tensor([0.6931472  0.12692805], shape=(2,), dtype=float32)
+    >>> tape.gradient(loss, logits)          # softmax(logits) - one_hot(labels)
+    tk.Tensor(
+    [[ 0.5        -0.5       ]
+     [-0.11920297  0.11920292]], shape=(2, 2), dtype=float32)
+    """
     lv = np.asarray(labels._value if hasattr(labels, "_value") else labels)
     gv = logits._value if hasattr(logits, "_value") else np.asarray(logits)
     if lv.shape != gv.shape[:-1]:

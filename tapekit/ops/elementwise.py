@@ -2,6 +2,107 @@
 
 Unary ops with a derivative f'(x) are declared once with `unary(...)`: the VJP is
 `g * f'` and the JVP `t * f'`, from the same `deriv` rule.
+
+Examples (an object's reference entry shows the paragraphs that name it):
+
+>>> tk.abs(tk.constant([-2.0, 0.5]))
+tk.Tensor([2.  0.5], shape=(2,), dtype=float32)
+
+>>> tk.negative(tk.constant([-2.0, 0.5]))
+tk.Tensor([ 2.  -0.5], shape=(2,), dtype=float32)
+
+>>> tk.sign(tk.constant([-2.0, 0.0, 0.5]))
+tk.Tensor([-1.  0.  1.], shape=(3,), dtype=float32)
+
+>>> tk.square(tk.constant([-2.0, 0.5]))
+tk.Tensor([4.   0.25], shape=(2,), dtype=float32)
+
+>>> tk.sqrt(tk.constant([1.0, 4.0, 9.0]))
+tk.Tensor([1. 2. 3.], shape=(3,), dtype=float32)
+
+>>> tk.exp(tk.constant([0.0, 1.0]))
+tk.Tensor([1.       2.718282], shape=(2,), dtype=float32)
+
+>>> tk.log(tk.constant([1.0, np.e]))
+tk.Tensor([0. 1.], shape=(2,), dtype=float32)
+
+>>> tk.sin(tk.constant([0.0, np.pi / 2]))
+tk.Tensor([0. 1.], shape=(2,), dtype=float32)
+
+>>> tk.cos(tk.constant([0.0, np.pi]))
+tk.Tensor([ 1. -1.], shape=(2,), dtype=float32)
+
+>>> tk.tanh(tk.constant([0.0, 1.0]))
+tk.Tensor([0.        0.7615942], shape=(2,), dtype=float32)
+
+>>> tk.sigmoid(tk.constant([0.0, 2.0]))
+tk.Tensor([0.5      0.880797], shape=(2,), dtype=float32)
+
+>>> tk.add(tk.constant([1.0, 2.0]), 1.0)           # also x + 1.0
+tk.Tensor([2. 3.], shape=(2,), dtype=float32)
+
+>>> tk.subtract(tk.constant([1.0, 2.0]), 1.0)      # also x - 1.0
+tk.Tensor([0. 1.], shape=(2,), dtype=float32)
+
+>>> tk.multiply(tk.constant([1.0, 2.0]), 3.0)      # also x * 3.0
+tk.Tensor([3. 6.], shape=(2,), dtype=float32)
+
+>>> tk.divide(tk.constant([1.0, 2.0]), 4.0)        # also x / 4.0
+tk.Tensor([0.25 0.5 ], shape=(2,), dtype=float32)
+
+>>> tk.pow(tk.constant([2.0, 3.0]), 2.0)           # also x ** 2.0
+tk.Tensor([4. 9.], shape=(2,), dtype=float32)
+
+>>> tk.maximum(tk.constant([-1.0, 2.0]), 0.0)
+tk.Tensor([0. 2.], shape=(2,), dtype=float32)
+
+>>> tk.minimum(tk.constant([-1.0, 2.0]), 0.0)
+tk.Tensor([-1.  0.], shape=(2,), dtype=float32)
+
+>>> tk.identity(tk.constant([1.0, 2.0]))
+tk.Tensor([1. 2.], shape=(2,), dtype=float32)
+
+>>> tk.equal(tk.constant([1.0, 2.0]), 2.0)
+tk.Tensor([False  True], shape=(2,), dtype=bool)
+
+>>> tk.not_equal(tk.constant([1.0, 2.0]), 2.0)
+tk.Tensor([ True False], shape=(2,), dtype=bool)
+
+>>> tk.greater(tk.constant([1.0, 2.0, 3.0]), 2.0)
+tk.Tensor([False False  True], shape=(3,), dtype=bool)
+
+>>> tk.greater_equal(tk.constant([1.0, 2.0, 3.0]), 2.0)
+tk.Tensor([False  True  True], shape=(3,), dtype=bool)
+
+>>> tk.less(tk.constant([1.0, 2.0, 3.0]), 2.0)
+tk.Tensor([ True False False], shape=(3,), dtype=bool)
+
+>>> tk.less_equal(tk.constant([1.0, 2.0, 3.0]), 2.0)
+tk.Tensor([ True  True False], shape=(3,), dtype=bool)
+
+>>> tk.is_nan(tk.constant([1.0, np.nan]))
+tk.Tensor([False  True], shape=(2,), dtype=bool)
+
+>>> tk.is_finite(tk.constant([1.0, np.inf, np.nan]))
+tk.Tensor([ True False False], shape=(3,), dtype=bool)
+
+>>> tk.logical_and(tk.constant([True, True]), tk.constant([True, False]))
+tk.Tensor([ True False], shape=(2,), dtype=bool)
+
+>>> tk.logical_or(tk.constant([True, False]), tk.constant([False, False]))
+tk.Tensor([ True False], shape=(2,), dtype=bool)
+
+>>> tk.logical_not(tk.constant([True, False]))
+tk.Tensor([False  True], shape=(2,), dtype=bool)
+
+>>> w = tk.Variable(3.0)
+>>> with tk.GradientTape(persistent=True) as tape:
+...     y = tk.sin(w) * tk.exp(w)
+...     z = tk.maximum(w, 5.0)        # w is not the max: no gradient reaches it
+>>> tape.gradient(y, w)               # (cos w + sin w) e^w at w = 3
+tk.Tensor(-17.05006, shape=(), dtype=float32)
+>>> tape.gradient(z, w)
+tk.Tensor(0.0, shape=(), dtype=float32)
 """
 import math
 
@@ -158,7 +259,17 @@ where_op = defop("where", _where, args="condition x y", save="condition",
 
 @numpy_function(np.where)
 def where(condition, x=None, y=None, name=None):
-    """Elements of x where condition is true, else of y (`tf.where`, NumPy broadcasting)."""
+    """Elements of x where condition is true, else of y (`tf.where`, NumPy broadcasting).
+
+    >>> x = tk.constant([-1.0, 2.0, -3.0])
+    >>> tk.where(x > 0, x, tk.zeros_like(x))
+    tk.Tensor([0. 2. 0.], shape=(3,), dtype=float32)
+
+    >>> tk.where(tk.constant([True, False, True]))      # one argument: the indices of True
+    tk.Tensor(
+    [[0]
+     [2]], shape=(2, 1), dtype=int64)
+    """
     if x is None and y is None:
         from .creation import _where_indices
         return _where_indices(condition)
@@ -187,7 +298,11 @@ clip_by_value_op = defop(
 
 @numpy_function(np.clip)
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
-    """Clip values to [min, max]; the gradient passes inside and at the bounds."""
+    """Clip values to [min, max]; the gradient passes inside and at the bounds.
+
+    >>> tk.clip_by_value(tk.constant([-2.0, 0.5, 3.0]), -1.0, 1.0)
+    tk.Tensor([-1.   0.5  1. ], shape=(3,), dtype=float32)
+    """
     return clip_by_value_op(t, clip_value_min, clip_value_max)
 
 
@@ -223,7 +338,17 @@ cast_op = defop("cast", lambda x, dtype: np.asarray(x).astype(dtype, copy=False)
 
 
 def cast(x, dtype, name=None):
-    """`x` converted to `dtype`; the gradient flows back only between floating dtypes."""
+    """`x` converted to `dtype`; the gradient flows back only between floating dtypes.
+
+    >>> tk.cast(tk.constant([1.7, -1.7]), tk.int32)      # truncates toward zero, as TensorFlow
+    tk.Tensor([ 1 -1], shape=(2,), dtype=int32)
+
+    >>> x = tk.Variable(2.0)
+    >>> with tk.GradientTape() as tape:
+    ...     y = tk.cast(x, tk.float64) ** 2
+    >>> tape.gradient(y, x)            # float32 -> float64 -> float32: the gradient flows
+    tk.Tensor(4.0, shape=(), dtype=float32)
+    """
     return cast_op(x, dtype=dtypes.as_dtype(dtype))
 
 
@@ -237,5 +362,14 @@ stop_gradient_op = defop(
 
 
 def stop_gradient(input, name=None):  # noqa: A002 - TensorFlow's argument name
-    """Treat `input` as a constant for differentiation (`tf.stop_gradient`)."""
+    """Treat `input` as a constant for differentiation (`tf.stop_gradient`).
+
+    >>> x = tk.Variable(3.0)
+    >>> with tk.GradientTape() as tape:
+    ...     y = tk.stop_gradient(x * x) + x     # the value of x * x, but no gradient through it
+    >>> y
+    tk.Tensor(12.0, shape=(), dtype=float32)
+    >>> tape.gradient(y, x)
+    tk.Tensor(1.0, shape=(), dtype=float32)
+    """
     return stop_gradient_op(input)

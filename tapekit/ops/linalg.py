@@ -44,6 +44,20 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
 
     Stacks of matrices multiply pairwise with NumPy's broadcasting of the leading axes, and a
     1-D operand is a vector (NumPy's rules).
+
+    >>> a = tk.constant([[1.0, 2.0], [3.0, 4.0]])
+    >>> tk.matmul(a, tk.constant([[1.0], [1.0]]))       # also a @ b
+    tk.Tensor(
+    [[3.]
+     [7.]], shape=(2, 1), dtype=float32)
+
+    >>> w = tk.Variable([[1.0], [2.0]])
+    >>> with tk.GradientTape() as tape:
+    ...     y = tk.reduce_sum(tk.matmul(a, w))
+    >>> tape.gradient(y, w)                # a^T @ ones: the column sums of a
+    tk.Tensor(
+    [[4.]
+     [6.]], shape=(2, 1), dtype=float32)
     """
     if transpose_a:
         a = _swapped(a, "transpose_a")

@@ -2,6 +2,54 @@
 
 Axes are normalised at call time to a tuple of negative numbers, so the rules
 work unchanged when the cotangent carries leading batch axes.
+
+Examples (an object's reference entry shows the paragraphs that name it):
+
+>>> x = tk.constant([[1.0, 2.0], [3.0, 4.0]])
+>>> tk.reduce_sum(x)
+tk.Tensor(10.0, shape=(), dtype=float32)
+>>> tk.reduce_sum(x, axis=0)
+tk.Tensor([4. 6.], shape=(2,), dtype=float32)
+>>> tk.reduce_sum(x, axis=1, keepdims=True)
+tk.Tensor(
+[[3.]
+ [7.]], shape=(2, 1), dtype=float32)
+
+>>> x = tk.constant([[1.0, 2.0], [3.0, 4.0]])
+>>> tk.reduce_mean(x)
+tk.Tensor(2.5, shape=(), dtype=float32)
+>>> tk.reduce_mean(x, axis=1)
+tk.Tensor([1.5 3.5], shape=(2,), dtype=float32)
+
+>>> w = tk.Variable([1.0, 2.0, 3.0, 4.0])
+>>> with tk.GradientTape() as tape:
+...     y = tk.reduce_mean(w)
+>>> tape.gradient(y, w)                # 1/n for each element
+tk.Tensor([0.25 0.25 0.25 0.25], shape=(4,), dtype=float32)
+
+>>> x = tk.constant([[1.0, 5.0], [3.0, 4.0]])
+>>> tk.reduce_max(x)
+tk.Tensor(5.0, shape=(), dtype=float32)
+>>> tk.reduce_max(x, axis=0)
+tk.Tensor([3. 5.], shape=(2,), dtype=float32)
+
+>>> w = tk.Variable([1.0, 5.0, 5.0])
+>>> with tk.GradientTape() as tape:
+...     y = tk.reduce_max(w)
+>>> tape.gradient(y, w)                # ties share the gradient, as in TensorFlow
+tk.Tensor([0.  0.5 0.5], shape=(3,), dtype=float32)
+
+>>> tk.reduce_min(tk.constant([[1.0, 5.0], [3.0, 4.0]]), axis=1)
+tk.Tensor([1. 3.], shape=(2,), dtype=float32)
+
+>>> tk.reduce_prod(tk.constant([1.0, 2.0, 3.0, 4.0]))
+tk.Tensor(24.0, shape=(), dtype=float32)
+
+>>> w = tk.Variable([2.0, 3.0, 4.0])
+>>> with tk.GradientTape() as tape:
+...     y = tk.reduce_prod(w)
+>>> tape.gradient(y, w)                # the product of the other elements
+tk.Tensor([12.  8.  6.], shape=(3,), dtype=float32)
 """
 import math
 

@@ -122,7 +122,15 @@ def shape_argument(shape, op, arg="shape", allow_unknown=True):
 
 @numpy_function(np.reshape)
 def reshape(tensor, shape, name=None):
-    """`tensor` with a new shape of the same size (-1 infers one dimension)."""
+    """`tensor` with a new shape of the same size (-1 infers one dimension).
+
+    >>> tk.reshape(tk.range(6), [2, 3])
+    tk.Tensor(
+    [[0 1 2]
+     [3 4 5]], shape=(2, 3), dtype=int32)
+    >>> tk.reshape(tk.range(6), [-1, 2]).shape
+    (3, 2)
+    """
     return reshape_op(tensor, shape=shape_argument(shape, "reshape"))
 
 
@@ -141,7 +149,13 @@ expand_dims_op = defop("expand_dims", _expand_dims,
 
 @numpy_function(np.expand_dims)
 def expand_dims(input, axis, name=None):  # noqa: A002
-    """Insert a size-1 axis at `axis`."""
+    """Insert a size-1 axis at `axis`.
+
+    >>> tk.expand_dims(tk.constant([1.0, 2.0]), axis=0).shape
+    (1, 2)
+    >>> tk.expand_dims(tk.constant([1.0, 2.0]), axis=-1).shape
+    (2, 1)
+    """
     return expand_dims_op(input, axis=as_int(axis, "expand_dims: axis"))
 
 
@@ -151,7 +165,13 @@ squeeze_op = defop("squeeze", lambda x, axis: np.squeeze(x, axis),
 
 @numpy_function(np.squeeze)
 def squeeze(input, axis=None, name=None):  # noqa: A002
-    """Remove size-1 axes (all of them, or those in `axis`)."""
+    """Remove size-1 axes (all of them, or those in `axis`).
+
+    >>> tk.squeeze(tk.zeros([1, 3, 1])).shape
+    (3,)
+    >>> tk.squeeze(tk.zeros([1, 3, 1]), axis=0).shape
+    (3, 1)
+    """
     if axis is not None:
         ndim = _ndim(input)
         axis = tuple(as_axis(a, ndim, "squeeze: axis") for a in np.atleast_1d(axis).tolist())
@@ -172,7 +192,16 @@ transpose_op = defop("transpose", lambda x, perm: x.transpose(perm),   # the met
 
 @numpy_function(np.transpose)
 def transpose(a, perm=None, conjugate=False, name=None):
-    """Permute axes (reverse them when `perm` is None)."""
+    """Permute axes (reverse them when `perm` is None).
+
+    >>> tk.transpose(tk.constant([[1, 2, 3]]))
+    tk.Tensor(
+    [[1]
+     [2]
+     [3]], shape=(3, 1), dtype=int32)
+    >>> tk.transpose(tk.zeros([2, 3, 4]), perm=[2, 0, 1]).shape
+    (4, 2, 3)
+    """
     ndim = np.ndim(a) if not hasattr(a, "ndim") else a.ndim
     if perm is None:
         return transpose_op(a, perm=tuple(range(ndim))[::-1])
@@ -223,7 +252,17 @@ def _negative_axis(axis, ndim, op="concat"):
 
 @numpy_function(np.concatenate)
 def concat(values, axis, name=None):
-    """Join tensors along an existing axis."""
+    """Join tensors along an existing axis.
+
+    >>> a = tk.constant([[1.0, 2.0]])
+    >>> b = tk.constant([[3.0, 4.0]])
+    >>> tk.concat([a, b], axis=0)
+    tk.Tensor(
+    [[1. 2.]
+     [3. 4.]], shape=(2, 2), dtype=float32)
+    >>> tk.concat([a, b], axis=1)
+    tk.Tensor([[1. 2. 3. 4.]], shape=(1, 4), dtype=float32)
+    """
     values = list(values)
     if not values:
         raise ValueError("concat: needs at least one tensor")
@@ -245,7 +284,17 @@ stack_op = defop("stack", lambda *xs, axis: np.stack(xs, axis=axis), args="value
 
 @numpy_function(np.stack)
 def stack(values, axis=0, name=None):
-    """Join tensors along a new axis."""
+    """Join tensors along a new axis.
+
+    >>> tk.stack([tk.constant([1.0, 2.0]), tk.constant([3.0, 4.0])])
+    tk.Tensor(
+    [[1. 2.]
+     [3. 4.]], shape=(2, 2), dtype=float32)
+    >>> tk.stack([tk.constant([1.0, 2.0]), tk.constant([3.0, 4.0])], axis=1)
+    tk.Tensor(
+    [[1. 3.]
+     [2. 4.]], shape=(2, 2), dtype=float32)
+    """
     values = list(values)
     if not values:
         raise ValueError("stack: needs at least one tensor")
@@ -341,7 +390,18 @@ gather_op = defop("gather", _gather,
 
 @numpy_function(np.take)
 def gather(params, indices, axis=None, batch_dims=0, name=None):
-    """Slices of `params` at integer `indices` along `axis` (dense gradient)."""
+    """Slices of `params` at integer `indices` along `axis` (dense gradient).
+
+    >>> params = tk.constant([10.0, 20.0, 30.0])
+    >>> tk.gather(params, [2, 0, 2])
+    tk.Tensor([30. 10. 30.], shape=(3,), dtype=float32)
+
+    >>> x = tk.Variable([10.0, 20.0, 30.0])
+    >>> with tk.GradientTape() as tape:
+    ...     y = tk.reduce_sum(tk.gather(x, [2, 0, 2]))
+    >>> tape.gradient(y, x)               # repeated indices add up
+    tk.Tensor([1. 0. 2.], shape=(3,), dtype=float32)
+    """
     if batch_dims:
         raise NotImplementedError("gather: batch_dims other than 0 is not supported; "
                                   "index with tk.gather per batch or use x[...] indexing")

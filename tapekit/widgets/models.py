@@ -98,8 +98,21 @@ class BackpropModel:
     op, in the order backprop computes it (record indices, reversed). Navigate with
     `step()`, `back()`, `reset()`, `go_to(i)`; `current` is the step shown.
 
-    >>> model = BackpropModel(tape, y, [x, w])
-    >>> model.step(); print(model.current)
+    >>> x = tk.Variable(2.0, name="x")
+    >>> with tk.display.option_context(record=True):   # on by default in Jupyter
+    ...     with tk.GradientTape() as tape:
+    ...         y = tk.sin(x) * x
+    >>> model = tk.widgets.BackpropModel(tape, y, [x])
+    >>> len(model)
+    3
+    >>> print(model.step())
+    step 1: n1 = multiply(n0, s0) = 1.8186
+      gradient arriving from above: d target/d n1 = 1.0
+      to n0 (sin): 1.0 x local dn1/dn0 = 2.0 -> sends 2.0; n0 has 2.0 so far
+      to s0 (x:0): 1.0 x local dn1/ds0 = 0.9093 -> sends 0.9093; s0 has 0.9093 so far
+    >>> _ = model.go_to(len(model) - 1)
+    >>> model.gradients()     # d/dx (x sin x) = sin x + x cos x at x = 2
+    [array(0.07700378, dtype=float32)]
     """
 
     def __init__(self, tape, target, sources=None):
@@ -305,6 +318,22 @@ class InspectorModel:
 
     Gradients are d(sum of target)/d(node), computed by `BackpropModel` (the tape's own
     rules); the target defaults to the output of the last record.
+
+    >>> x = tk.Variable(2.0, name="x")
+    >>> with tk.display.option_context(record=True):   # on by default in Jupyter
+    ...     with tk.GradientTape() as tape:
+    ...         y = tk.sin(x) * x
+    >>> m = tk.widgets.InspectorModel(tape, y, [x])
+    >>> m.node_ids
+    ['s0', 'n0', 'n1']
+    >>> print(m.node("n0"))
+    n0: sin (op)
+      inputs: s0
+      shape (), dtype float32
+      value: 0.9093
+      gradient: 2.0
+    >>> print(m.check("n0"))
+    n0: OK. tape gradient 2.0; central differences 2.0; ...
     """
 
     def __init__(self, tape, target=None, sources=None):
@@ -434,8 +463,11 @@ class ExplorerModel:
     and `tangent()` at the current point `x`. Two inputs (`y_range` given): `grid`
     of f over x_range x y_range and the partial derivatives at the current point.
 
-    >>> m = ExplorerModel(lambda x: tk.sin(x) * x, (-3, 3))
-    >>> m.set_point(1.0); m.point()
+    >>> m = tk.widgets.ExplorerModel(lambda x: x ** 3, (-3, 3))
+    >>> m.set_point(2.0)
+    {'x': 2.0, 'f': 8.0, 'df': 12.0, 'd2f': 12.0}
+    >>> print(m)
+    f(2.0) = 8.0; f' = 12.0 (tape), f'' = 12.0 (nested tapes)
     """
 
     def __init__(self, f, x_range=(-3.0, 3.0), y_range=None, *, x=None, y=None, samples=None):
@@ -542,7 +574,13 @@ def _float(t):
 class TrainingLog:
     """Losses per step (and epoch), with optional gradient norms per variable.
 
-    >>> log = TrainingLog(); log.log(loss=0.5, grads=zip(grads, model.trainable_variables))
+    >>> log = tk.widgets.TrainingLog()
+    >>> for loss in [0.75, 0.5, 0.25]:
+    ...     log.log(loss=loss, epoch=0)
+    >>> log.line(total=10)
+    'step 3/10  epoch 0  loss 0.25'
+    >>> log.epoch_losses()
+    {0: 0.5}
     """
 
     def __init__(self):

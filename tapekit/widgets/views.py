@@ -174,9 +174,16 @@ def _walk(widget):
 class BackpropStepper(_View):
     """Step through the backward pass: buttons, a slider, the graph and the chain rule.
 
-    >>> stepper = tk.widgets.BackpropStepper(tape, loss, [w, b])
-    >>> stepper                          # in a notebook cell
-    >>> stepper.step(); print(stepper.current)      # or drive it from code
+    >>> x = tk.Variable(2.0, name="x")
+    >>> with tk.display.option_context(record=True):   # on by default in Jupyter
+    ...     with tk.GradientTape() as tape:
+    ...         y = tk.sin(x) * x
+    >>> stepper = tk.widgets.BackpropStepper(tape, y, [x])   # a notebook shows it as a widget
+    >>> print(stepper.step())                                  # or drive it from code
+    step 1: n1 = multiply(n0, s0) = 1.8186
+      gradient arriving from above: d target/d n1 = 1.0
+      to n0 (sin): 1.0 x local dn1/dn0 = 2.0 -> sends 2.0; n0 has 2.0 so far
+      to s0 (x:0): 1.0 x local dn1/ds0 = 0.9093 -> sends 0.9093; s0 has 0.9093 so far
     """
 
     def __init__(self, tape, target, sources=None, *, rankdir="TB", precision=4):
@@ -360,8 +367,13 @@ class BackpropStepper(_View):
 class NodeInspector(_View):
     """Choose a node of a tape to see its op, inputs, shape, dtype, value and gradient.
 
-    >>> insp = tk.widgets.NodeInspector(tape, loss)
-    >>> insp.select("n2"); insp.check()     # finite-difference check of n2's gradient
+    >>> x = tk.Variable(2.0, name="x")
+    >>> with tk.display.option_context(record=True):   # on by default in Jupyter
+    ...     with tk.GradientTape() as tape:
+    ...         y = tk.sin(x) * x
+    >>> insp = tk.widgets.NodeInspector(tape, y, [x])
+    >>> print(insp.model.check("n0"))     # finite-difference check of n0's gradient
+    n0: OK. tape gradient 2.0; central differences 2.0; ...
     """
 
     def __init__(self, tape, target=None, sources=None):
@@ -494,12 +506,15 @@ def _on_grid(v, lo, step):
 class FunctionExplorer(_View):
     """Sliders for the inputs of f and a plot of f, f' (tape) and f'' (nested tapes).
 
-    >>> tk.widgets.FunctionExplorer(lambda x: tk.sin(x) * x, x_range=(-3, 3))
-    >>> tk.widgets.FunctionExplorer(lambda x, y: x**2 + 3*y, (-2, 2), (-2, 2))
+    >>> explorer = tk.widgets.FunctionExplorer(lambda x: tk.sin(x) * x, x_range=(-3, 3))
+    >>> explorer.model.set_point(0.0)      # f'' = 2 cos x - x sin x
+    {'x': 0.0, 'f': 0.0, 'df': 0.0, 'd2f': 2.0}
 
-    The plot's y-range comes from f, f' and f'' over x_range and does not move with the
-    slider; the tangent line is clipped to it. The sliders' grids hold the starting point
-    and every point given to `set_point`, so the browser does not round them.
+    With two inputs, `tk.widgets.FunctionExplorer(lambda x, y: x**2 + 3*y, (-2, 2), (-2, 2))`
+    shows a slider for each. The plot's y-range comes from f, f' and f'' over x_range and
+    does not move with the slider; the tangent line is clipped to it. The sliders' grids hold
+    the starting point and every point given to `set_point`, so the browser does not round
+    them.
     """
 
     def __init__(self, f, x_range=(-3.0, 3.0), y_range=None, *, x=None, y=None, samples=None):
@@ -602,7 +617,11 @@ class FunctionExplorer(_View):
 # --- TrainingMonitor -----------------------------------------------------------------------
 
 def has_widget_frontend():
-    """True inside a Jupyter kernel (a front end that can show widgets), False in a terminal."""
+    """True inside a Jupyter kernel (a front end that can show widgets), False in a terminal.
+
+    >>> tk.widgets.has_widget_frontend()       # True in a Jupyter kernel
+    False
+    """
     ipython = sys.modules.get("IPython")
     if ipython is None:
         return False
@@ -616,20 +635,28 @@ class TrainingMonitor(_Pictured):
     Not a VBox itself, unlike the other views: its `log()` is the training API and would
     hide ipywidgets' own `log` (a logger every widget uses); `mon.widget` is its VBox.
 
-    >>> for step in (mon := tk.widgets.TrainingMonitor(range(100))):
-    ...     loss = train_step(x, y); mon.log(loss=loss)
-    >>> with tk.widgets.TrainingMonitor(total=100, yscale="log") as mon:
-    ...     for step in range(100):
-    ...         mon.log(loss=train_step(x, y), grads=zip(grads, model.trainable_variables))
-
     In Jupyter: a progress bar with rate and time left (tqdm's numbers), the loss curve
     (matplotlib) and, when the loop ends, the final line printed once. The display is
     then updated with the final picture, so a notebook stores the end of the run (not
     step 0) for places without a widget manager. In a terminal: tqdm's bar; written to
     a file or pipe: one plain line every tenth of the run (deterministic, no timings).
+    In a loop: `for step in (mon := tk.widgets.TrainingMonitor(range(n))): ...; mon.log(loss=loss)`.
 
     every: redraw (or print) every `every` steps; mode: "widget", "text" or None (detect);
     yscale: "linear" (from 0) or "log" (losses spanning decades).
+
+    >>> import io
+    >>> w = tk.Variable(0.0, name="w")
+    >>> opt = tk.optimizers.SGD(learning_rate=0.25)
+    >>> with tk.widgets.TrainingMonitor(total=3, file=io.StringIO()) as mon:   # plain text here
+    ...     for step in range(3):
+    ...         with tk.GradientTape() as tape:
+    ...             loss = (w - 2.0) ** 2
+    ...         grads = tape.gradient(loss, [w])
+    ...         _ = opt.apply_gradients(zip(grads, [w]))
+    ...         mon.log(loss=loss, grads=zip(grads, [w]))
+    >>> mon.log_.line(total=3)
+    'step 3/3  loss 0.25  |grad w:0| 1.0'
     """
 
     CURVE_INTERVAL = 0.25     # seconds between live redraws of the curve (the last is always drawn)
