@@ -43,6 +43,16 @@ def test_an_array_given_to_an_op_is_not_kept_by_the_tape():
     assert tape.gradient(y, w).numpy().tolist() == [[1.0], [2.0]]
 
 
+@pytest.mark.parametrize("order", ["tensor first", "array first"])
+def test_a_constant_array_beside_a_tensor_is_copied_when_saved(order):
+    x = tk.Variable([1.0, 2.0])
+    c = np.array([3.0, 4.0], np.float32)
+    with tk.GradientTape() as tape:
+        y = tk.reduce_sum(x * c if order == "tensor first" else c * x)   # multiply saves c
+    c[:] = 0
+    assert tape.gradient(y, x).numpy().tolist() == [3.0, 4.0]
+
+
 @pytest.mark.parametrize("op", [lambda a: tk.reshape(a, (4,)), tk.identity, tk.transpose,
                                 tk.stop_gradient, lambda a: getitem(a, 0),
                                 lambda a: tk.cast(a, tk.float32)])
