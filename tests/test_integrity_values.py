@@ -98,6 +98,19 @@ def test_np_asarray_of_a_variable_is_read_only_and_updates_copy_on_write():
     assert v.numpy().tolist() == [3.0, 4.0] and v._value.flags.writeable
 
 
+def test_numpy_functions_cannot_write_into_a_tensor():
+    t, v = tk.constant([1.5, 2.5]), tk.Variable([1.0, 2.0])
+    src = np.array([9.0, 9.0], np.float32)
+    for call in (lambda: np.copyto(t, src), lambda: np.copyto(v, src), lambda: np.copyto(dst=t, src=src),
+                 lambda: np.round(src, out=t), lambda: np.around(src, 1, t)):
+        with pytest.raises(TypeError, match="cannot write into a tapekit tensor"):
+            call()
+    assert t.numpy().tolist() == [1.5, 2.5] and v.numpy().tolist() == [1.0, 2.0]
+    out = np.empty(2, np.float32)
+    np.copyto(out, t)                          # reading a tensor into an array is fine
+    assert out.tolist() == [1.5, 2.5]
+
+
 def test_numpy_returns_a_copy_the_user_may_change():
     for t in (tk.constant([1.0, 2.0]), tk.Variable([1.0, 2.0])):
         n = t.numpy()
