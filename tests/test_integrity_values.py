@@ -43,6 +43,16 @@ def test_an_array_given_to_an_op_is_not_kept_by_the_tape():
     assert tape.gradient(y, w).numpy().tolist() == [[1.0], [2.0]]
 
 
+@pytest.mark.parametrize("order", ["tensor first", "array first"])
+def test_a_constant_array_beside_a_tensor_is_copied_when_saved(order):
+    x = tk.Variable([1.0, 2.0])
+    c = np.array([3.0, 4.0], np.float32)
+    with tk.GradientTape() as tape:
+        y = tk.reduce_sum(x * c if order == "tensor first" else c * x)   # multiply saves c
+    c[:] = 0
+    assert tape.gradient(y, x).numpy().tolist() == [3.0, 4.0]
+
+
 @pytest.mark.parametrize("op", [lambda a: tk.reshape(a, (4,)), tk.identity, tk.transpose,
                                 tk.stop_gradient, lambda a: getitem(a, 0),
                                 lambda a: tk.cast(a, tk.float32)])
@@ -86,6 +96,19 @@ def test_np_asarray_of_a_variable_is_read_only_and_updates_copy_on_write():
     del held
     v.assign_add([1.0, 1.0])                 # and in place again once nobody holds it
     assert v.numpy().tolist() == [3.0, 4.0] and v._value.flags.writeable
+
+
+def test_numpy_functions_cannot_write_into_a_tensor():
+    t, v = tk.constant([1.5, 2.5]), tk.Variable([1.0, 2.0])
+    src = np.array([9.0, 9.0], np.float32)
+    for call in (lambda: np.copyto(t, src), lambda: np.copyto(v, src), lambda: np.copyto(dst=t, src=src),
+                 lambda: np.round(src, out=t), lambda: np.around(src, 1, t)):
+        with pytest.raises(TypeError, match="cannot write into a tapekit tensor"):
+            call()
+    assert t.numpy().tolist() == [1.5, 2.5] and v.numpy().tolist() == [1.0, 2.0]
+    out = np.empty(2, np.float32)
+    np.copyto(out, t)                          # reading a tensor into an array is fine
+    assert out.tolist() == [1.5, 2.5]
 
 
 def test_numpy_returns_a_copy_the_user_may_change():

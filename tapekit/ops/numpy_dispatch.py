@@ -21,6 +21,10 @@ READ_ONLY = {np.shape, np.ndim, np.size, np.allclose, np.isclose, np.array_equal
              np.ascontiguousarray, np.nonzero, np.argwhere, np.any, np.all, np.round, np.around,
              np.isscalar, np.printoptions, np.array2string, np.array_repr, np.array_str}
 READ_ONLY_UFUNCS = {np.isinf, np.signbit, np.isnat}
+# Where those that can write take their destination: (position, keyword). A tensor there
+# would be written into (np.copyto(t, a) changed t and what tapes saved of it): refused.
+_DESTINATION = {np.copyto: (0, "dst"), np.round: (2, "out"), np.around: (2, "out"),
+                np.any: (2, "out"), np.all: (2, "out"), np.argmax: (2, "out"), np.argmin: (2, "out")}
 
 
 def _plain(x):
@@ -59,5 +63,11 @@ def array_function(func, args, kwargs):
     if fn is not None:
         return fn(*args, **kwargs)
     if func in READ_ONLY:
+        k, name = _DESTINATION.get(func, (None, "out"))
+        dst = args[k] if k is not None and len(args) > k else kwargs.get(name)
+        if any(isinstance(d, Tensor) for d in (dst if isinstance(dst, tuple) else (dst,))):
+            raise TypeError(f"numpy.{func.__name__} cannot write into a tapekit tensor: tensors are "
+                            f"immutable (a tape may have saved this value); use the returned "
+                            f"value, or Variable.assign for a variable")
         return func(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()})
     raise _unsupported(f"numpy.{func.__name__}")

@@ -260,7 +260,8 @@ def apply1(op, a, attrs=_NO_ATTRS):
 
 
 def apply2(op, a, b):
-    """apply(op, (a, b), {}) for two tensors, or a tensor and a Python number (`lr * g`)."""
+    """apply(op, (a, b), {}) for two tensors, or a tensor and a Python number (`lr * g`),
+    or a tensor and a NumPy array of its dtype (`x * c`)."""
     if isinstance(a, Tensor):
         va = a._value
         if isinstance(b, Tensor):
@@ -273,6 +274,16 @@ def apply2(op, a, b):
                 _check_scalars(op, (va, b), a)   # int32 + 1.5: TensorFlow raises, NumPy promotes
             vb = b
             tids = (a._tid, None)
+        elif type(b) is np.ndarray and b.dtype is va.dtype and not op.variadic:
+            # The caller's array: copied where apply would copy it (see _keep_private).
+            vb = b.copy() if op.save_mask[1] and state.tapes else b
+            try:
+                out = op.forward(va, vb)
+            except _FORWARD_ERRORS as e:
+                raise _op_error(op, (va, vb), _NO_ATTRS, e) from None
+            if type(out) is np.ndarray and out.base is not None and vb is b and np.may_share_memory(out, b):
+                out = out.copy()
+            return _emit(op, (a, b), (va, vb), (a._tid, None), out, _NO_ATTRS)
         else:
             return apply(op, (a, b), _NO_ATTRS)
     elif type(a) in _SCALARS and isinstance(b, Tensor):
