@@ -90,11 +90,10 @@ $(VENV)/.stamp-%: pyproject.toml | $(PY)
 # torch==2.13.0 resolves to the local CPU wheel; from PyPI alone it is the CUDA build (GBs).
 $(VENV)/.stamp-bench: PIP_FLAGS = $(if $(wildcard $(TORCH_WHEELS)/torch-*.whl),--find-links $(TORCH_WHEELS),$(warning no torch wheel in $(TORCH_WHEELS): pip will take torch from PyPI))
 
-# `jupyter trust`: the lessons' stored outputs (HTML, SVG, widgets) show without "trust this
-# notebook?" on first open. It signs the current files only; after `make notebooks` run it again
-# (this target does).
+# The lessons open untrusted on purpose, as a downloaded copy or Binder would: every stored
+# graph and widget output carries a PNG, which JupyterLab shows untrusted. Trusting them would
+# make JupyterLab pick the widget views, whose state is not stored ("model not found").
 lab: sysdeps-graphviz $(VENV)/.stamp-lab
-	$(VENV)/bin/jupyter trust notebooks/*.ipynb
 	$(VENV)/bin/jupyter lab --ip=127.0.0.1 $(if $(IS_ROOT),--allow-root) notebooks/
 
 # Runs both suites even if the first fails, and exits with the first non-zero status.

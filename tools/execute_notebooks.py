@@ -6,7 +6,12 @@ usage: python tools/execute_notebooks.py [--timeout 120] [--kernel python3] [--c
 - with no NOTEBOOK arguments, runs every notebooks/*.ipynb of the repository
 - runs each notebook from its own directory, with the given kernel (not the one stored in it)
 - cells tagged `raises-exception` may raise; any other error fails that notebook (like nbconvert)
-- no per-cell timing metadata (less git noise); widget state is stored (static renderers)
+- no per-cell timing metadata (less git noise)
+- no widget state is stored: every tapekit widget's output carries a PNG of its last state
+  beside the widget view. With stored state, nbconvert's HTML always picks the widget view and
+  loads its renderer from a CDN (blank offline), and a trusted JupyterLab shows a dead copy;
+  without it, every place with no kernel (nbconvert, GitHub, the docs site, JupyterLab on an
+  untrusted notebook) shows the picture, and Run All brings the live widget back
 - the kernel gets PYTHONHASHSEED=0 (unless already set), the same as `make test` gives nbval,
   so outputs that depend on str/bytes hash order (set iteration) agree between both runs
 - --check executes without writing anything back: "do all notebooks still run?"
@@ -42,16 +47,14 @@ MODEL_REF = re.compile(r"IPY_MODEL_([0-9a-f]{32})")
 def stable_widget_ids(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
     """Rename every widget model id to uuid5(name, position): the position is the order in
     which the outputs, then each model's references, reach it (deterministic, unlike the
-    kernel's uuid4 ids). Returns a new notebook; one without widgets comes back unchanged."""
+    kernel's uuid4 ids). Works with or without stored widget state. Returns a new notebook."""
     state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
-    if not state:
-        return nb
     order = []
 
     def visit(model_id):
-        if model_id in state and model_id not in order:
+        if model_id not in order:
             order.append(model_id)
-            for ref in MODEL_REF.findall(json.dumps(state[model_id], sort_keys=True)):
+            for ref in MODEL_REF.findall(json.dumps(state.get(model_id, {}), sort_keys=True)):
                 visit(ref)
 
     for cell in nb.cells:
@@ -90,12 +93,13 @@ def execute(path: Path, kernel: str, timeout: int) -> nbformat.NotebookNode:
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)  # stale timing from earlier runs
+    nb.metadata.pop("widgets", None)  # widget state of an earlier run (none is stored now)
     client = NotebookClient(
         nb,
         timeout=timeout,  # finite: nbclient can stall on `with out:` (recipe §2.7)
         kernel_name=kernel,  # ignore the kernelspec stored in the notebook
         record_timing=False,
-        store_widget_state=True,
+        store_widget_state=False,  # see the module docstring
         resources={"metadata": {"path": str(path.parent)}},  # cwd = the notebook's folder
     )
     client.execute()
