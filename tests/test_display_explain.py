@@ -155,6 +155,49 @@ def test_records_released_by_gradient_when_not_recording():
     assert e.reason == "records_freed" and "persistent=True" in str(e)
 
 
+@pytest.mark.parametrize("record", [False, True])
+def test_explain_after_a_non_persistent_gradient_that_was_none(record):
+    """Issue 14: the answer to "why is it None?" survives gradient() of a non-persistent tape,
+    with display recording off too: the structure is kept (op names, ids, shapes), no arrays."""
+    with tk.display.option_context(record=record):
+        w = tk.Variable(np.ones((2, 3), np.float32))
+        with tk.GradientTape() as tape:
+            h = tk.stop_gradient(w * 3.0)
+            y = tk.reduce_sum(h * h)
+        assert tape.gradient(y, w) is None
+    e = tape.explain(y, w)
+    assert e.reason == "stop_gradient" and e.node == "n1", str(e)
+    assert "Remove the stop_gradient" in str(e)
+    view = tk.show(tape, y, w)
+    assert [n.label for n in view.model.nodes][1:] == ["multiply", "stop_gradient", "multiply", "reduce_sum"]
+    assert view.model.node("n1").shape == (2, 3) and view.model.node("n1").broken
+    assert "released its records" not in view.text
+    if not record:  # what is kept holds no arrays
+        for rec in tape._skeleton:
+            assert not any(isinstance(v, np.ndarray) for v in rec[3] + (rec[4], rec[7]))
+        assert "kept because a gradient was None" in view.text
+
+
+def test_non_persistent_gradient_that_was_computed_frees_everything():
+    with tk.display.option_context(record=False):
+        w = tk.Variable(2.0)
+        with tk.GradientTape() as tape:
+            y = w * w
+        assert float(tape.gradient(y, w)) == 4.0
+    assert tape._skeleton is None and tape._records == [] and tape._released == 1
+
+
+def test_nothing_recorded_is_not_called_released():
+    """Lesson 05: a constant never watched: nothing was recorded, gradient() released nothing."""
+    x = tk.constant(3.0)
+    with tk.GradientTape() as tape:
+        y = x * x
+    assert tape.gradient(y, x) is None
+    view = tk.show(tape, y, x)
+    assert "released" not in view.text and "Nothing was recorded" in view.text
+    assert tape.explain(y, x).reason == "unwatched_constant"
+
+
 def test_not_a_tensor():
     x = tk.Variable(2.0)
     with tk.GradientTape(persistent=True) as tape:

@@ -77,17 +77,23 @@ class GraphModel:
 # --- reading the tape ----------------------------------------------------------------
 
 def tape_records(tape):
-    """The records to show: the live list, or the one a non-persistent gradient() released."""
+    """The records to show: the live list, or what is left of the ones a non-persistent
+    gradient() released: all of them (display recording), or their structure without
+    arrays (kept when a requested gradient was None, for tape.explain)."""
     records = tape._records
-    kept = getattr(tape, "_kept_records", None)  # kept by display recording (tape._record)
-    if not records and kept and Record(kept[-1]).out_tid in tape._tracked:  # not from before reset()
-        return named_records(kept)
+    if records:
+        return named_records(records)
+    for kept in (getattr(tape, "_kept_records", None), getattr(tape, "_skeleton", None)):
+        if kept and Record(kept[-1]).out_tid in tape._tracked:  # not from before reset()
+            return named_records(kept)
     return named_records(records)
 
 
 def records_freed(tape):
-    """True when gradient() of a non-persistent tape released every record (nothing to show)."""
-    return tape._used and not tape._persistent and not tape_records(tape)
+    """True when gradient() of a non-persistent tape released records and kept none of them
+    (every gradient it was asked for was computed, and display recording was off)."""
+    return (tape._used and not tape._persistent and getattr(tape, "_released", 0) > 0
+            and not tape_records(tape))
 
 
 def index_tape(tape, records, extra=()):
@@ -274,10 +280,13 @@ def _notes(tape, records, nodes):
     if records_freed(tape):
         notes.append("gradient() of this non-persistent tape released its records. To see them "
                      "afterwards, use persistent=True or tk.display.set_options(record=True).")
+    elif records and records is getattr(tape, "_skeleton", None):
+        notes.append("gradient() released the arrays of this non-persistent tape; what is left "
+                     "is its structure (ops, shapes, dtypes), kept because a gradient was None.")
     elif not records:
         notes.append("Nothing was recorded: watch a tensor (tape.watch(x)) or use a trainable "
                      "tk.Variable inside the `with` block.")
-    if any(n.kind in ("op", "stop_gradient") and n.value is None for n in nodes):
+    elif any(n.kind in ("op", "stop_gradient") and n.value is None for n in nodes):
         notes.append("Some values were not kept; tk.display.set_options(record=True) before "
                      "recording keeps them all.")
     return notes
