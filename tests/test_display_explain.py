@@ -215,3 +215,26 @@ def test_explanation_displays_itself(monkeypatch):
     bundle = e._repr_mimebundle_()
     assert bundle["text/plain"] == str(e) and "path breaks: stop_gradient" in bundle["text/html"]
     assert "0x" not in repr(e)
+
+
+def test_explain_shows_its_words_as_html_beside_the_picture():
+    """Issue 13: a bare `tape.explain(...)` cell showed only the SVG; the words were only in
+    text/plain, which the browser never shows when there is a picture."""
+    x = tk.Variable(2.0, name="<x>")
+    with tk.GradientTape(persistent=True) as tape:
+        y = tk.stop_gradient(x) * 2.0
+    e = tape.explain(y, x)
+    bundle = e._repr_mimebundle_()
+    html = bundle["text/html"]
+    assert bundle["text/plain"] == str(e)
+    assert "Why the gradient is None:" in html and "Remove the stop_gradient" in html
+    assert "&lt;x&gt;" in html and "<x>" not in html                  # names are escaped
+    if "image/png" in bundle:   # with `dot`: the picture inside the HTML too (untrusted-safe PNG)
+        assert f'src="data:image/png;base64,{bundle["image/png"]}"' in html
+        assert html.index("Remove the stop_gradient") < html.index("<img")
+    with tape:
+        z = y * 3.0
+    c = tape.explain(z, y)
+    assert c.connected and "Connected:" in c._repr_mimebundle_()["text/html"]
+    none = tape.explain(y, None)._repr_mimebundle_()
+    assert set(none) == {"text/plain", "text/html"} and "came back None" in none["text/html"]

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..context import state
 from ..tensor import Tensor, Variable
+from .format import html_text
 from .graph import ancestors, index_tape, out_dtype, reach_from, records_freed, tape_records
 
 REASONS = ("connected", "not_a_tensor", "integer_dtype", "not_trainable",
@@ -50,13 +51,28 @@ class Explanation:
     def __str__(self):
         return self.message
 
+    def words_html(self):
+        """The answer as HTML text (escaped): what the page shows above the picture."""
+        head = "Connected" if self.connected else "Why the gradient is None"
+        return (f'<div class="tapekit-explain" style="font-size:13px;line-height:1.4;'
+                f'max-width:60em;margin:2px 0 6px 0"><p><b>{head}:</b> '
+                f"{html_text(self.message)}</p></div>")
+
     def _repr_mimebundle_(self, include=None, exclude=None):
+        """The words and the marked picture in one HTML output (words as page text, the
+        picture as a PNG inside it, so both show in an untrusted notebook too), beside the
+        picture's SVG and PNG; text/plain is the message."""
         from .mimebundle import show
+        words = {"text/html": self.words_html(), "text/plain": self.message}
         if self.reason == "not_a_tensor":
-            return {"text/plain": self.message}
+            return words
         bundle = show(self.tape, self.target, self.source)._repr_mimebundle_(include, exclude)
-        if "text/plain" in bundle:
-            bundle["text/plain"] = self.message
+        picture = bundle.get("text/html", "")  # the table, when `dot` is missing
+        if "image/png" in bundle:
+            picture = (f'<img class="tapekit-picture" alt="the tape, marked" style="max-width:100%" '
+                       f'src="data:image/png;base64,{bundle["image/png"]}">')
+        bundle.update(words)
+        bundle["text/html"] = words["text/html"] + picture
         return bundle
 
 

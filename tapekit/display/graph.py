@@ -24,13 +24,13 @@ from .format import number, shape_text, summary
 from .scopes import ranges as scope_ranges
 from .summary import collapse
 
-KINDS = ("variable", "watched", "constant", "op", "stop_gradient", "block")
+KINDS = ("variable", "unwatched", "watched", "constant", "op", "stop_gradient", "block")
 
 
 @dataclass
 class Node:
     id: str                       # "n3", "s0", "b12"
-    kind: str                     # one of KINDS
+    kind: str                     # one of KINDS ("unwatched": a Variable the tape does not watch)
     label: str                    # op name, tensor name, or what a block holds
     shape: tuple = None           # None when unknown
     dtype: str = ""
@@ -218,10 +218,11 @@ def _leaf(tape, node_id, tid, obj, values, metas, grads):
         value = obj._value
     info = value if value is not None else metas.get(tid)
     watched = tid in tape._watched
-    if isinstance(obj, Variable):
-        kind = "variable" if watched else "constant"
-        note = "" if watched else ("not watched (trainable=False)" if not obj.trainable
-                                   else "not watched")
+    if isinstance(obj, Variable):  # "variable, watched" or "variable, not watched" (and why)
+        kind = "variable" if watched else "unwatched"
+        note = ("" if watched else "trainable=False" if not obj.trainable
+                else "watch_accessed_variables=False" if not tape._watch_accessed
+                else "no recorded op read it")
         label = obj.name
     else:
         kind = "watched" if watched else "constant"
