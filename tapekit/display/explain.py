@@ -118,8 +118,8 @@ def _why(tape, target, source):
         floats = reach_from(records, [source._tid], floating=True)
         if target._tid in floats:
             path = _path(records, produced, floats, source._tid, target._tid, ids)
-            steps = " -> ".join(ids[t] + (f" ({produced[t].op.name})" if t in produced else "")
-                                for t in path)
+            steps = _steps([ids[t] + (f" ({produced[t].op.name})" if t in produced else "")
+                            for t in _ends(path)], len(path))
             note = "" if source._tid in tape._tracked else (
                 f" {S} is not watched, but the ops reading it were recorded because another "
                 f"input is, so tape.gradient still computes it (as TensorFlow does).")
@@ -202,6 +202,24 @@ def _not_recorded(tape, source, target, S, records, name):
             f"this tape, so no gradient can flow from it: {when}it was computed from a value that "
             f"left the tape (x.numpy(), float(x), a NumPy call on a plain array), or before "
             f"{S} was watched.{tail}", f"n{last.index}" if last else None, ())
+
+
+PATH_ENDS = 4  # a longer path is told by its first and last few steps and a count
+
+
+def _ends(path):
+    """The steps of `path` that the message names: all, or the first and last few."""
+    n = PATH_ENDS
+    return path if len(path) <= 2 * n + 1 else list(path[:n]) + list(path[-n:])
+
+
+def _steps(names, total):
+    """'s0 -> n0 (multiply) -> ...' with '... (k more) ...' for the steps left out."""
+    n = PATH_ENDS
+    if total <= 2 * n + 1:
+        return " -> ".join(names)
+    return (" -> ".join(names[:n]) + f" -> ... ({total - 2 * n} more steps) ... -> "
+            + " -> ".join(names[n:]))
 
 
 def _path(records, produced, reach, source_tid, target_tid, ids):

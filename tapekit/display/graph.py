@@ -245,12 +245,23 @@ def _op_node(tape, rec, ids, values, grads):
                 _array(grads.get(rec.out_tid)), args, (rec.index,), note=note, tid=rec.out_tid)
 
 
+_LITERALS = {}  # (type, number) -> its text: a long tape repeats the same few literals
+
+
 def _literal(v):
     if isinstance(v, (np.ndarray, np.generic)) and np.size(v) <= 3:
         return summary(v)
     if hasattr(v, "shape"):
         return f"array{shape_text(v.shape)}"
-    return number(v) if isinstance(v, (int, float)) else type(v).__name__
+    if not isinstance(v, (int, float)):
+        return type(v).__name__
+    key = (type(v), v)  # the type too: True, 1 and 1.0 are equal keys but read differently
+    text = _LITERALS.get(key)
+    if text is None:
+        if len(_LITERALS) > 10_000:
+            _LITERALS.clear()
+        text = _LITERALS[key] = number(v)
+    return text
 
 
 def _mark_path(nodes, edges, records, target_tids, source_tids):
@@ -301,9 +312,17 @@ def _shape(info):
     return tuple(info.shape) if hasattr(info, "shape") else (() if info is not None else None)
 
 
+_DTYPE_NAMES = {}
+
+
 def _dtype(info):
     dtype = getattr(info, "dtype", None)
-    return dtype.name if dtype is not None else ""
+    if dtype is None:
+        return ""
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = _DTYPE_NAMES[dtype] = dtype.name
+    return name
 
 
 def _array(g):
