@@ -267,3 +267,26 @@ def test_explain_on_a_200k_op_tape_is_quick_and_short():
     took = time.perf_counter() - t0
     assert e.connected and len(str(e)) < 400 and "(199993 more steps)" in str(e)
     assert took < 2.0, f"explain took {took:.2f} s at 200k ops"
+
+
+def test_in_a_notebook_explain_shows_the_words_then_the_picture():
+    """Untrusted notebooks drop an <img src="data:..."> inside HTML, so IPython gets two
+    outputs: the words (HTML + text) and the picture (SVG + PNG + the table as text)."""
+    pytest.importorskip("IPython")
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.display import display
+    from IPython.utils.capture import capture_output
+    InteractiveShell.instance()
+    x = tk.Variable(2.0)
+    with tk.GradientTape(persistent=True) as tape:
+        y = tk.stop_gradient(x) * 2.0
+    e = tape.explain(y, x)
+    with capture_output() as cap:
+        display(e)
+    words, picture = [o.data for o in cap.outputs]
+    assert set(words) == {"text/html", "text/plain"} and words["text/plain"] == str(e)
+    assert "Remove the stop_gradient" in words["text/html"] and "<img" not in words["text/html"]
+    assert "text/html" not in picture and "path breaks: stop_gradient" in picture["text/plain"]
+    with capture_output() as cap:
+        display(tape.explain(y, None))
+    assert [set(o.data) for o in cap.outputs] == [{"text/html", "text/plain"}]

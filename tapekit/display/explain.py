@@ -58,10 +58,22 @@ class Explanation:
                 f'max-width:60em;margin:2px 0 6px 0"><p><b>{head}:</b> '
                 f"{html_text(self.message)}</p></div>")
 
+    def _ipython_display_(self):
+        """In a notebook: two outputs, the words (HTML, so they are page text, also in an
+        untrusted notebook, whose sanitizer keeps text) and then the marked picture (SVG,
+        and a PNG for untrusted notebooks). One HTML output holding both cannot work there:
+        the sanitizer drops `data:` image sources."""
+        from IPython.display import display
+
+        from .mimebundle import show
+        display({"text/html": self.words_html(), "text/plain": self.message}, raw=True)
+        if self.reason != "not_a_tensor":
+            display(show(self.tape, self.target, self.source))
+
     def _repr_mimebundle_(self, include=None, exclude=None):
-        """The words and the marked picture in one HTML output (words as page text, the
-        picture as a PNG inside it, so both show in an untrusted notebook too), beside the
-        picture's SVG and PNG; text/plain is the message."""
+        """One bundle, for callers that take one (an ipywidgets Output, a trusted page): the
+        words with the marked picture as a PNG inside the HTML, beside the picture's SVG and
+        PNG; text/plain is the message. IPython's display uses `_ipython_display_`."""
         from .mimebundle import show
         words = {"text/html": self.words_html(), "text/plain": self.message}
         if self.reason == "not_a_tensor":
