@@ -98,7 +98,9 @@ def records_freed(tape):
 
 def index_tape(tape, records, extra=()):
     """({tid: node id}, [leaf tids in order]) for every tensor the records touch."""
-    ids = {rec.out_tid: f"n{rec.index}" for rec in records}
+    # Records are unpacked as tuples in the loops below: property access costs seconds on
+    # a 200k-op tape.
+    ids = {rec[6]: f"n{rec[0]}" for rec in records}
     leaves = []
 
     def add(tid):
@@ -109,30 +111,36 @@ def index_tape(tape, records, extra=()):
     for tid in tape._watched:
         add(tid)
     for rec in records:
-        for tid in rec.in_tids:
-            add(tid)
+        for tid in rec[2]:
+            if tid not in ids:
+                add(tid)
     for t in extra:
         add(t._tid)
     return ids, leaves
 
 
 def out_dtype(rec):
-    value = rec.value if rec.value is not None else rec.ans
+    value = rec[7] if rec[7] is not None else rec[4]
     return getattr(value, "dtype", None)
 
 
 def reach_from(records, tids, differentiable=True, floating=False):
     """Tape ids that depend on `tids`: through differentiable inputs only, float outputs only."""
     reach = set(tids)
-    for rec in records:
-        d = rec.op.differentiable
+    for _, op, in_tids, _, ans, _, out, value in records:
+        d = op.differentiable
         if differentiable and not d:
             continue
-        if floating and getattr(out_dtype(rec), "kind", "f") not in "fc":
+        if floating and getattr(getattr(value if value is not None else ans, "dtype", None),
+                                "kind", "f") not in "fc":
             continue
-        for i, tid in enumerate(rec.in_tids):
-            if tid in reach and (not differentiable or d is True or d[i]):
-                reach.add(rec.out_tid)
+        if d is True or not differentiable:
+            if not reach.isdisjoint(in_tids):
+                reach.add(out)
+            continue
+        for i, tid in enumerate(in_tids):
+            if tid in reach and d[i]:
+                reach.add(out)
                 break
     return reach
 
@@ -140,10 +148,10 @@ def reach_from(records, tids, differentiable=True, floating=False):
 def ancestors(records, tids, differentiable=True):
     """Tape ids that `tids` depend on (walking the records backwards)."""
     anc = set(tids)
-    for rec in reversed(records):
-        if rec.out_tid in anc:
-            d = rec.op.differentiable
-            for i, tid in enumerate(rec.in_tids):
+    for _, op, in_tids, _, _, _, out, _ in reversed(records):
+        if out in anc:
+            d = op.differentiable
+            for i, tid in enumerate(in_tids):
                 if tid is not None and (not differentiable or d is True or (d and d[i])):
                     anc.add(tid)
     return anc
