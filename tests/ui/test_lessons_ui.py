@@ -80,9 +80,11 @@ TABLE_HEADER = "node  kind"   # the first line of a tape's text table (html.to_t
 
 
 def _is_graph(output):
+    """A tape picture (a graph, or explain's marked graph); widgets are not counted here."""
     data = output.get("data", {})
     return output.get("output_type") in ("display_data", "execute_result") and (
-        "image/svg+xml" in data or "image/png" in data) and TABLE_HEADER in _plain(data)
+        "image/svg+xml" in data or "image/png" in data) and \
+        "application/vnd.jupyter.widget-view+json" not in data
 
 
 def _plain(data):
@@ -159,6 +161,20 @@ def _screenshot(page, path):
     page.set_viewport_size({"width": 1400, "height": 1000})
 
 
+def _save(page, base, token, lesson, done):
+    """Save the notebook until the server's copy passes `done(execution counts)`; return it."""
+    deadline = time.monotonic() + 30
+    while True:
+        page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook").focus()
+        page.keyboard.press("Control+s")
+        page.wait_for_timeout(500)
+        nb = nbformat.reads(json.dumps(_api(base, token, f"/api/contents/shipped/{lesson}")["content"]),
+                            as_version=4)
+        if done([c.get("execution_count") for c in nb.cells if c.cell_type == "code"]):
+            return nb
+        assert time.monotonic() < deadline, "JupyterLab did not save the notebook"
+
+
 def _menu(page, menu, item):
     page.click(f".lm-MenuBar-itemLabel:text-is('{menu}')")
     page.click(f".lm-Menu-itemLabel:text-is('{item}')")
@@ -184,6 +200,7 @@ def test_lesson_as_shipped_and_after_run_all(lab_server, page, screenshot_dir, l
     # 2. Run All in the browser (outputs cleared first, so the prompts tell when it is done).
     _menu(page, "Edit", "Clear Outputs of All Cells")
     page.wait_for_function(NO_PROMPT_NUMBERED, timeout=30_000)
+    _save(page, base, token, lesson, lambda counts: not any(counts))   # the file is cleared too
     page.wait_for_function(KERNEL_READY, timeout=90_000, polling=100)
     t0 = time.monotonic()
     _menu(page, "Run", "Run All Cells")
@@ -191,16 +208,7 @@ def test_lesson_as_shipped_and_after_run_all(lab_server, page, screenshot_dir, l
     page.wait_for_function(KERNEL_READY, timeout=120_000, polling=100)
     stats["run_all_s"] = f"{time.monotonic() - t0:.1f}"
     page.wait_for_timeout(1000)                      # widget views render asynchronously
-    page.keyboard.press("Control+s")                 # the run's outputs, as the server sees them
-    deadline = time.monotonic() + 30
-    while True:
-        saved = nbformat.reads(json.dumps(_api(base, token, f"/api/contents/shipped/{lesson}")["content"]),
-                               as_version=4)
-        if all(c.get("execution_count") for c in saved.cells if c.cell_type == "code"):
-            break
-        assert time.monotonic() < deadline, "the notebook was not saved after Run All"
-        page.keyboard.press("Control+s")
-        page.wait_for_timeout(500)
+    saved = _save(page, base, token, lesson, all)  # the run's outputs, as the server has them
     _screenshot(page, screenshot_dir / f"{stem}-run.png")
 
     errors = [f"cell {k}: {o.get('ename')}: {o.get('evalue')}"
