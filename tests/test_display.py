@@ -373,3 +373,24 @@ def test_unwatched_variables_say_so_and_why(record):
         y = w * 2.0
     assert graph.build(tape, y, w).node("s0").kind == "variable"
     assert "variable, watched" in tk.show(tape, y, w).source
+
+
+def test_a_huge_tape_is_drawn_as_its_ends_the_break_and_boxes(record):
+    w = tk.Variable(2.0)
+    with tk.GradientTape(persistent=True) as tape:
+        y = w
+        for i in range(graph.HUGE_TAPE + 5000):
+            y = y * 1.0
+            if i == 12345:
+                y = tk.stop_gradient(y)
+    view = tape.explain(y, w).view()
+    m = view.model
+    ids = [n.id for n in m.nodes]
+    assert len(m.nodes) <= 110 and "n0" in ids and f"n{graph.HUGE_TAPE + 5000}" in ids
+    assert m.node("n12346").broken == "stop_gradient"                # the break is shown
+    boxes = [n for n in m.nodes if n.kind == "block"]
+    assert len(boxes) == 2 and sum(len(b.records) for b in boxes) == len(tape._records) - (len(m.nodes) - 3)
+    by_id = {n.id: n for n in m.nodes}
+    assert all(e.src in by_id and e.dst in by_id for e in m.edges)   # no edge to a hidden node
+    assert any(e.src == boxes[0].id and e.dst == "n12346" for e in m.edges)
+    assert "records in between are the boxes" in view.text

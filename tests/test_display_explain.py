@@ -267,6 +267,12 @@ def test_explain_on_a_200k_op_tape_is_quick_and_short():
     took = time.perf_counter() - t0
     assert e.connected and len(str(e)) < 400 and "(199993 more steps)" in str(e)
     assert took < 2.0, f"explain took {took:.2f} s at 200k ops"
+    t0 = time.perf_counter()                 # what a notebook cell `tape.explain(y, x)` shows
+    view = e.view()
+    bundle = view._repr_mimebundle_()
+    took = time.perf_counter() - t0
+    assert len(view.model.nodes) <= 110 and sum(len(v) for v in bundle.values()) < 1_000_000
+    assert took < 2.0, f"explain's picture took {took:.2f} s at 200k ops"
 
 
 def test_in_a_notebook_explain_shows_the_words_then_the_picture():

@@ -48,6 +48,13 @@ class Explanation:
     def connected(self):
         return self.reason == "connected"
 
+    def view(self):
+        """The marked picture (a tk.show view) of this answer's tape, target and source."""
+        from .mimebundle import TapeView
+        breaks = {self.node: SHORT.get(self.reason, self.reason)} if (
+            self.node is not None and not self.connected) else {}
+        return TapeView(self.tape, self.target, self.source, breaks=breaks)
+
     def __str__(self):
         return self.message
 
@@ -64,21 +71,18 @@ class Explanation:
         and a PNG for untrusted notebooks). One HTML output holding both cannot work there:
         the sanitizer drops `data:` image sources."""
         from IPython.display import display
-
-        from .mimebundle import show
         display({"text/html": self.words_html(), "text/plain": self.message}, raw=True)
         if self.reason != "not_a_tensor":
-            display(show(self.tape, self.target, self.source))
+            display(self.view())
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         """One bundle, for callers that take one (an ipywidgets Output, a trusted page): the
         words with the marked picture as a PNG inside the HTML, beside the picture's SVG and
         PNG; text/plain is the message. IPython's display uses `_ipython_display_`."""
-        from .mimebundle import show
         words = {"text/html": self.words_html(), "text/plain": self.message}
         if self.reason == "not_a_tensor":
             return words
-        bundle = show(self.tape, self.target, self.source)._repr_mimebundle_(include, exclude)
+        bundle = self.view()._repr_mimebundle_(include, exclude)
         picture = bundle.get("text/html", "")  # the table, when `dot` is missing
         if "image/png" in bundle:
             picture = (f'<img class="tapekit-picture" alt="the tape, marked" style="max-width:100%" '

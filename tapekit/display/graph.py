@@ -178,12 +178,20 @@ def build(tape, target=None, sources=None, *, breaks=None, max_nodes=None):
     known = dict(tape._watched)
     known.update((t._tid, t) for t in targets + srcs)
     ids, leaves = index_tape(tape, records, extra=srcs)
-    values, metas = _values_seen(tape, records)
+    shown, gaps = records, []
+    if max_nodes is not None and len(records) > HUGE_TAPE:
+        shown, gaps = _ends(records, breaks or {}, max_nodes)
+        read = {tid for rec in shown for tid in rec[2]}
+        leaves = [t for t in leaves if t in read or t in known]
+        ids = dict(ids)
+        for a, b in gaps:              # a left-out record's output is shown as its box
+            ids.update((rec[6], f"b{a}") for rec in records[a:b])
+    values, metas = _values_seen(tape, shown)
     grads = tape._last_grads or {}
 
     nodes = [_leaf(tape, ids[tid], tid, known.get(tid), values, metas, grads) for tid in leaves]
     edges = []
-    for rec in records:
+    for rec in shown:
         nodes.append(_op_node(tape, rec, ids, values, grads))
         d = rec.op.differentiable
         for i, tid in enumerate(rec.in_tids):
@@ -191,6 +199,8 @@ def build(tape, target=None, sources=None, *, breaks=None, max_nodes=None):
                 edges.append(Edge(ids[tid], f"n{rec.index}", i,
                                   is_stop_gradient=rec.op.name == "stop_gradient",
                                   differentiable=d is True or bool(d and d[i])))
+    if gaps:
+        _gap_boxes(records, gaps, ids, nodes, edges)
 
     if targets:
         src_tids = [t._tid for t in srcs] if srcs else list(tape._watched)
@@ -198,11 +208,48 @@ def build(tape, target=None, sources=None, *, breaks=None, max_nodes=None):
     for node in nodes:
         node.broken = (breaks or {}).get(node.id, "")
         node.dimmed = node.dimmed and not node.broken
-    model = GraphModel(_title(tape, records), nodes, edges, _notes(tape, records, nodes),
-                       has_grads=bool(grads))
+    notes = _notes(tape, records, nodes)
+    if gaps:
+        notes.append(f"A long tape: the picture shows its first and last records and those where "
+                     f"a gradient path breaks; {len(records) - len(shown)} records in between are "
+                     f"the boxes.")
+    model = GraphModel(_title(tape, records), nodes, edges, notes, has_grads=bool(grads))
     if max_nodes is not None and len(nodes) > max_nodes:
         model = collapse(model, scope_ranges(tape, records), max_nodes)
     return model
+
+
+HUGE_TAPE = 20_000  # records; a longer tape is drawn as its first and last records and boxes
+
+
+def _ends(records, breaks, max_nodes):
+    """The records a huge tape's picture shows: the first and last few, and the records where
+    a gradient path breaks; and the (start, stop) index ranges left out between them."""
+    k = max(max_nodes // 2 - 5, 3)
+    n = len(records)
+    keep = set(range(k)) | set(range(n - k, n))
+    keep.update(int(node_id[1:]) for node_id in breaks if node_id.startswith("n"))
+    keep = sorted(i for i in keep if 0 <= i < n)
+    gaps = [(a + 1, b) for a, b in zip(keep, keep[1:]) if b > a + 1]
+    return [records[i] for i in keep], gaps
+
+
+def _gap_boxes(records, gaps, ids, nodes, edges):
+    """One box per left-out range of a huge tape, with edges from the shown nodes its records
+    read (`ids` already names each left-out output by its box)."""
+    shown = {n.id for n in nodes}
+    for a, b in gaps:
+        box, last, srcs = f"b{a}", records[b - 1], {}
+        out = last[7] if last[7] is not None else last[4]
+        for rec in records[a:b]:
+            for tid in rec[2]:
+                src = ids.get(tid)
+                if src is not None and src != box and src in shown:
+                    srcs.setdefault(src)
+        nodes.append(Node(box, "block", f"{b - a} ops", _shape(out), _dtype(out),
+                          records=tuple(range(a, b)), note=f"n{a} ... n{b - 1}", tid=last[6]))
+        edges.extend(Edge(src, box) for src in srcs)
+    nodes.sort(key=lambda n: (n.id[0] != "s", n.records[0] if n.records else 0))
 
 
 def _values_seen(tape, records):

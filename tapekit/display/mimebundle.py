@@ -23,12 +23,13 @@ MAX_EXPLAINED = 20  # sources whose break point the picture looks for
 class TapeView:
     """A snapshot of a tape's graph that displays itself; see `show`."""
 
-    def __init__(self, tape, target=None, sources=None, **options):
+    def __init__(self, tape, target=None, sources=None, *, breaks=None, **options):
         unknown = set(options) - set(OPTIONS)
         if unknown:
             raise TypeError(f"tk.show: unknown option(s) {sorted(unknown)}; known: {', '.join(OPTIONS)}")
         self.options = {**OPTIONS, **options}
-        breaks = _breaks(tape, target, sources)
+        if breaks is None:  # {node id: why the path breaks there}; explain passes its answer
+            breaks = _breaks(tape, target, sources)
         self.model = build(tape, target, sources, breaks=breaks,
                            max_nodes=self.options["max_nodes"])
 
