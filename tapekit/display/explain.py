@@ -62,7 +62,7 @@ class Explanation:
         """The answer as HTML text (escaped): what the page shows above the picture."""
         head = "Connected" if self.connected else "Why the gradient is None"
         return (f'<div class="tapekit-explain" style="font-size:13px;line-height:1.4;'
-                f'max-width:60em;margin:2px 0 6px 0"><p><b>{head}:</b> '
+                f'max-width:60em;margin:2px 0 6px 0;overflow-wrap:anywhere"><p><b>{head}:</b> '
                 f"{html_text(self.message)}</p></div>")
 
     def _ipython_display_(self):
