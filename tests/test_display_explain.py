@@ -276,8 +276,8 @@ def test_explain_on_a_200k_op_tape_is_quick_and_short():
 
 
 def test_in_a_notebook_explain_shows_the_words_then_the_picture():
-    """Untrusted notebooks drop an <img src="data:..."> inside HTML, so IPython gets two
-    outputs: the words (HTML + text) and the picture (SVG + PNG + the table as text)."""
+    """IPython gets two outputs: the words (HTML + text) and the picture, the same output as
+    tk.show gives (SVG + PNG + the table as text; JupyterLab would rank HTML above the SVG)."""
     pytest.importorskip("IPython")
     from IPython.core.interactiveshell import InteractiveShell
     from IPython.display import display

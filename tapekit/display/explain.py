@@ -67,9 +67,10 @@ class Explanation:
 
     def _ipython_display_(self):
         """In a notebook: two outputs, the words (HTML, so they are page text, also in an
-        untrusted notebook, whose sanitizer keeps text) and then the marked picture (SVG,
-        and a PNG for untrusted notebooks). One HTML output holding both cannot work there:
-        the sanitizer drops `data:` image sources."""
+        untrusted notebook, whose sanitizer keeps text) and then the marked picture, the
+        same output as `tk.show` gives: SVG in a trusted notebook (sharp; a clipped name's
+        tooltip), PNG in an untrusted one. In one HTML output the picture could only be a
+        PNG, since JupyterLab ranks HTML above SVG."""
         from IPython.display import display
         display({"text/html": self.words_html(), "text/plain": self.message}, raw=True)
         if self.reason != "not_a_tensor":

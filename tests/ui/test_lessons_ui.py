@@ -266,3 +266,43 @@ def test_static_html_has_no_blank_output(browser, static_pages, screenshot_dir, 
         ctx.close()
     assert not blank, f"{lesson}: blank output areas in the nbconvert page:\n" + "\n".join(
         f"cell {b['cell']}: {b['html']}" for b in blank)
+
+
+def test_what_an_untrusted_notebook_shows(lab_server, page):
+    """Why tape pictures carry a PNG and no HTML: in an untrusted notebook JupyterLab shows
+    only safe types, never SVG (the text table shows instead), and ranks (sanitized) HTML
+    above any picture; a data: PNG inside that HTML survives the sanitizer."""
+    import tapekit as tk
+    base, token, root = lab_server
+    with tk.display.option_context(record=True):
+        x = tk.Variable(3.0, name="x")
+        with tk.GradientTape() as tape:
+            y = x * x
+        view = tk.show(tape)
+        picture = view._repr_mimebundle_()
+    if "image/png" not in picture:
+        pytest.skip("Graphviz dot not installed")
+    img = f'<img src="data:image/png;base64,{picture["image/png"]}">'
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {
+        "name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}})
+    for data in ({**picture, "text/html": "<p>the HTML</p>" + img},   # all four types
+                 picture,                                               # PNG + SVG + text
+                 {k: v for k, v in picture.items() if k != "image/png"}):  # SVG + text
+        cell = nbformat.v4.new_code_cell("tape", execution_count=1)
+        cell.outputs = [nbformat.v4.new_output("display_data", data=data)]
+        nb.cells.append(cell)
+    nbformat.write(nb, root / "shipped" / "untrusted_probe.ipynb")
+    page.goto(f"{base}/lab/tree/shipped/untrusted_probe.ipynb?reset&token={token}")
+    page.wait_for_function("""() => document.querySelectorAll(
+        '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell-outputArea .jp-OutputArea-output').length === 3""")
+    page.wait_for_timeout(500)
+    shown = page.evaluate("""() => [...document.querySelectorAll(
+        '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell-outputArea .jp-OutputArea-output')].map(o => ({
+        mime: o.dataset.mimeType, text: o.innerText.slice(0, 200),
+        imgs: [...o.querySelectorAll('img')].map(i => (i.getAttribute('src') || '').slice(0, 22)),
+        decoded: [...o.querySelectorAll('img')].map(i => i.complete && i.naturalWidth > 0)}))""")
+    html, png, svg_only = shown
+    assert html["mime"] == "text/html" and "the HTML" in html["text"]   # HTML wins, sanitized
+    assert html["decoded"] == [True]        # JupyterLab 4.6 keeps a data: PNG inside it
+    assert png["mime"] == "image/png" and png["imgs"] == ["data:image/png;base64,"]
+    assert svg_only["mime"] == "text/plain" and TABLE_HEADER in svg_only["text"]   # no SVG
