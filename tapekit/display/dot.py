@@ -1,7 +1,9 @@
 """GraphModel -> Graphviz: a `graphviz.Digraph` (DOT text), and SVG when `dot` is installed.
 
 How the picture reads (the legend):
-- blue ellipse: a watched Variable; green ellipse: another watched tensor;
+- blue ellipse: a watched Variable ("variable, watched"); grey dashed ellipse: a Variable
+  the tape does not watch ("variable, not watched", and why); green ellipse: another
+  watched tensor;
   grey dashed box: a constant (a tensor the tape does not watch);
 - white rounded box: a recorded op, with its arguments, shape, dtype, value and,
   in red, the gradient that flowed into it during the last `gradient` call;
@@ -11,6 +13,8 @@ How the picture reads (the legend):
 - red: the path from the target to the sources; grey: nodes off that path;
   pink with a double border: where the gradient path breaks (`tape.explain`).
 Every label is an HTML-like label whose text is escaped, so names cannot inject markup.
+Names are clipped to NAME_WIDTH characters (the whole name is the node's tooltip), the
+caption's notes are wrapped, and a picture wider than MAX_WIDTH_INCHES is scaled down to it.
 """
 import base64
 import textwrap

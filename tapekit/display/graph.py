@@ -5,7 +5,9 @@ so the same program gives the same ids in every process:
 - "n<i>" is the op of record i;
 - "s<k>" is the k-th leaf: the watched tensors in watch order, then the
   unwatched tensors that recorded ops read, in order of first use;
-- "b<i>" (summarised graphs only) is a box of collapsed records starting at record i.
+- "b<i>" (summarised graphs only) is a box of collapsed records starting at record i;
+  a tape of more than HUGE_TAPE records is drawn as its first and last records, the
+  records where a gradient path breaks, and boxes for the records in between.
 Python numbers an op reads (the 2.0 of `x * 2.0`) are shown among its arguments.
 
 Values come from what the records hold: each record's output when display
