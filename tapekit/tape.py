@@ -333,17 +333,31 @@ class GradientTape:
         if state.tapes or state.accumulators:
             seeds = {tid: v if isinstance(v, Tensor) else _wrap(v) for tid, v in seeds.items()}
         records = self._records if self._persistent else list(self._records)
+        released = None
         if not self._persistent:
+            released = self._records  # display: kept until we know if a gradient is None
             self._records = []
             self._used = True
         # When the sources cover everything watched, every tracked id leads to a source.
         reach = self._tracked if set(self._watched) <= set(source_tids) else None
         grads = backprop.backward(records, seeds, source_tids, lead=lead, reach=reach,
                                   consume=not self._persistent, keep_all=keep_all)
+        if released is not None:  # display: tape.explain can still say why a gradient is None
+            self._keep_structure(released, grads, source_tids, src_ok)
         if keep_all is not None:  # display: the sources' gradients too, not just the records'
             keep_all.update((tid, g) for tid, g in grads.items() if g is not None)
         self._last_grads = keep_all
         return grads
+
+    def _keep_structure(self, released, grads, source_tids, src_ok):
+        """After a non-persistent gradient: when a requested gradient is None, keep the released
+        records' structure (op, tape ids, shapes and dtypes; no arrays, no attributes), so
+        `tape.explain` can still say why. `_released` counts the records gradient() freed."""
+        self._released = len(released)
+        self._skeleton = None
+        if released and not (all(src_ok) and all(grads.get(t) is not None for t in source_tids)):
+            self._skeleton = [(i, op, tids, tuple([meta(v) for v in inputs]), meta(ans), {}, out, None)
+                              for i, op, tids, inputs, ans, _, out, _ in released]
 
     def memory(self):
         """Records and bytes this tape holds, per op, and what `gradient` frees (tapekit/memory.py)."""

@@ -119,7 +119,8 @@ def test_watched_intermediate_and_unused_source(record):
         z = y + 1.0
     m = graph.build(tape, z, [y, unused])
     assert m.node("s0").kind == "watched" and m.node("n0").note == "watched"
-    assert m.node("s1").label == "unused:0" and m.node("s1").note == "not watched"
+    assert m.node("s1").label == "unused:0" and m.node("s1").kind == "unwatched"
+    assert m.node("s1").note == "no recorded op read it"
     assert m.node("n0").is_source and m.node("n0").on_path
 
 
@@ -203,7 +204,7 @@ def test_svg_has_labels_values_gradients_and_path(record):
     tape, x, c, w = small_tape()
     tape.gradient(w, x)
     bundle = tk.show(tape, w, x)._repr_mimebundle_()
-    assert set(bundle) == {"text/plain", "image/svg+xml"}
+    assert set(bundle) == {"text/plain", "image/svg+xml", "image/png"}
     svg = bundle["image/svg+xml"]
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg
     for text in ("x:0", "pow", "stop_gradient", "value 9.0", "grad 3.0", "#d62728"):
@@ -296,3 +297,100 @@ def test_name_scopes_collapse_into_boxes(record):
     m = tk.show(tape, max_nodes=10).model
     blocks = [n for n in m.nodes if n.kind == "block"]
     assert [b.label for b in blocks] == ["layer x40"] and len(blocks[0].records) == 120
+
+
+# --- pictures that fit the page (issues 13 and 14) -----------------------------------------
+
+def _svg_size_pt(svg):
+    import re
+    w, h = re.search(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"', svg).groups()
+    return float(w), float(h)
+
+
+@needs_dot
+def test_a_10000_character_name_is_clipped_and_kept_in_the_tooltip(record):
+    """dot failed with "Edge length > 65535" on a 10,000-character name; the label is clipped."""
+    name = "w" * 5000 + "<&>" + "v" * 5000
+    x = tk.Variable(2.0, name=name)
+    with tk.GradientTape() as tape:
+        y = x * x
+    view = tk.show(tape, y, x)
+    bundle = view._repr_mimebundle_()
+    assert {"image/svg+xml", "image/png"} <= set(bundle)
+    svg = bundle["image/svg+xml"]
+    assert "w" * 37 + "..." in svg and "w" * 41 not in svg.split("xlink:title")[0]
+    assert "w" * 990 in svg                                    # the tooltip holds the name
+    assert _svg_size_pt(svg)[0] < 9.5 * 72
+    assert name in view.text.replace("\n", "") or "wwww..." in view.text   # the table clips too
+
+
+@needs_dot
+def test_a_wide_graph_is_scaled_to_the_output_width(record):
+    xs = [tk.Variable(float(i), name=f"parameter_number_{i}") for i in range(30)]
+    with tk.GradientTape() as tape:
+        y = xs[0] * xs[0]
+        for x in xs[1:]:
+            y = y + x * x
+    bundle = tk.show(tape, y, xs)._repr_mimebundle_()
+    width, height = _svg_size_pt(bundle["image/svg+xml"])
+    assert width <= 9.5 * 72 + 1                       # 912 CSS px: JupyterLab's column is 968
+    import base64
+    import struct
+    png = base64.b64decode(bundle["image/png"])
+    png_width = struct.unpack(">I", png[16:20])[0]
+    assert 800 < png_width <= 9.5 * 96 + 1
+
+
+@needs_dot
+def test_long_notes_are_wrapped_not_cut_off(record):
+    x = tk.constant(3.0)
+    with tk.GradientTape() as tape:
+        y = x * x
+    tape.gradient(y, x)
+    src = tk.show(tape).source
+    assert "Nothing was recorded" in src
+    label = src[src.index("label=<"):]
+    lines = label[:label.index("> labeljust")].split('<BR ALIGN="LEFT"/>')
+    assert len(lines) >= 2 and max(len(s) for s in lines) <= 100
+
+
+def test_unwatched_variables_say_so_and_why(record):
+    """Lesson 05 cell 9 called a trainable Variable "constant, source, not watched"."""
+    x = tk.Variable(1.0)
+    frozen = tk.Variable(1.0, trainable=False)
+    with tk.GradientTape() as tape:
+        s = tk.constant(np.sin(x.numpy()))
+        y = s * 2.0 + frozen
+    m = graph.build(tape, y, [x, frozen])
+    assert (m.node("s0").kind, m.node("s0").note) == ("unwatched", "no recorded op read it")
+    assert "variable, not watched" in tk.show(tape, y, [x, frozen]).source
+    assert "constant, source" not in tk.show(tape, y, [x, frozen]).source
+    with tk.GradientTape(watch_accessed_variables=False) as tape:
+        y = x * 2.0
+    assert graph.build(tape, y, x).node("s0").note == "watch_accessed_variables=False"
+    w = tk.Variable(1.0)
+    with tk.GradientTape() as tape:
+        y = w * 2.0
+    assert graph.build(tape, y, w).node("s0").kind == "variable"
+    assert "variable, watched" in tk.show(tape, y, w).source
+
+
+def test_a_huge_tape_is_drawn_as_its_ends_the_break_and_boxes(record):
+    w = tk.Variable(2.0)
+    with tk.GradientTape(persistent=True) as tape:
+        y = w
+        for i in range(graph.HUGE_TAPE + 5000):
+            y = y * 1.0
+            if i == 12345:
+                y = tk.stop_gradient(y)
+    view = tape.explain(y, w).view()
+    m = view.model
+    ids = [n.id for n in m.nodes]
+    assert len(m.nodes) <= 110 and "n0" in ids and f"n{graph.HUGE_TAPE + 5000}" in ids
+    assert m.node("n12346").broken == "stop_gradient"                # the break is shown
+    boxes = [n for n in m.nodes if n.kind == "block"]
+    assert len(boxes) == 2 and sum(len(b.records) for b in boxes) == len(tape._records) - (len(m.nodes) - 3)
+    by_id = {n.id: n for n in m.nodes}
+    assert all(e.src in by_id and e.dst in by_id for e in m.edges)   # no edge to a hidden node
+    assert any(e.src == boxes[0].id and e.dst == "n12346" for e in m.edges)
+    assert "records in between are the boxes" in view.text

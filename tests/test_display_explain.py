@@ -155,6 +155,49 @@ def test_records_released_by_gradient_when_not_recording():
     assert e.reason == "records_freed" and "persistent=True" in str(e)
 
 
+@pytest.mark.parametrize("record", [False, True])
+def test_explain_after_a_non_persistent_gradient_that_was_none(record):
+    """Issue 14: the answer to "why is it None?" survives gradient() of a non-persistent tape,
+    with display recording off too: the structure is kept (op names, ids, shapes), no arrays."""
+    with tk.display.option_context(record=record):
+        w = tk.Variable(np.ones((2, 3), np.float32))
+        with tk.GradientTape() as tape:
+            h = tk.stop_gradient(w * 3.0)
+            y = tk.reduce_sum(h * h)
+        assert tape.gradient(y, w) is None
+    e = tape.explain(y, w)
+    assert e.reason == "stop_gradient" and e.node == "n1", str(e)
+    assert "Remove the stop_gradient" in str(e)
+    view = tk.show(tape, y, w)
+    assert [n.label for n in view.model.nodes][1:] == ["multiply", "stop_gradient", "multiply", "reduce_sum"]
+    assert view.model.node("n1").shape == (2, 3) and view.model.node("n1").broken
+    assert "released its records" not in view.text
+    if not record:  # what is kept holds no arrays
+        for rec in tape._skeleton:
+            assert not any(isinstance(v, np.ndarray) for v in rec[3] + (rec[4], rec[7]))
+        assert "kept because a gradient was None" in view.text
+
+
+def test_non_persistent_gradient_that_was_computed_frees_everything():
+    with tk.display.option_context(record=False):
+        w = tk.Variable(2.0)
+        with tk.GradientTape() as tape:
+            y = w * w
+        assert float(tape.gradient(y, w)) == 4.0
+    assert tape._skeleton is None and tape._records == [] and tape._released == 1
+
+
+def test_nothing_recorded_is_not_called_released():
+    """Lesson 05: a constant never watched: nothing was recorded, gradient() released nothing."""
+    x = tk.constant(3.0)
+    with tk.GradientTape() as tape:
+        y = x * x
+    assert tape.gradient(y, x) is None
+    view = tk.show(tape, y, x)
+    assert "released" not in view.text and "Nothing was recorded" in view.text
+    assert tape.explain(y, x).reason == "unwatched_constant"
+
+
 def test_not_a_tensor():
     x = tk.Variable(2.0)
     with tk.GradientTape(persistent=True) as tape:
@@ -172,3 +215,84 @@ def test_explanation_displays_itself(monkeypatch):
     bundle = e._repr_mimebundle_()
     assert bundle["text/plain"] == str(e) and "path breaks: stop_gradient" in bundle["text/html"]
     assert "0x" not in repr(e)
+
+
+def test_explain_shows_its_words_as_html_beside_the_picture():
+    """Issue 13: a bare `tape.explain(...)` cell showed only the SVG; the words were only in
+    text/plain, which the browser never shows when there is a picture."""
+    x = tk.Variable(2.0, name="<x>")
+    with tk.GradientTape(persistent=True) as tape:
+        y = tk.stop_gradient(x) * 2.0
+    e = tape.explain(y, x)
+    bundle = e._repr_mimebundle_()
+    html = bundle["text/html"]
+    assert bundle["text/plain"] == str(e)
+    assert "Why the gradient is None:" in html and "Remove the stop_gradient" in html
+    assert "&lt;x&gt;" in html and "<x>" not in html                  # names are escaped
+    if "image/png" in bundle:   # with `dot`: the picture inside the HTML too (untrusted-safe PNG)
+        assert f'src="data:image/png;base64,{bundle["image/png"]}"' in html
+        assert html.index("Remove the stop_gradient") < html.index("<img")
+    with tape:
+        z = y * 3.0
+    c = tape.explain(z, y)
+    assert c.connected and "Connected:" in c._repr_mimebundle_()["text/html"]
+    none = tape.explain(y, None)._repr_mimebundle_()
+    assert set(none) == {"text/plain", "text/html"} and "came back None" in none["text/html"]
+
+
+def test_a_long_path_is_told_by_its_ends_and_a_count():
+    x = tk.Variable(1.0)
+    with tk.GradientTape(persistent=True) as tape:
+        y = x
+        for _ in range(1000):
+            y = y * 1.0
+    e = tape.explain(y, x)
+    assert e.connected and len(e.path) == 1001
+    assert "s0 -> n0 (multiply) -> n1 (multiply) -> n2 (multiply) -> ... (993 more steps) ... " \
+           "-> n996 (multiply) -> n997 (multiply) -> n998 (multiply) -> n999 (multiply)." in str(e)
+    assert len(str(e)) < 400
+
+
+@pytest.mark.slow
+def test_explain_on_a_200k_op_tape_is_quick_and_short():
+    """Issue 14: explain took 22 s and wrote a 3.8 MB message at 200k ops."""
+    import time
+    x = tk.Variable(1.0)
+    with tk.GradientTape(persistent=True) as tape:
+        y = x
+        for _ in range(200_000):
+            y = y * 1.0
+    t0 = time.perf_counter()
+    e = tape.explain(y, x)
+    took = time.perf_counter() - t0
+    assert e.connected and len(str(e)) < 400 and "(199993 more steps)" in str(e)
+    assert took < 2.0, f"explain took {took:.2f} s at 200k ops"
+    t0 = time.perf_counter()                 # what a notebook cell `tape.explain(y, x)` shows
+    view = e.view()
+    bundle = view._repr_mimebundle_()
+    took = time.perf_counter() - t0
+    assert len(view.model.nodes) <= 110 and sum(len(v) for v in bundle.values()) < 1_000_000
+    assert took < 2.0, f"explain's picture took {took:.2f} s at 200k ops"
+
+
+def test_in_a_notebook_explain_shows_the_words_then_the_picture():
+    """IPython gets two outputs: the words (HTML + text) and the picture, the same output as
+    tk.show gives (SVG + PNG + the table as text; JupyterLab would rank HTML above the SVG)."""
+    pytest.importorskip("IPython")
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.display import display
+    from IPython.utils.capture import capture_output
+    InteractiveShell.instance()
+    x = tk.Variable(2.0)
+    with tk.GradientTape(persistent=True) as tape:
+        y = tk.stop_gradient(x) * 2.0
+    e = tape.explain(y, x)
+    with capture_output() as cap:
+        display(e)
+    words, picture = [o.data for o in cap.outputs]
+    assert set(words) == {"text/html", "text/plain"} and words["text/plain"] == str(e)
+    assert "Remove the stop_gradient" in words["text/html"] and "<img" not in words["text/html"]
+    assert "text/html" not in picture and "path breaks: stop_gradient" in picture["text/plain"]
+    with capture_output() as cap:
+        display(tape.explain(y, None))
+    assert [set(o.data) for o in cap.outputs] == [{"text/html", "text/plain"}]

@@ -1,4 +1,5 @@
 """tapekit.display in fresh processes: byte-identical output, no `dot` on PATH, IPython default."""
+import base64
 import json
 import os
 import shutil
@@ -28,7 +29,8 @@ with tk.GradientTape(persistent=True) as tape:
 tape.gradient(loss, [w, b])
 view = tk.show(tape, loss, [w, b])
 out = {"dot": view.source, "text": view.text, "explain": str(tape.explain(loss, x)),
-       "bundle": view._repr_mimebundle_()}
+       "bundle": view._repr_mimebundle_(),
+       "explain_bundle": tape.explain(loss, [w, b][1])._repr_mimebundle_()}
 print(json.dumps(out))
 """
 
@@ -46,7 +48,8 @@ def test_same_program_gives_byte_identical_output_in_new_processes():
     a = json.loads(run(PROGRAM, "0", env={**os.environ, "PYTHONHASHSEED": "1"}).stdout)
     b = json.loads(run(PROGRAM, "17", env={**os.environ, "PYTHONHASHSEED": "2"}).stdout)
     assert a["dot"] == b["dot"] and a["text"] == b["text"] and a["explain"] == b["explain"]
-    assert a["bundle"] == b["bundle"]                     # the SVG too, when `dot` exists
+    assert a["bundle"] == b["bundle"]                     # the SVG and PNG too, when `dot` exists
+    assert a["explain_bundle"] == b["explain_bundle"]     # nbval compares it (PNG inside HTML)
     assert "b&lt;&amp;&gt;:0" in a["dot"] and "0x" not in a["text"]
 
 
@@ -61,9 +64,10 @@ def test_without_dot_on_path_the_notebook_gets_a_table_and_no_traceback():
 
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot not installed")
-def test_with_dot_the_notebook_gets_svg():
+def test_with_dot_the_notebook_gets_svg_and_png():
     bundle = json.loads(run(PROGRAM, "0").stdout)["bundle"]
-    assert set(bundle) == {"text/plain", "image/svg+xml"}
+    assert set(bundle) == {"text/plain", "image/svg+xml", "image/png"}   # PNG: untrusted notebooks
+    assert base64.b64decode(bundle["image/png"]).startswith(b"\x89PNG\r\n")
 
 
 def test_recording_is_on_by_default_inside_ipython_only():

@@ -1,7 +1,9 @@
 """GraphModel -> Graphviz: a `graphviz.Digraph` (DOT text), and SVG when `dot` is installed.
 
 How the picture reads (the legend):
-- blue ellipse: a watched Variable; green ellipse: another watched tensor;
+- blue ellipse: a watched Variable ("variable, watched"); grey dashed ellipse: a Variable
+  the tape does not watch ("variable, not watched", and why); green ellipse: another
+  watched tensor;
   grey dashed box: a constant (a tensor the tape does not watch);
 - white rounded box: a recorded op, with its arguments, shape, dtype, value and,
   in red, the gradient that flowed into it during the last `gradient` call;
@@ -11,27 +13,40 @@ How the picture reads (the legend):
 - red: the path from the target to the sources; grey: nodes off that path;
   pink with a double border: where the gradient path breaks (`tape.explain`).
 Every label is an HTML-like label whose text is escaped, so names cannot inject markup.
+Names are clipped to NAME_WIDTH characters (the whole name is the node's tooltip), the
+caption's notes are wrapped, and a picture wider than MAX_WIDTH_INCHES is scaled down to it.
 """
+import base64
+import textwrap
 from dataclasses import replace
 
 import graphviz
 
-from .format import clip, dot_text, shape_text, summary
+from .format import clip, dot_text, plain, shape_text, summary
 
 FONT = "Helvetica"
 RED, GREY, DIM = "#d62728", "#666666", "#b0b0b0"
 STYLES = {
     "variable": dict(shape="ellipse", style="filled", fillcolor="#cfe2ff", color="#1f4e99"),
+    "unwatched": dict(shape="ellipse", style="filled,dashed", fillcolor="#f4f4f4", color="#1f4e99"),
     "watched": dict(shape="ellipse", style="filled", fillcolor="#d9f2d9", color="#2d7a2d"),
     "constant": dict(shape="box", style="filled,dashed", fillcolor="#f4f4f4", color="#808080"),
     "op": dict(shape="box", style="rounded,filled", fillcolor="#ffffff", color="#333333"),
     "stop_gradient": dict(shape="octagon", style="filled", fillcolor="#e6e6e6", color="#555555"),
     "block": dict(shape="box3d", style="filled", fillcolor="#fff6d5", color="#8a6d00"),
 }
-KIND_WORDS = {"variable": "variable", "watched": "watched tensor", "constant": "constant",
+KIND_WORDS = {"variable": "variable, watched", "unwatched": "variable, not watched",
+              "watched": "watched tensor", "constant": "constant",
               "stop_gradient": "no gradient flows back", "block": "collapsed"}
 HIGHLIGHT = {"color": "#ff7f0e", "penwidth": "3", "fillcolor": "#fff1d6", "class": "current"}
 WIDTH = 40  # longest value/gradient text in a label
+NAME_WIDTH = 40  # longest name in a label; the full name is the node's tooltip (hover)
+TOOLTIP_WIDTH = 1000
+NOTE_WIDTH = 90  # the caption's notes are wrapped to lines of at most this many characters
+# Pictures wider than the output column of JupyterLab / nbconvert (about 960 px) are scaled
+# down to this width (inches; 96 px each in the browser and in the PNG); taller ones scroll.
+MAX_WIDTH_INCHES = 9.5
+PNG_DPI = 96
 
 
 def to_digraph(model, *, rankdir="TB", show_values=True, precision=4, highlight=None, grads=None):
@@ -47,15 +62,16 @@ def to_digraph(model, *, rankdir="TB", show_values=True, precision=4, highlight=
     ...         y = tk.sin(x) * x
     >>> dot = tk.display.to_digraph(tk.display.build(tape, y, [x]), rankdir="LR")
     >>> print(dot.source.splitlines()[1].strip())
-    graph [fontname=Helvetica fontsize=10 rankdir=LR]
+    graph [fontname=Helvetica fontsize=10 rankdir=LR size="9.5,1000"]
     """
     if rankdir not in ("TB", "LR", "BT", "RL"):
         raise ValueError(f"rankdir must be 'TB' (top-down) or 'LR' (left-right), got {rankdir!r}")
-    g = graphviz.Digraph("tape", graph_attr=dict(rankdir=rankdir, fontname=FONT, fontsize="10"),
+    g = graphviz.Digraph("tape", graph_attr=dict(rankdir=rankdir, fontname=FONT, fontsize="10",
+                                                 size=f"{MAX_WIDTH_INCHES},1000"),
                          node_attr=dict(fontname=FONT, fontsize="10"),
                          edge_attr=dict(arrowsize="0.7"))
     if model.notes:
-        lines = [dot_text(n) for n in model.notes]
+        lines = [dot_text(line) for n in model.notes for line in textwrap.wrap(plain(n), NOTE_WIDTH)]
         g.attr(label="<" + '<BR ALIGN="LEFT"/>'.join(lines) + '<BR ALIGN="LEFT"/>>',
                labelloc="b", labeljust="l")
     for node in model.nodes:
@@ -64,6 +80,8 @@ def to_digraph(model, *, rankdir="TB", show_values=True, precision=4, highlight=
         style = _node_style(node)
         if highlight is not None and node.id == highlight:
             style.update(HIGHLIGHT)
+        if len(node.label) > NAME_WIDTH:  # the picture shows the name clipped; hover shows it all
+            style["tooltip"] = clip(plain(node.label), TOOLTIP_WIDTH).replace("\\", "\\\\")
         g.node(node.id, _label(node, show_values, precision), **style)
     for e in model.edges:
         g.edge(e.src, e.dst, **_edge_style(e))
@@ -86,10 +104,19 @@ def to_svg(digraph):
     return digraph.pipe(format="svg", encoding="utf-8", quiet=True)
 
 
+def to_png(digraph):
+    """The picture as a PNG, base64 text as notebooks store it (the same bytes on every run).
+
+    JupyterLab shows an untrusted notebook's (a downloaded lesson's) SVG outputs only as
+    text; a PNG beside the SVG is what it shows instead."""
+    data = digraph.pipe(format="png", quiet=True, renderer="cairo", formatter="cairo")
+    return base64.b64encode(data).decode("ascii")
+
+
 def _label(node, show_values, precision):
     dim = node.dimmed
     small = f'<FONT POINT-SIZE="9" COLOR="{DIM if dim else GREY}">'
-    head = f"<B>{dot_text(node.label)}</B> {small}{node.id}</FONT>"
+    head = f"<B>{dot_text(clip(node.label, NAME_WIDTH))}</B> {small}{node.id}</FONT>"
     lines = [head]
     if node.args:  # the op's inputs, in argument order
         lines.append(small + dot_text(clip("(" + ", ".join(node.args) + ")", WIDTH)) + "</FONT>")

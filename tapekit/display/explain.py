@@ -19,6 +19,7 @@ import numpy as np
 
 from ..context import state
 from ..tensor import Tensor, Variable
+from .format import html_text
 from .graph import ancestors, index_tape, out_dtype, reach_from, records_freed, tape_records
 
 REASONS = ("connected", "not_a_tensor", "integer_dtype", "not_trainable",
@@ -55,16 +56,48 @@ class Explanation:
     def connected(self):
         return self.reason == "connected"
 
+    def view(self):
+        """The marked picture (a tk.show view) of this answer's tape, target and source."""
+        from .mimebundle import TapeView
+        breaks = {self.node: SHORT.get(self.reason, self.reason)} if (
+            self.node is not None and not self.connected) else {}
+        return TapeView(self.tape, self.target, self.source, breaks=breaks)
+
     def __str__(self):
         return self.message
 
+    def words_html(self):
+        """The answer as HTML text (escaped): what the page shows above the picture."""
+        head = "Connected" if self.connected else "Why the gradient is None"
+        return (f'<div class="tapekit-explain" style="font-size:13px;line-height:1.4;'
+                f'max-width:60em;margin:2px 0 6px 0;overflow-wrap:anywhere"><p><b>{head}:</b> '
+                f"{html_text(self.message)}</p></div>")
+
+    def _ipython_display_(self):
+        """In a notebook: two outputs, the words (HTML, so they are page text, also in an
+        untrusted notebook, whose sanitizer keeps text) and then the marked picture, the
+        same output as `tk.show` gives: SVG in a trusted notebook (sharp; a clipped name's
+        tooltip), PNG in an untrusted one. In one HTML output the picture could only be a
+        PNG, since JupyterLab ranks HTML above SVG."""
+        from IPython.display import display
+        display({"text/html": self.words_html(), "text/plain": self.message}, raw=True)
+        if self.reason != "not_a_tensor":
+            display(self.view())
+
     def _repr_mimebundle_(self, include=None, exclude=None):
-        from .mimebundle import show
+        """One bundle, for callers that take one (an ipywidgets Output, a trusted page): the
+        words with the marked picture as a PNG inside the HTML, beside the picture's SVG and
+        PNG; text/plain is the message. IPython's display uses `_ipython_display_`."""
+        words = {"text/html": self.words_html(), "text/plain": self.message}
         if self.reason == "not_a_tensor":
-            return {"text/plain": self.message}
-        bundle = show(self.tape, self.target, self.source)._repr_mimebundle_(include, exclude)
-        if "text/plain" in bundle:
-            bundle["text/plain"] = self.message
+            return words
+        bundle = self.view()._repr_mimebundle_(include, exclude)
+        picture = bundle.get("text/html", "")  # the table, when `dot` is missing
+        if "image/png" in bundle:
+            picture = (f'<img class="tapekit-picture" alt="the tape, marked" style="max-width:100%" '
+                       f'src="data:image/png;base64,{bundle["image/png"]}">')
+        bundle.update(words)
+        bundle["text/html"] = words["text/html"] + picture
         return bundle
 
 
@@ -97,8 +130,8 @@ def _why(tape, target, source):
                     f"exist only for floating dtypes, so tape.gradient returns None (with a warning). "
                     f"Create it as a float, e.g. tk.Variable(3.0) or dtype=tk.float32.",
                     ids.get(t._tid), ())
-    produced = {rec.out_tid: rec for rec in records}
-    used = source._tid in produced or any(source._tid in rec.in_tids for rec in records)
+    produced = {rec[6]: rec for rec in records}      # output id -> record
+    used = source._tid in produced or any(source._tid in rec[2] for rec in records)
     if source._tid not in tape._tracked and not used:
         return _unwatched(tape, source, S, ids)
     if records_freed(tape):
@@ -117,8 +150,8 @@ def _why(tape, target, source):
         floats = reach_from(records, [source._tid], floating=True)
         if target._tid in floats:
             path = _path(records, produced, floats, source._tid, target._tid, ids)
-            steps = " -> ".join(ids[t] + (f" ({produced[t].op.name})" if t in produced else "")
-                                for t in path)
+            steps = _steps([ids[t] + (f" ({produced[t].op.name})" if t in produced else "")
+                            for t in _ends(path)], len(path))
             note = "" if source._tid in tape._tracked else (
                 f" {S} is not watched, but the ops reading it were recorded because another "
                 f"input is, so tape.gradient still computes it (as TensorFlow does).")
@@ -203,12 +236,33 @@ def _not_recorded(tape, source, target, S, records, name):
             f"{S} was watched.{tail}", f"n{last.index}" if last else None, ())
 
 
+PATH_ENDS = 4  # a longer path is told by its first and last few steps and a count
+
+
+def _ends(path):
+    """The steps of `path` that the message names: all, or the first and last few."""
+    n = PATH_ENDS
+    return path if len(path) <= 2 * n + 1 else list(path[:n]) + list(path[-n:])
+
+
+def _steps(names, total):
+    """'s0 -> n0 (multiply) -> ...' with '... (k more) ...' for the steps left out."""
+    n = PATH_ENDS
+    if total <= 2 * n + 1:
+        return " -> ".join(names)
+    return (" -> ".join(names[:n]) + f" -> ... ({total - 2 * n} more steps) ... -> "
+            + " -> ".join(names[n:]))
+
+
 def _path(records, produced, reach, source_tid, target_tid, ids):
     path, tid = [target_tid], target_tid
     while tid != source_tid:
         rec = produced[tid]
-        tid = next(t for i, t in enumerate(rec.in_tids) if t in reach
-                   and (rec.op.differentiable is True or rec.op.differentiable[i]))
+        d = rec[1].differentiable                     # rec[1]: the op, rec[2]: input ids
+        for i, t in enumerate(rec[2]):
+            if t in reach and (d is True or d[i]):
+                tid = t
+                break
         path.append(tid)
     return path[::-1]
 

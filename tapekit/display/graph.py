@@ -5,7 +5,9 @@ so the same program gives the same ids in every process:
 - "n<i>" is the op of record i;
 - "s<k>" is the k-th leaf: the watched tensors in watch order, then the
   unwatched tensors that recorded ops read, in order of first use;
-- "b<i>" (summarised graphs only) is a box of collapsed records starting at record i.
+- "b<i>" (summarised graphs only) is a box of collapsed records starting at record i;
+  a tape of more than HUGE_TAPE records is drawn as its first and last records, the
+  records where a gradient path breaks, and boxes for the records in between.
 Python numbers an op reads (the 2.0 of `x * 2.0`) are shown among its arguments.
 
 Values come from what the records hold: each record's output when display
@@ -24,7 +26,7 @@ from .format import number, shape_text, summary
 from .scopes import ranges as scope_ranges
 from .summary import collapse
 
-KINDS = ("variable", "watched", "constant", "op", "stop_gradient", "block")
+KINDS = ("variable", "unwatched", "watched", "constant", "op", "stop_gradient", "block")
 
 
 @dataclass
@@ -41,7 +43,7 @@ class Node:
     """
 
     id: str                       # "n3", "s0", "b12"
-    kind: str                     # one of KINDS
+    kind: str                     # one of KINDS ("unwatched": a Variable the tape does not watch)
     label: str                    # op name, tensor name, or what a block holds
     shape: tuple = None           # None when unknown
     dtype: str = ""
@@ -109,22 +111,30 @@ class GraphModel:
 # --- reading the tape ----------------------------------------------------------------
 
 def tape_records(tape):
-    """The records to show: the live list, or the one a non-persistent gradient() released."""
+    """The records to show: the live list, or what is left of the ones a non-persistent
+    gradient() released: all of them (display recording), or their structure without
+    arrays (kept when a requested gradient was None, for tape.explain)."""
     records = tape._records
-    kept = getattr(tape, "_kept_records", None)  # kept by display recording (tape._record)
-    if not records and kept and Record(kept[-1]).out_tid in tape._tracked:  # not from before reset()
-        return named_records(kept)
+    if records:
+        return named_records(records)
+    for kept in (getattr(tape, "_kept_records", None), getattr(tape, "_skeleton", None)):
+        if kept and Record(kept[-1]).out_tid in tape._tracked:  # not from before reset()
+            return named_records(kept)
     return named_records(records)
 
 
 def records_freed(tape):
-    """True when gradient() of a non-persistent tape released every record (nothing to show)."""
-    return tape._used and not tape._persistent and not tape_records(tape)
+    """True when gradient() of a non-persistent tape released records and kept none of them
+    (every gradient it was asked for was computed, and display recording was off)."""
+    return (tape._used and not tape._persistent and getattr(tape, "_released", 0) > 0
+            and not tape_records(tape))
 
 
 def index_tape(tape, records, extra=()):
     """({tid: node id}, [leaf tids in order]) for every tensor the records touch."""
-    ids = {rec.out_tid: f"n{rec.index}" for rec in records}
+    # Records are unpacked as tuples in the loops below: property access costs seconds on
+    # a 200k-op tape.
+    ids = {rec[6]: f"n{rec[0]}" for rec in records}
     leaves = []
 
     def add(tid):
@@ -135,30 +145,36 @@ def index_tape(tape, records, extra=()):
     for tid in tape._watched:
         add(tid)
     for rec in records:
-        for tid in rec.in_tids:
-            add(tid)
+        for tid in rec[2]:
+            if tid not in ids:
+                add(tid)
     for t in extra:
         add(t._tid)
     return ids, leaves
 
 
 def out_dtype(rec):
-    value = rec.value if rec.value is not None else rec.ans
+    value = rec[7] if rec[7] is not None else rec[4]
     return getattr(value, "dtype", None)
 
 
 def reach_from(records, tids, differentiable=True, floating=False):
     """Tape ids that depend on `tids`: through differentiable inputs only, float outputs only."""
     reach = set(tids)
-    for rec in records:
-        d = rec.op.differentiable
+    for _, op, in_tids, _, ans, _, out, value in records:
+        d = op.differentiable
         if differentiable and not d:
             continue
-        if floating and getattr(out_dtype(rec), "kind", "f") not in "fc":
+        if floating and getattr(getattr(value if value is not None else ans, "dtype", None),
+                                "kind", "f") not in "fc":
             continue
-        for i, tid in enumerate(rec.in_tids):
-            if tid in reach and (not differentiable or d is True or d[i]):
-                reach.add(rec.out_tid)
+        if d is True or not differentiable:
+            if not reach.isdisjoint(in_tids):
+                reach.add(out)
+            continue
+        for i, tid in enumerate(in_tids):
+            if tid in reach and d[i]:
+                reach.add(out)
                 break
     return reach
 
@@ -166,10 +182,10 @@ def reach_from(records, tids, differentiable=True, floating=False):
 def ancestors(records, tids, differentiable=True):
     """Tape ids that `tids` depend on (walking the records backwards)."""
     anc = set(tids)
-    for rec in reversed(records):
-        if rec.out_tid in anc:
-            d = rec.op.differentiable
-            for i, tid in enumerate(rec.in_tids):
+    for _, op, in_tids, _, _, _, out, _ in reversed(records):
+        if out in anc:
+            d = op.differentiable
+            for i, tid in enumerate(in_tids):
                 if tid is not None and (not differentiable or d is True or (d and d[i])):
                     anc.add(tid)
     return anc
@@ -205,12 +221,20 @@ def build(tape, target=None, sources=None, *, breaks=None, max_nodes=None):
     known = dict(tape._watched)
     known.update((t._tid, t) for t in targets + srcs)
     ids, leaves = index_tape(tape, records, extra=srcs)
-    values, metas = _values_seen(tape, records)
+    shown, gaps = records, []
+    if max_nodes is not None and len(records) > HUGE_TAPE:
+        shown, gaps = _ends(records, breaks or {}, max_nodes)
+        read = {tid for rec in shown for tid in rec[2]}
+        leaves = [t for t in leaves if t in read or t in known]
+        ids = dict(ids)
+        for a, b in gaps:              # a left-out record's output is shown as its box
+            ids.update((rec[6], f"b{a}") for rec in records[a:b])
+    values, metas = _values_seen(tape, shown)
     grads = tape._last_grads or {}
 
     nodes = [_leaf(tape, ids[tid], tid, known.get(tid), values, metas, grads) for tid in leaves]
     edges = []
-    for rec in records:
+    for rec in shown:
         nodes.append(_op_node(tape, rec, ids, values, grads))
         d = rec.op.differentiable
         for i, tid in enumerate(rec.in_tids):
@@ -218,6 +242,8 @@ def build(tape, target=None, sources=None, *, breaks=None, max_nodes=None):
                 edges.append(Edge(ids[tid], f"n{rec.index}", i,
                                   is_stop_gradient=rec.op.name == "stop_gradient",
                                   differentiable=d is True or bool(d and d[i])))
+    if gaps:
+        _gap_boxes(records, gaps, ids, nodes, edges)
 
     if targets:
         src_tids = [t._tid for t in srcs] if srcs else list(tape._watched)
@@ -225,11 +251,48 @@ def build(tape, target=None, sources=None, *, breaks=None, max_nodes=None):
     for node in nodes:
         node.broken = (breaks or {}).get(node.id, "")
         node.dimmed = node.dimmed and not node.broken
-    model = GraphModel(_title(tape, records), nodes, edges, _notes(tape, records, nodes),
-                       has_grads=bool(grads))
+    notes = _notes(tape, records, nodes)
+    if gaps:
+        notes.append(f"A long tape: the picture shows its first and last records and those where "
+                     f"a gradient path breaks; {len(records) - len(shown)} records in between are "
+                     f"the boxes.")
+    model = GraphModel(_title(tape, records), nodes, edges, notes, has_grads=bool(grads))
     if max_nodes is not None and len(nodes) > max_nodes:
         model = collapse(model, scope_ranges(tape, records), max_nodes)
     return model
+
+
+HUGE_TAPE = 20_000  # records; a longer tape is drawn as its first and last records and boxes
+
+
+def _ends(records, breaks, max_nodes):
+    """The records a huge tape's picture shows: the first and last few, and the records where
+    a gradient path breaks; and the (start, stop) index ranges left out between them."""
+    k = max(max_nodes // 2 - 5, 3)
+    n = len(records)
+    keep = set(range(k)) | set(range(n - k, n))
+    keep.update(int(node_id[1:]) for node_id in breaks if node_id.startswith("n"))
+    keep = sorted(i for i in keep if 0 <= i < n)
+    gaps = [(a + 1, b) for a, b in zip(keep, keep[1:]) if b > a + 1]
+    return [records[i] for i in keep], gaps
+
+
+def _gap_boxes(records, gaps, ids, nodes, edges):
+    """One box per left-out range of a huge tape, with edges from the shown nodes its records
+    read (`ids` already names each left-out output by its box)."""
+    shown = {n.id for n in nodes}
+    for a, b in gaps:
+        box, last, srcs = f"b{a}", records[b - 1], {}
+        out = last[7] if last[7] is not None else last[4]
+        for rec in records[a:b]:
+            for tid in rec[2]:
+                src = ids.get(tid)
+                if src is not None and src != box and src in shown:
+                    srcs.setdefault(src)
+        nodes.append(Node(box, "block", f"{b - a} ops", _shape(out), _dtype(out),
+                          records=tuple(range(a, b)), note=f"n{a} ... n{b - 1}", tid=last[6]))
+        edges.extend(Edge(src, box) for src in srcs)
+    nodes.sort(key=lambda n: (n.id[0] != "s", n.records[0] if n.records else 0))
 
 
 def _values_seen(tape, records):
@@ -253,10 +316,11 @@ def _leaf(tape, node_id, tid, obj, values, metas, grads):
         value = obj._value
     info = value if value is not None else metas.get(tid)
     watched = tid in tape._watched
-    if isinstance(obj, Variable):
-        kind = "variable" if watched else "constant"
-        note = "" if watched else ("not watched (trainable=False)" if not obj.trainable
-                                   else "not watched")
+    if isinstance(obj, Variable):  # "variable, watched" or "variable, not watched" (and why)
+        kind = "variable" if watched else "unwatched"
+        note = ("" if watched else "trainable=False" if not obj.trainable
+                else "watch_accessed_variables=False" if not tape._watch_accessed
+                else "no recorded op read it")
         label = obj.name
     else:
         kind = "watched" if watched else "constant"
@@ -279,12 +343,23 @@ def _op_node(tape, rec, ids, values, grads):
                 _array(grads.get(rec.out_tid)), args, (rec.index,), note=note, tid=rec.out_tid)
 
 
+_LITERALS = {}  # (type, number) -> its text: a long tape repeats the same few literals
+
+
 def _literal(v):
     if isinstance(v, (np.ndarray, np.generic)) and np.size(v) <= 3:
         return summary(v)
     if hasattr(v, "shape"):
         return f"array{shape_text(v.shape)}"
-    return number(v) if isinstance(v, (int, float)) else type(v).__name__
+    if not isinstance(v, (int, float)):
+        return type(v).__name__
+    key = (type(v), v)  # the type too: True, 1 and 1.0 are equal keys but read differently
+    text = _LITERALS.get(key)
+    if text is None:
+        if len(_LITERALS) > 10_000:
+            _LITERALS.clear()
+        text = _LITERALS[key] = number(v)
+    return text
 
 
 def _mark_path(nodes, edges, records, target_tids, source_tids):
@@ -315,10 +390,13 @@ def _notes(tape, records, nodes):
     if records_freed(tape):
         notes.append("gradient() of this non-persistent tape released its records. To see them "
                      "afterwards, use persistent=True or tk.display.set_options(record=True).")
+    elif records and records is getattr(tape, "_skeleton", None):
+        notes.append("gradient() released the arrays of this non-persistent tape; what is left "
+                     "is its structure (ops, shapes, dtypes), kept because a gradient was None.")
     elif not records:
         notes.append("Nothing was recorded: watch a tensor (tape.watch(x)) or use a trainable "
                      "tk.Variable inside the `with` block.")
-    if any(n.kind in ("op", "stop_gradient") and n.value is None for n in nodes):
+    elif any(n.kind in ("op", "stop_gradient") and n.value is None for n in nodes):
         notes.append("Some values were not kept; tk.display.set_options(record=True) before "
                      "recording keeps them all.")
     return notes
@@ -332,9 +410,17 @@ def _shape(info):
     return tuple(info.shape) if hasattr(info, "shape") else (() if info is not None else None)
 
 
+_DTYPE_NAMES = {}
+
+
 def _dtype(info):
     dtype = getattr(info, "dtype", None)
-    return dtype.name if dtype is not None else ""
+    if dtype is None:
+        return ""
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = _DTYPE_NAMES[dtype] = dtype.name
+    return name
 
 
 def _array(g):

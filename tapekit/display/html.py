@@ -7,7 +7,8 @@ Never an object address, so the same program prints the same table everywhere.
 """
 from .format import clip, html_text, plain, shape_text, summary
 
-KIND_SHORT = {"variable": "variable", "watched": "watched", "constant": "constant",
+KIND_SHORT = {"variable": "variable", "unwatched": "unwatched", "watched": "watched",
+              "constant": "constant",
               "op": "op", "stop_gradient": "stop_grad", "block": "collapsed"}
 HEADERS = ("node", "kind", "op / name", "inputs", "shape", "dtype", "value", "gradient", "note")
 WIDTHS = (6, 9, 30, 24, 12, 8, 44, 44, 60)

@@ -1,9 +1,14 @@
 """Notebook display: `tk.show(...)` and the rich display of a GradientTape.
 
 IPython asks an object for `_repr_mimebundle_(include, exclude)` and shows the
-richest type it can. A tape answers with an SVG picture (Graphviz's `dot`) and a
-plain-text table; when `dot` is missing, an HTML table and one line saying how to
-install Graphviz instead of the picture, never a traceback.
+richest type it can. A tape answers with an SVG picture (Graphviz's `dot`), the
+same picture as a PNG, and a plain-text table; when `dot` is missing, an HTML table
+and one line saying how to install Graphviz instead of the picture, never a traceback.
+
+Why a PNG too: a lesson opened as downloaded is untrusted, and JupyterLab then shows
+only "safe" types. SVG is not one of them (it could carry script), PNG is, so the
+untrusted notebook shows the PNG and the trusted one the SVG (JupyterLab ranks SVG
+first). No text/html beside the picture: JupyterLab ranks HTML above both.
 """
 import graphviz
 
@@ -27,12 +32,13 @@ class TapeView:
     digraph tape {
     """
 
-    def __init__(self, tape, target=None, sources=None, **options):
+    def __init__(self, tape, target=None, sources=None, *, breaks=None, **options):
         unknown = set(options) - set(OPTIONS)
         if unknown:
             raise TypeError(f"tk.show: unknown option(s) {sorted(unknown)}; known: {', '.join(OPTIONS)}")
         self.options = {**OPTIONS, **options}
-        breaks = _breaks(tape, target, sources)
+        if breaks is None:  # {node id: why the path breaks there}; explain passes its answer
+            breaks = _breaks(tape, target, sources)
         self.model = build(tape, target, sources, breaks=breaks,
                            max_nodes=self.options["max_nodes"])
 
@@ -63,6 +69,10 @@ class TapeView:
         """The picture as SVG text (needs Graphviz's `dot`)."""
         return dot.to_svg(self.digraph)
 
+    def png(self):
+        """The picture as a PNG, base64 text (needs Graphviz's `dot`)."""
+        return dot.to_png(self.digraph)
+
     def _repr_mimebundle_(self, include=None, exclude=None):
         def wanted(mime):
             return (not include or mime in include) and not (exclude and mime in exclude)
@@ -71,9 +81,13 @@ class TapeView:
         if wanted("text/plain"):
             bundle["text/plain"] = self.text
         message = None
-        if wanted("image/svg+xml"):
+        if wanted("image/svg+xml") or wanted("image/png"):
             try:
-                bundle["image/svg+xml"] = self.svg()
+                digraph = self.digraph
+                if wanted("image/svg+xml"):
+                    bundle["image/svg+xml"] = dot.to_svg(digraph)
+                if wanted("image/png"):
+                    bundle["image/png"] = dot.to_png(digraph)
                 return bundle
             except graphviz.ExecutableNotFound:
                 message = html.INSTALL_GRAPHVIZ

@@ -8,6 +8,10 @@ Recipe: shared/recipes/jupyter-testing.md §3. Fixtures:
   when the CI environment variable is set, so CI can never pass without running these tests.
 - `page`: a fresh browser context per test; on failure a full-page screenshot is saved.
 - `screenshot_dir`: tests/ui/output/ (gitignored), or $UI_SCREENSHOT_DIR.
+The server's root holds the lessons with outputs cleared, and under shipped/ the lessons as
+stored in the repository (outputs kept; untrusted, as a downloaded notebook is). JupyterLab
+runs with windowingMode "none": every cell is in the page, none is virtualised away.
+TAPEKIT_NOTEBOOKS points the tests at another lessons directory (e.g. freshly executed copies).
 """
 import json
 import os
@@ -31,7 +35,7 @@ except ImportError:  # reported by the `browser` fixture: skip locally, fail in 
     playwright_sync = None
 
 REPO = Path(__file__).resolve().parents[2]
-NOTEBOOKS = REPO / "notebooks"
+NOTEBOOKS = Path(os.environ.get("TAPEKIT_NOTEBOOKS") or REPO / "notebooks")
 OUTPUT = Path(os.environ.get("UI_SCREENSHOT_DIR") or Path(__file__).resolve().parent / "output")
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or shutil.which("chromium-browser")
 IN_CI = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
@@ -84,8 +88,10 @@ def lab_server(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("lab")
     root = tmp / "root"
     root.mkdir()
+    (root / "shipped").mkdir()
     for nb in NOTEBOOKS.glob("*.ipynb"):
         _copy_clean(nb, root / nb.name)
+        shutil.copyfile(nb, root / "shipped" / nb.name)   # as shipped: outputs, untrusted
 
     # Isolate Jupyter config/state from the developer's home directory.
     settings = tmp / "settings"
@@ -94,8 +100,14 @@ def lab_server(tmp_path_factory):
     (settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False})
     )
+    # Every cell in the page (JupyterLab 4 virtualises cells far off screen by default).
+    (settings / "@jupyterlab" / "notebook-extension").mkdir(parents=True)
+    (settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings").write_text(
+        json.dumps({"windowingMode": "none"})
+    )
     env = dict(
         os.environ,
+        JUPYTER_DATA_DIR=str(tmp / "data"),  # its own notebook-trust database: nothing trusted
         JUPYTER_CONFIG_DIR=str(tmp / "config"),
         JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
         JUPYTERLAB_SETTINGS_DIR=str(settings),
@@ -189,3 +201,24 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     rep = outcome.get_result()
     setattr(item, "rep_" + rep.when, rep)
+
+
+# Per-lesson numbers recorded by test_lessons_ui.py, printed as a table at the end of the run.
+LESSON_STATS = {}
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not LESSON_STATS:
+        return
+    cols = ("lesson", "run all (s)", "pictures shipped", "pictures after run",
+            "explain words shown", "static blank outputs")
+    keys = ("run_all_s", "shipped", "after_run", "explain", "static_blank")
+    rows = [cols] + [(name,) + tuple(str(LESSON_STATS[name].get(k, "-")) for k in keys)
+                     for name in sorted(LESSON_STATS)]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(cols))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
+    terminalreporter.write_sep("-", "lessons in the browser")
+    for line in lines:
+        terminalreporter.write_line(line)
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    (OUTPUT / "lessons.txt").write_text("\n".join(lines) + "\n")
