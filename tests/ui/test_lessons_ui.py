@@ -26,8 +26,6 @@ from conftest import LESSON_STATS, NOTEBOOKS  # tests/ui/conftest.py (no package
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(300)]
 
 LESSONS = sorted(p.name for p in NOTEBOOKS.glob("*.ipynb"))
-# Widget outputs have no static form on this branch: nbconvert's page shows them blank.
-WIDGET_STATIC = pytest.mark.xfail(strict=False, reason="needs widget static pictures (wt-widgets)")
 
 # See recipe jupyter-testing.md 3.1: "idle" shows before a kernel is attached; Run All clicked
 # then is silently dropped. Require a named kernel idle for 500 ms.
@@ -101,8 +99,10 @@ def _explain_words(output):
 
 
 def _expected(nb):
-    """Per cell: (number of graph outputs, [explain messages]) of a notebook's stored outputs."""
-    return [(sum(_is_graph(o) for o in c.get("outputs", [])),
+    """Per cell: (number of graph outputs, [explain messages]) of a notebook's stored outputs.
+    A cell whose outputs are collapsed (a solution: `jupyter.outputs_hidden`) shows none."""
+    return [(0, []) if c.metadata.get("jupyter", {}).get("outputs_hidden") else
+            (sum(_is_graph(o) for o in c.get("outputs", [])),
              [w for w in map(_explain_words, c.get("outputs", [])) if w])
             for c in nb.cells]
 
@@ -224,9 +224,7 @@ def test_lesson_as_shipped_and_after_run_all(lab_server, page, screenshot_dir, l
     assert not problems, f"{lesson} after Run All:\n" + "\n".join(problems)
 
     if shipped_problems and _stale(shipped_nb):
-        stats["shipped"] += " (stale outputs)"
-        pytest.xfail("the stored outputs predate the PNG pictures: run `make notebooks` "
-                     f"(the integrator does after merging). {shipped_problems[0]}")
+        shipped_problems.insert(0, "the stored outputs predate the PNG pictures: run `make notebooks`")
     assert not shipped_problems, f"{lesson} as shipped:\n" + "\n".join(shipped_problems)
 
 
@@ -241,14 +239,7 @@ def static_pages(tmp_path_factory):
     return out
 
 
-def _widget_lesson(lesson):
-    nb = nbformat.read(NOTEBOOKS / lesson, as_version=4)
-    return any("application/vnd.jupyter.widget-view+json" in o.get("data", {})
-               for c in nb.cells for o in c.get("outputs", []))
-
-
-@pytest.mark.parametrize("lesson", [pytest.param(n, marks=WIDGET_STATIC) if _widget_lesson(n) else n
-                                    for n in LESSONS])
+@pytest.mark.parametrize("lesson", LESSONS)
 def test_static_html_has_no_blank_output(browser, static_pages, screenshot_dir, lesson):
     stem = lesson.removesuffix(".ipynb")
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})

@@ -2,8 +2,7 @@
 
 - every lesson page loads, and each stored output of its notebook is on the page: a picture
   where the notebook stores one (graphs: image/svg+xml or image/png), never a blank area;
-- widget outputs show a static picture (needs image/png or image/svg+xml stored beside the
-  widget view; lessons without one are xfail until the lessons store them);
+- widget outputs show a static picture (the image/png stored beside the widget view);
 - no page fetches anything from another host (formulas use the site's own MathJax), except
   the README's Binder badge;
 - the API pages have an entry (an element with the qualified name as its id) for every public
@@ -183,12 +182,7 @@ def test_lesson_page(site_url, site_page, site_shots, nb):
 WIDGET_LESSONS = [p for p in NOTEBOOKS if any(WIDGET in m for outs in _stored_outputs(p) for m in outs)]
 
 
-@pytest.mark.parametrize("nb", [
-    pytest.param(p, marks=pytest.mark.xfail(
-        strict=False, reason="needs widget static pictures (wt-widgets)"))
-    if any(WIDGET in m and not set(PICTURES) & set(m) for outs in _stored_outputs(p) for m in outs)
-    else p
-    for p in WIDGET_LESSONS], ids=[p.stem for p in WIDGET_LESSONS])
+@pytest.mark.parametrize("nb", WIDGET_LESSONS, ids=[p.stem for p in WIDGET_LESSONS])
 def test_widget_outputs_are_pictures(site_url, site_page, nb):
     """A widget cannot run on a static page: each widget output must show its stored picture."""
     _open(site_page, f"{site_url}/notebooks/{nb.stem}.html")
