@@ -41,7 +41,7 @@ def _current_node(page):
 def test_stepper_renders_and_next_moves_the_highlight(lab_server, page, screenshot_dir):
     base, token, _ = lab_server
     t0 = time.monotonic()
-    page.goto(f"{base}/lab/tree/{NOTEBOOK}?token={token}")
+    page.goto(f"{base}/lab/tree/{NOTEBOOK}?reset&token={token}")   # reset: no tabs of other tests
     page.wait_for_function(KERNEL_READY, timeout=90_000, polling=100)
     page.click(".lm-MenuBar-itemLabel:text-is('Run')")
     page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")

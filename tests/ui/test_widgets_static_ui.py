@@ -52,11 +52,11 @@ def test_untrusted_notebook_shows_each_widgets_last_picture(lab_server, page, sc
     base, token, root = lab_server
     pngs = _executed_notebook(root / "widgets_static.ipynb")
     assert len(pngs) == 4                               # stepper, inspector, explorer, monitor
-    page.goto(f"{base}/lab/tree/widgets_static.ipynb?token={token}")
+    page.goto(f"{base}/lab/tree/widgets_static.ipynb?reset&token={token}")   # reset: no tabs of other tests
     page.wait_for_function(KERNEL_READY, timeout=90_000, polling=100)
-    imgs = page.locator(".jp-OutputArea-output.jp-RenderedImage img")
-    page.wait_for_function(
-        "() => document.querySelectorAll('.jp-OutputArea-output.jp-RenderedImage img').length >= 4")
+    shown = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output.jp-RenderedImage img"
+    imgs = page.locator(shown)
+    page.wait_for_function(f"() => document.querySelectorAll({shown!r}).length >= 4")
     assert imgs.count() == 4
     for k in range(4):
         img = imgs.nth(k)
@@ -72,7 +72,7 @@ def test_untrusted_notebook_shows_each_widgets_last_picture(lab_server, page, sc
 def test_lesson10_explorer_holds_2_and_inspector_agrees(lab_server, page, screenshot_dir):
     base, token, _ = lab_server
     t0 = time.monotonic()
-    page.goto(f"{base}/lab/tree/10_under_the_hood.ipynb?token={token}")
+    page.goto(f"{base}/lab/tree/10_under_the_hood.ipynb?reset&token={token}")
     page.wait_for_function(KERNEL_READY, timeout=90_000, polling=100)
     page.click(".lm-MenuBar-itemLabel:text-is('Run')")
     page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
