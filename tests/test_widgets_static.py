@@ -415,3 +415,26 @@ def test_import_tapekit_widgets_does_not_import_ipywidgets():
             "print(a, 'ipywidgets' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False True"
+
+
+def test_wrap_ends_on_long_names_and_clips_them():
+    # a 10,000-character variable name: the chain-rule text has a line "  to s0 (xxxx…): …" whose
+    # continuation indent once made wrap() cut at its own padding forever (the stepper hung)
+    from tapekit.widgets import plots
+    line = "  to s0 (" + "x" * 10_000 + ":0): 0.96 x local 3.0 -> sends 2.88"
+    lines = plots.wrap(line)
+    assert len(lines) <= 5 and all(len(s) <= 100 for s in lines)
+    assert lines[0] == "  to s0" and lines[-1].endswith("…")
+    assert plots.wrap("short line") == ["short line"]
+    assert plots.wrap("a " * 60) == ["a " * 49 + "a", "  " + "a " * 10]
+
+
+@pytest.mark.timeout(60)
+def test_stepper_and_inspector_pictures_of_a_10000_character_name():
+    x = tk.Variable(2.0, name="x" * 10_000)
+    with tk.GradientTape(persistent=True) as tape:
+        y = tk.sin(x) * x
+    stepper = BackpropStepper(tape, y, [x])
+    stepper.step()
+    for view in (stepper, NodeInspector(tape, y)):
+        assert _png(view._repr_mimebundle_())

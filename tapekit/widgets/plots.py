@@ -276,17 +276,22 @@ def text_panel_png(lines, image=None, title=None):
     return _draw(build, width, img_h + text_h)
 
 
-def wrap(text, width=100):
-    """Lines of at most `width` characters (numbers in summaries can be long)."""
+def wrap(text, width=100, most=4):
+    """Lines of at most `width` characters (numbers in summaries can be long). A line that
+    would take more than `most` lines (a 10,000-character name) ends with an ellipsis."""
     out = []
     for line in str(text).splitlines() or [""]:
-        indent = len(line) - len(line.lstrip())
-        while len(line) > width:
-            cut = line.rfind(" ", indent + 1, width)
-            cut = width if cut <= indent else cut
-            out.append(line[:cut])
-            line = " " * (indent + 2) + line[cut:].lstrip()
-        out.append(line)
+        pad = " " * min(len(line) - len(line.lstrip()) + 2, width // 2)
+        pieces = []
+        while len(line) > width and len(pieces) < most:
+            lead = len(line) - len(line.lstrip())
+            cut = line.rfind(" ", lead + 1, width)   # a space after the line's own indent
+            cut = width if cut <= lead else cut
+            pieces.append(line[:cut])
+            line = pad + line[cut:].lstrip()
+        if len(line) > width:
+            line = line[:width - 1] + "…"
+        out += pieces + [line]
     return out
 
 
