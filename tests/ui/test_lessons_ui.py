@@ -22,27 +22,12 @@ import nbformat
 import pytest
 
 from conftest import LESSON_STATS, NOTEBOOKS  # tests/ui/conftest.py (no package)
+from lab_page import ALL_PROMPTS_NUMBERED, KERNEL_READY
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(300)]
 
 LESSONS = sorted(p.name for p in NOTEBOOKS.glob("*.ipynb"))
 
-# See recipe jupyter-testing.md 3.1: "idle" shows before a kernel is attached; Run All clicked
-# then is silently dropped. Require a named kernel idle for 500 ms.
-KERNEL_READY = """() => {
-  const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
-  const status = panel?.querySelector('.jp-Notebook-ExecutionIndicator')?.dataset.status;
-  const name = panel?.querySelector('.jp-Toolbar-kernelName')?.textContent.trim();
-  const ok = status === 'idle' && !!name && name !== 'No Kernel';
-  if (!ok) { window.__idleSince = 0; return false; }
-  window.__idleSince = window.__idleSince || Date.now();
-  return Date.now() - window.__idleSince > 500;
-}"""
-ALL_PROMPTS_NUMBERED = """() => {
-  const p = [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputArea-prompt')]
-    .map(e => e.textContent.trim());
-  return p.length > 0 && p.every(s => /^\\[\\d+\\]:$/.test(s));
-}"""
 NO_PROMPT_NUMBERED = """() => {
   const p = [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputArea-prompt')]
     .map(e => e.textContent.trim());
@@ -268,7 +253,7 @@ def test_what_an_untrusted_notebook_shows(lab_server, page):
     with tk.display.option_context(record=True):
         x = tk.Variable(3.0, name="x")
         with tk.GradientTape() as tape:
-            y = x * x
+            x * x
         view = tk.show(tape)
         picture = view._repr_mimebundle_()
     if "image/png" not in picture:

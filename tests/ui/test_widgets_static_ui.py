@@ -13,7 +13,7 @@ import time
 import nbformat
 import pytest
 
-from test_stepper_ui import ALL_PROMPTS_NUMBERED, KERNEL_READY  # tests/ui is on sys.path (rootdir-less prepend import)
+from lab_page import ALL_PROMPTS_NUMBERED, KERNEL_READY  # tests/ui is on sys.path (rootdir-less prepend import)
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(240)]
 
