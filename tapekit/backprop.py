@@ -49,78 +49,56 @@ def backward(records, seeds, source_tids, *, lead=(), consume=False, keep_all=No
     added to the inputs (broadcasting undone, cast), `grads` the running {tid: cotangent}
     (the widget stepper shows every step with it; it must not change them).
     """
-    tensor_mode = bool(state.tapes or state.accumulators)
+    tensor_mode = bool(state.tapes or state.accumulators)  # is this walk itself recorded?
     check = state.check_numerics  # tk.debugging's NaN/Inf checker while enabled, else None
     if reach is None:
         reach = reachable(records, source_tids)
     keep = set(source_tids)
-    grads = dict(seeds)
-    # Undoing broadcasting: in raw mode sum_to's NumPy forward itself (no dispatch).
-    reduce_to = _sum_to if tensor_mode else sum_to.forward
+    grads = dict(seeds)                                   # {tape id: cotangent so far}
+    unbroadcast = _sum_to if tensor_mode else sum_to.forward
     saved_raw = enter_raw(not tensor_mode)
-    pop = records.pop
-    sent = None
     try:
-        for k in range(len(records) - 1, -1, -1):
-            rec = pop() if consume else records[k]
-            _, op, in_tids, inputs, ans, attrs, out, _ = rec
+        for rec in _newest_first(records, consume):
+            _, op, in_tids, inputs, ans, attrs, out, _ = rec   # a Record's fields (tape.py)
+            # Every later use of `out` has already added to its cotangent: it is complete.
             g = grads.get(out) if out in keep else grads.pop(out, None)
-            vjp = op.vjp
-            if g is None or vjp is None or out not in reach:
+            if g is None or op.call_vjp is None or out not in reach:
                 continue
             if keep_all is not None:
                 keep_all[out] = g
-            # the chain rule at this record: one cotangent per input on a path to a source
-            if tensor_mode:
+            if tensor_mode:  # rules see tensors carrying their tape ids, so outer tapes record them
                 inputs = [_as_tensor(v, tid) for v, tid in zip(inputs, in_tids)]
                 ans = _as_tensor(ans, out)
-            n = len(in_tids)
-            if op.variadic:
-                in_grads = vjp(g, ans, *inputs, **attrs)
-            # One input, and two without attributes (most records): called without *args,
-            # which costs more than the small arrays' arithmetic. A recorded unary op's
-            # input is always on the path (that is how its output got into `reach`).
-            elif n == 1:
-                rule = vjp[0]
-                in_grads = (None if rule is None else rule(g, ans, inputs[0], **attrs) if attrs
-                            else rule(g, ans, inputs[0]),)
-            elif attrs or n > 2:
-                in_grads = [rule(g, ans, *inputs, **attrs) if rule is not None and tid in reach else None
-                            for tid, rule in zip(in_tids, vjp)]
-            else:
-                x, y = inputs
-                rx, ry = vjp
-                in_grads = (rx(g, ans, x, y) if rx is not None and in_tids[0] in reach else None,
-                            ry(g, ans, x, y) if ry is not None and in_tids[1] in reach else None)
+            # The chain rule: input i receives g times d(out)/d(input i), from the op's rule.
+            in_grads = op.call_vjp(g, ans, inputs, attrs, in_tids, reach)
             if check is not None:
                 check.backward_step(rec, g, in_grads, reach)
-            if observe is not None:
-                sent = []
-            i = -1
-            for gi in in_grads:
-                i += 1
-                if gi is None:
+            sent = [] if observe is not None else None
+            for i, (tid, x, gi) in enumerate(zip(in_tids, inputs, in_grads)):
+                if gi is None or tid not in reach:
                     continue
-                tid = in_tids[i]
-                if tid not in reach:
-                    continue
-                x = inputs[i]
-                if gi.shape != (lead + x.shape if lead else x.shape):
-                    gi = reduce_to(gi, x.shape, len(lead))
+                if gi.shape != lead + x.shape:  # x was broadcast: sum over the axes it grew
+                    gi = unbroadcast(gi, x.shape, len(lead))
                 if gi.dtype is not x.dtype and gi.dtype != x.dtype and x.dtype.kind == "f":
                     gi = _cast(gi, x.dtype)
-                prev = grads.get(tid)
+                prev = grads.get(tid)  # an input used twice gets the sum of both cotangents
                 grads[tid] = gi if prev is None else prev + gi
                 if sent is not None:
                     sent.append((i, tid, gi))
-            if sent is not None:
+            if observe is not None:
                 observe(rec, g, sent, grads)
     finally:
         leave_raw(not tensor_mode, saved_raw)
-    result = {}
-    for tid in source_tids:
-        result[tid] = grads.get(tid)
-    return result
+    return {tid: grads.get(tid) for tid in source_tids}
+
+
+def _newest_first(records, consume):
+    """The records, last first; popped as they go when `consume` (frees memory early)."""
+    if consume:
+        while records:
+            yield records.pop()
+    else:
+        yield from reversed(records)
 
 
 def _as_tensor(value, tid):

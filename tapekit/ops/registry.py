@@ -73,7 +73,8 @@ class Op:
     """One differentiable operation: forward, per-input VJP and JVP rules, what it saves."""
 
     __slots__ = ("name", "forward", "args", "vjp", "jvp", "save_ans", "save_mask", "save_all", "save_none",
-                 "variadic", "same_dtype", "differentiable", "writes_out", "doc", "float_only")
+                 "variadic", "same_dtype", "differentiable", "writes_out", "doc", "float_only",
+                 "call_vjp")
 
     def __init__(self, name, forward, args, vjp, jvp, save, variadic, same_dtype, doc, writes_out=False,
                  float_only=False):
@@ -101,6 +102,7 @@ class Op:
         else:
             self.differentiable = tuple(r is not None for r in self.vjp)
         self.doc = doc
+        self.call_vjp = _rule_caller(self.vjp, variadic)
 
     def __repr__(self):
         return f"<tapekit op {self.name}>"
@@ -120,6 +122,44 @@ class Op:
     def differentiable_input(self, i):
         d = self.differentiable
         return d is True or (bool(d) and d[i])
+
+
+def _rule_caller(rules, variadic):
+    """How backprop.backward calls an op's VJP rules; built once per op.
+
+    The caller takes (g, ans, inputs, attrs, in_tids, reach) and returns one cotangent
+    (or None) per input, calling only the rules of inputs in `reach` (on a path to a
+    source). Specialised by arity: most records have one or two inputs and no
+    attributes, and calling those rules without *args/**attrs saves more time than the
+    small arrays' arithmetic takes (see docs/PERFORMANCE.md).
+    """
+    if rules is None:
+        return None
+    if variadic:  # one rule for all inputs, returning every cotangent
+        def call(g, ans, inputs, attrs, in_tids, reach):
+            return rules(g, ans, *inputs, **attrs)
+    elif len(rules) == 1 and rules[0] is not None:
+        rule = rules[0]
+
+        def call(g, ans, inputs, attrs, in_tids, reach):
+            # A recorded one-input op's input is always on the path (that is how its
+            # output got into `reach`).
+            return (rule(g, ans, inputs[0], **attrs) if attrs else rule(g, ans, inputs[0]),)
+    elif len(rules) == 2:
+        rx, ry = rules
+
+        def call(g, ans, inputs, attrs, in_tids, reach):
+            x, y = inputs
+            if attrs:
+                return (rx(g, ans, x, y, **attrs) if rx is not None and in_tids[0] in reach else None,
+                        ry(g, ans, x, y, **attrs) if ry is not None and in_tids[1] in reach else None)
+            return (rx(g, ans, x, y) if rx is not None and in_tids[0] in reach else None,
+                    ry(g, ans, x, y) if ry is not None and in_tids[1] in reach else None)
+    else:
+        def call(g, ans, inputs, attrs, in_tids, reach):
+            return [rule(g, ans, *inputs, **attrs) if rule is not None and tid in reach else None
+                    for tid, rule in zip(in_tids, rules)]
+    return call
 
 
 def defop(name, forward, *, args="x", save="", vjp=None, jvp=None, variadic=False,
