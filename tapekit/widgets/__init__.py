@@ -16,3 +16,10 @@ from .views import (BackpropStepper, FunctionExplorer, NodeInspector, TrainingMo
 __all__ = ["BackpropModel", "BackpropStepper", "ExplorerModel", "FunctionExplorer",
            "InspectorModel", "NodeInspector", "TrainingLog", "TrainingMonitor",
            "has_widget_frontend"]
+
+
+def __getattr__(name):  # GraphView imports anywidget (and ipywidgets) on first use only
+    if name == "GraphView":
+        from .graph_view import GraphView
+        return GraphView
+    raise AttributeError(f"module 'tapekit.widgets' has no attribute {name!r}")
