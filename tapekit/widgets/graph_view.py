@@ -26,6 +26,7 @@ from ..display import html as _html
 from ..display.format import shape_text, summary
 from ..display.options import OPTIONS
 
+_DEFAULT = object()
 STATIC = pathlib.Path(__file__).parent / "static"
 _NODE_TITLE = re.compile(r'<g id="[^"]*" class="node[^"]*">\s*<title>([^<]*)</title>')
 
@@ -88,16 +89,17 @@ class GraphView(anywidget.AnyWidget):
 
     @classmethod
     def from_tape(cls, tape, target=None, sources=None, *, order="forward", precision=None,
-                  rankdir=None, max_nodes=None, **kwargs):
+                  rankdir=None, max_nodes=_DEFAULT, **kwargs):
         """A view of `tape` (with `target`: the paths to `sources` marked, as `tk.show` does).
 
         order: "forward" (record order), "backward" (the order backprop visits the ops),
         or a list of node ids. max_nodes: larger graphs are summarised into blocks
-        (default: tk.display's option, 100), because `dot` lays out thousands of nodes slowly.
+        (default: tk.display's option, 100; None: never), because `dot` lays out
+        thousands of nodes slowly (a 1,000-op chain: about a second; heavy fan-in: minutes).
         """
         precision = OPTIONS["precision"] if precision is None else precision
         rankdir = OPTIONS["rankdir"] if rankdir is None else rankdir
-        max_nodes = OPTIONS["max_nodes"] if max_nodes is None else max_nodes
+        max_nodes = OPTIONS["max_nodes"] if max_nodes is _DEFAULT else max_nodes
         model = _graph.build(tape, target, sources, max_nodes=max_nodes)
         svg = _dot.to_svg(_dot.to_digraph(model, rankdir=rankdir, precision=precision))
         nodes = {n.id: node_summary(n, precision) for n in model.nodes}
