@@ -74,13 +74,22 @@ def test_graph_view_hover_click_and_arrow_keys(lab_server, page, screenshot_dir)
     page.screenshot(path=str(screenshot_dir / "graph_view_hover.png"))
 
     # click: selected locally at once, and Python sees it (the linked Text shows it)
-    t0 = page.evaluate("() => performance.now()")
+    # times are taken inside the page: from the click event to the class / the linked text
+    page.evaluate("""() => {
+      window.__gv = {};
+      document.addEventListener('click', () => { window.__gv.click = performance.now(); }, true);
+      const g = document.querySelector(".tk-gv g.node[data-id='s0']");
+      new MutationObserver(() => { if (g.classList.contains('tk-gv-selected'))
+        window.__gv.marked ??= performance.now(); }).observe(g, {attributes: true});
+      const input = document.querySelector('.tk-picked input');
+      const poll = () => { if (input.value === 's0') window.__gv.python = performance.now();
+                           else requestAnimationFrame(poll); };
+      requestAnimationFrame(poll);
+    }""")
     _node(page, "s0").click()
-    page.wait_for_function(
-        "() => document.querySelector(\".tk-gv g.node[data-id='s0']\")?.classList.contains('tk-gv-selected')")
-    t_local = page.evaluate("() => performance.now()") - t0
-    page.wait_for_function("() => document.querySelector('.tk-picked input')?.value === 's0'")
-    t_python = page.evaluate("() => performance.now()") - t0
+    page.wait_for_function("() => window.__gv.python !== undefined && window.__gv.marked !== undefined")
+    gv = page.evaluate("() => window.__gv")
+    t_local, t_python = gv["marked"] - gv["click"], gv["python"] - gv["click"]
     print(f"click -> selection highlight {t_local:.1f} ms; click -> Python -> linked widget "
           f"{t_python:.1f} ms")
 
