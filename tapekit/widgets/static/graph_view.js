@@ -107,16 +107,11 @@ function render({ model, el }) {
   }
   function reveal(id) {          // pan so that node `id` is inside the viewport
     const g = idx.nodes.get(id);
-    if (!g || !g.getBBox) return;
-    const b = g.getBBox();
-    const ctm = svg.viewBox.baseVal;
-    const k = w0 / (ctm && ctm.width ? ctm.width : w0);
-    // Graphviz puts nodes in a group translated by (4, h-4) in viewBox units
-    const gx = (b.x + 4) * k * view.scale, gy = (b.y + (ctm ? ctm.height : h0) - 4) * k * view.scale;
-    const vw = viewport.clientWidth, vh = viewport.clientHeight;
-    const px = gx + view.x, py = gy + view.y;
-    if (px < 0 || px > vw - 20) view.x = vw / 2 - gx;
-    if (py < 0 || py > vh - 20) view.y = vh / 2 - gy;
+    if (!g || !viewport.isConnected) return;
+    const r = g.getBoundingClientRect(), v = viewport.getBoundingClientRect();
+    if (!v.width || !v.height) return;    // not laid out yet (hidden tab, ...)
+    if (r.left < v.left || r.right > v.right) view.x += (v.left + v.width / 2) - (r.left + r.width / 2);
+    if (r.top < v.top || r.bottom > v.bottom) view.y += (v.top + v.height / 2) - (r.top + r.height / 2);
     apply();
   }
 
