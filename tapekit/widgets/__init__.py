@@ -3,6 +3,7 @@
     tk.widgets.BackpropStepper(tape, loss, [w, b])   # step through the backward pass
     tk.widgets.NodeInspector(tape, loss)             # any node's numbers + a gradient check
     tk.widgets.FunctionExplorer(lambda x: tk.sin(x) * x, x_range=(-3, 3))
+    tk.widgets.GraphView.from_tape(tape, loss)        # the graph: hover, click, arrow keys
     for step in (mon := tk.widgets.TrainingMonitor(range(100))): ...; mon.log(loss=loss)
 
 Each view is thin over a plain-Python model in `tapekit.widgets.models`
@@ -22,13 +23,18 @@ _VIEWS = ("BackpropStepper", "FunctionExplorer", "NodeInspector", "TrainingMonit
 
 
 def __getattr__(name):
-    """The views on first use: importing them imports ipywidgets (`import tapekit` does not)."""
+    """The views on first use: importing them imports ipywidgets (`import tapekit` does not);
+    GraphView also imports anywidget."""
     if name in _VIEWS:
         from . import views
         return getattr(views, name)
+    if name == "GraphView":
+        from .graph_view import GraphView
+        return GraphView
     raise AttributeError(f"module 'tapekit.widgets' has no attribute {name!r}")
 
 
 __all__ = ["BackpropModel", "BackpropStepper", "ExplorerModel", "FunctionExplorer",
-           "InspectorModel", "NodeInspector", "TrainingLog", "TrainingMonitor",
+           "GraphView", "InspectorModel", "NodeInspector", "TrainingLog", "TrainingMonitor",
            "has_widget_frontend"]
+

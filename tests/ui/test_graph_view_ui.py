@@ -1,0 +1,168 @@
+"""Real browser: tk.widgets.GraphView in JupyterLab (anywidget front end) - hover shows a
+node's value, a click reaches Python (a linked Text widget shows it), an arrow key moves the
+current-step highlight; the click-to-highlight latency is measured and printed."""
+import time
+
+import nbformat
+import pytest
+
+pytestmark = [pytest.mark.ui, pytest.mark.timeout(240)]
+NOTEBOOK = "graph_view_ui.ipynb"
+KERNEL_READY = """() => {
+  const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+  const status = panel?.querySelector('.jp-Notebook-ExecutionIndicator')?.dataset.status;
+  const name = panel?.querySelector('.jp-Toolbar-kernelName')?.textContent.trim();
+  const ok = status === 'idle' && !!name && name !== 'No Kernel';
+  if (!ok) { window.__idleSince = 0; return false; }
+  window.__idleSince = window.__idleSince || Date.now();
+  return Date.now() - window.__idleSince > 500;
+}"""
+ALL_PROMPTS_NUMBERED = """() => {
+  const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+  const p = [...(panel?.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt') ?? [])].map(e => e.textContent.trim());
+  return p.length > 0 && p.every(s => /^\\[\\d+\\]:$/.test(s));
+}"""
+CELLS = [
+    "import ipywidgets, tapekit as tk\n"
+    "tk.display.set_options(record=True)\n"
+    "x = tk.Variable(3.0, name='x')\n"
+    "with tk.GradientTape(persistent=True) as tape:\n"
+    "    y = tk.sin(x) * x\n"
+    "tape.gradient(y, x)\n"
+    "view = tk.widgets.GraphView.from_tape(tape, y, [x], order='backward')\n"
+    "picked = ipywidgets.Text(description='picked')\n"
+    "picked.add_class('tk-picked')\n"
+    "ipywidgets.link((view, 'selected'), (picked, 'value'))\n"
+    "steps = ipywidgets.Text(description='current')\n"
+    "steps.add_class('tk-steps')\n"
+    "ipywidgets.link((view, 'current'), (steps, 'value'))\n"
+    "view.current = 'n1'\n"
+    "ipywidgets.VBox([view, picked, steps])",
+]
+
+
+def _write_notebook(root):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(src) for src in CELLS]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
+                                 "language": "python"}
+    nbformat.write(nb, root / NOTEBOOK)
+
+
+# Lab reopens the earlier test's notebook in a hidden tab: look only in the visible one.
+PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
+
+
+def _node(page, node_id):
+    return page.locator(f"{PANEL} .tk-gv g.node[data-id='{node_id}']")
+
+
+def test_graph_view_hover_click_and_arrow_keys(lab_server, page, screenshot_dir):
+    base, token, root = lab_server
+    _write_notebook(root)
+    page.goto(f"{base}/lab/tree/{NOTEBOOK}?token={token}")
+    page.wait_for_function(KERNEL_READY, timeout=90_000, polling=100)
+    page.click(".lm-MenuBar-itemLabel:text-is('Run')")
+    page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
+    page.wait_for_function(ALL_PROMPTS_NUMBERED, timeout=120_000)
+    page.wait_for_function(KERNEL_READY, timeout=90_000, polling=100)
+
+    _node(page, "n1").wait_for()
+    # fit to width: the picture is never wider than its viewport
+    fits = page.evaluate("""() => {
+      const v = document.querySelector('.tk-gv-viewport').getBoundingClientRect();
+      const s = document.querySelector('.tk-gv-stage svg').getBoundingClientRect();
+      return s.width <= v.width + 1 && s.width > 0; }""")
+    assert fits
+    assert "tk-gv-current" in _node(page, "n1").get_attribute("class")
+
+    # hover: the tooltip shows op, shape/dtype, value and gradient of the node
+    _node(page, "n0").hover()
+    tip = page.locator(f"{PANEL} .tk-gv-tooltip")
+    tip.wait_for(state="visible")
+    text = tip.inner_text()
+    assert "sin" in text and "value 0.1411" in text and "grad 3.0" in text, text
+    page.screenshot(path=str(screenshot_dir / "graph_view_hover.png"))
+
+    # click: selected locally at once, and Python sees it (the linked Text shows it)
+    # times are taken inside the page: from the click event to the class / the linked text
+    page.evaluate("""() => {
+      window.__gv = {};
+      document.addEventListener('click', () => { window.__gv.click = performance.now(); }, true);
+      const g = document.querySelector(".tk-gv g.node[data-id='s0']");
+      new MutationObserver(() => { if (g.classList.contains('tk-gv-selected'))
+        window.__gv.marked ??= performance.now(); }).observe(g, {attributes: true});
+      const input = document.querySelector('.tk-picked input');
+      const poll = () => { if (input.value === 's0') window.__gv.python = performance.now();
+                           else requestAnimationFrame(poll); };
+      requestAnimationFrame(poll);
+    }""")
+    _node(page, "s0").click()
+    page.wait_for_function("() => window.__gv.python !== undefined && window.__gv.marked !== undefined")
+    gv = page.evaluate("() => window.__gv")
+    t_local, t_python = gv["marked"] - gv["click"], gv["python"] - gv["click"]
+    print(f"click -> selection highlight {t_local:.1f} ms; click -> Python -> linked widget "
+          f"{t_python:.1f} ms")
+
+    # keyboard: the view has focus (visible outline); ArrowRight moves current n1 -> n0
+    viewport = page.locator(f"{PANEL} .tk-gv-viewport")
+    viewport.focus()
+    assert page.evaluate("() => document.activeElement?.classList.contains('tk-gv-viewport')")
+    outline = viewport.evaluate("e => getComputedStyle(e).outlineStyle")
+    assert outline != "none"
+    t0 = time.monotonic()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        "() => document.querySelector(\".tk-gv g.node[data-id='n0']\")?.classList.contains('tk-gv-current')")
+    assert "tk-gv-current" not in (_node(page, "n1").get_attribute("class") or "")
+    page.wait_for_function("() => document.querySelector('.tk-steps input')?.value === 'n0'")
+    print(f"ArrowRight -> Python current: {(time.monotonic() - t0) * 1000:.0f} ms")
+    page.screenshot(path=str(screenshot_dir / "graph_view_keys.png"))
+    assert t_local < 500
+
+
+BIG = "graph_view_big_ui.ipynb"
+BIG_CELL = (
+    "import tapekit as tk\n"
+    "tk.display.set_options(record=True)\n"
+    "x = tk.Variable([1.0, 2.0], name='x')\n"
+    "with tk.GradientTape(persistent=True) as tape:\n"
+    "    y = x\n"
+    "    for _ in range(1000):\n"
+    "        y = tk.sin(y)\n"
+    "tape.gradient(y, x)\n"
+    "view = tk.widgets.GraphView.from_tape(tape, y, [x], max_nodes=None)\n"
+    "view.current = 'n0'\n"
+    "view")
+
+
+def test_graph_view_1000_nodes_pans_to_the_current_step(lab_server, page, screenshot_dir):
+    base, token, root = lab_server
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(BIG_CELL)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
+                                 "language": "python"}
+    nbformat.write(nb, root / BIG)
+    page.goto(f"{base}/lab/tree/{BIG}?token={token}")
+    page.wait_for_function(KERNEL_READY, timeout=90_000, polling=100)
+    page.click(".lm-MenuBar-itemLabel:text-is('Run')")
+    page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
+    page.wait_for_function(ALL_PROMPTS_NUMBERED, timeout=120_000)
+    _node(page, "n999").wait_for(state="attached")
+    viewport = page.locator(f"{PANEL} .tk-gv-viewport")
+    assert viewport.evaluate("e => e.getBoundingClientRect().height") <= 485   # max_height
+    viewport.focus()
+    ms = page.evaluate("""() => new Promise(done => {
+      const g = document.querySelector(".jp-NotebookPanel:not(.lm-mod-hidden) .tk-gv g.node[data-id='n999']");
+      const t0 = performance.now();
+      document.activeElement.dispatchEvent(new KeyboardEvent('keydown', {key: 'End', bubbles: true}));
+      done(g.classList.contains('tk-gv-current') ? performance.now() - t0 : -1);
+    })""")
+    assert ms >= 0, "End did not make n999 current"
+    inside = page.evaluate("""() => {
+      const r = document.querySelector(".jp-NotebookPanel:not(.lm-mod-hidden) .tk-gv g.node[data-id='n999']").getBoundingClientRect();
+      const v = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .tk-gv-viewport').getBoundingClientRect();
+      return r.top >= v.top - 1 && r.bottom <= v.bottom + 1; }""")
+    assert inside, "the view did not pan to the current node"
+    print(f"1,000-node graph: End key -> restyle + pan {ms:.1f} ms in the page")
+    page.screenshot(path=str(screenshot_dir / "graph_view_big.png"))
