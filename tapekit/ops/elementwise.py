@@ -109,6 +109,7 @@ import math
 import numpy as np
 
 from .. import dtypes
+from .creation import _where_indices
 from .registry import defop, numpy_function
 
 
@@ -271,7 +272,6 @@ def where(condition, x=None, y=None, name=None):
      [2]], shape=(2, 1), dtype=int64)
     """
     if x is None and y is None:
-        from .creation import _where_indices
         return _where_indices(condition)
     if x is None or y is None:
         raise ValueError("where: give both x and y, or neither (for the indices of true elements)")
