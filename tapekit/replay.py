@@ -6,24 +6,20 @@
 - a tape or accumulator is active: `run_tensors`, each step called as an op on tensors,
   so an outer tape can differentiate through the call.
 
-Before the first run the steps go through four passes, each a small function below:
+Before the first run the steps go through three passes, each a small function below:
 `_live_steps` (drop steps nothing uses), `_fold_constants` (compute once what depends on
-constants only), `_fuse_updates` (`v <- read v - d` becomes `v -= d`, in place) and
-`_dead_after` (free each slot after its last reader). Two speed tricks live here, both
-listed in docs/PERFORMANCE.md: fused in-place updates, and buffer donation (`_donor`):
-a step writes its result into an input buffer no later step reads.
+constants only) and `_dead_after` (free each slot after its last reader). See
+docs/PERFORMANCE.md for what they are worth, and for the tricks that were measured and
+removed (buffer donation, fused in-place updates: under 5%).
 """
 import functools
-import math
-import sys
 
 import numpy as np
 
 from . import nest
 from .ops.cross_entropy import check_class_ids, sparse_softmax_cross_entropy_op
-from .ops.elementwise import add, subtract
-from .tensor import _wrap, smallest_sole_limit
-from .tracing import ASSIGN, CHECK, OP, READ, UPDATE, fill_holes
+from .tensor import _wrap
+from .tracing import ASSIGN, CHECK, OP, READ, fill_holes
 
 
 class Program:
@@ -38,15 +34,12 @@ class Program:
         output_slots = {s for is_slot, s in outputs if is_slot}
         self.consts = dict(tracer.consts)
         steps = _live_steps(tracer.steps, output_slots)
-        steps = _fold_constants(steps, self.consts)
-        # (a fused update no longer reads the variable: that read may now be dead too)
-        self.steps = _live_steps(_fuse_updates(steps, output_slots), output_slots)
+        self.steps = _fold_constants(steps, self.consts)
         self.template = [None] * (tracer.n_slots + 1)  # the last slot: scratch for writes
         for slot, (value, _) in self.consts.items():
             self.template[slot] = value
         dead = _dead_after(self.steps, output_slots | set(self.consts))
-        self.fast_steps = [_fast_step(step, _donor(step, d, tracer.made)) + (d,)
-                           for step, d in zip(self.steps, dead)]
+        self.fast_steps = [_fast_step(step) + (d,) for step, d in zip(self.steps, dead)]
         self._tensor_template = None
 
     def run_fast(self, arg_values):
@@ -85,17 +78,12 @@ class Program:
                 env[out] = obj  # the Variable itself: tapes watch it as in eager mode
             elif kind is CHECK:
                 obj(env[ins[0]]._value)
-            else:
+            else:  # ASSIGN
                 # Earlier reads of this variable must keep the value they read.
                 for k, v in enumerate(env):
                     if v is obj:
                         env[k] = _wrap(obj._value, obj._tid)
-                if kind is ASSIGN:
-                    obj.assign(env[ins[0]])
-                elif attrs is np.subtract:
-                    obj.assign_sub(env[ins[0]])
-                else:
-                    obj.assign_add(env[ins[0]])
+                obj.assign(env[ins[0]])
         return self._pack([env[s] if is_slot else s for is_slot, s in self.outputs])
 
     def _pack(self, leaves):
@@ -112,8 +100,6 @@ class Program:
                 lines.append(f"  s{out} = read {obj.name}")
             elif kind is CHECK:
                 lines.append(f"  check {args}")
-            elif kind is UPDATE:
-                lines.append(f"  {obj.name} {'-' if attrs is np.subtract else '+'}= s{ins[0]}")
             else:
                 lines.append(f"  {obj.name} <- s{ins[0]}")
         return "\n".join(lines)
@@ -130,7 +116,7 @@ def _live_steps(steps, output_slots):
     live = []
     for step in reversed(steps):
         kind, op, ins, _, out, holes = step
-        if kind is ASSIGN or kind is UPDATE or kind is CHECK or out in needed or op in _CHECKING_OPS:
+        if kind is ASSIGN or kind is CHECK or out in needed or op in _CHECKING_OPS:
             live.append(step)
             needed.update(ins)
             needed.update(holes)
@@ -159,47 +145,12 @@ def _fold_constants(steps, consts):
     return kept
 
 
-def _fuse_updates(steps, output_slots):
-    """`t = subtract(read v, d); v <- t` becomes `v -= d` (and add likewise).
-
-    The update then runs as Variable.assign_sub does: in place when nothing else holds the
-    variable's array (the slots reading it are freed first; see _dead_after), saving a
-    new array of the variable's size per step. Only when no later step reads the old
-    value and nothing else uses `t`.
-    """
-    uses, last = _reads(steps)
-    reader = {step[4]: step[1] for step in steps if step[0] is READ}   # slot -> variable
-    fused, skip = [], set()
-    for k, step in enumerate(steps):
-        if k in skip:
-            continue
-        kind, op, ins, attrs, out, holes = step
-        nxt = steps[k + 1] if k + 1 < len(steps) else None
-        if (kind is OP and op in (subtract, add) and not attrs and len(ins) == 2
-                and nxt is not None and nxt[0] is ASSIGN and nxt[2] == (out,)
-                and reader.get(ins[0]) is nxt[1] and last.get(ins[0]) == k
-                and uses.get(out) == 1 and out not in output_slots and ins[0] not in output_slots):
-            ufunc = np.subtract if op is subtract else np.add
-            fused.append((UPDATE, nxt[1], (ins[1],), ufunc, None, ()))
-            skip.add(k + 1)
-            continue
-        fused.append(step)
-    return fused
-
-
-def _reads(steps):
-    """How many steps read each slot, and the index of the last one that does."""
-    uses, last = {}, {}
-    for k, (_, _, ins, _, _, holes) in enumerate(steps):
-        for i in ins + holes:
-            uses[i] = uses.get(i, 0) + 1
-            last[i] = k
-    return uses, last
-
-
 def _dead_after(steps, keep):
     """For each step, the slots no later step reads (freed right after it), except `keep`."""
-    _, last = _reads(steps)
+    last = {}   # slot -> index of the last step that reads it
+    for k, (_, _, ins, _, _, holes) in enumerate(steps):
+        for i in ins + holes:
+            last[i] = k
     dead = [[] for _ in steps]
     for slot, k in last.items():
         if slot not in keep:
@@ -207,71 +158,9 @@ def _dead_after(steps, keep):
     return [tuple(d) for d in dead]
 
 
-_DONATE_MIN = 4096  # elements: below this a new array costs less than the check
-
-
-def _donor(step, dead, made):
-    """Which input's buffer this step may write its result into, or None.
-
-    One that no later step reads (`dead`), that an earlier op made (never an argument, a
-    constant or a variable's array), of the result's shape and dtype, for an op whose
-    forward takes out=. At run time _donating checks that nothing else holds it.
-    """
-    kind, op, ins, _, out, holes = step
-    if kind is not OP or not op.writes_out or holes or out not in made:
-        return None
-    shape, dtype = made[out]
-    if math.prod(shape) < _DONATE_MIN:
-        return None
-    for pos, slot in enumerate(ins):
-        if slot in dead and made.get(slot) == (shape, dtype) and slot not in ins[:pos]:
-            return pos
-    return None
-
-
-def _donating(forward, attrs, pos):
-    def step(*values):
-        buf = values[pos]
-        # Ours alone: not a view, and no reference but the replay's (probed: _SOLE_ARRAY).
-        if type(buf) is np.ndarray and buf.base is None and sys.getrefcount(buf) <= _SOLE_ARRAY:
-            return forward(*values, out=buf, **attrs)
-        return forward(*values, **attrs)
-    return step
-
-
-def _probe_sole_references():
-    """The largest getrefcount a _donating step may see for a buffer only the replay holds.
-
-    How many references CPython's call path adds depends on the interpreter, so it is
-    measured once, on the real _donating with the call shape run_fast uses: the smallest
-    limit at which a buffer held only by the replay's list is written into while the same
-    buffer with one more holder is not. 0 (never write into an input) if none is found.
-    """
-    donated = []
-    step = _donating(lambda *values, out=None: donated.append(out is not None), {}, 0)
-    env = [np.empty(1)]
-
-    def trial(limit):
-        global _SOLE_ARRAY
-        _SOLE_ARRAY = limit
-        donated.clear()
-        step(env[0])               # only the list holds it: write into it
-        held = env[0]              # one more holder: leave it alone
-        step(env[0])
-        del held
-        return donated
-
-    return smallest_sole_limit(trial)
-
-
-_SOLE_ARRAY = 0
-
-
-def _fast_step(step, donor=None):
+def _fast_step(step):
     kind, obj, ins, attrs, out, holes = step
     if kind is OP:
-        if donor is not None:
-            return _donating(obj.forward, attrs, donor), ins, out
         if holes:  # the hole slots become extra positional inputs of a small wrapper
             n = len(ins)
             return (lambda *v: obj.forward(*v[:n], **fill_holes(attrs, v[n:]))), ins + holes, out
@@ -281,8 +170,6 @@ def _fast_step(step, donor=None):
         return functools.partial(getattr, obj, "_value"), ins, out
     if kind is CHECK:    # raises, or returns None into the scratch slot
         return obj, ins, -1
-    if kind is UPDATE:   # in place when only the variable holds its array; -1: the scratch slot
-        return functools.partial(obj._update, attrs), ins, -1
     return functools.partial(_store, obj, attrs), ins, -1
 
 
@@ -291,6 +178,3 @@ def _store(variable, dtype, value):
     value = np.asarray(value)
     variable._value = value if value.dtype == dtype else value.astype(dtype)
     return None
-
-
-_SOLE_ARRAY = _probe_sole_references()

@@ -12,9 +12,7 @@ slots:
     (READ,   variable, (),          None,  output slot, ())      slot = variable's value now
     (ASSIGN, variable, (slot,),     dtype, None,        ())      variable = slot
     (CHECK,  check,    (slot,),     None,  None,        ())      check(slot)  (check_numerics)
-    (UPDATE, variable, (slot,),     ufunc, None,        ())      variable -= / += slot
 
-UPDATE steps are not recorded: replay.py makes them from a subtract/add and an ASSIGN.
 `replay.Program` turns the steps into something to run; function.py ties the two.
 """
 import numpy as np
@@ -22,7 +20,7 @@ import numpy as np
 from . import nest
 from .tensor import Tensor, Variable
 
-OP, READ, ASSIGN, UPDATE, CHECK = "op", "read", "assign", "update", "check"
+OP, READ, ASSIGN, CHECK = "op", "read", "assign", "check"
 _SCALARS = (int, float, bool)
 
 
@@ -48,7 +46,6 @@ class Tracer:
         self._read_slot = {}   # id(variable) -> slot of its value since the last write
         self._values = {id(t._value): (k, t._value) for k, t in enumerate(arg_tensors)}
         self.unsupported = None
-        self.made = {}         # slot -> (shape, dtype) of an op's output (buffers a replay may reuse)
 
     def _new_slot(self, value):
         self.n_slots += 1
@@ -65,7 +62,6 @@ class Tracer:
         ins = tuple([self._ref(a, v, tid) for a, v, tid in zip(args, values, tids)])
         attrs, holes = self._attrs(attrs)
         out = self._new_slot(result._value)
-        self.made[out] = (result._value.shape, result._value.dtype)
         self.steps.append((OP, op, ins, attrs, out, holes))
         self.slot_of[result._tid] = out
 
