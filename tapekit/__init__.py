@@ -12,6 +12,11 @@ __version__ = "0.1.0"
 
 from . import _malloc
 
+# Import-time side effects, all of them (docs/PERFORMANCE.md lists them too):
+# - malloc tuning, below: TAPEKIT_MALLOC_TUNING=0 turns it off (tapekit/_malloc.py);
+# - tapekit.ops binds Tensor's operators (tensor._bind_operators), without which tensors
+#   have no +, @ or x[i];
+# - "tapekit.keras" is added to sys.modules (aliases for tf.keras code), further down.
 _malloc.tune()  # keep freed array memory between training steps (see tapekit/_malloc.py)
 
 from . import math, nn, random, testing  # noqa: F401

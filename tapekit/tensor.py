@@ -246,17 +246,13 @@ class Variable(Tensor):
         return self
 
     def _update(self, ufunc, delta):
-        # In place only when nothing but this variable holds the array (no tape record, no
-        # np.asarray(var) in user code, no display copy): then nobody can see the change.
-        # Otherwise a new array, so everything that kept the old value keeps it.
-        # Under the variable's lock: read, add and write are one step for other threads.
+        # Always a new array, so everything that kept the old value (a tape record, the
+        # user's np.asarray(var), a display copy) keeps it. (Updating in place when nothing
+        # else held the array was measured at 3% of an MLP step and removed; see
+        # docs/PERFORMANCE.md.) Under the variable's lock: read, add and write are one
+        # step for other threads.
         with self._lock:
-            value = self._value
-            if (type(value) is np.ndarray and value.flags.writeable and value.flags.owndata
-                    and _sys.getrefcount(value) <= _SOLE_OWNER):
-                ufunc(value, delta, out=value)
-            else:
-                self._value = ufunc(value, delta)
+            self._value = ufunc(self._value, delta)
 
     def _delta(self, delta, what):
         # Same checks and casts as the eager path, but a Tensor delta stays a Tensor (recorded).
@@ -317,51 +313,6 @@ class _Where:
 
     def __format__(self, spec):
         return format(str(self), spec)
-
-
-def _probe_sole_owner():
-    """The largest getrefcount Variable._update may see for an array only its variable holds.
-
-    On CPython 3.11 that is 3 (the attribute, the local name, getrefcount's argument), but
-    how many references the call path adds depends on the interpreter, and a count one too
-    high would write into an array someone else holds (a tape's saved value: a wrong
-    gradient). So it is measured once, on the real method: the smallest limit at which an
-    array held only by its variable is updated in place and the same array with one more
-    holder is not. 0 (never in place) if none is found.
-    """
-    in_place = []
-
-    def ufunc(value, delta, out=None):
-        in_place.append(out is not None)
-        return value
-
-    probe = _new_tensor(Variable)      # only what _update reads; no tape id is used up
-    probe._value = np.zeros(1)
-    probe._lock = threading.Lock()
-
-    def trial(limit):
-        global _SOLE_OWNER
-        _SOLE_OWNER = limit
-        in_place.clear()
-        probe._update(ufunc, None)     # only the variable holds it: in place
-        held = probe._value            # one more holder: a new array
-        probe._update(ufunc, None)
-        del held
-        return in_place
-
-    return smallest_sole_limit(trial)
-
-
-def smallest_sole_limit(trial):
-    """The smallest getrefcount limit (2..15) at which `trial(limit)` reports [True, False]:
-    written in place when one owner holds the array, not when a second one does. 0 if none."""
-    for limit in range(2, 16):
-        if trial(limit) == [True, False]:
-            return limit
-    return 0
-
-
-_SOLE_OWNER = 0
 
 
 class TracedValueWarning(UserWarning):
@@ -576,5 +527,3 @@ def _bind_operators(ops_namespace):
             method.__name__, method.__qualname__ = dunder, f"Tensor.{dunder}"
             setattr(Tensor, dunder, method)
 
-
-_SOLE_OWNER = _probe_sole_owner()

@@ -9,6 +9,7 @@ import pytest
 
 import tapekit as tk
 from tapekit.ops import conv as conv_ops
+from tapekit.ops import windows as window_kernels
 from tapekit.testing import numerical_jacobian
 
 
@@ -83,7 +84,7 @@ rng = np.random.default_rng(0)
 @pytest.fixture(params=["few", "many"])
 def layout(request, monkeypatch):
     """Run a test with each im2col layout (channels-first for few channels, channels-last for many)."""
-    monkeypatch.setattr(conv_ops, "_FEW_CHANNELS", 1000 if request.param == "few" else 0)
+    monkeypatch.setattr(window_kernels, "_FEW_CHANNELS", 1000 if request.param == "few" else 0)
     return request.param
 
 
@@ -437,7 +438,7 @@ def test_mixed_dtypes_are_refused():
 
 def test_channel_strided_and_empty_inputs():
     # The im2col and pooling copies move whole pixels when channels are contiguous
-    # (ops/conv.py _copy_pixels); a strided channel view or no channels must still work.
+    # (ops/windows.py _copy_pixels); a strided channel view or no channels must still work.
     rng = np.random.default_rng(7)
     full = rng.standard_normal((2, 6, 6, 16))
     x, dense = full[..., ::2], np.ascontiguousarray(full[..., ::2])

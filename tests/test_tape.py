@@ -346,17 +346,15 @@ def test_forward_mode_refuses_ops_without_a_jvp_rule():
         assert (x > 0.0).dtype == np.bool_   # non-differentiable ops just carry no tangent
 
 
-def test_variable_updates_in_place_only_when_nothing_else_holds_the_value():
-    from tapekit.tensor import _SOLE_OWNER
-    assert _SOLE_OWNER > 0   # probed at import (tensor.py); 0 would mean never in place
+def test_variable_updates_never_change_an_array_someone_holds():
+    # Every update makes a new array (in-place updates were removed: about 3% of an MLP step).
     v = tk.Variable([1.0, 2.0])
     held = np.asarray(v)                 # the user holds the array: it must not change
     v.assign_sub([1.0, 1.0])
     assert held.tolist() == [1.0, 2.0] and v.numpy().tolist() == [0.0, 1.0]
     del held
-    before = id(v._value)
-    v.assign_add([1.0, 1.0])             # only the variable holds it now: updated in place
-    assert id(v._value) == before and v.numpy().tolist() == [1.0, 2.0]
+    v.assign_add([1.0, 1.0])
+    assert v.numpy().tolist() == [1.0, 2.0] and v._value.dtype == np.float32
     with tk.GradientTape(persistent=True) as tape:
         y = tk.reduce_sum(v * v)         # the tape keeps the value it read
     v.assign_add([10.0, 10.0])

@@ -12,12 +12,10 @@ first). No text/html beside the picture: JupyterLab ranks HTML above both.
 """
 import graphviz
 
-from . import dot, html
-from .explain import SHORT, explain
-from .graph import build, tensors
+from . import dot, html, why
+from .graph import build
 from .options import OPTIONS
 
-MAX_EXPLAINED = 20  # sources whose break point the picture looks for
 
 
 class TapeView:
@@ -38,7 +36,7 @@ class TapeView:
             raise TypeError(f"tk.show: unknown option(s) {sorted(unknown)}; known: {', '.join(OPTIONS)}")
         self.options = {**OPTIONS, **options}
         if breaks is None:  # {node id: why the path breaks there}; explain passes its answer
-            breaks = _breaks(tape, target, sources)
+            breaks = why.breaks(tape, target, sources)
         self.model = build(tape, target, sources, breaks=breaks,
                            max_nodes=self.options["max_nodes"])
 
@@ -128,18 +126,3 @@ def show(tape, target=None, sources=None, **options):
 def tape_mimebundle(tape, include=None, exclude=None):
     """GradientTape._repr_mimebundle_: a bare `tape` at the end of a cell shows its graph."""
     return TapeView(tape)._repr_mimebundle_(include, exclude)
-
-
-def _breaks(tape, target, sources):
-    """{node id: why} for each given source whose gradient path from the target breaks."""
-    if target is None or sources is None:
-        return {}
-    targets = tensors(target, "target")
-    if len(targets) != 1:
-        return {}  # several targets: a source may reach one of them and not the other
-    breaks = {}
-    for s in tensors(sources, "sources")[:MAX_EXPLAINED]:
-        why = explain(tape, targets[0], s)
-        if why.node is not None and not why.connected:
-            breaks.setdefault(why.node, SHORT.get(why.reason, why.reason))
-    return breaks

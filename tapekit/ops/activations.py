@@ -23,12 +23,12 @@ from .shapes import _negative_axis, _ones
 # large arrays, and a float mask costs one more pass. Linear in g, so its derivative in g is
 # itself; the output only selects: derivative 0 (not None), so relu's second derivative is
 # zeros, as in TensorFlow.
-relu_grad = defop("relu_grad", lambda g, ans, out=None: np.multiply(g, ans > 0, out=out), args="g ans",
-                  save="ans", writes_out=True,
+relu_grad = defop("relu_grad", lambda g, ans: np.multiply(g, ans > 0), args="g ans",
+                  save="ans",
                   vjp=[lambda gg, out, g, ans: relu_grad(gg, ans), lambda gg, out, g, ans: zeros_cotangent(gg)],
                   jvp=[lambda t, out, g, ans: relu_grad(t, ans), lambda t, out, g, ans: zeros_cotangent(t)])
 
-relu = defop("relu", lambda x, out=None: np.maximum(x, 0, out=out), save="ans", writes_out=True,
+relu = defop("relu", lambda x: np.maximum(x, 0), save="ans",
              vjp=[lambda g, ans, x: relu_grad(g, ans)],
              jvp=[lambda t, ans, x: relu_grad(t, ans)])
 

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .activations import _log_softmax, _max_keep, _softmax, _sum_keep, log_softmax_op, softmax_op
+from .reductions import reduce_sum_op
 from .registry import defop
 from .shapes import _negative_axis, expand_dims_op
 
@@ -22,12 +23,10 @@ softmax_cross_entropy_op = defop(
 def _dlogits(labels, logits, axis):
     # softmax * sum(labels) - labels: equals TensorFlow's softmax - labels when each row of
     # labels is a distribution, and stays right when it is not.
-    from .reductions import reduce_sum_op
     return softmax_op(logits, axis=axis) * reduce_sum_op(labels, axis=(axis,), keepdims=True) - labels
 
 
 def reduce_sum_axis(x, axis):
-    from .reductions import reduce_sum_op
     return reduce_sum_op(x, axis=(axis,), keepdims=False)
 
 
@@ -97,7 +96,6 @@ check_class_ids = defop("check_class_ids", _checked_class_ids, args="labels",
 
 def _softmax_vjp(g, s):
     """The softmax Jacobian (symmetric) applied to g, given s = softmax(logits)."""
-    from .reductions import reduce_sum_op
     return s * (g - reduce_sum_op(g * s, axis=(-1,), keepdims=True))
 
 

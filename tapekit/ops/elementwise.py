@@ -109,13 +109,13 @@ import math
 import numpy as np
 
 from .. import dtypes
+from .creation import _where_indices
 from .registry import defop, numpy_function
 
 
 def unary(name, forward, deriv, save, ufunc=None, doc=None, float_only=True):
     """An elementwise op whose VJP and JVP both multiply by `deriv(ans, x)`."""
     return defop(name, forward, args="x", save=save, ufunc=ufunc, doc=doc, float_only=float_only,
-                 writes_out=isinstance(forward, np.ufunc),
                  vjp=[lambda g, ans, x: g * deriv(ans, x)],
                  jvp=[lambda t, ans, x: t * deriv(ans, x)])
 
@@ -123,7 +123,6 @@ def unary(name, forward, deriv, save, ufunc=None, doc=None, float_only=True):
 def binary(name, forward, dx, dy, save, ufunc=None, doc=None):
     """An elementwise op of two inputs with partials dx(ans, x, y) and dy(ans, x, y)."""
     return defop(name, forward, args="x y", save=save, ufunc=ufunc, same_dtype=True, doc=doc,
-                 writes_out=isinstance(forward, np.ufunc),
                  vjp=[lambda g, ans, x, y: g * dx(ans, x, y), lambda g, ans, x, y: g * dy(ans, x, y)],
                  jvp=[lambda t, ans, x, y: t * dx(ans, x, y), lambda t, ans, x, y: t * dy(ans, x, y)])
 
@@ -137,9 +136,7 @@ def _trailing_broadcast(ufunc):
     the arithmetic). Tiling the short operand r times along the trailing axes makes each
     inner loop r times longer. Same numbers, same dtype: only the loop shape changes.
     """
-    def forward(x, y, out=None):
-        if out is not None:
-            return ufunc(x, y, out=out)
+    def forward(x, y):
         if type(x) is np.ndarray and type(y) is np.ndarray and x.shape != y.shape:
             big, small = (x, y) if x.ndim > y.ndim else (y, x)
             n = small.size
@@ -163,23 +160,21 @@ def _trailing_broadcast(ufunc):
 _SHORT, _LARGE, _RUN = 64, 16384, 8192  # vector length, array size, longest tiled inner run
 
 add = defop("add", _trailing_broadcast(np.add), args="x y", same_dtype=True, ufunc=np.add,
-            writes_out=True,
             vjp=[lambda g, ans, x, y: g, lambda g, ans, x, y: g],
             jvp=[lambda t, ans, x, y: t, lambda t, ans, x, y: t])
 
 subtract = defop("subtract", np.subtract, args="x y", same_dtype=True, ufunc=np.subtract,
-                 writes_out=True,
                  vjp=[lambda g, ans, x, y: g, lambda g, ans, x, y: -g],
                  jvp=[lambda t, ans, x, y: t, lambda t, ans, x, y: -t])
 
-multiply = defop("multiply", np.multiply, args="x y", save="x y", same_dtype=True, writes_out=True,
+multiply = defop("multiply", np.multiply, args="x y", save="x y", same_dtype=True,
                  ufunc=np.multiply,
                  vjp=[lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x],
                  jvp=[lambda t, ans, x, y: t * y, lambda t, ans, x, y: x * t])
 
 # d(x/y)/dy = -x / y^2, computed as -(g / y) * (x / y): y * y underflows to 0 in float32 for
 # |y| < 1e-19 (1e-23 / y at y = 1e-23 gave -inf, not -1e23), and g * x can overflow.
-divide = defop("divide", np.true_divide, args="x y", save="x y", same_dtype=True, writes_out=True,
+divide = defop("divide", np.true_divide, args="x y", save="x y", same_dtype=True,
                ufunc=np.true_divide,
                vjp=[lambda g, ans, x, y: g / y, lambda g, ans, x, y: -(g / y) * (x / y)],
                jvp=[lambda t, ans, x, y: t / y, lambda t, ans, x, y: -(t / y) * (x / y)])
@@ -205,7 +200,7 @@ sqrt = unary("sqrt", np.sqrt, save="ans", ufunc=np.sqrt,
              deriv=lambda ans, x: 0.5 / ans)          # inf at 0, as TensorFlow
 exp = unary("exp", np.exp, save="ans", ufunc=np.exp, deriv=lambda ans, x: ans)
 # g / x, not g * (1 / x): 1 / x overflows to inf for a float32 x below 3e-39.
-log = defop("log", np.log, save="x", ufunc=np.log, writes_out=True, float_only=True,
+log = defop("log", np.log, save="x", ufunc=np.log, float_only=True,
             vjp=[lambda g, ans, x: g / x], jvp=[lambda t, ans, x: t / x])
 abs = unary("abs", np.abs, save="x", ufunc=np.absolute, float_only=False,  # noqa: A001 - tf.abs
             deriv=lambda ans, x: sign(x))             # 0 at 0, as TensorFlow
@@ -271,7 +266,6 @@ def where(condition, x=None, y=None, name=None):
      [2]], shape=(2, 1), dtype=int64)
     """
     if x is None and y is None:
-        from .creation import _where_indices
         return _where_indices(condition)
     if x is None or y is None:
         raise ValueError("where: give both x and y, or neither (for the indices of true elements)")

@@ -56,7 +56,7 @@ import math
 import numpy as np
 
 from ..tensor import Tensor
-from .elementwise import where
+from .elementwise import cast_op, where
 from .registry import as_axis, defop, numpy_function
 from .shapes import broadcast_to, expand_dims_op, reshape_op, transpose_op
 
@@ -135,7 +135,6 @@ def _extreme_jvp(t, ans, x, axis, keepdims):
 
 
 def cast_like(x, like):
-    from .elementwise import cast_op
     return cast_op(x, dtype=like.dtype)
 
 

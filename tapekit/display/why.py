@@ -1,0 +1,228 @@
+"""Why a gradient is None, as data: the reasoning behind tape.explain, with no display.
+
+`why(tape, target, source)` returns (reason, message, node, path); explain.py wraps it
+in an `Explanation` that can show itself, and mimebundle.py's pictures use `breaks` to
+mark where each source's path breaks. Keeping the reasoning here, below both, is what
+lets the picture use it and the answer show a picture without an import cycle.
+Like the picture, this only reads the tape.
+"""
+import numpy as np
+
+from ..context import state
+from ..tensor import Tensor, Variable
+from .graph import ancestors, index_tape, out_dtype, reach_from, records_freed, tape_records, tensors
+
+REASONS = ("connected", "not_a_tensor", "integer_dtype", "not_trainable",
+           "watch_accessed_variables_false", "unwatched_constant", "records_freed",
+           "left_tape", "stop_gradient", "not_differentiable", "no_path")
+SHORT = {"integer_dtype": "integer dtype", "not_trainable": "trainable=False, not watched",
+         "watch_accessed_variables_false": "not watched (watch_accessed_variables=False)",
+         "unwatched_constant": "constant, not watched", "left_tape": "the value left the tape here",
+         "stop_gradient": "stop_gradient", "not_differentiable": "op without a gradient",
+         "no_path": "reads a plain array: did a value leave the tape?"}
+MAX_EXPLAINED = 20  # sources whose break point the picture looks for
+
+
+def breaks(tape, target, sources):
+    """{node id: why} for each given source whose gradient path from the target breaks."""
+    if target is None or sources is None:
+        return {}
+    targets = tensors(target, "target")
+    if len(targets) != 1:
+        return {}  # several targets: a source may reach one of them and not the other
+    marks = {}
+    for s in tensors(sources, "sources")[:MAX_EXPLAINED]:
+        reason, _, node, _ = why(tape, targets[0], s)
+        if node is not None and reason != "connected":
+            marks.setdefault(node, SHORT.get(reason, reason))
+    return marks
+
+
+def why(tape, target, source):
+    """(reason, message, node, path): see explain.explain and Explanation."""
+    for role, t in (("target", target), ("source", source)):
+        if not isinstance(t, Tensor):
+            hint = " (a gradient that came back None?)" if t is None else ""
+            return ("not_a_tensor", f"The {role} is {type(t).__name__}{hint}, not a tk.Tensor or "
+                    f"tk.Variable; tape.gradient needs tensors.", None, ())
+    records = tape_records(tape)
+    ids, _ = index_tape(tape, records, extra=[source])
+    name = _namer(tape, records, ids, {target._tid: target, source._tid: source})
+    S, T = name(source._tid), name(target._tid)
+    for role, t in (("source", source), ("target", target)):
+        if t.dtype.kind not in "fc":
+            return ("integer_dtype", f"The {role} {name(t._tid)} has dtype {t.dtype.name}. Gradients "
+                    f"exist only for floating dtypes, so tape.gradient returns None (with a warning). "
+                    f"Create it as a float, e.g. tk.Variable(3.0) or dtype=tk.float32.",
+                    ids.get(t._tid), ())
+    produced = {rec[6]: rec for rec in records}      # output id -> record
+    used = source._tid in produced or any(source._tid in rec[2] for rec in records)
+    if source._tid not in tape._tracked and not used:
+        return _unwatched(tape, source, S, ids)
+    if records_freed(tape):
+        return ("records_freed", "gradient() of this non-persistent tape already released its "
+                "records, so there is nothing left to inspect. Record again with "
+                "tk.GradientTape(persistent=True), or turn on tk.display.set_options(record=True) "
+                "before recording.", None, ())
+    if target._tid == source._tid:
+        return ("connected", f"The target is the source {S}: its gradient is all ones.",
+                None, (ids.get(source._tid),))
+    if target._tid not in produced and target._tid not in tape._tracked:
+        return _not_recorded(tape, source, target, S, records, name)
+
+    reach = reach_from(records, [source._tid])
+    if target._tid in reach:
+        floats = reach_from(records, [source._tid], floating=True)
+        if target._tid in floats:
+            path = _path(records, produced, floats, source._tid, target._tid, ids)
+            steps = _steps([ids[t] + (f" ({produced[t].op.name})" if t in produced else "")
+                            for t in _ends(path)], len(path))
+            note = "" if source._tid in tape._tracked else (
+                f" {S} is not watched, but the ops reading it were recorded because another "
+                f"input is, so tape.gradient still computes it (as TensorFlow does).")
+            return ("connected", f"Connected: the gradient of {T} flows back to {S} along "
+                    f"{steps}.{note}", None, tuple(ids[t] for t in path))
+        anc = ancestors(records, [target._tid])
+        rec = next(r for r in records if r.out_tid in reach and r.out_tid not in floats
+                   and r.out_tid in anc)
+        return ("integer_dtype", f"The path from {S} to {T} passes through {name(rec.out_tid)}, whose "
+                f"output has dtype {out_dtype(rec).name}: no gradient flows through integer values. "
+                f"Keep that computation in floating point.", ids[rec.out_tid], ())
+
+    loose = reach_from(records, [source._tid], differentiable=False)
+    if target._tid in loose:
+        anc = ancestors(records, [target._tid], differentiable=False)
+        for rec in records:   # the first op on a path whose input has no gradient rule
+            d = rec.op.differentiable
+            if rec.out_tid in anc and any(t in reach and not (d is True or (d and d[i]))
+                                          for i, t in enumerate(rec.in_tids)):
+                n = name(rec.out_tid)
+                if rec.op.name == "stop_gradient":
+                    return ("stop_gradient", f"The path from {S} to {T} passes through {n}, "
+                            f"which passes the value forward but no gradient backward. Remove the "
+                            f"stop_gradient if the gradient should flow.", ids[rec.out_tid], ())
+                return ("not_differentiable", f"The path from {S} to {T} passes through {n}, an "
+                        f"operation without a gradient (comparisons, logical ops and other "
+                        f"integer- or bool-valued results have none).", ids[rec.out_tid], ())
+    return _no_path(tape, source, target, S, T, records, ids, name)
+
+
+def _namer(tape, records, ids, known):
+    """'n3 (multiply)', 's0 (Variable 'x:0')', 's2 (constant)' for a tape id."""
+    ops = {rec.out_tid: rec.op.name for rec in records}
+    known = {**tape._watched, **known}
+
+    def name(tid):
+        node = ids.get(tid, "the tensor")
+        if tid in ops:
+            return f"{node} ({ops[tid]})"
+        obj = known.get(tid)
+        if isinstance(obj, Variable):
+            return f"{node} (Variable {obj.name!r})"
+        if obj is not None and obj._name:
+            return f"{node} ({'watched tensor' if tid in tape._watched else 'constant'} {obj._name!r})"
+        return f"{node} ({'watched tensor' if tid in tape._watched else 'constant'})"
+    return name
+
+
+def _unwatched(tape, source, S, ids):
+    node = ids.get(source._tid)  # a leaf of its own: tk.show(tape, target, source) marks it
+    if isinstance(source, Variable):
+        if not source.trainable:
+            return ("not_trainable", f"{S} was created with trainable=False, so the tape does not "
+                    f"watch it automatically. Call tape.watch(...) on it inside the `with` block, "
+                    f"or create it with trainable=True.", node, ())
+        if not tape._watch_accessed:
+            return ("watch_accessed_variables_false", f"This tape was created with "
+                    f"watch_accessed_variables=False, so it watches only what tape.watch(...) "
+                    f"names, and {S} was not watched. Call tape.watch(...) on it inside the "
+                    f"`with` block.", node, ())
+        return ("left_tape", f"{S} is a trainable Variable, but no op read it while this tape was "
+                f"recording, so nothing on the tape depends on it. Use it inside the `with` block, "
+                f"as a tensor: x.numpy(), float(x) or a NumPy call on np.asarray(x) give plain "
+                f"numbers that no tape follows.", None, ())
+    return ("unwatched_constant", f"{S} is a constant tensor that the tape does not watch: a tape "
+            f"records only operations on watched tensors and trainable Variables. Call "
+            f"tape.watch(...) on it inside the `with` block before using it, or make it a "
+            f"tk.Variable.", node, ())
+
+
+def _not_recorded(tape, source, target, S, records, name):
+    reach = reach_from(records, [source._tid], differentiable=False)
+    last = max((r for r in records if r.out_tid in reach), key=lambda r: r.index, default=None)
+    after = not records or target._tid > max(r.out_tid for r in records)
+    when = ("it was probably computed after the `with` block ended, or "
+            if after and tape not in state.tapes else "")
+    tail = (f" The last recorded op that depends on {S} is {name(last.out_tid)}: compute the target "
+            f"from it with tapekit ops inside the `with` block." if last else "")
+    return ("left_tape", f"The target (shape {target.shape}, {target.dtype.name}) was not recorded by "
+            f"this tape, so no gradient can flow from it: {when}it was computed from a value that "
+            f"left the tape (x.numpy(), float(x), a NumPy call on a plain array), or before "
+            f"{S} was watched.{tail}", f"n{last.index}" if last else None, ())
+
+
+PATH_ENDS = 4  # a longer path is told by its first and last few steps and a count
+
+
+def _ends(path):
+    """The steps of `path` that the message names: all, or the first and last few."""
+    n = PATH_ENDS
+    return path if len(path) <= 2 * n + 1 else list(path[:n]) + list(path[-n:])
+
+
+def _steps(names, total):
+    """'s0 -> n0 (multiply) -> ...' with '... (k more) ...' for the steps left out."""
+    n = PATH_ENDS
+    if total <= 2 * n + 1:
+        return " -> ".join(names)
+    return (" -> ".join(names[:n]) + f" -> ... ({total - 2 * n} more steps) ... -> "
+            + " -> ".join(names[n:]))
+
+
+def _path(records, produced, reach, source_tid, target_tid, ids):
+    path, tid = [target_tid], target_tid
+    while tid != source_tid:
+        rec = produced[tid]
+        d = rec[1].differentiable                     # rec[1]: the op, rec[2]: input ids
+        for i, t in enumerate(rec[2]):
+            if t in reach and (d is True or d[i]):
+                tid = t
+                break
+        path.append(tid)
+    return path[::-1]
+
+
+def _no_path(tape, source, target, S, T, records, ids, name):
+    anc = ancestors(records, [target._tid], differentiable=False)
+    # A constant holding exactly the numbers of a value computed from the source, created
+    # after it: that value left the tape (.numpy()) and came back. Compared by their bytes.
+    reach = reach_from(records, [source._tid], differentiable=False)
+    computed = {}
+    for r in records:
+        v = r.value if r.value is not None else r.ans
+        if r.out_tid in reach and isinstance(v, (np.ndarray, np.generic)) and v.size <= 100_000:
+            computed.setdefault((v.shape, v.dtype.str, v.tobytes()), r.out_tid)
+    for rec in records:
+        if rec.out_tid not in anc:
+            continue
+        for v, tid in zip(rec.inputs, rec.in_tids):
+            if tid is None or tid in tape._tracked or not isinstance(v, (np.ndarray, np.generic)):
+                continue  # literals, tracked tensors, and values the record did not save
+            twin = computed.get((v.shape, v.dtype.str, v.tobytes()))
+            if twin is not None and twin < tid:
+                return ("left_tape", f"The path from {S} is cut at {name(tid)}: it holds the same "
+                        f"numbers as {name(twin)}, which depends on {S}, but it is a new constant "
+                        f"the tape does not track. That is what happens when a value leaves the "
+                        f"tape (x.numpy(), a NumPy call on a plain array, tk.constant(y.numpy())) "
+                        f"and comes back. Use the tensor itself; tapekit and NumPy functions on "
+                        f"tensors are recorded.", ids[tid], ())
+    leaves = [name(t) for t in sorted((t for t in anc if ids.get(t, "n").startswith("s")),
+                                      key=lambda t: int(ids[t][1:]))]
+    deps = ", ".join(leaves) if leaves else "nothing watched"
+    # Plain arrays the target's ops read: where a value that left the tape may have come back.
+    arrays = [rec for rec in records if rec.out_tid in anc and any(
+        tid is None and getattr(v, "ndim", 0) for v, tid in zip(rec.inputs, rec.in_tids))]
+    hint = (f" {name(arrays[0].out_tid)} reads a plain NumPy array: if it came from .numpy() or a "
+            f"NumPy call on a plain array, the value left the tape there." if arrays else "")
+    return ("no_path", f"{T} does not depend on {S}: no recorded operation connects them. "
+            f"{T} depends on {deps}.{hint}", f"n{arrays[0].index}" if arrays else None, ())

@@ -1,0 +1,168 @@
+"""Tracing for tk.function: record one call of a Python function as a flat program.
+
+The first call with a new signature runs the function for real while a `Tracer` sits
+among the active tapes. Every op goes through `registry.apply`, which shows it to every
+active tape, so the tracer sees them all: the forward pass, the derivative rules of any
+`tape.gradient` inside (a tracer counts as a tape, so backward passes run on tensors
+and are recorded too), the optimizer's arithmetic and random draws. Variable writes
+reach it through `Variable.assign`. The result is a flat list of steps over numbered
+slots:
+
+    (OP,     op,       input slots, attrs, output slot, holes)   slot = op(slots..., **attrs)
+    (READ,   variable, (),          None,  output slot, ())      slot = variable's value now
+    (ASSIGN, variable, (slot,),     dtype, None,        ())      variable = slot
+    (CHECK,  check,    (slot,),     None,  None,        ())      check(slot)  (check_numerics)
+
+`replay.Program` turns the steps into something to run; function.py ties the two.
+"""
+import numpy as np
+
+from . import nest
+from .tensor import Tensor, Variable
+
+OP, READ, ASSIGN, CHECK = "op", "read", "assign", "check"
+_SCALARS = (int, float, bool)
+
+
+class _Hole:
+    """An attribute array that is a traced tensor's value: filled in at every replay."""
+
+    __slots__ = ("k",)
+
+    def __init__(self, k):
+        self.k = k
+
+
+class Tracer:
+    """A pseudo-tape: turns every op and variable write it sees into a program step."""
+
+    def __init__(self, arg_tensors):
+        self.n_args = len(arg_tensors)
+        self.n_slots = self.n_args
+        self.slot_of = {t._tid: k for k, t in enumerate(arg_tensors)}  # tid -> slot
+        self.consts = {}       # slot -> (value, the original Tensor or None)
+        self._const_ids = {}   # id(array) -> slot (each captured array once)
+        self.steps = []        # (kind, op or variable, input slots, attrs, output slot, holes)
+        self._read_slot = {}   # id(variable) -> slot of its value since the last write
+        self._values = {id(t._value): (k, t._value) for k, t in enumerate(arg_tensors)}
+        self.unsupported = None
+
+    def _new_slot(self, value):
+        self.n_slots += 1
+        self._values[id(value)] = (self.n_slots - 1, value)
+        return self.n_slots - 1
+
+    # --- called by registry.apply for every op, and by Variable.assign -------------------
+    def _record(self, op, args, values, tids, result, attrs):
+        # An op with no forward of its own (custom_gradient: its value comes from user Python)
+        # cannot be replayed; the program then runs eagerly.
+        if op.forward is None:
+            self.unsupported = self.unsupported or op.name
+            return
+        ins = tuple([self._ref(a, v, tid) for a, v, tid in zip(args, values, tids)])
+        attrs, holes = self._attrs(attrs)
+        out = self._new_slot(result._value)
+        self.steps.append((OP, op, ins, attrs, out, holes))
+        self.slot_of[result._tid] = out
+
+    def _record_assign(self, variable, value):
+        if isinstance(value, Tensor):
+            src = self._ref(value, value._value, value._tid)
+        else:  # a Python or NumPy value: eager assign has just stored its checked copy
+            src = self._const(variable._value, None)
+        self.steps.append((ASSIGN, variable, (src,), variable.dtype, None, ()))
+        self._read_slot.pop(id(variable), None)  # later uses read the new value
+
+    def _record_check(self, tensor, check):
+        """A value check outside any op (tk.debugging.check_numerics): `check(array)` raises
+        if the value is bad. Every replay runs it, as every eager call does."""
+        src = self._ref(tensor, tensor._value, tensor._tid)
+        self.steps.append((CHECK, check, (src,), None, None, ()))
+
+    # --- where an input comes from -------------------------------------------------------
+    def _ref(self, a, value, tid):
+        if isinstance(a, Variable):
+            return self._read(a)
+        slot = self.slot_of.get(tid) if tid is not None else None
+        if slot is not None:
+            return slot
+        # The very array of a traced value (a backward pass re-wrapping a saved input or a
+        # variable's read, np.asarray(x), tk.constant(x)): follow that value.
+        known = self._values.get(id(value))
+        if known is not None and known[1] is value:
+            return known[0]
+        if type(a) in _SCALARS:
+            return self._const(a, None)
+        if isinstance(a, Tensor):
+            return self._const(value, a)
+        # A NumPy array or list from the caller: copy it, the caller may change it later.
+        return self._const(np.array(value, copy=True) if value is a else value, None)
+
+    def _read(self, var):
+        slot = self._read_slot.get(id(var))
+        if slot is None:
+            slot = self._new_slot(var._value)
+            self.steps.append((READ, var, (), None, slot, ()))
+            self._read_slot[id(var)] = slot
+        self._values[id(var._value)] = (slot, var._value)
+        return slot
+
+    def _const(self, value, tensor):
+        if isinstance(value, np.ndarray) and id(value) in self._const_ids:
+            return self._const_ids[id(value)]
+        self.n_slots += 1
+        slot = self.n_slots - 1
+        self.consts[slot] = (value, tensor)
+        if isinstance(value, np.ndarray):
+            self._const_ids[id(value)] = slot
+        return slot
+
+    def _attrs(self, attrs):
+        """Attributes, with any array that IS a traced tensor's value made a hole.
+
+        tk.gather's gradient and x[index_tensor] pass the index tensor's own array as an
+        attribute; following it keeps a replay right when the indices change.
+        """
+        holes = []
+
+        def scan(v):
+            if isinstance(v, np.ndarray):
+                known = self._values.get(id(v))
+                if known is not None and known[1] is v:
+                    holes.append(known[0])
+                    return _Hole(len(holes) - 1)
+            elif isinstance(v, tuple) and v:
+                return tuple([scan(x) for x in v])
+            return v
+
+        if not any(isinstance(v, (np.ndarray, tuple)) for v in attrs.values()):
+            return attrs, ()
+        scanned = {k: scan(v) for k, v in attrs.items()}
+        return (scanned, tuple(holes)) if holes else (attrs, ())
+
+    def finish(self, result):
+        """What the function returned, as slots: ([(is_slot, slot or value)], skeleton).
+
+        The skeleton is the result's nesting (None for a single value); replay.Program
+        packs its leaves back into it.
+        """
+        flat = nest.flatten(result) if nest.is_nested(result) else [result]
+        outputs = []
+        for leaf in flat:
+            if isinstance(leaf, Tensor) and not isinstance(leaf, Variable):
+                outputs.append((True, self._ref(leaf, leaf._value, leaf._tid)))
+            else:  # a Variable is returned as itself, any other Python value as traced
+                outputs.append((False, leaf))
+        skeleton = nest.pack_like(result, [None] * len(flat)) if nest.is_nested(result) else None
+        return outputs, skeleton
+
+
+def fill_holes(attrs, arrays):
+    """`attrs` with each _Hole replaced by its array (the traced tensor's value at this call)."""
+    def fill(v):
+        if isinstance(v, _Hole):
+            return arrays[v.k]
+        if isinstance(v, tuple):
+            return tuple([fill(x) for x in v])
+        return v
+    return {k: fill(v) for k, v in attrs.items()}
