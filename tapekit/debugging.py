@@ -36,7 +36,7 @@ import numpy as np
 
 from . import backprop
 from .context import push_accumulator, remove_accumulator, state
-from .forward import ForwardAccumulator
+from .forward import jvp_rule_running
 from .ops.registry import Meta
 from .tape import GradientTape, Record
 from .tensor import Tensor, convert_to_tensor
@@ -255,7 +255,7 @@ def _forward_error(op, values, out, attrs, recorded):
     if any(_has_nonfinite(v) for v in values if isinstance(v, (np.ndarray, np.generic))):
         lines.append("  an input already holds NaN/Inf: it was made before checking was on, "
                      "or outside tapekit ops")
-    jvp_of = _local_of(ForwardAccumulator._propagate, "op")
+    jvp_of = jvp_rule_running()
     if jvp_of is not None:
         lines.append(f"  while computing the forward-mode tangent (JVP rule) of op '{jvp_of.name}'")
     lines.append(f"  {_format_site(site, 'called')}")
@@ -329,18 +329,13 @@ def _format_site(site, what):
 
 def _inside(function):
     """True if `function` is running further up the stack (used only on failure)."""
-    return _local_of(function, None) is not None
-
-
-def _local_of(function, name):
-    """A local variable of the innermost running call of `function` (the frame if name is None)."""
     code = function.__code__
     frame = sys._getframe(1)
     while frame is not None:
         if frame.f_code is code:
-            return frame if name is None else frame.f_locals.get(name)
+            return True
         frame = frame.f_back
-    return None
+    return False
 
 
 # --- describing values ------------------------------------------------------------------------
