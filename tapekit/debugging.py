@@ -406,29 +406,3 @@ def _record_text(recorded):
     if len(recorded) == 1:
         return f"record #{recorded[0][1]} on the tape"
     return "records " + ", ".join(f"#{i}" for _, i in recorded) + " on the active tapes (outermost first)"
-
-
-# --- for benchmarks ---------------------------------------------------------------------------
-
-def check_numerics_contenders(workload):
-    """{label: zero-argument callable}: `workload()` with check_numerics off, and on.
-
-    For benchmarks/harness.interleaved: `interleaved(check_numerics_contenders(w1), reps=...)`.
-    "off" is the normal path: with checking off nothing of this module runs per op.
-
-    >>> contenders = tk.debugging.check_numerics_contenders(lambda: tk.exp(tk.constant(1.0)))
-    >>> sorted(contenders)
-    ['check_numerics off', 'check_numerics on']
-    >>> contenders["check_numerics on"]()
-    tk.Tensor(2.718282, shape=(), dtype=float32)
-    """
-    def on():
-        with enable_check_numerics():
-            return workload()
-
-    def off():
-        if state.check_numerics is not None:
-            raise RuntimeError("check_numerics is on; the 'off' contender needs it off")
-        return workload()
-
-    return {"check_numerics off": off, "check_numerics on": on}
