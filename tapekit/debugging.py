@@ -36,7 +36,7 @@ import numpy as np
 
 from . import backprop
 from .context import push_accumulator, remove_accumulator, state
-from .forward import ForwardAccumulator
+from .forward import jvp_rule_running
 from .ops.registry import Meta
 from .tape import GradientTape, Record
 from .tensor import Tensor, convert_to_tensor
@@ -255,7 +255,7 @@ def _forward_error(op, values, out, attrs, recorded):
     if any(_has_nonfinite(v) for v in values if isinstance(v, (np.ndarray, np.generic))):
         lines.append("  an input already holds NaN/Inf: it was made before checking was on, "
                      "or outside tapekit ops")
-    jvp_of = _local_of(ForwardAccumulator._propagate, "op")
+    jvp_of = jvp_rule_running()
     if jvp_of is not None:
         lines.append(f"  while computing the forward-mode tangent (JVP rule) of op '{jvp_of.name}'")
     lines.append(f"  {_format_site(site, 'called')}")
@@ -329,18 +329,13 @@ def _format_site(site, what):
 
 def _inside(function):
     """True if `function` is running further up the stack (used only on failure)."""
-    return _local_of(function, None) is not None
-
-
-def _local_of(function, name):
-    """A local variable of the innermost running call of `function` (the frame if name is None)."""
     code = function.__code__
     frame = sys._getframe(1)
     while frame is not None:
         if frame.f_code is code:
-            return frame if name is None else frame.f_locals.get(name)
+            return True
         frame = frame.f_back
-    return None
+    return False
 
 
 # --- describing values ------------------------------------------------------------------------
@@ -411,29 +406,3 @@ def _record_text(recorded):
     if len(recorded) == 1:
         return f"record #{recorded[0][1]} on the tape"
     return "records " + ", ".join(f"#{i}" for _, i in recorded) + " on the active tapes (outermost first)"
-
-
-# --- for benchmarks ---------------------------------------------------------------------------
-
-def check_numerics_contenders(workload):
-    """{label: zero-argument callable}: `workload()` with check_numerics off, and on.
-
-    For benchmarks/harness.interleaved: `interleaved(check_numerics_contenders(w1), reps=...)`.
-    "off" is the normal path: with checking off nothing of this module runs per op.
-
-    >>> contenders = tk.debugging.check_numerics_contenders(lambda: tk.exp(tk.constant(1.0)))
-    >>> sorted(contenders)
-    ['check_numerics off', 'check_numerics on']
-    >>> contenders["check_numerics on"]()
-    tk.Tensor(2.718282, shape=(), dtype=float32)
-    """
-    def on():
-        with enable_check_numerics():
-            return workload()
-
-    def off():
-        if state.check_numerics is not None:
-            raise RuntimeError("check_numerics is on; the 'off' contender needs it off")
-        return workload()
-
-    return {"check_numerics off": off, "check_numerics on": on}

@@ -6,11 +6,29 @@ accumulators entered after it while it runs those rules, so they are not
 tangent-propagated again; tapes and outer accumulators still see them, which
 gives forward-over-reverse, reverse-over-forward and forward-over-forward.
 """
+import threading
+
 import numpy as np
 
 from . import nest
 from .context import push_accumulator, remove_accumulator, state
 from .tensor import Tensor, _wrap, convert_to_tensor
+
+
+# The ops whose JVP rules are running now in this thread, innermost last: a rule's own ops
+# run inside it. Read by tk.debugging to say "while computing the tangent of op X".
+_rules_running = threading.local()
+
+
+def jvp_rule_running():
+    """The op whose forward-mode (JVP) rule is running in this thread now, or None.
+
+    >>> from tapekit.forward import jvp_rule_running
+    >>> jvp_rule_running() is None                 # no ForwardAccumulator at work
+    True
+    """
+    stack = getattr(_rules_running, "ops", None)
+    return stack[-1] if stack else None
 
 
 class ForwardAccumulator:
@@ -65,6 +83,8 @@ class ForwardAccumulator:
         k = active.index(self)
         state.accumulators = active[:k] + [a for a in active[k + 1:]
                                            if not isinstance(a, ForwardAccumulator)]
+        running = _rules_running.__dict__.setdefault("ops", [])
+        running.append(op)
         try:
             if op.variadic:
                 total = op.jvp(tangents, result, *args, **attrs)
@@ -89,6 +109,7 @@ class ForwardAccumulator:
                 total = cast(total, result.dtype)
             self._tangents[result._tid] = total
         finally:
+            running.pop()
             state.accumulators = active
 
     def jvp(self, primals, unconnected_gradients=None):

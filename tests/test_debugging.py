@@ -1,6 +1,7 @@
 """tk.debugging: check_numerics finds the first NaN/Inf, names the op, its record and the user line."""
 import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -215,8 +216,15 @@ def test_results_are_the_same_with_checking_on():
 
 
 def test_benchmark_contenders_time_the_same_workload_off_and_on():
+    # the helper lives with the benchmarks now, not in tk.debugging
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    try:
+        from check_numerics import check_numerics_contenders
+    finally:
+        sys.path.pop(0)
+    assert not hasattr(tk.debugging, "check_numerics_contenders")
     calls = []
-    contenders = tk.debugging.check_numerics_contenders(lambda: calls.append(
+    contenders = check_numerics_contenders(tk, lambda: calls.append(
         tk.debugging.is_check_numerics_enabled()) or len(calls))
     assert sorted(contenders) == ["check_numerics off", "check_numerics on"]
     assert contenders["check_numerics off"]() == 1
@@ -240,3 +248,28 @@ def test_check_numerics_of_one_tensor():
         tk.debugging.check_numerics(np.array([np.nan]), "x")
     with pytest.raises(TypeError, match="needs a floating tensor"):
         tk.debugging.check_numerics(tk.constant([1, 2]), "ints")
+
+
+def test_the_jvp_rule_running_is_told_by_forward_not_read_from_a_frame():
+    # debugging used to read ForwardAccumulator._propagate's local `op` by frame
+    # introspection; forward.py now says which op's JVP rule is running.
+    from tapekit.forward import jvp_rule_running
+    seen = []
+
+    class Spy:
+        def _propagate(self, op, *rest):
+            seen.append((op.name, getattr(jvp_rule_running(), "name", None)))
+
+    x = tk.constant(4.0)
+    with tk.ForwardAccumulator(x, tk.constant(1.0)) as acc:
+        from tapekit.context import push_accumulator, remove_accumulator
+        spy = Spy()
+        push_accumulator(spy)
+        try:
+            y = tk.sqrt(x)
+        finally:
+            remove_accumulator(spy)
+    assert acc.jvp(y).numpy() == pytest.approx(0.25)
+    assert ("sqrt", None) in seen                        # the op itself: no rule running
+    assert any(rule == "sqrt" for name, rule in seen if name != "sqrt")   # the ops of its JVP rule
+    assert jvp_rule_running() is None                    # and none after

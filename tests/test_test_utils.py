@@ -138,3 +138,46 @@ def test_compare_jacobians_counts_a_one_sided_nan_as_an_error():
     assert not c["ok"] and c["abs_error"] == np.inf and c["abs_at"] == (1,)
     c = compare_jacobians(np.array([np.nan, 1.0]), np.array([np.nan, 1.0]), 1e-5, 1e-6)
     assert c["ok"] and c["abs_error"] == 0.0
+
+
+# --- one checker: tk.test, tk.testing and the inspector share it ---------------------------------
+
+def test_tk_test_names_are_the_testing_checker():
+    import tapekit.testing as testing
+    assert tk.test.check_gradients is testing.check_gradients
+    assert tk.test.GradientCheckError is testing.GradientCheckError
+    assert tk.test.GradientCheck is testing.GradientCheck
+    assert tk.test.GradientReport is testing.GradientReport
+
+
+def test_check_grads_is_check_gradients_as_an_assertion():
+    assert tk.testing.check_grads(right_square, [1.0, 2.0], modes=("rev",), order=2) is None
+    with pytest.raises(AssertionError) as info:
+        tk.testing.check_grads(wrong_square, [1.0, 2.0, 3.0], modes=("rev",))
+    assert isinstance(info.value, GradientCheckError)
+    (bad,) = info.value.report.failures
+    assert bad.input == "x" and bad.stats["got"] == pytest.approx(3.0)
+    assert "tape 3, numerical 6" in str(info.value) and "out[2] x[2]" in str(info.value)
+
+
+def test_check_grads_does_not_skip_forward_mode_it_cannot_run():
+    # check_gradients lists it as skipped; the assertion form must not pass silently
+    with pytest.raises(NotImplementedError, match="forward mode"):
+        tk.testing.check_grads(right_square, [1.0, 2.0])
+
+
+def test_check_gradient_of_a_given_gradient():
+    x = np.array([1.0, -2.0])
+    good = tk.testing.check_gradient("x", 2 * x, lambda t: t * t, x)
+    assert good.ok and str(good).startswith("x: OK. tape gradient [2.0 -4.0]")
+    np.testing.assert_allclose(good.numerical, 2 * x, rtol=1e-6)
+    bad = tk.testing.check_gradient("x", np.array([2.0, 0.0]), lambda t: t * t, x)
+    assert not bad.ok and bad.stats["abs_at"] == (1,) and bad.stats["abs_error"] == pytest.approx(4.0)
+    assert "MISMATCH" in str(bad)
+
+
+def test_a_skipped_check_is_not_ok_but_does_not_fail_the_report():
+    report = tk.test.check_gradients(right_square, [1.0, 2.0])
+    skipped = [c for c in report.checks if c.skipped is not None]
+    assert [c.mode for c in skipped] == ["forward"] and not skipped[0].ok
+    assert report.ok and report.failures == []

@@ -176,7 +176,7 @@ def test_constants_that_no_rule_saves_are_shown_and_replayed(record):
     assert const.value.tolist() == [0.5, -1.0]
     check = m.check("s0")
     assert check.ok, str(check)
-    np.testing.assert_allclose(check.tape_grad, [3.0, 2.0])
+    np.testing.assert_allclose(check.tape, [3.0, 2.0])
 
 
 def test_explorer_one_input():
@@ -221,3 +221,12 @@ def test_training_log():
     log2 = TrainingLog()
     log2.log(loss=1.0, grads={"a": np.zeros(2)}, acc=0.5)
     assert log2.grad_norms == {"a": [0.0]} and log2.metrics == {"acc": [0.5]}
+
+
+def test_inspector_check_is_the_testing_checker(record):
+    # one gradient checker: the inspector's result is tk.testing's GradientCheck
+    from tapekit.testing import GradientCheck
+    tape, y, x, w = _scalar_tape()
+    c = InspectorModel(tape, y).check("s0")
+    assert isinstance(c, GradientCheck) and c.input == "s0" and c.ok
+    assert c.stats["abs_error"] < 1e-4

@@ -83,7 +83,7 @@ def test_inspector_check_of_another_node_selects_it():
     assert insp.selected == "s0"
     for node_id in ["s0", "s1", "n1", "n3"]:
         result = insp.check(node_id)
-        assert result.ok and result.node == node_id
+        assert result.ok and result.input == node_id
         assert insp.selected == node_id == insp.dropdown.value
         (out,) = insp.result.outputs
         assert out["text"].startswith(f"{node_id}: OK.")
@@ -264,7 +264,7 @@ def test_stored_notebook_keeps_final_pictures():
         "    y = x * x + x\n"
         "insp = tk.widgets.NodeInspector(tape, y)\n"
         "insp",
-        "print(insp.check('n0').node)\n"
+        "print(insp.check('n0').input)\n"
         "print(hashlib.md5(insp.picture()).hexdigest())",
     ]
     nb = nbformat.v4.new_notebook()

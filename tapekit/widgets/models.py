@@ -24,6 +24,7 @@ from ..display.format import number, summary
 from ..ops.registry import Meta
 from ..tape import GradientTape, Record
 from ..tensor import Tensor, Variable, constant
+from ..testing import GradientCheck, check_gradient
 
 NOT_RECORDED = ("This tape did not keep its values, so the backward pass cannot be shown "
                 "with numbers. Turn display recording on BEFORE recording: "
@@ -292,27 +293,6 @@ class NodeInfo:
         return "\n".join(lines)
 
 
-@dataclass
-class GradCheck:
-    """A finite-difference check of one node's gradient."""
-
-    node: str
-    ok: bool
-    tape_grad: object = None
-    numerical: object = None
-    abs_error: float = None
-    rel_error: float = None
-    message: str = ""
-
-    def __str__(self):
-        if self.tape_grad is None or self.numerical is None:
-            return f"{self.node}: cannot check: {self.message}"
-        verdict = "OK" if self.ok else "MISMATCH"
-        return (f"{self.node}: {verdict}. tape gradient {_fmt(self.tape_grad)}; central "
-                f"differences {_fmt(self.numerical)}; largest error {number(self.abs_error)} "
-                f"(relative {number(self.rel_error)}). {self.message}")
-
-
 class InspectorModel:
     """Every node of `tape` with its numbers, and a finite-difference check on request.
 
@@ -381,27 +361,18 @@ class InspectorModel:
         derivative must match d sum(target)/d node from the backward pass (within
         float32-sized tolerances: rtol=1e-3, atol=1e-4).
         """
-        from ..testing import compare_jacobians, numerical_jacobian
         n = self.graph.node(node_id)
         grad = self.grads.get(node_id)
         if grad is None:
             why = self.message or "no gradient reaches this node from the target"
-            return GradCheck(node_id, False, message=why)
+            return GradientCheck(node_id, skipped=why)
         if n.value is None:
-            return GradCheck(node_id, False, tape_grad=grad, message="its value was not kept")
+            return GradientCheck(node_id, skipped="its value was not kept", tape=np.asarray(grad))
         try:
-            f = self._replay_function(n)
+            return check_gradient(node_id, np.asarray(grad), self._replay_function(n), n.value,
+                                  eps=eps, rtol=rtol, atol=atol)
         except _CannotReplay as e:
-            return GradCheck(node_id, False, tape_grad=grad, message=str(e))
-        try:
-            (jac,) = numerical_jacobian(f, [np.asarray(n.value, dtype=np.float64)], eps=eps)
-        except _CannotReplay as e:
-            return GradCheck(node_id, False, tape_grad=grad, message=str(e))
-        c = compare_jacobians(np.asarray(grad, dtype=np.float64), jac.reshape(np.shape(grad)),
-                              rtol, atol)
-        return GradCheck(node_id, c["ok"], np.asarray(grad), jac.reshape(np.shape(grad)),
-                         c["abs_error"], c["rel_error"],
-                         f"(eps={eps:g}; rtol={rtol:g}, atol={atol:g})")
+            return GradientCheck(node_id, skipped=str(e), tape=np.asarray(grad))
 
     def _replay_function(self, node):
         """f(node value) -> sum(target), replaying the records after the node with NumPy."""
