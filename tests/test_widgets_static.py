@@ -438,3 +438,22 @@ def test_stepper_and_inspector_pictures_of_a_10000_character_name():
     stepper.step()
     for view in (stepper, NodeInspector(tape, y)):
         assert _png(view._repr_mimebundle_())
+
+
+def test_stepper_without_dot_falls_back_to_text(monkeypatch):
+    # like the tape's own display: no Graphviz `dot` gives no SVG, not an exception
+    import graphviz
+    from tapekit.display import dot
+
+    def missing(digraph):
+        raise graphviz.ExecutableNotFound(["dot"])
+
+    x = tk.Variable(2.0, name="x")
+    with tk.GradientTape(persistent=True) as tape:
+        y = tk.sin(x) * x
+    monkeypatch.setattr(dot, "to_svg", missing)
+    stepper = BackpropStepper(tape, y, [x])
+    stepper.step()
+    assert stepper.svg() is None
+    assert "no picture" in stepper.graph_out.outputs[0]["text"]
+    assert "step 1" in stepper._repr_mimebundle_()["text/plain"]

@@ -27,6 +27,7 @@ local `@jupyter-widgets/html-manager`.
 import html
 import sys
 
+import graphviz
 import ipywidgets as w
 import numpy as np
 
@@ -282,11 +283,16 @@ class BackpropStepper(_View):
                                highlight=step.node, grads=step.grads)
 
     def svg(self):
+        """SVG of the current step; None where there is no picture (a tape without values, or
+        Graphviz's `dot` missing or failing): text() stands in, as in the tape's display."""
         if self.model is None:
             return None
         pos = self.model.position
         if pos not in self._svgs:
-            self._svgs[pos] = _dot.to_svg(self.digraph())
+            try:
+                self._svgs[pos] = _dot.to_svg(self.digraph())
+            except (graphviz.ExecutableNotFound, graphviz.CalledProcessError, OSError):
+                return None
         return self._svgs[pos]
 
     def _state_key(self):
@@ -352,10 +358,9 @@ class BackpropStepper(_View):
     def _render(self):
         # The picture first, then the panel: the browser applies the updates in this order,
         # so once the panel says "step k" the graph shows step k too (tests wait on the text).
-        try:
-            out = _svg_output(self.svg(), self.text())
-        except Exception as e:  # noqa: BLE001 - no `dot`: the table instead of the picture
-            out = _text_output(f"(no picture: {type(e).__name__}: {e})\n" + self.text())
+        svg = self.svg()
+        out = (_svg_output(svg, self.text()) if svg is not None else
+               _text_output("(no picture: Graphviz's dot is missing or failed)\n" + self.text()))
         self.graph_out.outputs = (out,)
         self.chain.value = self.chain_html()
         self.prev_button.disabled = self.model.position == 0
