@@ -6,22 +6,10 @@ import time
 import nbformat
 import pytest
 
+from lab_page import ALL_PROMPTS_NUMBERED, KERNEL_READY  # tests/ui is on sys.path
+
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(240)]
 NOTEBOOK = "graph_view_ui.ipynb"
-KERNEL_READY = """() => {
-  const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
-  const status = panel?.querySelector('.jp-Notebook-ExecutionIndicator')?.dataset.status;
-  const name = panel?.querySelector('.jp-Toolbar-kernelName')?.textContent.trim();
-  const ok = status === 'idle' && !!name && name !== 'No Kernel';
-  if (!ok) { window.__idleSince = 0; return false; }
-  window.__idleSince = window.__idleSince || Date.now();
-  return Date.now() - window.__idleSince > 500;
-}"""
-ALL_PROMPTS_NUMBERED = """() => {
-  const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
-  const p = [...(panel?.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt') ?? [])].map(e => e.textContent.trim());
-  return p.length > 0 && p.every(s => /^\\[\\d+\\]:$/.test(s));
-}"""
 CELLS = [
     "import ipywidgets, tapekit as tk\n"
     "tk.display.set_options(record=True)\n"
