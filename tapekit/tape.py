@@ -285,7 +285,9 @@ class GradientTape:
         Assumes example i of target depends only on example i of source, as TensorFlow
         does. Shape: (batch,) + target.shape[1:] + source.shape[1:].
         """
-        unconnected = _unconnected(unconnected_gradients)
+        # Checked, then not used: TensorFlow's batch_jacobian returns zeros for an unconnected
+        # source either way (kept there for compatibility), and so does this one.
+        _unconnected(unconnected_gradients)
         self._check_usable("batch_jacobian")
         _check_tensors("target", [target])
         _check_tensors("source", [source])

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..context import ACCUMULATORS, RAW, state
 from ..context import hints as _hints
-from ..tensor import Tensor, Variable, _new_tensor, _next_tid, _to_array, _wrap
+from ..tensor import Tensor, _new_tensor, _next_tid, _to_array, _wrap
 
 OPS = {}           # name -> Op: the whole table, for tests, display and NumPy dispatch
 UFUNCS = {}        # NumPy ufunc -> Op, for Tensor.__array_ufunc__
@@ -73,14 +73,13 @@ class Op:
     """One differentiable operation: forward, per-input VJP and JVP rules, what it saves."""
 
     __slots__ = ("name", "forward", "args", "vjp", "jvp", "save_ans", "save_mask", "save_all", "save_none",
-                 "variadic", "same_dtype", "differentiable", "writes_out", "doc", "float_only",
+                 "variadic", "same_dtype", "differentiable", "doc", "float_only",
                  "call_vjp")
 
-    def __init__(self, name, forward, args, vjp, jvp, save, variadic, same_dtype, doc, writes_out=False,
+    def __init__(self, name, forward, args, vjp, jvp, save, variadic, same_dtype, doc,
                  float_only=False):
         self.name = name
         self.forward = forward
-        self.writes_out = writes_out
         self.float_only = float_only
         self.args = tuple(args.split()) if isinstance(args, str) else tuple(args)
         self.variadic = variadic
@@ -163,12 +162,9 @@ def _rule_caller(rules, variadic):
 
 
 def defop(name, forward, *, args="x", save="", vjp=None, jvp=None, variadic=False,
-          same_dtype=False, ufunc=None, doc=None, writes_out=False, float_only=False):
+          same_dtype=False, ufunc=None, doc=None, float_only=False):
     """Register an op; `vjp=None` marks it non-differentiable (comparisons, argmax, ...).
 
-    `writes_out=True`: forward(*inputs, out=array, **attrs) can write its result into an
-    array of the result's shape and dtype (NumPy ufuncs can); a tk.function replay then
-    reuses the buffer of an input that nothing reads afterwards (function.py).
     `same_dtype=True`: the inputs must share one dtype (TensorFlow's arithmetic).
     `float_only=True`: the inputs must be floating (exp, log, sin, ...): TensorFlow refuses
     integers and bools there, where NumPy would promote them (a bool's exp is float16).
@@ -177,7 +173,7 @@ def defop(name, forward, *, args="x", save="", vjp=None, jvp=None, variadic=Fals
         raise ValueError(f"op {name!r} is defined twice")
     if float_only and (variadic or len(args.split() if isinstance(args, str) else args) != 1):
         raise ValueError(f"defop {name!r}: float_only is checked for one-input ops only")
-    op = Op(name, forward, args, vjp, jvp, save, variadic, same_dtype, doc, writes_out, float_only)
+    op = Op(name, forward, args, vjp, jvp, save, variadic, same_dtype, doc, float_only)
     OPS[name] = op
     if ufunc is not None:
         UFUNCS[ufunc] = op
