@@ -348,7 +348,7 @@ class InspectorModel:
     def node(self, node_id):
         """A `NodeInfo` (op, inputs, shape, dtype, value, gradient) for `node_id`."""
         n = self.graph.node(node_id)
-        op = n.label if n.kind in ("op", "stop_gradient") else n.label
+        op = n.label
         return NodeInfo(n.id, n.kind, op, tuple(n.args), n.shape, n.dtype,
                         n.value, self.grads.get(n.id))
 
