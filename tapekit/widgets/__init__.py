@@ -4,6 +4,7 @@
     tk.widgets.NodeInspector(tape, loss)             # any node's numbers + a gradient check
     tk.widgets.FunctionExplorer(lambda x: tk.sin(x) * x, x_range=(-3, 3))
     tk.widgets.GraphView.from_tape(tape, loss)        # the graph: hover, click, arrow keys
+    tk.widgets.explore(tape, loss, [w, b])           # that graph beside a NodeInspector it drives
     for step in (mon := tk.widgets.TrainingMonitor(range(100))): ...; mon.log(loss=loss)
 
 Each view is thin over a plain-Python model in `tapekit.widgets.models`
@@ -31,10 +32,13 @@ def __getattr__(name):
     if name == "GraphView":
         from .graph_view import GraphView
         return GraphView
+    if name in ("explore", "GraphExplorer"):
+        from . import graph_explorer
+        return getattr(graph_explorer, name)
     raise AttributeError(f"module 'tapekit.widgets' has no attribute {name!r}")
 
 
 __all__ = ["BackpropModel", "BackpropStepper", "ExplorerModel", "FunctionExplorer",
-           "GraphView", "InspectorModel", "NodeInspector", "TrainingLog", "TrainingMonitor",
-           "has_widget_frontend"]
+           "GraphExplorer", "GraphView", "InspectorModel", "NodeInspector", "TrainingLog",
+           "TrainingMonitor", "explore", "has_widget_frontend"]
 
