@@ -154,3 +154,39 @@ def test_graph_view_1000_nodes_pans_to_the_current_step(lab_server, page, screen
     assert inside, "the view did not pan to the current node"
     print(f"1,000-node graph: End key -> restyle + pan {ms:.1f} ms in the page")
     page.screenshot(path=str(screenshot_dir / "graph_view_big.png"))
+
+
+EXPLORE = "graph_explore_ui.ipynb"
+EXPLORE_CELL = (
+    "import tapekit as tk\n"
+    "tk.display.set_options(record=True)\n"
+    "x, w = tk.Variable(2.0, name='x'), tk.Variable(3.0, name='w')\n"
+    "with tk.GradientTape(persistent=True) as tape:\n"
+    "    y = tk.sin(x * w) + x\n"
+    "tk.widgets.explore(tape, y, [x, w])"
+)
+
+
+def test_explore_a_click_in_the_graph_opens_the_node_in_the_inspector(lab_server, page, screenshot_dir):
+    base, token, root = lab_server
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(EXPLORE_CELL)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
+                                 "language": "python"}
+    nbformat.write(nb, root / EXPLORE)
+    page.goto(f"{base}/lab/tree/{EXPLORE}?reset&token={token}")
+    page.wait_for_function(KERNEL_READY, timeout=90_000, polling=100)
+    page.click(".lm-MenuBar-itemLabel:text-is('Run')")
+    page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
+    page.wait_for_function(ALL_PROMPTS_NUMBERED, timeout=120_000)
+    page.wait_for_function(KERNEL_READY, timeout=90_000, polling=100)
+    inspector = page.locator(f"{PANEL} .tk-node-inspector")
+    inspector.wait_for()
+    assert "Error displaying widget" not in page.locator(PANEL).inner_text()
+    _node(page, "n1").click()                      # the sin node
+    # the inspector's details follow the click (its list said s0 before: the first node)
+    details = inspector.locator(".widget-html-content").first
+    page.wait_for_function("e => e.innerText.includes('sin')", arg=details.element_handle(),
+                           timeout=30_000)
+    assert "-0.2794" in details.inner_text()    # sin(x * w) at x=2, w=3
+    page.screenshot(path=str(screenshot_dir / "graph_explore.png"))
