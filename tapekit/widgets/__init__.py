@@ -15,7 +15,7 @@ drawn. The stepper, inspector and explorer are ipywidgets VBoxes:
 `ipywidgets.HBox([stepper, inspector])` shows them side by side.
 
 Where no kernel runs, a notebook shows each view's picture: every display bundle holds
-image/png of the view's last state beside the widget view (see views.py).
+image/png of the view's last state beside the widget view (see views.py; one module per view).
 """
 from .models import BackpropModel, ExplorerModel, InspectorModel, TrainingLog
 

@@ -23,7 +23,7 @@ from ..display import graph as _graph
 from ..display.format import number, summary
 from ..ops.registry import Meta
 from ..tape import GradientTape, Record
-from ..tensor import Tensor, Variable, constant
+from ..tensor import Tensor, constant
 from ..testing import GradientCheck, check_gradient
 
 NOT_RECORDED = ("This tape did not keep its values, so the backward pass cannot be shown "

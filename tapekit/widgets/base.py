@@ -1,0 +1,142 @@
+"""What every view shares: its display (the live widget, a PNG of its last state, and text),
+and small output helpers. The views live one per module (stepper, inspector, explorer,
+monitor); `views.py` says what a notebook stores for each and re-exports them.
+"""
+import html
+
+import ipywidgets as w
+
+from . import plots
+
+
+def _esc(text):
+    return html.escape(str(text), quote=True)
+
+
+def _error_html(message):
+    return ('<div class="tk-widget-error" style="color:#a00000;border:1px solid #d08080;'
+            'background:#fff0f0;padding:6px;font-family:sans-serif">'
+            f'<b>tapekit:</b> {_esc(message)}</div>')
+
+
+def _svg_output(svg, text):
+    """One display_data output holding an SVG picture and its text form (the stepper's graph)."""
+    return {"output_type": "display_data", "metadata": {},
+            "data": {"image/svg+xml": svg, "text/plain": text}}
+
+
+def _text_output(text):
+    return {"output_type": "stream", "name": "stdout", "text": text if text.endswith("\n") else text + "\n"}
+
+
+class _Pictured:
+    """Shared display: the widget where a front end runs, a PNG and text elsewhere."""
+
+    widget = None       # the ipywidgets object shown (the view itself for a _View)
+
+    def text(self):
+        raise NotImplementedError
+
+    def bundle_text(self):
+        """The bundle's text/plain (the monitor's stays the same from first to last draw)."""
+        return self.text()
+
+    def picture(self):
+        """PNG bytes of the current state (None: no picture, e.g. the view failed)."""
+        return None
+
+    def _state_key(self):
+        """What the picture depends on (None: do not cache)."""
+        return None
+
+    def _png(self):
+        """The picture, cached per state; a view that failed pictures its error message, so
+        every stored bundle has an image/png (the docs site's contract)."""
+        key = self._state_key()
+        cache = self.__dict__.setdefault("_png_cache", {})
+        if key is not None and key in cache:
+            return cache[key]
+        png = self.picture()
+        if png is None and getattr(self, "error", None):
+            png = plots.text_panel_png(plots.wrap(self.text()))
+        if key is not None:
+            if len(cache) > 64:
+                cache.clear()
+            cache[key] = png
+        return png
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        bundle = {}
+        if self.widget is not None:
+            data = w.Widget._repr_mimebundle_(self.widget, include=include, exclude=exclude)
+            if isinstance(data, tuple):
+                data = data[0]
+            bundle.update(data or {})
+        bundle["text/plain"] = self.bundle_text()
+        try:
+            png = self._png()
+        except Exception:  # noqa: BLE001 - the picture is a fallback: text/plain still says it
+            png = None
+        if png:
+            bundle["image/png"] = plots.png_base64(png)
+        return bundle
+
+    # --- the stored picture follows the view ------------------------------------------
+    _displays = ()      # [(IPython DisplayHandle, text/plain first shown)]
+
+    def _ipython_display_(self):
+        """Display with a display id, so later changes made from code can update the stored
+        picture (`explorer.set_point(2.0)` in the next cell: a static page shows x = 2.0).
+
+        IPython calls this for a bare `view` at the end of a cell and for `display(view)`;
+        the output is display_data (not execute_result) because only it carries an id.
+        """
+        from IPython.core.interactiveshell import InteractiveShell
+        if not InteractiveShell.initialized():
+            print(self.text())
+            return
+        from IPython.display import display
+        bundle = self._repr_mimebundle_()
+        handle = display(bundle, raw=True, display_id=True)
+        if handle is not None:
+            self._displays = list(self._displays) + [(handle, bundle["text/plain"])]
+
+    def _refresh_displays(self):
+        """Update every display of this view with its current bundle (image/png above all).
+
+        text/plain stays as it was first shown: nbval compares it and never sees updates
+        (it ignores update_display_data), while nbclient and JupyterLab apply them. Only
+        changes made from code refresh: a browser drag re-rendering its own output would
+        interrupt itself, and JupyterLab does not save widget state anyway.
+        """
+        if not self._displays:
+            return
+        bundle = self._repr_mimebundle_()
+        for handle, text in self._displays:
+            handle.update({**bundle, "text/plain": text}, raw=True)
+
+    def __repr__(self):
+        return self.text()
+
+
+class _View(_Pictured, w.VBox):
+    """A view that is an ipywidgets VBox: it goes into HBox/VBox/Tab like any widget."""
+
+    @property
+    def widget(self):
+        return self
+
+    def close(self):
+        """Close the view and every widget inside it (their comms, in a kernel)."""
+        for child in list(self.children):
+            for c in _walk(child):
+                c.close()
+        super().close()
+
+
+def _walk(widget):
+    yield widget
+    for c in getattr(widget, "children", ()):
+        yield from _walk(c)
+
+
