@@ -17,3 +17,15 @@ ALL_PROMPTS_NUMBERED = """() => {
     .map(e => e.textContent.trim());
   return p.length > 0 && p.every(s => /^\\[\\d+\\]:$/.test(s));
 }"""
+
+
+def open_and_run_all(page, base, token, path, *, wait_idle=True):
+    """Open `path` in JupyterLab with no tabs of earlier tests (?reset), wait for its kernel,
+    Run All Cells, and wait until every cell has run (and, with wait_idle, the kernel rests)."""
+    page.goto(f"{base}/lab/tree/{path}?reset&token={token}")
+    page.wait_for_function(KERNEL_READY, timeout=90_000, polling=100)
+    page.click(".lm-MenuBar-itemLabel:text-is('Run')")
+    page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
+    page.wait_for_function(ALL_PROMPTS_NUMBERED, timeout=120_000)
+    if wait_idle:
+        page.wait_for_function(KERNEL_READY, timeout=90_000, polling=100)

@@ -6,7 +6,7 @@ import time
 import nbformat
 import pytest
 
-from lab_page import ALL_PROMPTS_NUMBERED, KERNEL_READY  # tests/ui is on sys.path
+from lab_page import open_and_run_all  # tests/ui is on sys.path
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(240)]
 NOTEBOOK = "graph_view_ui.ipynb"
@@ -48,12 +48,7 @@ def _node(page, node_id):
 def test_graph_view_hover_click_and_arrow_keys(lab_server, page, screenshot_dir):
     base, token, root = lab_server
     _write_notebook(root)
-    page.goto(f"{base}/lab/tree/{NOTEBOOK}?token={token}")
-    page.wait_for_function(KERNEL_READY, timeout=90_000, polling=100)
-    page.click(".lm-MenuBar-itemLabel:text-is('Run')")
-    page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
-    page.wait_for_function(ALL_PROMPTS_NUMBERED, timeout=120_000)
-    page.wait_for_function(KERNEL_READY, timeout=90_000, polling=100)
+    open_and_run_all(page, base, token, NOTEBOOK)
 
     _node(page, "n1").wait_for()
     # fit to width: the picture is never wider than its viewport
@@ -131,11 +126,7 @@ def test_graph_view_1000_nodes_pans_to_the_current_step(lab_server, page, screen
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
                                  "language": "python"}
     nbformat.write(nb, root / BIG)
-    page.goto(f"{base}/lab/tree/{BIG}?token={token}")
-    page.wait_for_function(KERNEL_READY, timeout=90_000, polling=100)
-    page.click(".lm-MenuBar-itemLabel:text-is('Run')")
-    page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
-    page.wait_for_function(ALL_PROMPTS_NUMBERED, timeout=120_000)
+    open_and_run_all(page, base, token, BIG, wait_idle=False)
     _node(page, "n999").wait_for(state="attached")
     viewport = page.locator(f"{PANEL} .tk-gv-viewport")
     assert viewport.evaluate("e => e.getBoundingClientRect().height") <= 485   # max_height
@@ -174,12 +165,7 @@ def test_explore_a_click_in_the_graph_opens_the_node_in_the_inspector(lab_server
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
                                  "language": "python"}
     nbformat.write(nb, root / EXPLORE)
-    page.goto(f"{base}/lab/tree/{EXPLORE}?reset&token={token}")
-    page.wait_for_function(KERNEL_READY, timeout=90_000, polling=100)
-    page.click(".lm-MenuBar-itemLabel:text-is('Run')")
-    page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
-    page.wait_for_function(ALL_PROMPTS_NUMBERED, timeout=120_000)
-    page.wait_for_function(KERNEL_READY, timeout=90_000, polling=100)
+    open_and_run_all(page, base, token, EXPLORE)
     inspector = page.locator(f"{PANEL} .tk-node-inspector")
     inspector.wait_for()
     assert "Error displaying widget" not in page.locator(PANEL).inner_text()

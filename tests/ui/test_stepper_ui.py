@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from lab_page import ALL_PROMPTS_NUMBERED, KERNEL_READY  # tests/ui is on sys.path
+from lab_page import open_and_run_all  # tests/ui is on sys.path
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(240)]
 NOTEBOOK = "10_under_the_hood.ipynb"
@@ -28,12 +28,7 @@ def _current_node(page):
 def test_stepper_renders_and_next_moves_the_highlight(lab_server, page, screenshot_dir):
     base, token, _ = lab_server
     t0 = time.monotonic()
-    page.goto(f"{base}/lab/tree/{NOTEBOOK}?reset&token={token}")   # reset: no tabs of other tests
-    page.wait_for_function(KERNEL_READY, timeout=90_000, polling=100)
-    page.click(".lm-MenuBar-itemLabel:text-is('Run')")
-    page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
-    page.wait_for_function(ALL_PROMPTS_NUMBERED, timeout=120_000)
-    page.wait_for_function(KERNEL_READY, timeout=90_000, polling=100)
+    open_and_run_all(page, base, token, NOTEBOOK)
 
     # the graph of section 1 (tk.show) renders too (cells far below may be virtualised)
     first = page.locator(".jp-OutputArea-output .jp-RenderedSVG img").first

@@ -13,7 +13,7 @@ import time
 import nbformat
 import pytest
 
-from lab_page import ALL_PROMPTS_NUMBERED, KERNEL_READY  # tests/ui is on sys.path (rootdir-less prepend import)
+from lab_page import KERNEL_READY, open_and_run_all  # tests/ui is on sys.path (rootdir-less prepend import)
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(240)]
 
@@ -72,12 +72,7 @@ def test_untrusted_notebook_shows_each_widgets_last_picture(lab_server, page, sc
 def test_lesson10_explorer_holds_2_and_inspector_agrees(lab_server, page, screenshot_dir):
     base, token, _ = lab_server
     t0 = time.monotonic()
-    page.goto(f"{base}/lab/tree/10_under_the_hood.ipynb?reset&token={token}")
-    page.wait_for_function(KERNEL_READY, timeout=90_000, polling=100)
-    page.click(".lm-MenuBar-itemLabel:text-is('Run')")
-    page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
-    page.wait_for_function(ALL_PROMPTS_NUMBERED, timeout=120_000)
-    page.wait_for_function(KERNEL_READY, timeout=90_000, polling=100)
+    open_and_run_all(page, base, token, "10_under_the_hood.ipynb")
 
     insp = page.locator(".tk-node-inspector").first
     insp.scroll_into_view_if_needed()
