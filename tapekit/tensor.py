@@ -74,8 +74,8 @@ class Tensor:
 
         The tensor's own array, frozen: writing into it raises "assignment destination is
         read-only" instead of changing the tensor and every tape that saved it. Freezing
-        costs nothing and the tensor never writes into its value; a Variable that updates
-        in place sees the flag and writes a new array instead (copy on write).
+        costs nothing and the tensor never writes into its value (a Variable's assign*
+        write a new array).
         """
         v = self._value
         if dtype is not None and np.dtype(dtype) != v.dtype:

@@ -221,8 +221,7 @@ def apply(op, args, attrs):
                 arrays = True
                 if not (type(a) is np.ndarray and first is not None and a.dtype is first._value.dtype):
                     convert = True
-                elif not op.save_none and state.tapes and (op.save_all or not op.variadic
-                                                           and op.save_mask[len(values)]):
+                elif _tape_saves(op, len(values)):
                     a = a.copy()   # the caller's array, which a tape saves: see _keep_private
             values.append(a)
             tids.append(None)
@@ -258,16 +257,21 @@ def _keep_private(op, values, tids, out, saved=True):
     or an input the rules do not read) the array is only read once, now.
     apply copies the saved inputs itself when they need no conversion (`saved=False`).
     """
-    saving = saved and state.tapes and not op.save_none
     for k, v in enumerate(values):
         if tids[k] is not None or type(v) is not np.ndarray:
             continue   # a tensor or a Python number
         if (type(out) is np.ndarray and (out is v or out.base is not None)
                 and np.may_share_memory(out, v) and not _frozen(v)):
             out = out.copy()
-        if saving and (op.save_all or not op.variadic and op.save_mask[k]) and not _frozen(v):
+        if saved and _tape_saves(op, k) and not _frozen(v):
             values[k] = v.copy()
     return out
+
+
+def _tape_saves(op, k):
+    """True when a recording tape would keep input k of `op` for the backward pass."""
+    return bool(state.tapes) and not op.save_none and (
+        op.save_all or not op.variadic and op.save_mask[k])
 
 
 def _frozen(v):
@@ -312,7 +316,7 @@ def apply2(op, a, b):
             tids = (a._tid, None)
         elif type(b) is np.ndarray and b.dtype is va.dtype and not op.variadic:
             # The caller's array: copied where apply would copy it (see _keep_private).
-            vb = b.copy() if op.save_mask[1] and state.tapes else b
+            vb = b.copy() if _tape_saves(op, 1) else b
             try:
                 out = op.forward(va, vb)
             except _FORWARD_ERRORS as e:
