@@ -34,6 +34,7 @@ from .ops import (abs, add, cast, clip_by_global_norm, clip_by_norm, clip_by_val
                   reduce_min, reduce_prod, reduce_sum, reshape, sigmoid, sign, sin, sqrt, square,
                   squeeze, stack, stop_gradient, subtract, tanh, transpose, where, zeros,
                   zeros_like)
+from .record import Record, TapeObserver, observe_all_tapes, stop_observing_all_tapes
 from .tape import GradientDtypeWarning, GradientTape, UnconnectedGradients
 from .tensor import Tensor, Variable, constant, convert_to_tensor
 

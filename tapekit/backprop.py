@@ -25,32 +25,28 @@ from .tensor import Tensor, _wrap
 def reachable(records, source_tids):
     """Tape ids that depend differentiably on a source (only those need cotangents)."""
     reach = set(source_tids)
-    for _, op, in_tids, _, _, _, out, _ in records:   # a Record's fields (tape.py)
-        diff = op.differentiable
+    for rec in records:
+        diff = rec.op.differentiable
         if not diff:
             continue
-        for i, tid in enumerate(in_tids):
+        for i, tid in enumerate(rec.in_tids):
             if tid in reach and (diff is True or diff[i]):
-                reach.add(out)
+                reach.add(rec.out_tid)
                 break
     return reach
 
 
-def backward(records, seeds, source_tids, *, lead=(), consume=False, keep_all=None, reach=None,
-             observe=None):
+def backward(records, seeds, source_tids, *, lead=(), reach=None, observe=None):
     """Cotangents for `source_tids`, given seeds {tid: cotangent}.
 
     `lead` is the shape of leading batch axes every cotangent carries (jacobian).
-    `consume` pops records as they are used (a non-persistent tape frees memory early).
-    `keep_all`, a dict, receives every intermediate cotangent (for display).
     `reach`, when the caller knows it, is the set of ids that lead to a source.
     `observe(rec, g, sent, grads)`, when given, is called after the chain rule at each
     record: `g` arrived at its output, `sent` lists (input position, tid, cotangent) as
-    added to the inputs (broadcasting undone, cast), `grads` the running {tid: cotangent}
-    (the widget stepper shows every step with it; it must not change them).
+    added to the inputs, `grads` is the running {tid: cotangent}. The tape's observers
+    (display, check_numerics) and the widget stepper watch the walk this way.
     """
     tensor_mode = bool(state.tapes or state.accumulators)  # is this walk itself recorded?
-    check = state.check_numerics  # tk.debugging's NaN/Inf checker while enabled, else None
     if reach is None:
         reach = reachable(records, source_tids)
     keep = set(source_tids)
@@ -58,22 +54,18 @@ def backward(records, seeds, source_tids, *, lead=(), consume=False, keep_all=No
     unbroadcast = _sum_to if tensor_mode else sum_to.forward
     saved_raw = enter_raw(not tensor_mode)
     try:
-        for rec in _newest_first(records, consume):
-            _, op, in_tids, inputs, ans, attrs, out, _ = rec   # a Record's fields (tape.py)
+        for rec in reversed(records):                     # newest first
+            op, in_tids, inputs, ans, attrs, out = rec
             # Every later use of `out` has already added to its cotangent: it is complete.
             g = grads.get(out) if out in keep else grads.pop(out, None)
             if g is None or op.call_vjp is None or out not in reach:
                 continue
-            if keep_all is not None:
-                keep_all[out] = g
             if tensor_mode:  # rules see tensors carrying their tape ids, so outer tapes record them
                 inputs = [_as_tensor(v, tid) for v, tid in zip(inputs, in_tids)]
                 ans = _as_tensor(ans, out)
             # The chain rule: input i receives g times d(out)/d(input i), from the op's rule.
             in_grads = op.call_vjp(g, ans, inputs, attrs, in_tids, reach)
-            if check is not None:
-                check.backward_step(rec, g, in_grads, reach)
-            sent = [] if observe is not None else None
+            sent = []
             for i, (tid, x, gi) in enumerate(zip(in_tids, inputs, in_grads)):
                 if gi is None or tid not in reach:
                     continue
@@ -83,22 +75,12 @@ def backward(records, seeds, source_tids, *, lead=(), consume=False, keep_all=No
                     gi = _cast(gi, x.dtype)
                 prev = grads.get(tid)  # an input used twice gets the sum of both cotangents
                 grads[tid] = gi if prev is None else prev + gi
-                if sent is not None:
-                    sent.append((i, tid, gi))
+                sent.append((i, tid, gi))
             if observe is not None:
                 observe(rec, g, sent, grads)
     finally:
         leave_raw(not tensor_mode, saved_raw)
     return {tid: grads.get(tid) for tid in source_tids}
-
-
-def _newest_first(records, consume):
-    """The records, last first; popped as they go when `consume` (frees memory early)."""
-    if consume:
-        while records:
-            yield records.pop()
-    else:
-        yield from reversed(records)
 
 
 def _as_tensor(value, tid):

@@ -16,14 +16,15 @@ called from, keyed by its output's tape id.
 Why it costs nothing while off: when enabled, a `NumericsChecker` is appended to
 `state.accumulators`, the list registry.apply already walks after every op (the
 ForwardAccumulator hook; an emptiness test that was there before), and is put in
-`state.check_numerics`, which backprop reads once per backward pass. Disabled,
+`state.check_numerics`, which a tape reads once per gradient call to add the checker's
+`backward_step` to the observers of its backward walk (record.py). Disabled,
 the list is empty again and the attribute is None.
 
 While on, a backward pass runs in "tensor mode" (backprop sees a non-empty
 accumulators list): same results, a few times slower. A NaN that appears inside
 a derivative rule is not reported by itself; the gradient the rule returns is.
-The failing record is stored on its tape as `tape._numerics_failure` (index,
-phase, op, reason), for the tape's picture. Not seen: ops run inside a
+What failed, and where (index, phase, op, reason), is noted per tape in
+`_failures` (tape -> dict), without touching the tape. Not seen: ops run inside a
 custom_gradient function (tapes and accumulators are paused there).
 """
 import contextlib
@@ -38,7 +39,8 @@ from . import backprop
 from .context import push_accumulator, remove_accumulator, state
 from .forward import jvp_rule_running
 from .ops.registry import Meta
-from .tape import GradientTape, Record
+from .record import TapeObserver
+from .tape import GradientTape
 from .tensor import Tensor, convert_to_tensor
 
 
@@ -198,9 +200,10 @@ def _check_value(value, message, site):
 # tape -> {output tape id: (record index, (filename, lineno, function))}.
 # Weak in the tape, so the notes go when the tape goes.
 _SITES = weakref.WeakKeyDictionary()
+_failures = weakref.WeakKeyDictionary()   # tape -> {"index", "phase", "op", "reason"}
 
 
-class NumericsChecker:
+class NumericsChecker(TapeObserver):
     """Sits in state.accumulators (forward check) and state.check_numerics (backward check).
 
     >>> checker = tk.debugging.NumericsChecker()   # enable_check_numerics installs one: use that
@@ -222,25 +225,20 @@ class NumericsChecker:
             for tape, index in recorded:
                 _SITES.setdefault(tape, {})[result._tid] = (index, site)
 
-    # --- backward: called by backprop.backward for each record, after its rules ran ---
-    def backward_step(self, rec, g, in_grads, reach):
-        rec = Record(rec)   # the tape's plain tuple, named
-        for i, gi in enumerate(in_grads):
-            if gi is None or rec.in_tids[i] not in reach:
-                continue
+    # --- backward: a tape's observer in its backward walk, after each record's chain rule ---
+    def backward_step(self, tape, rec, g, sent, grads):
+        for i, _, gi in sent:
             value = gi._value if isinstance(gi, Tensor) else np.asarray(gi)
             if _has_nonfinite(value):
-                raise _backward_error(rec, g, i, value)
+                raise _backward_error(tape, rec, g, i, value)
 
 
 def _recorded_on(tid):
     """[(tape, record index)] for each active tape whose last record made `tid`."""
     found = []
     for tape in state.tapes:
-        if isinstance(tape, GradientTape):
-            last = Record(tape._records[-1]) if tape._records else None   # named
-            if last is not None and last.out_tid == tid:
-                found.append((tape, last.index))
+        if isinstance(tape, GradientTape) and tape._records and tape._records[-1].out_tid == tid:
+            found.append((tape, len(tape._records) - 1))
     return found
 
 
@@ -260,24 +258,25 @@ def _forward_error(op, values, out, attrs, recorded):
         lines.append(f"  while computing the forward-mode tangent (JVP rule) of op '{jvp_of.name}'")
     lines.append(f"  {_format_site(site, 'called')}")
     for tape, index in recorded:
-        tape._numerics_failure = {"index": index, "phase": "forward", "op": op.name, "reason": reason}
+        _failures[tape] = {"index": index, "phase": "forward", "op": op.name, "reason": reason}
     return NumericsError("\n".join(lines), op=op.name, phase="forward",
                          index=recorded[-1][1] if recorded else None,
                          filename=site[0], lineno=site[1])
 
 
-def _backward_error(rec, g, i, grad):
+def _backward_error(tape, rec, g, i, grad):
     op = rec.op
     name = _input_names(op, len(rec.in_tids))[i]
     bad = _nonfinite_kinds(grad)
     reason = f"gradient for input {name} holds {bad}"
-    tapes, site = _forward_site(rec)
+    tapes, site, index = _forward_site(tape, rec)
     now = _user_site(sys._getframe(1))
     g_value = g._value if isinstance(g, Tensor) else g
     lines = [f"check_numerics: the gradient op '{op.name}' passes to its input {name} holds "
              f"{bad} (backward pass)",
              f"  gradient: {_describe(grad)}",
-             f"  op:       {_op_text(op, rec.attrs)}, record #{rec.index} on the tape",
+             f"  op:       {_op_text(op, rec.attrs)}, "
+             + (f"record #{index} on the tape" if index is not None else "recorded on the tape"),
              f"  incoming gradient g: {_describe(g_value)}"]
     saved = list(zip(_input_names(op, len(rec.inputs)), rec.inputs)) + [("ans (output)", rec.ans)]
     lines += [f"  saved {n}: {_describe(v)}" for n, v in saved]
@@ -287,23 +286,29 @@ def _backward_error(rec, g, i, grad):
         lines.append("  its forward line is unknown: the op was recorded before check_numerics "
                      "was on, or is a custom_gradient op (those bypass the checker)")
     lines.append(f"  {_format_site(now, 'backward pass started')}")
-    for tape in tapes:
-        tape._numerics_failure = {"index": rec.index, "phase": "backward", "op": op.name,
-                                  "reason": reason}
-    return NumericsError("\n".join(lines), op=op.name, phase="backward", index=rec.index,
+    for t in tapes:
+        _failures[t] = {"index": index, "phase": "backward", "op": op.name, "reason": reason}
+    return NumericsError("\n".join(lines), op=op.name, phase="backward", index=index,
                          input=name, filename=site[0] if site else None,
                          lineno=site[1] if site else None)
 
 
-def _forward_site(rec):
-    """(tapes that recorded `rec`, the user line that created it), from the notes in _SITES."""
-    tapes, site = [], None
-    for tape, sites in list(_SITES.items()):
+def _forward_site(tape, rec):
+    """(tapes that recorded `rec`, the user line that created it, its index on `tape`), from
+    the notes in _SITES; a record made before checking was on has no note (index from a
+    persistent tape's list, else None)."""
+    tapes, site, index = [tape], None, None
+    for other, sites in list(_SITES.items()):
         entry = sites.get(rec.out_tid)
-        if entry is not None and entry[0] == rec.index:
-            tapes.append(tape)
+        if entry is not None:
+            if other is not tape:
+                tapes.append(other)
+            else:
+                index = entry[0]
             site = entry[1]
-    return tapes, site
+    if index is None:
+        index = next((k for k, r in enumerate(tape._records) if r is rec), None)
+    return tapes, site, index
 
 
 # --- finding the user's line ------------------------------------------------------------------

@@ -20,7 +20,6 @@ import sys
 
 import numpy as np
 
-from .tape import named_records
 
 _ARRAYS = (np.ndarray, np.generic)
 
@@ -49,9 +48,9 @@ class TapeMemory:
     ops: one OpMemory per op name, in order of first appearance; by_op: the same by name.
     """
 
-    def __init__(self, tape, ops, arrays, nbytes, tape_only_bytes, display_bytes):
+    def __init__(self, tape, ops, arrays, nbytes, tape_only_bytes, display_bytes, held_for_display):
         self.persistent = tape.persistent
-        self.display_keeps = bool(getattr(tape, "_keep_values", False))
+        self.display_keeps = bool(held_for_display)
         self.ops = ops
         self.by_op = {row.name: row for row in ops}
         self.records = sum(row.records for row in ops)
@@ -60,7 +59,7 @@ class TapeMemory:
         self.arrays = arrays
         self.bytes = nbytes
         self.tape_only_bytes = tape_only_bytes
-        self.display_bytes = display_bytes  # cotangents of the last gradient, kept for display
+        self.display_bytes = display_bytes  # values and cotangents display keeps (observers)
         keeps_records = self.persistent or self.display_keeps
         self.frees_on_gradient = 0 if keeps_records else tape_only_bytes
 
@@ -87,7 +86,7 @@ class TapeMemory:
             notes.append(f"gradient() drops the records and frees {format_bytes(self.frees_on_gradient)} "
                          f"(a non-persistent tape can compute gradients once).")
         if self.display_bytes:
-            notes.append(f"Gradients of the last gradient() call, kept for display: "
+            notes.append(f"Values and gradients kept for display: "
                          f"{format_bytes(self.display_bytes)}.")
         return head, rows, notes
 
@@ -117,7 +116,9 @@ class TapeMemory:
 
 def tape_memory(tape):
     """The TapeMemory report of `tape` (what GradientTape.memory returns)."""
-    ops, objects, tape_refs, owner = _collect(_held_records(tape))
+    observers = tape._observers.all   # display keeps things for the tape too
+    held = [o.held(tape) for o in observers]
+    ops, objects, tape_refs, owner = _collect(_held_records(tape, held))
     # Which buffers does something besides the tape refer to? sys.getrefcount counts every
     # reference; take away the tape's own (records, and views of the buffer that records
     # keep) and our bookkeeping, and what is left comes from outside.
@@ -132,16 +133,18 @@ def tape_memory(tape):
     buffers = set(owner)
     nbytes = sum(objects[o].nbytes for o in buffers)
     tape_only = sum(objects[o].nbytes for o in buffers - held_elsewhere)
-    return TapeMemory(tape, ops, len(buffers), nbytes, tape_only, _display_bytes(tape))
+    display_bytes = _nbytes(a for _, arrays in held for a in arrays)
+    keeps = any(o.keeps_released_records for o in observers)
+    return TapeMemory(tape, ops, len(buffers), nbytes, tape_only, display_bytes, keeps)
 
 
-def _held_records(tape):
-    """The tape's records, and any its display keeps after gradient released them."""
-    records = list(named_records(tape._records))
-    kept = getattr(tape, "_kept_records", None)
-    if kept is not None and kept is not tape._records:
-        ids = {id(r) for r in records}
-        records += [r for r in named_records(kept) if id(r) not in ids]
+def _held_records(tape, held):
+    """The tape's records, and those its observers keep after gradient released them."""
+    records = list(tape._records)
+    ids = {id(r) for r in records}
+    for kept, _ in held:
+        records += [r for r in kept if id(r) not in ids]
+        ids.update(id(r) for r in kept)
     return records
 
 
@@ -187,9 +190,6 @@ def _saved_arrays(rec):
     if isinstance(rec.ans, _ARRAYS):
         found.append(rec.ans)
     found += [v for v in rec.attrs.values() if isinstance(v, np.ndarray)]
-    value = getattr(rec, "value", None)  # the output, when display recording keeps it
-    if isinstance(value, _ARRAYS):
-        found.append(value)
     return found
 
 
@@ -208,10 +208,10 @@ def _refcounts(objects):
 _OWN_REFS = _refcounts([np.empty(1)])[0]
 
 
-def _display_bytes(tape):
-    grads = getattr(tape, "_last_grads", None) or {}
-    values = [g._value if hasattr(g, "_value") else g for g in grads.values()]
-    return sum(v.nbytes for v in values if isinstance(v, _ARRAYS))
+def _nbytes(arrays):
+    """Bytes of distinct array buffers among `arrays`."""
+    owners = {id(o): o for o in (_buffer_owner(a) for a in arrays) if isinstance(o, _ARRAYS)}
+    return sum(o.nbytes for o in owners.values())
 
 
 def format_bytes(n):

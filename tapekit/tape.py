@@ -8,13 +8,14 @@ import enum
 import sys
 import warnings
 from contextlib import contextmanager
-from operator import itemgetter
 
 import numpy as np
 
 from . import backprop, nest
+from . import record as observing
 from .context import state
 from .ops.registry import meta
+from .record import Record
 from .tensor import Tensor, Variable, _wrap
 
 
@@ -34,51 +35,6 @@ class UnconnectedGradients(enum.Enum):
     ZERO = "zero"
 
 
-class Record(tuple):
-    """One executed op: which op, its inputs' tape ids, what its rules need, its output id.
-
-    The tuple (index, op, in_tids, inputs, ans, attrs, out_tid, value), named by the
-    properties below. `value` is the output array, kept only for display
-    (tape._keep_values).
-
-    The tape appends each record as a plain tuple of this layout, which the backward
-    pass unpacks. One is made, unpacked and freed per recorded op, and a tuple subclass
-    is slower at all three (no free list; the interpreter's fast unpacking takes exact
-    tuples only): plain tuples made W1, 1000 small ops, 8% faster. Code that reads
-    records by name (display, memory, debugging) takes them through `named_records`.
-    """
-
-    __slots__ = ()
-
-    index = property(itemgetter(0))
-    op = property(itemgetter(1))
-    in_tids = property(itemgetter(2))
-    inputs = property(itemgetter(3))
-    ans = property(itemgetter(4))
-    attrs = property(itemgetter(5))
-    out_tid = property(itemgetter(6))
-    value = property(itemgetter(7))
-
-    # Compared and hashed as the object it is, as before it was a tuple: comparing the
-    # contents would compare the saved arrays.
-    __eq__ = object.__eq__
-    __ne__ = object.__ne__
-    __hash__ = object.__hash__
-
-    def __repr__(self):
-        ins = ", ".join("const" if t is None else f"t{t}" for t in self.in_tids)
-        return f"<record {self.index}: t{self.out_tid} = {self.op.name}({ins})>"
-
-
-def named_records(records):
-    """`records` (a tape's list) with every entry a Record; upgraded in place, so that a
-    record is the same object at every read (records compare by identity)."""
-    for k, rec in enumerate(records):
-        if type(rec) is tuple:
-            records[k] = Record(rec)
-    return records
-
-
 class GradientTape:
     """Record operations for automatic differentiation (`tf.GradientTape`).
 
@@ -89,11 +45,6 @@ class GradientTape:
     tk.Tensor(6.0, shape=(), dtype=float32)
     """
 
-    # Display recording, switched on by tapekit.display (by default inside IPython/Jupyter):
-    # keep each record's output value, and every cotangent of the last gradient call.
-    _keep_values = False
-    _keep_grads = False
-
     def __init__(self, persistent=False, watch_accessed_variables=True):
         self._persistent = bool(persistent)
         self._watch_accessed = bool(watch_accessed_variables)
@@ -101,7 +52,7 @@ class GradientTape:
         self._tracked = set()
         self._watched = {}        # tid -> the watched Tensor or Variable, in watch order
         self._used = False        # a non-persistent tape allows one gradient/jacobian
-        self._last_grads = None   # {tid: cotangent} of the last gradient call (display)
+        self._observers = observing.every_tape   # add_observer adds this tape's own
 
     # --- context -------------------------------------------------------------
     def __enter__(self):
@@ -160,8 +111,6 @@ class GradientTape:
         self._tracked = set()
         self._watched = {}
         self._used = False
-        self._last_grads = None
-        self.__dict__.pop("_kept_inputs", None)
 
     # --- recording (called by registry.apply for every op while this tape is active) ---
     def _record(self, op, args, values, tids, result, attrs):
@@ -196,20 +145,49 @@ class GradientTape:
             inputs = tuple([v if s else meta(v) for v, s in zip(values, op.save_mask)])
         out = result._value
         tracked.add(result._tid)
-        records = self._records
-        keep = self._keep_values  # display: the output value, and the records gradient() releases
-        records.append((len(records), op, tids, inputs, out if op.save_ans else meta(out),
-                        attrs, result._tid, out if keep else None))  # a Record's layout
-        if keep:
-            self._kept_records = records
-            # A constant tensor's value, which the rules may not need (x + c saves neither):
-            # the picture and the inspector's replay show and use it.
-            kept_inputs = getattr(self, "_kept_inputs", None)
-            if kept_inputs is None:
-                kept_inputs = self._kept_inputs = {}
-            for v, tid in zip(values, tids):
-                if tid is not None and tid not in tracked:
-                    kept_inputs.setdefault(tid, v)
+        ans = out if op.save_ans else meta(out)
+        # Record(op, tids, inputs, ans, attrs, result._tid), without namedtuple's Python-level
+        # __new__: 0.1 us an op, 5% of W1's forward pass (docs/PERFORMANCE.md).
+        record = tuple.__new__(Record, (op, tids, inputs, ans, attrs, result._tid))
+        self._records.append(record)
+        for recorded in self._observers.recorded:      # observers: record.py
+            recorded(self, record, values, out)
+
+    @property
+    def records(self):
+        """What the tape holds now, oldest first: one Record per recorded op (a copy of the list).
+
+        >>> x = tk.Variable(2.0)
+        >>> with tk.GradientTape() as tape:
+        ...     y = tk.sin(x) * x
+        >>> [rec.op.name for rec in tape.records]
+        ['sin', 'multiply']
+        """
+        return tuple(self._records)
+
+    # --- observers (record.py): display, check_numerics, the widget stepper -------------
+    def add_observer(self, observer):
+        """Show this tape's events to `observer` (a tk.TapeObserver); it cannot change them.
+
+        >>> class Last(tk.TapeObserver):
+        ...     def recorded(self, tape, record, values, out):
+        ...         self.out = out
+        >>> last = Last()
+        >>> with tk.GradientTape() as tape:
+        ...     tape.add_observer(last)
+        ...     y = tk.Variable(3.0) * 2.0
+        >>> print(last.out)
+        6.0
+        """
+        self._observers = self._observers.plus(observer)
+
+    def remove_observer(self, observer):
+        """Stop showing this tape's events to `observer` (no error if it was not attached).
+
+        >>> tape = tk.GradientTape()
+        >>> tape.remove_observer(tk.TapeObserver())
+        """
+        self._observers = self._observers.minus(observer)
 
     # --- differentiation -------------------------------------------------------------
     def gradient(self, target, sources, output_gradients=None,
@@ -325,7 +303,6 @@ class GradientTape:
 
     def _run_backward(self, seeds, sources, src_ok, lead=()):
         source_tids = [s._tid for s, ok in zip(sources, src_ok) if ok]
-        keep_all = {} if getattr(self, "_keep_grads", False) else None
         # Outer tapes record this backward pass. So does this tape when it is persistent and
         # recording (as in TensorFlow): a gradient of a gradient then works inside one
         # persistent tape. A non-persistent tape stops recording here, as TensorFlow's does.
@@ -334,32 +311,31 @@ class GradientTape:
             state.tapes.remove(self)
         if state.tapes or state.accumulators:
             seeds = {tid: v if isinstance(v, Tensor) else _wrap(v) for tid, v in seeds.items()}
-        records = self._records if self._persistent else list(self._records)
-        released = None
-        if not self._persistent:
-            released = self._records  # display: kept until we know if a gradient is None
+        records = self._records
+        if not self._persistent:   # its one gradient: the records go when this call ends
             self._records = []
             self._used = True
         # When the sources cover everything watched, every tracked id leads to a source.
         reach = self._tracked if set(self._watched) <= set(source_tids) else None
         grads = backprop.backward(records, seeds, source_tids, lead=lead, reach=reach,
-                                  consume=not self._persistent, keep_all=keep_all)
-        if released is not None:  # display: tape.explain can still say why a gradient is None
-            self._keep_structure(released, grads, source_tids, src_ok)
-        if keep_all is not None:  # display: the sources' gradients too, not just the records'
-            keep_all.update((tid, g) for tid, g in grads.items() if g is not None)
-        self._last_grads = keep_all
+                                  observe=self._step_observer())
+        results = {s._tid: grads.get(s._tid) if ok else None for s, ok in zip(sources, src_ok)}
+        for gradient_done in self._observers.gradient_done:
+            gradient_done(self, records, results)
         return grads
 
-    def _keep_structure(self, released, grads, source_tids, src_ok):
-        """After a non-persistent gradient: when a requested gradient is None, keep the released
-        records' structure (op, tape ids, shapes and dtypes; no arrays, no attributes), so
-        `tape.explain` can still say why. `_released` counts the records gradient() freed."""
-        self._released = len(released)
-        self._skeleton = None
-        if released and not (all(src_ok) and all(grads.get(t) is not None for t in source_tids)):
-            self._skeleton = [(i, op, tids, tuple([meta(v) for v in inputs]), meta(ans), {}, out, None)
-                              for i, op, tids, inputs, ans, _, out, _ in released]
+    def _step_observer(self):
+        """backward's `observe` callback: every observer's backward_step, and check_numerics's."""
+        steps = self._observers.backward_step
+        if state.check_numerics is not None:
+            steps += (state.check_numerics.backward_step,)
+        if not steps:
+            return None
+
+        def observe(record, g, sent, grads):
+            for step in steps:
+                step(self, record, g, sent, grads)
+        return observe
 
     def memory(self):
         """Records and bytes this tape holds, per op, and what `gradient` frees (tapekit/memory.py)."""

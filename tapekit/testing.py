@@ -17,7 +17,7 @@ import numpy as np
 
 from .display.format import number, summary
 from .forward import ForwardAccumulator
-from .tape import GradientTape, named_records
+from .tape import GradientTape
 from .tensor import Tensor, constant
 
 
@@ -403,7 +403,7 @@ def _ops_without_jvp(f, xs):
     with GradientTape() as tape:
         tape.watch(ts)
         f(*ts)
-    return sorted({r.op.name for r in named_records(tape._records)
+    return sorted({r.op.name for r in tape.records
                    if r.op.jvp is None and r.op.differentiable})
 
 

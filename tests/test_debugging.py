@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import tapekit as tk
+from tapekit import debugging
 from tapekit.context import state
 from tapekit.debugging import NumericsChecker, NumericsError
 
@@ -45,7 +46,7 @@ def test_forward_nan_names_the_op_its_record_and_the_user_line():
     assert "record #1 on the tape" in text
     assert f"called at {__file__}:{line}, in test_forward_nan" in text
     assert "tk.log(y)" in text  # the source line itself
-    assert tape._numerics_failure == {"index": 1, "phase": "forward", "op": "log",
+    assert debugging._failures[tape] == {"index": 1, "phase": "forward", "op": "log",
                                       "reason": "output holds NaN"}
 
 
@@ -104,7 +105,7 @@ def test_backward_inf_reports_the_forward_line_that_created_the_op():
     assert f"the op was created (forward pass) at {__file__}:{line}" in text
     assert "s = tk.sqrt(x)" in text
     assert f"backward pass started at {__file__}:{gradient_line}" in text
-    assert tape._numerics_failure == {"index": 0, "phase": "backward", "op": "sqrt",
+    assert debugging._failures[tape] == {"index": 0, "phase": "backward", "op": "sqrt",
                                       "reason": "gradient for input x holds Inf"}
 
 
@@ -134,7 +135,7 @@ def test_backward_failure_of_a_later_record_names_its_index():
         with pytest.raises(NumericsError) as info:
             tape.gradient(c, x)
     assert (info.value.op, info.value.index, info.value.lineno) == ("sqrt", 2, line)
-    assert tape._numerics_failure["index"] == 2
+    assert debugging._failures[tape]["index"] == 2
 
 
 def test_nested_tapes_recorded_backward_is_checked_too():
@@ -147,7 +148,7 @@ def test_nested_tapes_recorded_backward_is_checked_too():
             with pytest.raises(NumericsError) as info:
                 inner.gradient(y, x)
     assert (info.value.op, info.value.phase, info.value.lineno) == ("sqrt", "backward", line)
-    assert inner._numerics_failure["op"] == "sqrt"
+    assert debugging._failures[inner]["op"] == "sqrt"
 
 
 def test_forward_mode_tangent_rules_are_checked():

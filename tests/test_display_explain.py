@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import tapekit as tk
+from tapekit.display.tape_log import log_of
 
 
 @pytest.fixture(autouse=True)
@@ -173,8 +174,8 @@ def test_explain_after_a_non_persistent_gradient_that_was_none(record):
     assert view.model.node("n1").shape == (2, 3) and view.model.node("n1").broken
     assert "released its records" not in view.text
     if not record:  # what is kept holds no arrays
-        for rec in tape._skeleton:
-            assert not any(isinstance(v, np.ndarray) for v in rec[3] + (rec[4], rec[7]))
+        for rec in log_of(tape).structure:
+            assert not any(isinstance(v, np.ndarray) for v in rec.inputs + (rec.ans,))
         assert "kept because a gradient was None" in view.text
 
 
@@ -184,7 +185,8 @@ def test_non_persistent_gradient_that_was_computed_frees_everything():
         with tk.GradientTape() as tape:
             y = w * w
         assert float(tape.gradient(y, w)) == 4.0
-    assert tape._skeleton is None and tape._records == [] and tape._released == 1
+    log = log_of(tape)
+    assert log.structure is None and log.released is None and tape.records == () and log.freed == 1
 
 
 def test_nothing_recorded_is_not_called_released():

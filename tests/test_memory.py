@@ -30,11 +30,10 @@ def traced():
 
 
 @pytest.fixture(autouse=True)
-def plain_tapes(monkeypatch):
+def plain_tapes():
     """These figures are for a plain tape: no display recording (which keeps more)."""
-    for flag in ("_keep_values", "_keep_grads"):
-        if hasattr(tk.GradientTape, flag):
-            monkeypatch.setattr(tk.GradientTape, flag, False)
+    with tk.display.option_context(record=False):
+        yield
 
 
 @pytest.fixture
@@ -123,17 +122,17 @@ def test_non_persistent_tape_after_gradient():
     assert "gradient() has run: this non-persistent tape has released its records." in str(m)
 
 
-@pytest.mark.skipif(not hasattr(tk.GradientTape, "_keep_values"), reason="no display recording")
 def test_display_recording_keeps_records_after_gradient():
+    from tapekit.display import tape_log as recording
     with tk.GradientTape() as tape:
-        tape._keep_values = True             # what the display switches on in Jupyter
+        tape.add_observer(recording.VALUES)   # what the display does to every tape in Jupyter
         y = tk.tanh(W1 * 2.0)
     before = tape.memory()
     assert before.by_op["tanh"].bytes == W1._value.nbytes  # output kept once, not twice
     assert before.frees_on_gradient == 0
     tape.gradient(y, W1)
     after = tape.memory()
-    assert after.records == before.records and after.tape_only_bytes > 0
+    assert after.records == before.records and after.display_bytes > 0
     assert "Display recording is on" in str(after)
 
 

@@ -10,19 +10,20 @@ so the same program gives the same ids in every process:
   records where a gradient path breaks, and boxes for the records in between.
 Python numbers an op reads (the 2.0 of `x * 2.0`) are shown among its arguments.
 
-Values come from what the records hold: each record's output when display
-recording is on (`Record.value`), else what the derivative rules saved.
-Gradients come from `tape._last_grads` (the last `gradient` call, when
-`tape._keep_grads` is on). A node whose value was not kept shows shape and dtype.
+Values come from display's own log of the tape (tape_log.py): each record's output
+when display recording is on, else what the derivative rules saved. Gradients
+come from the same log (the last `gradient` call while recording). A node whose
+value was not kept shows shape and dtype.
 """
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .. import nest
-from ..tape import Record, named_records
+from ..record import Record
 from ..tensor import Tensor, Variable
 from .format import number, shape_text, summary
+from .tape_log import log_of
 from .scopes import ranges as scope_ranges
 from .summary import collapse
 
@@ -110,31 +111,57 @@ class GraphModel:
 
 # --- reading the tape ----------------------------------------------------------------
 
+class ShownRecord(Record):
+    """A Record as display shows it: the Record itself (it unpacks and walks like one), plus
+    `index`, its position on the tape, and `value`, its output when display recording kept
+    it (else None)."""
+
+    def __new__(cls, record, index=None, value=None):
+        shown = tuple.__new__(cls, record)
+        shown.index, shown.value = index, value
+        return shown
+
+
 def tape_records(tape):
-    """The records to show: the live list, or what is left of the ones a non-persistent
-    gradient() released: all of them (display recording), or their structure without
-    arrays (kept when a requested gradient was None, for tape.explain)."""
-    records = tape._records
-    if records:
-        return named_records(records)
-    for kept in (getattr(tape, "_kept_records", None), getattr(tape, "_skeleton", None)):
-        if kept and Record(kept[-1]).out_tid in tape._tracked:  # not from before reset()
-            return named_records(kept)
-    return named_records(records)
+    """The records to show, as ShownRecords: the tape's own, or what display kept of the ones
+    a non-persistent gradient() released: all of them (display recording), or their structure
+    without arrays (kept when a requested gradient was None, for tape.explain)."""
+    values = log_of(tape).values
+    return [ShownRecord(rec, i, values.get(rec.out_tid))
+            for i, rec in enumerate(source_records(tape))]
+
+
+def source_records(tape):
+    """The list of Records tape_records shows (the tape's, or the one display kept)."""
+    log = log_of(tape)
+    if not tape._records:
+        for kept in (log.released, log.structure):
+            if kept and kept[-1].out_tid in tape._tracked:  # not from before reset()
+                return kept
+    return tape._records
+
+
+def last_grads(tape):
+    """{tape id: cotangent} of the tape's last gradient call (empty unless display recorded it)."""
+    return log_of(tape).grads
 
 
 def records_freed(tape):
-    """True when gradient() of a non-persistent tape released records and kept none of them
-    (every gradient it was asked for was computed, and display recording was off)."""
-    return (tape._used and not tape._persistent and getattr(tape, "_released", 0) > 0
-            and not tape_records(tape))
+    """True when gradient() of a non-persistent tape released records and display kept none of
+    them (every gradient it was asked for was computed, and display recording was off)."""
+    return (tape._used and not tape._persistent and log_of(tape).freed > 0
+            and not tape._records and log_of(tape).released is None
+            and log_of(tape).structure is None)
+
+
+def kept_structure_only(tape):
+    """True when what is shown of `tape` is the structure display kept after gradient()."""
+    return not tape._records and log_of(tape).structure is not None and log_of(tape).released is None
 
 
 def index_tape(tape, records, extra=()):
     """({tid: node id}, [leaf tids in order]) for every tensor the records touch."""
-    # Records are unpacked as tuples in the loops below: property access costs seconds on
-    # a 200k-op tape.
-    ids = {rec[6]: f"n{rec[0]}" for rec in records}
+    ids = {rec.out_tid: f"n{rec.index}" for rec in records}
     leaves = []
 
     def add(tid):
@@ -145,7 +172,7 @@ def index_tape(tape, records, extra=()):
     for tid in tape._watched:
         add(tid)
     for rec in records:
-        for tid in rec[2]:
+        for tid in rec.in_tids:
             if tid not in ids:
                 add(tid)
     for t in extra:
@@ -154,14 +181,15 @@ def index_tape(tape, records, extra=()):
 
 
 def out_dtype(rec):
-    value = rec[7] if rec[7] is not None else rec[4]
+    value = rec.value if rec.value is not None else rec.ans
     return getattr(value, "dtype", None)
 
 
 def reach_from(records, tids, differentiable=True, floating=False):
     """Tape ids that depend on `tids`: through differentiable inputs only, float outputs only."""
     reach = set(tids)
-    for _, op, in_tids, _, ans, _, out, value in records:
+    for rec in records:
+        op, in_tids, ans, out, value = rec.op, rec.in_tids, rec.ans, rec.out_tid, rec.value
         d = op.differentiable
         if differentiable and not d:
             continue
@@ -182,7 +210,7 @@ def reach_from(records, tids, differentiable=True, floating=False):
 def ancestors(records, tids, differentiable=True):
     """Tape ids that `tids` depend on (walking the records backwards)."""
     anc = set(tids)
-    for _, op, in_tids, _, _, _, out, _ in reversed(records):
+    for op, in_tids, _, _, _, out in reversed(records):
         if out in anc:
             d = op.differentiable
             for i, tid in enumerate(in_tids):
@@ -224,13 +252,13 @@ def build(tape, target=None, sources=None, *, breaks=None, max_nodes=None):
     shown, gaps = records, []
     if max_nodes is not None and len(records) > HUGE_TAPE:
         shown, gaps = _ends(records, breaks or {}, max_nodes)
-        read = {tid for rec in shown for tid in rec[2]}
+        read = {tid for rec in shown for tid in rec.in_tids}
         leaves = [t for t in leaves if t in read or t in known]
         ids = dict(ids)
         for a, b in gaps:              # a left-out record's output is shown as its box
-            ids.update((rec[6], f"b{a}") for rec in records[a:b])
+            ids.update((rec.out_tid, f"b{a}") for rec in records[a:b])
     values, metas = _values_seen(tape, shown)
-    grads = tape._last_grads or {}
+    grads = last_grads(tape)
 
     nodes = [_leaf(tape, ids[tid], tid, known.get(tid), values, metas, grads) for tid in leaves]
     edges = []
@@ -258,7 +286,7 @@ def build(tape, target=None, sources=None, *, breaks=None, max_nodes=None):
                      f"the boxes.")
     model = GraphModel(_title(tape, records), nodes, edges, notes, has_grads=bool(grads))
     if max_nodes is not None and len(nodes) > max_nodes:
-        model = collapse(model, scope_ranges(tape, records), max_nodes)
+        model = collapse(model, scope_ranges(tape, source_records(tape)), max_nodes)
     return model
 
 
@@ -283,22 +311,22 @@ def _gap_boxes(records, gaps, ids, nodes, edges):
     shown = {n.id for n in nodes}
     for a, b in gaps:
         box, last, srcs = f"b{a}", records[b - 1], {}
-        out = last[7] if last[7] is not None else last[4]
+        out = last.value if last.value is not None else last.ans
         for rec in records[a:b]:
-            for tid in rec[2]:
+            for tid in rec.in_tids:
                 src = ids.get(tid)
                 if src is not None and src != box and src in shown:
                     srcs.setdefault(src)
         nodes.append(Node(box, "block", f"{b - a} ops", _shape(out), _dtype(out),
-                          records=tuple(range(a, b)), note=f"n{a} ... n{b - 1}", tid=last[6]))
+                          records=tuple(range(a, b)), note=f"n{a} ... n{b - 1}", tid=last.out_tid))
         edges.extend(Edge(src, box) for src in srcs)
     nodes.sort(key=lambda n: (n.id[0] != "s", n.records[0] if n.records else 0))
 
 
 def _values_seen(tape, records):
     """Values and Metas of tape ids, as the records saved them for their rules, and the
-    constants' values display recording kept (tape._record)."""
-    values, metas = dict(getattr(tape, "_kept_inputs", None) or {}), {}
+    constants' values display recording kept (tape_log.py)."""
+    values, metas = dict(log_of(tape).constants), {}
     for rec in records:
         for v, tid in zip(rec.inputs, rec.in_tids):
             if tid is None:
@@ -380,7 +408,7 @@ def _mark_path(nodes, edges, records, target_tids, source_tids):
 def _title(tape, records):
     kind = " (persistent)" if tape._persistent else ""
     text = f"GradientTape{kind}: {len(records)} records, {len(tape._watched)} watched"
-    if tape._last_grads:
+    if last_grads(tape):
         text += "; gradients of the last gradient() call"
     return text
 
@@ -390,7 +418,7 @@ def _notes(tape, records, nodes):
     if records_freed(tape):
         notes.append("gradient() of this non-persistent tape released its records. To see them "
                      "afterwards, use persistent=True or tk.display.set_options(record=True).")
-    elif records and records is getattr(tape, "_skeleton", None):
+    elif records and kept_structure_only(tape):
         notes.append("gradient() released the arrays of this non-persistent tape; what is left "
                      "is its structure (ops, shapes, dtypes), kept because a gradient was None.")
     elif not records:

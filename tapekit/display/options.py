@@ -2,15 +2,16 @@
 
 Records normally keep only what derivative rules need (an `add` keeps no values),
 so by default the picture can show shapes and dtypes but not every value. With
-recording on, every new record also keeps its output value, `gradient` keeps the
-cotangent of every node, and a non-persistent tape keeps its records after
-`gradient` for display. Recording is on by default inside IPython and Jupyter
-(where tapes are displayed) and off elsewhere, where it costs nothing.
+recording on, display observes every tape (tape_log.py): it keeps each new record's
+output value, the cotangent of every node of the last gradient call, and the records
+a non-persistent tape releases in `gradient`, on its own side; the tapes record what
+they always do. Recording is on by default inside IPython and Jupyter (where tapes
+are displayed) and off elsewhere, where it costs nothing.
 """
 import sys
 from contextlib import contextmanager
 
-from ..tape import GradientTape
+from .tape_log import record_values, recording_values
 
 OPTIONS = {"rankdir": "TB", "show_values": True, "precision": 4, "max_nodes": 100}
 
@@ -33,8 +34,7 @@ def set_options(*, record=None, **options):
     previous = dict(OPTIONS, record=recording())
     OPTIONS.update(options)
     if record is not None:
-        # Class attributes: every tape, including ones created earlier, records from now on.
-        GradientTape._keep_values = GradientTape._keep_grads = bool(record)
+        record_values(record)   # observes every tape created from now on
     return previous
 
 
@@ -45,7 +45,7 @@ def recording():
     ...     tk.display.recording()
     False
     """
-    return bool(GradientTape._keep_values)
+    return recording_values()
 
 
 @contextmanager

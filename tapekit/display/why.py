@@ -55,8 +55,8 @@ def why(tape, target, source):
                     f"exist only for floating dtypes, so tape.gradient returns None (with a warning). "
                     f"Create it as a float, e.g. tk.Variable(3.0) or dtype=tk.float32.",
                     ids.get(t._tid), ())
-    produced = {rec[6]: rec for rec in records}      # output id -> record
-    used = source._tid in produced or any(source._tid in rec[2] for rec in records)
+    produced = {rec.out_tid: rec for rec in records}      # output id -> record
+    used = source._tid in produced or any(source._tid in rec.in_tids for rec in records)
     if source._tid not in tape._tracked and not used:
         return _unwatched(tape, source, S, ids)
     if records_freed(tape):
@@ -183,8 +183,8 @@ def _path(records, produced, reach, source_tid, target_tid, ids):
     path, tid = [target_tid], target_tid
     while tid != source_tid:
         rec = produced[tid]
-        d = rec[1].differentiable                     # rec[1]: the op, rec[2]: input ids
-        for i, t in enumerate(rec[2]):
+        d = rec.op.differentiable
+        for i, t in enumerate(rec.in_tids):
             if t in reach and (d is True or d[i]):
                 tid = t
                 break

@@ -22,7 +22,7 @@ from ..context import enter_raw, leave_raw, state
 from ..display import graph as _graph
 from ..display.format import number, summary
 from ..ops.registry import Meta
-from ..tape import GradientTape, Record
+from ..tape import GradientTape
 from ..tensor import Tensor, constant
 from ..testing import GradientCheck, check_gradient
 
@@ -210,7 +210,6 @@ class BackpropModel:
         done = []
 
         def observe(rec, g, sent, grads):
-            rec = Record(rec)
             node = f"n{rec.index}"
             local = self._local(rec, reach)
             elementwise = True

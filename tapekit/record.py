@@ -1,0 +1,148 @@
+"""What a tape keeps for each op (a Record), and how other code watches tapes (observers).
+
+A Record holds exactly what the op's derivative rules need, and nothing for display:
+
+    Record(op, in_tids, inputs, ans, attrs, out_tid)
+        op        the Op (its name, rules, which inputs it saves)
+        in_tids   tape ids of the inputs (None for a Python number or an untracked array)
+        inputs    the inputs the rules read, as arrays; the others as Meta (shape, dtype)
+        ans       the output, if the rules read it (tanh, exp, sqrt), else its Meta
+        attrs     the op's keyword arguments (axis=..., perm=...)
+        out_tid   tape id of the output
+
+Observers see tapes without changing them. tk.display keeps values and cotangents
+for its pictures this way, tk.debugging's check_numerics checks every gradient,
+and the widget stepper follows the backward walk. An observer subclasses
+TapeObserver and overrides the events it needs:
+
+    recorded(tape, record, values, out)    after `tape` appended `record`; `values` are
+                                           all of the op's input arrays, `out` its output
+    backward_step(tape, record, g, sent, grads)
+                                           in tape.gradient's backward walk, after the chain
+                                           rule at `record` (see backprop.backward)
+    gradient_done(tape, records, grads)    after gradient/jacobian walked `records`; `grads`
+                                           is {source tape id: cotangent or None}
+
+Attach one to a single tape (`tape.add_observer(obs)`) or to every tape created
+from then on (`observe_all_tapes(obs)`, what `tk.display.set_options(record=True)`
+does). A tape takes the observers of every tape when it is created, so that
+recording an op costs one loop over one tuple.
+An observer must not change the arrays it is shown: they are the tape's.
+"""
+from collections import namedtuple
+
+
+class Record(namedtuple("Record", "op in_tids inputs ans attrs out_tid")):
+    """One executed op, as a tape keeps it for the backward pass.
+
+    >>> x = tk.Variable(2.0)
+    >>> with tk.GradientTape() as tape:
+    ...     y = tk.sin(x) * 3.0
+    >>> rec = tape.records[-1]
+    >>> rec.op.name, rec.in_tids == (rec.in_tids[0], None), rec.inputs[1]
+    ('multiply', True, 3.0)
+    """
+
+    __slots__ = ()
+
+    # Compared and hashed as the object it is: comparing the contents would compare
+    # the saved arrays (display and memory reports look records up by identity).
+    __eq__ = object.__eq__
+    __ne__ = object.__ne__
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        ins = ", ".join("const" if t is None else f"t{t}" for t in self.in_tids)
+        return f"<Record t{self.out_tid} = {self.op.name}({ins})>"
+
+
+class TapeObserver:
+    """Base class of tape observers: every event does nothing until a subclass overrides it.
+
+    >>> class CountOps(tk.TapeObserver):
+    ...     def __init__(self):
+    ...         self.ops = []
+    ...     def recorded(self, tape, record, values, out):
+    ...         self.ops.append(record.op.name)
+    >>> counter = CountOps()
+    >>> x = tk.Variable(2.0)
+    >>> with tk.GradientTape() as tape:
+    ...     tape.add_observer(counter)
+    ...     y = tk.sin(x) * x
+    >>> counter.ops
+    ['sin', 'multiply']
+    """
+
+    def recorded(self, tape, record, values, out):
+        """`tape` appended `record`; `values`: all of the op's inputs; `out`: its output."""
+
+    def backward_step(self, tape, record, g, sent, grads):
+        """The chain rule ran at `record`: `g` is its output's cotangent, `sent` lists
+        (input position, tape id, cotangent) as added to its inputs, `grads` the running
+        {tape id: cotangent}."""
+
+    def gradient_done(self, tape, records, grads):
+        """gradient() or jacobian() walked `records`; `grads`: {source tape id: result}."""
+
+    # What the observer keeps alive, for tape.memory() (memory.py).
+    keeps_released_records = False   # True: a non-persistent gradient() frees no records
+
+    def held(self, tape):
+        """(records, arrays) this observer keeps alive for `tape`, besides the tape's own."""
+        return (), ()
+
+
+def _overrides(observer, event):
+    return getattr(type(observer), event) is not getattr(TapeObserver, event)
+
+
+class Observers:
+    """A set of observers, sorted by the events each one overrides (so an observer that only
+    wants gradient_done costs nothing per recorded op)."""
+
+    __slots__ = ("all", "recorded", "backward_step", "gradient_done")
+
+    def __init__(self, observers=()):
+        self.all = tuple(observers)
+        for event in ("recorded", "backward_step", "gradient_done"):
+            setattr(self, event, tuple(getattr(o, event) for o in self.all if _overrides(o, event)))
+
+    def plus(self, observer):
+        if not isinstance(observer, TapeObserver):
+            raise TypeError(f"tape observers must subclass tk.TapeObserver, got "
+                            f"{type(observer).__name__}")
+        return self if observer in self.all else Observers(self.all + (observer,))
+
+    def minus(self, observer):
+        return Observers(o for o in self.all if o is not observer)
+
+
+# What every new tape starts with. Rebound, never changed in place: tapes hold it.
+every_tape = Observers()
+
+
+def observe_all_tapes(observer):
+    """Attach `observer` to every tape created from now on, until `stop_observing_all_tapes`.
+
+    >>> class Names(tk.TapeObserver):
+    ...     def recorded(self, tape, record, values, out):
+    ...         print("recorded", record.op.name)
+    >>> names = Names()
+    >>> tk.observe_all_tapes(names)
+    >>> with tk.GradientTape() as tape:
+    ...     y = tk.Variable(1.0) * 2.0
+    recorded multiply
+    >>> tk.stop_observing_all_tapes(names)
+    """
+    global every_tape
+    every_tape = every_tape.plus(observer)
+
+
+def stop_observing_all_tapes(observer):
+    """Undo `observe_all_tapes(observer)` for tapes created from now on (no error if it was
+    not attached).
+
+    >>> tk.stop_observing_all_tapes(tk.TapeObserver())    # not attached: no error
+    """
+    global every_tape
+    every_tape = every_tape.minus(observer)

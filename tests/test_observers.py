@@ -1,0 +1,141 @@
+"""Issue 15: records carry no display state; display, check_numerics and the stepper observe
+tapes through one hook (tapekit/record.py) and never change them."""
+import copy
+
+import numpy as np
+import pytest
+
+import tapekit as tk
+from tapekit import backprop
+from tapekit.display import graph
+from tapekit.display.tape_log import log_of
+
+
+class Log(tk.TapeObserver):
+    def __init__(self):
+        self.events = []
+
+    def recorded(self, tape, record, values, out):
+        self.events.append(("recorded", record.op.name, float(out)))
+
+    def backward_step(self, tape, record, g, sent, grads):
+        self.events.append(("step", record.op.name, float(g), [(i, float(gi)) for i, _, gi in sent]))
+
+    def gradient_done(self, tape, records, grads):
+        self.events.append(("done", len(records), {t: float(g) for t, g in grads.items()}))
+
+
+def test_an_observer_sees_every_op_the_chain_rule_and_the_result():
+    x = tk.Variable(2.0)
+    log = Log()
+    with tk.GradientTape() as tape:
+        tape.add_observer(log)
+        y = tk.sin(x) * x
+    g = tape.gradient(y, x)
+    s, c = np.sin(2.0), np.cos(2.0)
+    assert log.events[0] == ("recorded", "sin", pytest.approx(s))
+    assert log.events[1] == ("recorded", "multiply", pytest.approx(2 * s))
+    # Newest first: multiply sends x to sin's output and sin(x) to x; then sin sends cos(x) * x.
+    assert log.events[2] == ("step", "multiply", 1.0, [(0, pytest.approx(2.0)), (1, pytest.approx(s))])
+    assert log.events[3] == ("step", "sin", pytest.approx(2.0), [(0, pytest.approx(2 * c))])
+    assert log.events[4] == ("done", 2, {x._tid: pytest.approx(float(g))})
+    assert float(g) == pytest.approx(s + 2 * c)
+
+
+def test_observers_of_every_tape_apply_to_tapes_created_afterwards():
+    log = Log()
+    before = tk.GradientTape()
+    tk.observe_all_tapes(log)
+    try:
+        after = tk.GradientTape()
+    finally:
+        tk.stop_observing_all_tapes(log)
+    later = tk.GradientTape()
+    x = tk.Variable(1.0)
+    for tape in (before, after, later):
+        with tape:
+            x * 3.0
+    assert log.events == [("recorded", "multiply", 3.0)]     # only `after`'s op
+
+
+def test_an_observer_must_subclass_tape_observer():
+    with pytest.raises(TypeError, match="tk.TapeObserver"):
+        tk.GradientTape().add_observer(object())
+
+
+def _state(tape):
+    """Everything a tape holds, as plain data: its attributes, and its records' fields."""
+    attrs = {k: v for k, v in vars(tape).items() if k not in ("_records", "_watched")}
+    records = [(r.op.name, r.in_tids, tuple(np.asarray(v).tolist() if hasattr(v, "dtype") and
+                                            not hasattr(v, "tid") else repr(v) for v in r.inputs),
+                r.out_tid) for r in tape._records]
+    return copy.copy(attrs), records, list(tape._watched)
+
+
+@pytest.mark.parametrize("record", [False, True])
+def test_display_reads_a_tape_without_changing_it(record):
+    x = tk.Variable([1.0, 2.0], name="x")
+    b = tk.Variable(0.5, name="b")
+    with tk.display.option_context(record=record):
+        with tk.GradientTape(persistent=True) as tape:
+            y = tk.reduce_sum(tk.tanh(x * 2.0) + 1.0)
+            z = y * 3.0
+        tape.gradient(z, [x, b])
+    before = _state(tape)
+    keys = set(vars(tape))
+    graph.build(tape, z, [x, b])
+    tk.show(tape, z, [x, b])
+    tape.explain(z, b)
+    tape._repr_mimebundle_()
+    tape.memory()
+    if record:   # (the widgets need the values display recording keeps)
+        stepper = tk.widgets.BackpropStepper(tape, z, [x])
+        for _ in range(6):
+            stepper.step()
+        tk.widgets.NodeInspector(tape, z, [x]).check("s0")
+    assert set(vars(tape)) == keys
+    assert _state(tape) == before
+
+
+def test_recording_does_not_change_what_a_tape_records():
+    def run(record):
+        x = tk.Variable([1.0, 2.0])
+        with tk.display.option_context(record=record):
+            with tk.GradientTape() as tape:
+                y = tk.reduce_sum(tk.exp(x) * tk.constant([3.0, 4.0]))
+        return tape, x, y
+
+    plain, x0, y0 = run(False)
+    shown, x1, y1 = run(True)
+    assert set(vars(plain)) == set(vars(shown))
+    assert [type(r) for r in plain._records] == [type(r) for r in shown._records] == [tk.Record] * 3
+    for a, b in zip(plain._records, shown._records):
+        assert a.op is b.op and len(a) == len(b) == 6
+        assert [type(v) for v in a.inputs] == [type(v) for v in b.inputs]
+    np.testing.assert_allclose(plain.gradient(y0, x0).numpy(), shown.gradient(y1, x1).numpy())
+    # What display kept lives on its side: the values and the records gradient() released.
+    assert log_of(shown).released is not None and len(log_of(shown).values) == 3
+    assert log_of(plain).released is None and log_of(plain).values == {}
+
+
+def test_shown_records_unpack_and_walk_like_records():
+    x = tk.Variable(3.0)
+    with tk.display.option_context(record=True):
+        with tk.GradientTape(persistent=True) as tape:
+            y = x * x * x
+    shown = graph.tape_records(tape)
+    assert [r.index for r in shown] == [0, 1] and float(shown[1].value) == 27.0
+    assert tuple(shown[0]) == tuple(tape.records[0])
+    g = backprop.backward(shown, {y._tid: np.float32(1.0)}, [x._tid])[x._tid]
+    assert float(g) == 27.0
+
+
+def test_check_numerics_is_an_observer_of_the_backward_walk():
+    x = tk.Variable(0.0)
+    with tk.debugging.check_numerics_enabled():
+        with tk.GradientTape() as tape:
+            y = tk.sqrt(x)
+        with pytest.raises(tk.debugging.NumericsError) as info:
+            tape.gradient(y, x)
+    assert (info.value.op, info.value.phase, info.value.index) == ("sqrt", "backward", 0)
+    assert isinstance(tk.debugging.NumericsChecker(), tk.TapeObserver)
