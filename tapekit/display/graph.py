@@ -15,12 +15,12 @@ when display recording is on, else what the derivative rules saved. Gradients
 come from the same log (the last `gradient` call while recording). A node whose
 value was not kept shows shape and dtype.
 """
+from collections import namedtuple
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .. import nest
-from ..record import Record
 from ..tensor import Tensor, Variable
 from .format import number, shape_text, summary
 from .tape_log import log_of
@@ -111,24 +111,24 @@ class GraphModel:
 
 # --- reading the tape ----------------------------------------------------------------
 
-class ShownRecord(Record):
-    """A Record as display shows it: the Record itself (it unpacks and walks like one), plus
-    `index`, its position on the tape, and `value`, its output when display recording kept
-    it (else None)."""
-
-    def __new__(cls, record, index=None, value=None):
-        shown = tuple.__new__(cls, record)
-        shown.index, shown.value = index, value
-        return shown
+# A record as display shows it: its position on the tape, the Record's fields (record.py),
+# and its output value when display recording kept it (else None). To walk records with
+# backprop.backward, pass the Records themselves (source_records).
+ShownRecord = namedtuple("ShownRecord", "index op in_tids inputs ans attrs out_tid value")
 
 
 def tape_records(tape):
     """The records to show, as ShownRecords: the tape's own, or what display kept of the ones
     a non-persistent gradient() released: all of them (display recording), or their structure
     without arrays (kept when a requested gradient was None, for tape.explain)."""
-    values = log_of(tape).values
-    return [ShownRecord(rec, i, values.get(rec.out_tid))
-            for i, rec in enumerate(source_records(tape))]
+    log, records = log_of(tape), source_records(tape)
+    shown = log.shown if log.shown_from is records else []
+    if len(shown) < len(records):   # records are only appended: wrap the new ones
+        values = log.values
+        shown = shown + [ShownRecord(i, *records[i], values.get(records[i].out_tid))
+                         for i in range(len(shown), len(records))]
+        log.shown, log.shown_from = shown, records
+    return shown if len(shown) == len(records) else shown[:len(records)]
 
 
 def source_records(tape):
@@ -210,7 +210,7 @@ def reach_from(records, tids, differentiable=True, floating=False):
 def ancestors(records, tids, differentiable=True):
     """Tape ids that `tids` depend on (walking the records backwards)."""
     anc = set(tids)
-    for op, in_tids, _, _, _, out in reversed(records):
+    for _, op, in_tids, _, _, _, out, _ in reversed(records):   # ShownRecords
         if out in anc:
             d = op.differentiable
             for i, tid in enumerate(in_tids):

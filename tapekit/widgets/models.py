@@ -209,7 +209,10 @@ class BackpropModel:
         totals = {target: seed}   # tid -> accumulated cotangent so far (backward lets go of some)
         done = []
 
+        shown = {rec.out_tid: rec for rec in records}   # the walk's Record -> what display shows
+
         def observe(rec, g, sent, grads):
+            rec = shown[rec.out_tid]
             node = f"n{rec.index}"
             local = self._local(rec, reach)
             elementwise = True
@@ -231,7 +234,8 @@ class BackpropModel:
         saved = state.tapes, state.accumulators
         state.tapes, state.accumulators = [], []
         try:
-            backprop.backward(records, {target: seed}, source_tids, reach=reach, observe=observe)
+            backprop.backward(_graph.source_records(self.tape), {target: seed}, source_tids,
+                              reach=reach, observe=observe)
         finally:
             state.tapes, state.accumulators = saved
         return steps
