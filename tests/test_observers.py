@@ -118,16 +118,24 @@ def test_recording_does_not_change_what_a_tape_records():
     assert log_of(plain).released is None and log_of(plain).values == {}
 
 
-def test_shown_records_unpack_and_walk_like_records():
+def test_what_display_shows_of_each_record():
     x = tk.Variable(3.0)
     with tk.display.option_context(record=True):
         with tk.GradientTape(persistent=True) as tape:
             y = x * x * x
     shown = graph.tape_records(tape)
     assert [r.index for r in shown] == [0, 1] and float(shown[1].value) == 27.0
-    assert tuple(shown[0]) == tuple(tape.records[0])
-    g = backprop.backward(shown, {y._tid: np.float32(1.0)}, [x._tid])[x._tid]
-    assert float(g) == 27.0
+    assert tuple(shown[0])[1:7] == tuple(tape.records[0])           # the Record's own fields
+    assert graph.source_records(tape) == list(tape.records)
+    g = backprop.backward(graph.source_records(tape), {y._tid: np.float32(1.0)}, [x._tid])
+    assert float(g[x._tid]) == 27.0
+    with tk.GradientTape(persistent=True) as tape:                  # cached, and extended
+        tape.watch(x)
+        y = x * 2.0
+        first = graph.tape_records(tape)
+        z = y + 1.0
+    again = graph.tape_records(tape)
+    assert again[0] is first[0] and [r.op.name for r in again] == ["multiply", "add"]
 
 
 def test_check_numerics_is_an_observer_of_the_backward_walk():
