@@ -35,7 +35,8 @@ from .ops import (abs, add, cast, clip_by_global_norm, clip_by_norm, clip_by_val
                   squeeze, stack, stop_gradient, subtract, tanh, transpose, where, zeros,
                   zeros_like)
 from .record import Record, TapeObserver, observe_all_tapes, stop_observing_all_tapes
-from .tape import GradientDtypeWarning, GradientTape, UnconnectedGradients
+from .gradient_args import GradientDtypeWarning, UnconnectedGradients
+from .tape import GradientTape
 from .tensor import Tensor, Variable, constant, convert_to_tensor
 
 # Training: `from tapekit import layers, models, losses, optimizers`, as from tensorflow.keras.

@@ -29,7 +29,6 @@ custom_gradient function (tapes and accumulators are paused there).
 """
 import contextlib
 import functools
-import linecache
 import sys
 import weakref
 
@@ -38,7 +37,8 @@ import numpy as np
 from . import backprop
 from .context import push_accumulator, remove_accumulator, state
 from .forward import jvp_rule_running
-from .ops.registry import Meta
+from .numerics_report import (describe, format_site, has_nonfinite, input_names, inside,
+                              nonfinite_kinds, op_text, record_text, user_site)
 from .record import TapeObserver
 from .tape import GradientTape
 from .tensor import Tensor, convert_to_tensor
@@ -174,7 +174,7 @@ def check_numerics(tensor, message, name=None):
     if value.dtype.kind not in "fc":
         raise TypeError(f"check_numerics: {message}: needs a floating tensor, got dtype "
                         f"{value.dtype.name}")
-    site = _user_site(sys._getframe(1))
+    site = user_site(sys._getframe(1))
     _check_value(value, message, site)
     for tape in state.tapes:   # a tk.function being traced: its replays check the value too
         record_check = getattr(tape, "_record_check", None)
@@ -184,13 +184,13 @@ def check_numerics(tensor, message, name=None):
 
 
 def _check_value(value, message, site):
-    if not _has_nonfinite(value):
+    if not has_nonfinite(value):
         return
     nan, inf = int(np.isnan(value).sum()), int(np.isinf(value).sum())
     kinds = " and ".join(k for k, n in (("Inf", inf), ("NaN", nan)) if n)
     raise NumericsError(f"{message} : Tensor had {kinds} values\n"
-                        f"  value: {_describe(value)}\n"
-                        f"  {_format_site(site, 'checked')}",
+                        f"  value: {describe(value)}\n"
+                        f"  {format_site(site, 'checked')}",
                         phase="check", filename=site[0], lineno=site[1])
 
 
@@ -214,14 +214,14 @@ class NumericsChecker(TapeObserver):
     # --- forward: called by registry.apply after every op, like a ForwardAccumulator ---
     def _propagate(self, op, args, values, tids, result, attrs):
         recorded = _recorded_on(result._tid)
-        if _has_nonfinite(result._value):
-            if _inside(backprop.backward):
+        if has_nonfinite(result._value):
+            if inside(backprop.backward):
                 # An intermediate value inside a derivative rule (tensor mode): what counts
                 # is the gradient the rule returns, which backward_step checks.
                 return
             raise _forward_error(op, values, result._value, attrs, recorded)
         if recorded:
-            site = _user_site(sys._getframe(1))
+            site = user_site(sys._getframe(1))
             for tape, index in recorded:
                 _SITES.setdefault(tape, {})[result._tid] = (index, site)
 
@@ -229,7 +229,7 @@ class NumericsChecker(TapeObserver):
     def backward_step(self, tape, rec, g, sent, grads):
         for i, _, gi in sent:
             value = gi._value if isinstance(gi, Tensor) else np.asarray(gi)
-            if _has_nonfinite(value):
+            if has_nonfinite(value):
                 raise _backward_error(tape, rec, g, i, value)
 
 
@@ -243,20 +243,20 @@ def _recorded_on(tid):
 
 
 def _forward_error(op, values, out, attrs, recorded):
-    bad = _nonfinite_kinds(out)
-    site = _user_site(sys._getframe(1))
+    bad = nonfinite_kinds(out)
+    site = user_site(sys._getframe(1))
     reason = f"output holds {bad}"
     lines = [f"check_numerics: op '{op.name}' produced {bad} in its output (forward pass)",
-             f"  output:   {_describe(out)}",
-             f"  op:       {_op_text(op, attrs)}, {_record_text(recorded)}"]
-    lines += [f"  input {name}: {_describe(v)}" for name, v in zip(_input_names(op, len(values)), values)]
-    if any(_has_nonfinite(v) for v in values if isinstance(v, (np.ndarray, np.generic))):
+             f"  output:   {describe(out)}",
+             f"  op:       {op_text(op, attrs)}, {record_text(recorded)}"]
+    lines += [f"  input {name}: {describe(v)}" for name, v in zip(input_names(op, len(values)), values)]
+    if any(has_nonfinite(v) for v in values if isinstance(v, (np.ndarray, np.generic))):
         lines.append("  an input already holds NaN/Inf: it was made before checking was on, "
                      "or outside tapekit ops")
     jvp_of = jvp_rule_running()
     if jvp_of is not None:
         lines.append(f"  while computing the forward-mode tangent (JVP rule) of op '{jvp_of.name}'")
-    lines.append(f"  {_format_site(site, 'called')}")
+    lines.append(f"  {format_site(site, 'called')}")
     for tape, index in recorded:
         _failures[tape] = {"index": index, "phase": "forward", "op": op.name, "reason": reason}
     return NumericsError("\n".join(lines), op=op.name, phase="forward",
@@ -266,26 +266,26 @@ def _forward_error(op, values, out, attrs, recorded):
 
 def _backward_error(tape, rec, g, i, grad):
     op = rec.op
-    name = _input_names(op, len(rec.in_tids))[i]
-    bad = _nonfinite_kinds(grad)
+    name = input_names(op, len(rec.in_tids))[i]
+    bad = nonfinite_kinds(grad)
     reason = f"gradient for input {name} holds {bad}"
     tapes, site, index = _forward_site(tape, rec)
-    now = _user_site(sys._getframe(1))
+    now = user_site(sys._getframe(1))
     g_value = g._value if isinstance(g, Tensor) else g
     lines = [f"check_numerics: the gradient op '{op.name}' passes to its input {name} holds "
              f"{bad} (backward pass)",
-             f"  gradient: {_describe(grad)}",
-             f"  op:       {_op_text(op, rec.attrs)}, "
+             f"  gradient: {describe(grad)}",
+             f"  op:       {op_text(op, rec.attrs)}, "
              + (f"record #{index} on the tape" if index is not None else "recorded on the tape"),
-             f"  incoming gradient g: {_describe(g_value)}"]
-    saved = list(zip(_input_names(op, len(rec.inputs)), rec.inputs)) + [("ans (output)", rec.ans)]
-    lines += [f"  saved {n}: {_describe(v)}" for n, v in saved]
+             f"  incoming gradient g: {describe(g_value)}"]
+    saved = list(zip(input_names(op, len(rec.inputs)), rec.inputs)) + [("ans (output)", rec.ans)]
+    lines += [f"  saved {n}: {describe(v)}" for n, v in saved]
     if site is not None:
-        lines.append(f"  {_format_site(site, 'the op was created (forward pass)')}")
+        lines.append(f"  {format_site(site, 'the op was created (forward pass)')}")
     else:
         lines.append("  its forward line is unknown: the op was recorded before check_numerics "
                      "was on, or is a custom_gradient op (those bypass the checker)")
-    lines.append(f"  {_format_site(now, 'backward pass started')}")
+    lines.append(f"  {format_site(now, 'backward pass started')}")
     for t in tapes:
         _failures[t] = {"index": index, "phase": "backward", "op": op.name, "reason": reason}
     return NumericsError("\n".join(lines), op=op.name, phase="backward", index=index,
@@ -309,105 +309,3 @@ def _forward_site(tape, rec):
     if index is None:
         index = next((k for k, r in enumerate(tape._records) if r is rec), None)
     return tapes, site, index
-
-
-# --- finding the user's line ------------------------------------------------------------------
-
-_LIBRARY = ("tapekit", "numpy")
-
-
-def _user_site(frame):
-    """(filename, lineno, function) of the innermost frame outside tapekit and NumPy."""
-    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] in _LIBRARY:
-        frame = frame.f_back
-    if frame is None:
-        return ("<unknown>", 0, "<unknown>")
-    return (frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
-
-
-def _format_site(site, what):
-    filename, lineno, function = site
-    text = f"{what} at {filename}:{lineno}, in {function}"
-    code = linecache.getline(filename, lineno).strip()
-    return f"{text}\n      {code}" if code else text
-
-
-def _inside(function):
-    """True if `function` is running further up the stack (used only on failure)."""
-    code = function.__code__
-    frame = sys._getframe(1)
-    while frame is not None:
-        if frame.f_code is code:
-            return True
-        frame = frame.f_back
-    return False
-
-
-# --- describing values ------------------------------------------------------------------------
-
-def _has_nonfinite(value):
-    """True if a float array holds NaN or Inf."""
-    return value.dtype.kind in "fc" and not np.isfinite(value).all()
-
-
-def _nonfinite_kinds(value):
-    nan, inf = int(np.isnan(value).sum()), int(np.isinf(value).sum())
-    return " and ".join(k for k, n in (("NaN", nan), ("Inf", inf)) if n) or "no NaN/Inf"
-
-
-def _describe(value):
-    """'shape (3,) float32: min -1, max 2', with NaN/Inf counts and where the first are."""
-    if isinstance(value, Meta):
-        return f"shape {value.shape} {value.dtype.name} (not saved on the tape)"
-    if isinstance(value, Tensor):
-        value = value._value
-    if not isinstance(value, (np.ndarray, np.generic)):
-        return repr(value)  # a Python scalar
-    value = np.asarray(value)
-    head = f"shape {value.shape} {value.dtype.name}"
-    if value.size == 0:
-        return f"{head}: empty"
-    if value.dtype.kind not in "fc":
-        if value.dtype.kind in "iub":
-            return f"{head}: min {value.min()}, max {value.max()}"
-        return head
-    finite = np.isfinite(value)
-    if finite.all():
-        return f"{head}: min {_num(value.real.min())}, max {_num(value.real.max())}"
-    counts = [(int(np.isnan(value).sum()), "NaN")]
-    if value.dtype.kind == "f":
-        counts += [(int((value == np.inf).sum()), "+Inf"), (int((value == -np.inf).sum()), "-Inf")]
-    else:
-        counts.append((int(np.isinf(value).sum()), "Inf"))
-    text = f"{head}: " + ", ".join(f"{n} {kind}" for n, kind in counts if n)
-    if value.ndim:
-        where = [str(tuple(int(i) for i in idx)) for idx in np.argwhere(~finite)[:3]]
-        text += " at " + ", ".join(where) + (", ..." if (~finite).sum() > 3 else "")
-    if finite.any():
-        text += (f"; finite values in [{_num(value[finite].real.min())}, "
-                 f"{_num(value[finite].real.max())}]")
-    return text
-
-
-def _num(x):
-    return f"{float(x):.4g}"
-
-
-def _input_names(op, n):
-    if not op.variadic and len(op.args) == n:
-        return list(op.args)
-    base = op.args[0] if op.args else "input"
-    return [f"{base}[{k}]" for k in range(n)]
-
-
-def _op_text(op, attrs):
-    shown = [f"{k}={v!r}" for k, v in attrs.items() if not isinstance(v, np.ndarray)]
-    return f"{op.name}({', '.join(shown)})" if shown else op.name
-
-
-def _record_text(recorded):
-    if not recorded:
-        return "not recorded on a tape"
-    if len(recorded) == 1:
-        return f"record #{recorded[0][1]} on the tape"
-    return "records " + ", ".join(f"#{i}" for _, i in recorded) + " on the active tapes (outermost first)"

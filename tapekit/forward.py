@@ -12,6 +12,9 @@ import numpy as np
 
 from . import nest
 from .context import push_accumulator, remove_accumulator, state
+from .ops.elementwise import cast
+from .ops.shapes import broadcast_to
+from .gradient_args import UnconnectedGradients, unconnected
 from .tensor import Tensor, _wrap, convert_to_tensor
 
 
@@ -102,10 +105,8 @@ class ForwardAccumulator:
             if not isinstance(total, Tensor):
                 total = _wrap(np.asarray(total))
             if total.shape != result.shape:
-                from .ops.shapes import broadcast_to
                 total = broadcast_to(total, shape=result.shape)
             if total.dtype != result.dtype and result.dtype.kind == "f":
-                from .ops.elementwise import cast
                 total = cast(total, result.dtype)
             self._tangents[result._tid] = total
         finally:
@@ -114,8 +115,7 @@ class ForwardAccumulator:
 
     def jvp(self, primals, unconnected_gradients=None):
         """The tangent of each primal (None, or zeros with UnconnectedGradients.ZERO, if unconnected)."""
-        from .tape import UnconnectedGradients, _unconnected
-        mode = _unconnected(unconnected_gradients or UnconnectedGradients.NONE)
+        mode = unconnected(unconnected_gradients or UnconnectedGradients.NONE)
         out = []
         for p in nest.flatten(primals):
             if not isinstance(p, Tensor):

@@ -17,6 +17,7 @@ another tape) stay. A persistent tape keeps everything until `del tape` or
 `tape.reset()`.
 """
 import sys
+from html import escape
 
 import numpy as np
 
@@ -103,7 +104,6 @@ class TapeMemory:
     __repr__ = __str__
 
     def _repr_html_(self):
-        from html import escape
         head, rows, notes = self._lines()
         cells = "".join(
             f"<tr><td>{escape(name)}</td><td>{n}</td><td>{arrays}</td><td>{size}</td>"

@@ -4,9 +4,6 @@ A tape is an append-only list of records plus the set of tape ids it tracks
 (watched tensors, and every output computed from one). An op is recorded when
 one of its inputs is tracked; its output then becomes tracked too.
 """
-import enum
-import sys
-import warnings
 from contextlib import contextmanager
 
 import numpy as np
@@ -14,25 +11,13 @@ import numpy as np
 from . import backprop, nest
 from . import record as observing
 from .context import state
+from .gradient_args import (UnconnectedGradients, check_tensors, output_gradient, unconnected,
+                            warn_if_not_floating, warn_watch_dtype)
+from .memory import tape_memory
 from .ops.registry import meta
+from .ops.shapes import reshape, transpose
 from .record import Record
 from .tensor import Tensor, Variable, _wrap
-
-
-class UnconnectedGradients(enum.Enum):
-    """What `gradient` returns for a source the target does not depend on.
-
-    >>> x, y = tk.Variable(1.0), tk.Variable(2.0)
-    >>> with tk.GradientTape(persistent=True) as tape:
-    ...     z = x * 3.0                    # y is not used
-    >>> print(tape.gradient(z, y))
-    None
-    >>> tape.gradient(z, y, unconnected_gradients=tk.UnconnectedGradients.ZERO)
-    tk.Tensor(0.0, shape=(), dtype=float32)
-    """
-
-    NONE = "none"
-    ZERO = "zero"
 
 
 class GradientTape:
@@ -81,7 +66,7 @@ class GradientTape:
                     f"GradientTape.watch: can only watch tk.Tensor or tk.Variable, got "
                     f"{type(t).__name__} {t!r:.40}. Convert it first: x = tk.constant(...)")
             if t._value.dtype.kind not in "fc":
-                _warn_watch_dtype(t)
+                warn_watch_dtype(t)
             self._watch(t)
 
     def _watch(self, t):
@@ -199,12 +184,12 @@ class GradientTape:
         again by the same tape; that costs time and memory, so call it after the block
         when you do not need it.
         """
-        unconnected = _unconnected(unconnected_gradients)
+        if_unconnected = unconnected(unconnected_gradients)
         self._check_usable("gradient")
         targets = nest.flatten(target)
         flat_sources = nest.flatten(sources)
-        _check_tensors("target", targets)
-        _check_tensors("source", flat_sources)
+        check_tensors("target", targets)
+        check_tensors("source", flat_sources)
         seeds = {}
         ogs = None if output_gradients is None else nest.flatten(output_gradients)
         if ogs is not None and len(ogs) != len(targets):
@@ -212,17 +197,17 @@ class GradientTape:
                              f"{len(ogs)} output_gradients")
         float_targets = True
         for k, t in enumerate(targets):
-            if not _warn_if_not_floating(t, "target", k):
+            if not warn_if_not_floating(t, "target", k):
                 float_targets = False
                 continue
-            seed = backprop.seed_like(t) if ogs is None or ogs[k] is None else _output_gradient(t, ogs[k])
+            seed = backprop.seed_like(t) if ogs is None or ogs[k] is None else output_gradient(t, ogs[k])
             seeds[t._tid] = seed if t._tid not in seeds else seeds[t._tid] + seed
-        src_ok = [_warn_if_not_floating(s, "source", k) for k, s in enumerate(flat_sources)]
+        src_ok = [warn_if_not_floating(s, "source", k) for k, s in enumerate(flat_sources)]
         grads = self._run_backward(seeds if float_targets else {}, flat_sources, src_ok)
         results = []
         for s, ok in zip(flat_sources, src_ok):
             g = grads.get(s._tid) if ok else None
-            if g is None and ok and unconnected is UnconnectedGradients.ZERO:
+            if g is None and ok and if_unconnected is UnconnectedGradients.ZERO:
                 g = np.zeros(s.shape, s.dtype)
             results.append(_as_result(g))
         return nest.pack_like(sources, results) if nest.is_nested(sources) else results[0]
@@ -234,14 +219,14 @@ class GradientTape:
         Vectorised: one backward pass pushes a batch of one-hot cotangents (one per
         target element) through every rule at once, instead of a loop over rows.
         """
-        unconnected = _unconnected(unconnected_gradients)
+        if_unconnected = unconnected(unconnected_gradients)
         self._check_usable("jacobian")
         if not isinstance(target, Tensor):
             raise TypeError(f"GradientTape.jacobian: target must be one tensor, got {type(target).__name__}")
         flat_sources = nest.flatten(sources)
-        _check_tensors("source", flat_sources)
-        ok_t = _warn_if_not_floating(target, "target", 0)
-        src_ok = [_warn_if_not_floating(s, "source", k) for k, s in enumerate(flat_sources)]
+        check_tensors("source", flat_sources)
+        ok_t = warn_if_not_floating(target, "target", 0)
+        src_ok = [warn_if_not_floating(s, "source", k) for k, s in enumerate(flat_sources)]
         n = target.size
         seeds = {target._tid: backprop.seed_like(target, lead_eye=True)} if ok_t else {}
         grads = self._run_backward(seeds, flat_sources, src_ok, lead=(n,))
@@ -249,7 +234,7 @@ class GradientTape:
         for s, ok in zip(flat_sources, src_ok):
             g = grads.get(s._tid) if ok else None
             if g is None:
-                if ok and unconnected is UnconnectedGradients.ZERO:
+                if ok and if_unconnected is UnconnectedGradients.ZERO:
                     g = np.zeros(target.shape + s.shape, s.dtype)
             else:
                 g = _reshape(g, target.shape + s.shape)
@@ -265,10 +250,10 @@ class GradientTape:
         """
         # Checked, then not used: TensorFlow's batch_jacobian returns zeros for an unconnected
         # source either way (kept there for compatibility), and so does this one.
-        _unconnected(unconnected_gradients)
+        unconnected(unconnected_gradients)
         self._check_usable("batch_jacobian")
-        _check_tensors("target", [target])
-        _check_tensors("source", [source])
+        check_tensors("target", [target])
+        check_tensors("source", [source])
         if target.ndim < 2 or source.ndim < 2:
             raise ValueError(f"GradientTape.batch_jacobian: target and source must have rank 2 or "
                              f"more (batch, ...), as in TensorFlow; got shapes {target.shape} and "
@@ -278,7 +263,7 @@ class GradientTape:
                              f"(batch) dimension, got shapes {target.shape} and {source.shape}")
         b, ys = target.shape[0], target.shape[1:]
         m = int(np.prod(ys, dtype=np.int64))
-        ok = _warn_if_not_floating(target, "target", 0) and _warn_if_not_floating(source, "source", 0)
+        ok = warn_if_not_floating(target, "target", 0) and warn_if_not_floating(source, "source", 0)
         seed = np.zeros((m, b, m), dtype=target.dtype)
         seed[np.arange(m), :, np.arange(m)] = 1
         seeds = {target._tid: seed.reshape((m, b) + ys)} if ok else {}
@@ -289,7 +274,6 @@ class GradientTape:
                 return None
             g = np.zeros((b,) + ys + source.shape[1:], source.dtype)
             return _as_result(g)
-        from .ops.shapes import transpose
         perm = (1, 0) + tuple(range(2, g.ndim))
         g = _reshape(transpose(g, perm=perm), (b,) + ys + source.shape[1:])
         return _as_result(g)
@@ -339,7 +323,6 @@ class GradientTape:
 
     def memory(self):
         """Records and bytes this tape holds, per op, and what `gradient` frees (tapekit/memory.py)."""
-        from .memory import tape_memory
         return tape_memory(self)
 
     def __repr__(self):
@@ -349,96 +332,7 @@ class GradientTape:
 
 # --- helpers --------------------------------------------------------------------------
 
-def _unconnected(value):
-    if isinstance(value, UnconnectedGradients):
-        return value
-    if isinstance(value, str) and value.lower() in ("none", "zero"):
-        return UnconnectedGradients(value.lower())
-    raise ValueError(f"GradientTape: unconnected_gradients must be UnconnectedGradients.NONE, "
-                     f"UnconnectedGradients.ZERO, 'none' or 'zero', got {value!r}")
-
-
-def _check_tensors(role, items):
-    for k, t in enumerate(items):
-        if not isinstance(t, Tensor):
-            where = f"{role} #{k}" if len(items) > 1 else role
-            hint = (" (a gradient that came back None?)" if t is None else "")
-            raise TypeError(f"GradientTape: the {where} must be a tk.Tensor or tk.Variable, got "
-                            f"{type(t).__name__}{hint}. Compute it from watched tensors inside "
-                            f"the tape, or convert it with tk.constant(...) and tape.watch(...)")
-
-
-def _warn_if_not_floating(t, role, k):
-    if t._value.dtype.kind in "fc":
-        return True
-    if role == "target":
-        fix = "Compute it from floating tensors (dtype=tk.float32)."
-    else:
-        kind = "tk.Variable" if isinstance(t, Variable) else "tk.constant"
-        example = (f"{kind}({float(t._value.item())!r})" if t.ndim == 0 and t.dtype.kind in "iu"
-                   else f"{kind}(..., dtype=tk.float32)")
-        fix = f"Create it as a float, e.g. dtype=tk.float32 ({example})."
-    _warn(f"GradientTape: the {role} tensor{'' if k == 0 else f' #{k}'} has dtype "
-          f"{t.dtype.name}; gradients are defined only for floating dtypes, so its "
-          f"gradient is None. {fix}")
-    return False
-
-
-def _warn_watch_dtype(t):
-    kind = "tk.Variable" if isinstance(t, Variable) else "tk.constant"
-    _warn(f"GradientTape.watch: the tensor has dtype {t.dtype.name}; gradients are defined only "
-          f"for floating dtypes, so its gradient will be None. Create it as a float, e.g. "
-          f"{kind}(..., dtype=tk.float32)")
-
-
-class GradientDtypeWarning(UserWarning):
-    """An integer or bool target or source: its gradient is None.
-
-    >>> import warnings
-    >>> x = tk.constant(3)                 # an int32 tensor
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     with tk.GradientTape() as tape:
-    ...         tape.watch(x)
-    ...         y = x * x
-    ...     print(tape.gradient(y, x))
-    None
-    >>> caught[0].category.__name__
-    'GradientDtypeWarning'
-    """
-
-
-def _warn(message):
-    # Shown every time (TensorFlow warns only a few times per process), at the user's line.
-    frame = sys._getframe(1)
-    pkg = __name__.rsplit(".", 1)[0]
-    while frame is not None and frame.f_globals.get("__name__", "").startswith(pkg):
-        frame = frame.f_back
-    filename = frame.f_code.co_filename if frame else "<tapekit>"
-    lineno = frame.f_lineno if frame else 0
-    warnings.warn_explicit(message, GradientDtypeWarning, filename, lineno, registry=None)
-
-
-def _output_gradient(t, og):
-    given = og._value.dtype if isinstance(og, Tensor) else getattr(og, "dtype", None)
-    if given is not None and given != t.dtype:
-        # TensorFlow raises on this mismatch; a silent cast would hide a float64 or int
-        # array where the gradient of a float32 target belongs. Python numbers and lists
-        # take the target's dtype, as everywhere in tapekit.
-        raise TypeError(f"GradientTape.gradient: output_gradients has dtype {np.dtype(given).name}, "
-                        f"but its target has dtype {t.dtype.name}; they must match. Cast it: "
-                        f"tk.cast(output_gradients, tk.{t.dtype.name})")
-    arr = og._value if isinstance(og, Tensor) else np.asarray(og, dtype=t.dtype)
-    if arr.shape != t.shape:
-        raise ValueError(f"GradientTape.gradient: output_gradients has shape {arr.shape}, "
-                         f"but its target has shape {t.shape}; they must match")
-    if isinstance(og, Tensor) and (state.tapes or state.accumulators):
-        return og  # keep it recorded: d(gradient)/d(output_gradients) works in an outer tape
-    return arr
-
-
 def _reshape(g, shape):
-    from .ops.shapes import reshape
     if g.shape == shape:
         return g
     if isinstance(g, Tensor):

@@ -10,7 +10,8 @@ import numpy as np
 
 from ..context import state
 from ..tensor import Tensor, Variable
-from .graph import ancestors, index_tape, out_dtype, reach_from, records_freed, tape_records, tensors
+from .reading import (ancestors, index_tape, out_dtype, reach_from, records_freed, tape_records,
+                      tensors)
 
 REASONS = ("connected", "not_a_tensor", "integer_dtype", "not_trainable",
            "watch_accessed_variables_false", "unwatched_constant", "records_freed",

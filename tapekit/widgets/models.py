@@ -381,7 +381,7 @@ class InspectorModel:
         """f(node value) -> sum(target), replaying the records after the node with NumPy."""
         records, tape = self.records, self.tape
         values = {}
-        vals_seen, _ = _graph._values_seen(tape, records)
+        vals_seen, _ = _graph.values_seen(tape, records)
         values.update(vals_seen)
         for tid, t in tape._watched.items():
             values[tid] = t._value

@@ -1,0 +1,117 @@
+"""What GradientTape.gradient and jacobian check in what they are given, and the warnings
+they give: which `unconnected_gradients` values exist, that targets and sources are
+tensors, that they are floating (else a GradientDtypeWarning at the user's line), and
+that `output_gradients` match their targets.
+"""
+import enum
+import sys
+import warnings
+
+import numpy as np
+
+from .context import state
+from .tensor import Tensor, Variable
+
+
+class UnconnectedGradients(enum.Enum):
+    """What `gradient` returns for a source the target does not depend on.
+
+    >>> x, y = tk.Variable(1.0), tk.Variable(2.0)
+    >>> with tk.GradientTape(persistent=True) as tape:
+    ...     z = x * 3.0                    # y is not used
+    >>> print(tape.gradient(z, y))
+    None
+    >>> tape.gradient(z, y, unconnected_gradients=tk.UnconnectedGradients.ZERO)
+    tk.Tensor(0.0, shape=(), dtype=float32)
+    """
+
+    NONE = "none"
+    ZERO = "zero"
+
+
+def unconnected(value):
+    if isinstance(value, UnconnectedGradients):
+        return value
+    if isinstance(value, str) and value.lower() in ("none", "zero"):
+        return UnconnectedGradients(value.lower())
+    raise ValueError(f"GradientTape: unconnected_gradients must be UnconnectedGradients.NONE, "
+                     f"UnconnectedGradients.ZERO, 'none' or 'zero', got {value!r}")
+
+
+def check_tensors(role, items):
+    for k, t in enumerate(items):
+        if not isinstance(t, Tensor):
+            where = f"{role} #{k}" if len(items) > 1 else role
+            hint = (" (a gradient that came back None?)" if t is None else "")
+            raise TypeError(f"GradientTape: the {where} must be a tk.Tensor or tk.Variable, got "
+                            f"{type(t).__name__}{hint}. Compute it from watched tensors inside "
+                            f"the tape, or convert it with tk.constant(...) and tape.watch(...)")
+
+
+def warn_if_not_floating(t, role, k):
+    if t._value.dtype.kind in "fc":
+        return True
+    if role == "target":
+        fix = "Compute it from floating tensors (dtype=tk.float32)."
+    else:
+        kind = "tk.Variable" if isinstance(t, Variable) else "tk.constant"
+        example = (f"{kind}({float(t._value.item())!r})" if t.ndim == 0 and t.dtype.kind in "iu"
+                   else f"{kind}(..., dtype=tk.float32)")
+        fix = f"Create it as a float, e.g. dtype=tk.float32 ({example})."
+    _warn(f"GradientTape: the {role} tensor{'' if k == 0 else f' #{k}'} has dtype "
+          f"{t.dtype.name}; gradients are defined only for floating dtypes, so its "
+          f"gradient is None. {fix}")
+    return False
+
+
+def warn_watch_dtype(t):
+    kind = "tk.Variable" if isinstance(t, Variable) else "tk.constant"
+    _warn(f"GradientTape.watch: the tensor has dtype {t.dtype.name}; gradients are defined only "
+          f"for floating dtypes, so its gradient will be None. Create it as a float, e.g. "
+          f"{kind}(..., dtype=tk.float32)")
+
+
+class GradientDtypeWarning(UserWarning):
+    """An integer or bool target or source: its gradient is None.
+
+    >>> import warnings
+    >>> x = tk.constant(3)                 # an int32 tensor
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     with tk.GradientTape() as tape:
+    ...         tape.watch(x)
+    ...         y = x * x
+    ...     print(tape.gradient(y, x))
+    None
+    >>> caught[0].category.__name__
+    'GradientDtypeWarning'
+    """
+
+
+def _warn(message):
+    # Shown every time (TensorFlow warns only a few times per process), at the user's line.
+    frame = sys._getframe(1)
+    pkg = __name__.rsplit(".", 1)[0]
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(pkg):
+        frame = frame.f_back
+    filename = frame.f_code.co_filename if frame else "<tapekit>"
+    lineno = frame.f_lineno if frame else 0
+    warnings.warn_explicit(message, GradientDtypeWarning, filename, lineno, registry=None)
+
+
+def output_gradient(t, og):
+    given = og._value.dtype if isinstance(og, Tensor) else getattr(og, "dtype", None)
+    if given is not None and given != t.dtype:
+        # TensorFlow raises on this mismatch; a silent cast would hide a float64 or int
+        # array where the gradient of a float32 target belongs. Python numbers and lists
+        # take the target's dtype, as everywhere in tapekit.
+        raise TypeError(f"GradientTape.gradient: output_gradients has dtype {np.dtype(given).name}, "
+                        f"but its target has dtype {t.dtype.name}; they must match. Cast it: "
+                        f"tk.cast(output_gradients, tk.{t.dtype.name})")
+    arr = og._value if isinstance(og, Tensor) else np.asarray(og, dtype=t.dtype)
+    if arr.shape != t.shape:
+        raise ValueError(f"GradientTape.gradient: output_gradients has shape {arr.shape}, "
+                         f"but its target has shape {t.shape}; they must match")
+    if isinstance(og, Tensor) and (state.tapes or state.accumulators):
+        return og  # keep it recorded: d(gradient)/d(output_gradients) works in an outer tape
+    return arr
