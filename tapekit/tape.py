@@ -131,9 +131,7 @@ class GradientTape:
         out = result._value
         tracked.add(result._tid)
         ans = out if op.save_ans else meta(out)
-        # Record(op, tids, inputs, ans, attrs, result._tid), without namedtuple's Python-level
-        # __new__: 0.1 us an op, 5% of W1's forward pass (docs/PERFORMANCE.md).
-        record = tuple.__new__(Record, (op, tids, inputs, ans, attrs, result._tid))
+        record = Record(op, tids, inputs, ans, attrs, result._tid)
         self._records.append(record)
         for recorded in self._observers.recorded:      # observers: record.py
             recorded(self, record, values, out)
