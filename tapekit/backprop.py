@@ -25,13 +25,13 @@ from .tensor import Tensor, _wrap
 def reachable(records, source_tids):
     """Tape ids that depend differentiably on a source (only those need cotangents)."""
     reach = set(source_tids)
-    for rec in records:
-        diff = rec.op.differentiable
+    for op, in_tids, _, _, _, out in records:        # a Record's fields (record.py)
+        diff = op.differentiable
         if not diff:
             continue
-        for i, tid in enumerate(rec.in_tids):
+        for i, tid in enumerate(in_tids):
             if tid in reach and (diff is True or diff[i]):
-                reach.add(rec.out_tid)
+                reach.add(out)
                 break
     return reach
 
@@ -65,7 +65,7 @@ def backward(records, seeds, source_tids, *, lead=(), reach=None, observe=None):
                 ans = _as_tensor(ans, out)
             # The chain rule: input i receives g times d(out)/d(input i), from the op's rule.
             in_grads = op.call_vjp(g, ans, inputs, attrs, in_tids, reach)
-            sent = []
+            sent = [] if observe is not None else None   # what observers are shown
             for i, (tid, x, gi) in enumerate(zip(in_tids, inputs, in_grads)):
                 if gi is None or tid not in reach:
                     continue
@@ -75,7 +75,8 @@ def backward(records, seeds, source_tids, *, lead=(), reach=None, observe=None):
                     gi = _cast(gi, x.dtype)
                 prev = grads.get(tid)  # an input used twice gets the sum of both cotangents
                 grads[tid] = gi if prev is None else prev + gi
-                sent.append((i, tid, gi))
+                if sent is not None:
+                    sent.append((i, tid, gi))
             if observe is not None:
                 observe(rec, g, sent, grads)
     finally:

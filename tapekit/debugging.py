@@ -39,7 +39,7 @@ from .context import push_accumulator, remove_accumulator, state
 from .forward import jvp_rule_running
 from .numerics_report import (describe, format_site, has_nonfinite, input_names, inside,
                               nonfinite_kinds, op_text, record_text, user_site)
-from .record import TapeObserver
+from .record import Record, TapeObserver
 from .tape import GradientTape
 from .tensor import Tensor, convert_to_tensor
 
@@ -237,8 +237,9 @@ def _recorded_on(tid):
     """[(tape, record index)] for each active tape whose last record made `tid`."""
     found = []
     for tape in state.tapes:
-        if isinstance(tape, GradientTape) and tape._records and tape._records[-1].out_tid == tid:
-            found.append((tape, len(tape._records) - 1))
+        records = tape._records if isinstance(tape, GradientTape) else ()
+        if records and Record._make(records[-1]).out_tid == tid:
+            found.append((tape, len(records) - 1))
     return found
 
 
@@ -307,5 +308,6 @@ def _forward_site(tape, rec):
                 index = entry[0]
             site = entry[1]
     if index is None:
-        index = next((k for k, r in enumerate(tape._records) if r is rec), None)
+        index = next((k for k, r in enumerate(map(Record._make, tape._records))
+                      if r.out_tid == rec.out_tid), None)
     return tapes, site, index

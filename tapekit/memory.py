@@ -21,6 +21,8 @@ from html import escape
 
 import numpy as np
 
+from .record import Record
+
 
 _ARRAYS = (np.ndarray, np.generic)
 
@@ -164,7 +166,7 @@ def _collect(records):
             owner.append(k)
         return k
 
-    for rec in records:
+    for rec in map(Record._make, records):
         row = rows.get(rec.op.name)
         if row is None:
             row = rows[rec.op.name] = OpMemory(rec.op.name)

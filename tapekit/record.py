@@ -10,6 +10,11 @@ A Record holds exactly what the op's derivative rules need, and nothing for disp
         attrs     the op's keyword arguments (axis=..., perm=...)
         out_tid   tape id of the output
 
+A tape keeps each record as a plain tuple of these six fields, in this order (the
+backward walk unpacks it), because a Record object per op costs 6% of the smallest
+ops' time (docs/PERFORMANCE.md). Everything that reads records by name gets Records:
+`tape.records`, and the observers below.
+
 Observers see tapes without changing them. tk.display keeps values and cotangents
 for its pictures this way, tk.debugging's check_numerics checks every gradient,
 and the widget stepper follows the backward walk. An observer subclasses
@@ -20,8 +25,9 @@ TapeObserver and overrides the events it needs:
     backward_step(tape, record, g, sent, grads)
                                            in tape.gradient's backward walk, after the chain
                                            rule at `record` (see backprop.backward)
-    gradient_done(tape, records, grads)    after gradient/jacobian walked `records`; `grads`
-                                           is {source tape id: cotangent or None}
+    gradient_done(tape, records, grads)    after gradient/jacobian walked `records` (the
+                                           tape's list); `grads` is {source tape id:
+                                           cotangent or None}
 
 Attach one to a single tape (`tape.add_observer(obs)`) or to every tape created
 from then on (`observe_all_tapes(obs)`, what `tk.display.set_options(record=True)`
@@ -45,11 +51,16 @@ class Record(namedtuple("Record", "op in_tids inputs ans attrs out_tid")):
 
     __slots__ = ()
 
-    # Compared and hashed as the object it is: comparing the contents would compare
-    # the saved arrays (display and memory reports look records up by identity).
-    __eq__ = object.__eq__
-    __ne__ = object.__ne__
-    __hash__ = object.__hash__
+    # One executed op is one output tape id, on every tape that recorded it: records are
+    # compared and hashed by it. (Comparing the contents would compare the saved arrays.)
+    def __eq__(self, other):
+        return isinstance(other, Record) and self.out_tid == other.out_tid
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return hash(self.out_tid)
 
     def __repr__(self):
         ins = ", ".join("const" if t is None else f"t{t}" for t in self.in_tids)
@@ -82,7 +93,8 @@ class TapeObserver:
         {tape id: cotangent}."""
 
     def gradient_done(self, tape, records, grads):
-        """gradient() or jacobian() walked `records`; `grads`: {source tape id: result}."""
+        """gradient() or jacobian() walked `records` (the tape's list: plain tuples in Record's
+        field order); `grads`: {source tape id: result}."""
 
     # What the observer keeps alive, for tape.memory() (memory.py).
     keeps_released_records = False   # True: a non-persistent gradient() frees no records

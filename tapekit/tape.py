@@ -131,10 +131,14 @@ class GradientTape:
         out = result._value
         tracked.add(result._tid)
         ans = out if op.save_ans else meta(out)
-        record = Record(op, tids, inputs, ans, attrs, result._tid)
-        self._records.append(record)
-        for recorded in self._observers.recorded:      # observers: record.py
-            recorded(self, record, values, out)
+        # A Record's fields, kept as a plain tuple: a Record object per op costs 6% of W1, and
+        # more in garbage collection (docs/PERFORMANCE.md). Readers get Records: tape.records,
+        # and every observer (record.py).
+        self._records.append((op, tids, inputs, ans, attrs, result._tid))
+        if self._observers.recorded:
+            record = Record._make(self._records[-1])
+            for recorded in self._observers.recorded:
+                recorded(self, record, values, out)
 
     @property
     def records(self):
@@ -146,7 +150,7 @@ class GradientTape:
         >>> [rec.op.name for rec in tape.records]
         ['sin', 'multiply']
         """
-        return tuple(self._records)
+        return tuple(map(Record._make, self._records))
 
     # --- observers (record.py): display, check_numerics, the widget stepper -------------
     def add_observer(self, observer):
@@ -315,6 +319,7 @@ class GradientTape:
             return None
 
         def observe(record, g, sent, grads):
+            record = Record._make(record)
             for step in steps:
                 step(self, record, g, sent, grads)
         return observe

@@ -10,7 +10,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from .. import backprop, nest
+from .. import nest
 from ..tensor import Tensor
 from .tape_log import log_of
 
@@ -29,8 +29,8 @@ def tape_records(tape):
     shown = log.shown if log.shown_from is records else []
     if len(shown) < len(records):   # records are only appended: wrap the new ones
         values = log.values
-        shown = shown + [ShownRecord(i, *records[i], values.get(records[i].out_tid))
-                         for i in range(len(shown), len(records))]
+        shown = shown + [ShownRecord(i, *rec, values.get(rec[-1]))   # rec[-1]: its out_tid
+                         for i, rec in enumerate(records[len(shown):], start=len(shown))]
         log.shown, log.shown_from = shown, records
     return shown if len(shown) == len(records) else shown[:len(records)]
 
@@ -40,7 +40,7 @@ def source_records(tape):
     log = log_of(tape)
     if not tape._records:
         for kept in (log.released, log.structure):
-            if kept and kept[-1].out_tid in tape._tracked:  # not from before reset()
+            if kept and kept[-1][-1] in tape._tracked:  # its last out_tid: not from before reset()
                 return kept
     return tape._records
 
@@ -90,11 +90,8 @@ def out_dtype(rec):
 
 
 def reach_from(records, tids, differentiable=True, floating=False):
-    """Tape ids that depend on `tids`. By default what backprop.reachable says (through
-    differentiable inputs); display also asks through any input (differentiable=False), and
-    through float outputs only (floating=True)."""
-    if differentiable and not floating:
-        return backprop.reachable(records, tids)
+    """Tape ids that depend on `tids`: through differentiable inputs only (what
+    backprop.reachable answers for the walk), and float outputs only (floating=True)."""
     reach = set(tids)
     for rec in records:
         op, in_tids, ans, out, value = rec.op, rec.in_tids, rec.ans, rec.out_tid, rec.value

@@ -91,8 +91,8 @@ class StructureKeeper(TapeObserver):
             return
         log.released = log.structure = None
         if records and any(g is None for g in grads.values()):
-            log.structure = [Record(rec.op, rec.in_tids, tuple([meta(v) for v in rec.inputs]),
-                                    meta(rec.ans), {}, rec.out_tid) for rec in records]
+            log.structure = [Record(op, in_tids, tuple([meta(v) for v in inputs]), meta(ans), {}, out)
+                             for op, in_tids, inputs, ans, _, out in records]
 
 
 VALUES = ValueRecorder()

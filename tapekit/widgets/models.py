@@ -22,6 +22,7 @@ from ..context import enter_raw, leave_raw, state
 from ..display import graph as _graph
 from ..display.format import number, summary
 from ..ops.registry import Meta
+from ..record import Record
 from ..tape import GradientTape
 from ..tensor import Tensor, constant
 from ..testing import GradientCheck, check_gradient
@@ -200,7 +201,7 @@ class BackpropModel:
         """Every step, taken from backprop.backward itself as it runs (its `observe` hook)."""
         records, ids = self.records, self.ids
         source_tids = [s._tid for s in self.sources]
-        reach = backprop.reachable(records, source_tids)
+        reach = backprop.reachable(_graph.source_records(self.tape), source_tids)
         target = self.target._tid
         seed = backprop.seed_like(self.target)
         tnode = ids[target]
@@ -212,7 +213,7 @@ class BackpropModel:
         shown = {rec.out_tid: rec for rec in records}   # the walk's Record -> what display shows
 
         def observe(rec, g, sent, grads):
-            rec = shown[rec.out_tid]
+            rec = shown[Record._make(rec).out_tid]   # the walk gives the tape's own record
             node = f"n{rec.index}"
             local = self._local(rec, reach)
             elementwise = True
