@@ -14,7 +14,7 @@ from . import _malloc
 
 # Import-time side effects, all of them (docs/PERFORMANCE.md lists them too):
 # - malloc tuning, below: TAPEKIT_MALLOC_TUNING=0 turns it off (tapekit/_malloc.py);
-# - tapekit.ops binds Tensor's operators (tensor._bind_operators), without which tensors
+# - tapekit.ops binds Tensor's operators (ops/operators.py), without which tensors
 #   have no +, @ or x[i];
 # - "tapekit.keras" is added to sys.modules (aliases for tf.keras code), further down.
 _malloc.tune()  # keep freed array memory between training steps (see tapekit/_malloc.py)
@@ -37,7 +37,8 @@ from .ops import (abs, add, cast, clip_by_global_norm, clip_by_norm, clip_by_val
 from .record import Record, TapeObserver, observe_all_tapes, stop_observing_all_tapes
 from .gradient_args import GradientDtypeWarning, UnconnectedGradients
 from .tape import GradientTape
-from .tensor import Tensor, Variable, constant, convert_to_tensor
+from .convert import constant, convert_to_tensor
+from .tensor import Tensor, Variable
 
 # Training: `from tapekit import layers, models, losses, optimizers`, as from tensorflow.keras.
 from . import layers, losses, models, optimizers  # noqa: E402

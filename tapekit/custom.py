@@ -16,7 +16,8 @@ import numpy as np
 from . import nest
 from .context import enter_raw, leave_raw, state
 from .ops.registry import Op
-from .tensor import Tensor, Variable, _wrap, convert_to_tensor
+from .convert import convert_to_tensor
+from .tensor import Tensor, Variable, _wrap
 
 
 class _VariableWatcher:

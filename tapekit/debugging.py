@@ -41,7 +41,8 @@ from .numerics_report import (describe, format_site, has_nonfinite, input_names,
                               nonfinite_kinds, op_text, record_text, user_site)
 from .record import Record, TapeObserver
 from .tape import GradientTape
-from .tensor import Tensor, convert_to_tensor
+from .convert import convert_to_tensor
+from .tensor import Tensor
 
 
 class NumericsError(ValueError):

@@ -15,7 +15,8 @@ from .context import push_accumulator, remove_accumulator, state
 from .ops.elementwise import cast
 from .ops.shapes import broadcast_to
 from .gradient_args import UnconnectedGradients, unconnected
-from .tensor import Tensor, _wrap, convert_to_tensor
+from .convert import convert_to_tensor
+from .tensor import Tensor, _wrap
 
 
 # The ops whose JVP rules are running now in this thread, innermost last: a rule's own ops

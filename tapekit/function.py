@@ -42,7 +42,8 @@ from . import nest
 from .context import state
 from .ops.elementwise import identity
 from .replay import Program
-from .tensor import Tensor, Variable, convert_to_tensor
+from .convert import convert_to_tensor
+from .tensor import Tensor, Variable
 from .tracing import Tracer
 
 

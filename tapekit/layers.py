@@ -18,7 +18,8 @@ import numpy as np
 from . import dtypes, nn, random
 from .module import Module
 from .ops import cast, matmul, reshape, sigmoid, tanh
-from .tensor import Tensor, Variable, convert_to_tensor
+from .convert import convert_to_tensor
+from .tensor import Tensor, Variable
 
 _name_counters = defaultdict(itertools.count)
 

@@ -13,7 +13,7 @@ ops of `tk.nn` (or TensorFlow's stable formula for the sigmoid).
 from .ops import (cast, clip_by_value, equal, exp, expand_dims, log, range, reduce_mean,
                   reduce_sum, softmax_cross_entropy_with_logits, square, squeeze, where)
 from .ops.cross_entropy import check_class_ids
-from .tensor import convert_to_tensor
+from .convert import convert_to_tensor
 
 EPSILON = 1e-7  # keras.backend.epsilon()
 

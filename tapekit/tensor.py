@@ -3,7 +3,8 @@
 A Tensor wraps a NumPy array (or NumPy scalar) and a tape id (`_tid`), a number
 that is never reused. Tapes track tensors by that id, never by `id()`, so records
 stay valid and display ids stay stable. Operators (`+`, `@`, `x[i]`, ...) call the
-ops in `tapekit.ops`, which are bound here at import time (`_bind_operators`).
+ops in `tapekit.ops`, which binds them when it loads (ops/operators.py). Values become
+tensors in convert.py (`tk.constant`, `tk.convert_to_tensor`).
 """
 import itertools
 import os as _os
@@ -17,7 +18,7 @@ from . import dtypes
 from .context import state as _state
 
 _next_tid = itertools.count().__next__
-_ops = None  # the tapekit.ops namespace, set by _bind_operators()
+_ops = None  # the tapekit.ops namespace, set by ops/operators.py when tapekit.ops loads
 
 
 class Tensor:
@@ -131,7 +132,7 @@ class Tensor:
 
     # --- operators: each is one tapekit op ----------------------------------
     # The binary operators (+, -, *, /, **, @, comparisons, &, |) are set by
-    # _bind_operators from its table: each calls the op's dispatch directly.
+    # ops/operators.py from its table: each calls the op's dispatch directly.
 
     def __neg__(self):
         return _ops.negative(self)
@@ -404,126 +405,3 @@ def _to_array(value, dtype=None, copy=True, what="convert_to_tensor"):
 def _short(value, n=60):
     text = repr(value)
     return text if len(text) <= n else text[: n - 3] + "..."
-
-
-def constant(value, dtype=None, shape=None, name=None):
-    """A Tensor from a Python value or array (`tf.constant`).
-
-    >>> tk.constant([[1, 2], [3, 4]])
-    tk.Tensor(
-    [[1 2]
-     [3 4]], shape=(2, 2), dtype=int32)
-
-    >>> tk.constant(1.0, dtype=tk.float64)
-    tk.Tensor(1.0, shape=(), dtype=float64)
-
-    >>> tk.constant(0.0, shape=(2, 3))
-    tk.Tensor(
-    [[0. 0. 0.]
-     [0. 0. 0.]], shape=(2, 3), dtype=float32)
-    """
-    if isinstance(value, Tensor):   # a snapshot of its value, not recorded: a constant
-        _check_tensor_dtype(value, dtypes.as_dtype(dtype), "constant")
-        t = _wrap(value._value)
-    else:
-        t = convert_to_tensor(value, dtype=dtype)
-        if t is value:
-            t = _wrap(t._value)
-    if shape is not None:
-        shape = _ops.shapes.shape_argument(shape, "constant", "shape")
-        if t.size == 1:
-            arr = np.broadcast_to(t._value, shape).copy()
-        elif t.size == _prod(shape) and -1 not in shape:
-            arr = t._value.reshape(shape)
-        else:
-            raise ValueError(f"constant: a value of shape {t.shape} ({t.size} elements) cannot "
-                             f"take shape {shape}; give one number, or as many as the shape holds")
-        t = _wrap(arr)
-    t._name = name
-    return t
-
-
-def _prod(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
-
-
-def convert_to_tensor(value, dtype=None, name=None):
-    """`value` as a Tensor (`tf.convert_to_tensor`).
-
-    A Tensor is returned as it is (its dtype must match `dtype`). A Variable gives a new
-    Tensor, a snapshot of its value: a read that tapes record, so gradients flow back to
-    the variable (TensorFlow's ReadVariableOp). Anything else is converted (NumPy arrays
-    copied).
-
-    >>> tk.convert_to_tensor([1.0, 2.0])
-    tk.Tensor([1. 2.], shape=(2,), dtype=float32)
-    >>> t = tk.constant(3.0)
-    >>> tk.convert_to_tensor(t) is t          # a tensor is returned as it is
-    True
-    >>> v = tk.Variable(2.0)
-    >>> snapshot = tk.convert_to_tensor(v)   # a Tensor, not the Variable
-    >>> _ = v.assign(5.0)
-    >>> snapshot
-    tk.Tensor(2.0, shape=(), dtype=float32)
-    """
-    dtype = dtypes.as_dtype(dtype)
-    if isinstance(value, Tensor):
-        _check_tensor_dtype(value, dtype, "convert_to_tensor")
-        if isinstance(value, Variable):
-            return _ops.registry.apply1(_ops.identity, value)
-        return value
-    if isinstance(value, (list, tuple)) and _holds_tensor(value):
-        return _ops.stack([convert_to_tensor(v, dtype) for v in value])
-    t = _wrap(_to_array(value, dtype))
-    t._name = name
-    return t
-
-
-def _check_tensor_dtype(tensor, dtype, what):
-    if dtype is not None and tensor.dtype != dtype:
-        raise ValueError(f"{what}: the tensor has dtype {tensor.dtype.name}, requested "
-                         f"{dtype.name}; use tk.cast(x, tk.{dtype.name})")
-
-
-def _holds_tensor(seq):
-    return any(isinstance(v, Tensor) or (isinstance(v, (list, tuple)) and _holds_tensor(v)) for v in seq)
-
-
-# Python operator -> op name; `r` operators take the tensor as the second input.
-_BINARY_OPERATORS = {
-    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide", "pow": "pow",
-    "matmul": "matmul_op", "lt": "less", "le": "less_equal", "gt": "greater",
-    "ge": "greater_equal", "eq": "equal", "ne": "not_equal", "and": "logical_and",
-    "or": "logical_or",
-}
-_REFLECTED = ("add", "sub", "mul", "truediv", "pow", "matmul", "and", "or")
-
-
-def _binary_operator(apply2, op, reflected):
-    # `x * c` calls registry.apply2 straight away: no *args, no Op.__call__ frame, which
-    # matters when the arrays are small (one call per op of every forward pass).
-    if reflected:
-        def operator(self, other):
-            return apply2(op, other, self)
-    else:
-        def operator(self, other):
-            return apply2(op, self, other)
-    return operator
-
-
-def _bind_operators(ops_namespace):
-    global _ops
-    _ops = ops_namespace
-    apply2 = ops_namespace.registry.apply2
-    for name, op_name in _BINARY_OPERATORS.items():
-        op = getattr(ops_namespace, op_name)
-        for dunder, reflected in ((f"__{name}__", False), (f"__r{name}__", True)):
-            if reflected and name not in _REFLECTED:
-                continue
-            method = _binary_operator(apply2, op, reflected)
-            method.__name__, method.__qualname__ = dunder, f"Tensor.{dunder}"
-            setattr(Tensor, dunder, method)
-

@@ -10,7 +10,7 @@ TensorFlow does, check_gradients is tk.testing.check_gradients itself.
 import numpy as np
 
 from . import testing
-from .tensor import constant, convert_to_tensor
+from .convert import constant, convert_to_tensor
 
 
 # --- tf.test.compute_gradient -------------------------------------------------------------

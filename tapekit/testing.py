@@ -18,7 +18,8 @@ import numpy as np
 from .display.format import number, summary
 from .forward import ForwardAccumulator
 from .tape import GradientTape
-from .tensor import Tensor, constant
+from .convert import constant
+from .tensor import Tensor
 
 
 # --- Jacobians three ways ---------------------------------------------------------------------

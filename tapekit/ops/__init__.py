@@ -15,7 +15,8 @@ from .reductions import reduce_max, reduce_mean, reduce_min, reduce_prod, reduce
 from .registry import OPS, defop
 from .shapes import (broadcast_to, concat, expand_dims, gather, getitem, reshape, squeeze, stack,
                      transpose)
-from .. import tensor as _tensor
 import sys as _sys
 
-_tensor._bind_operators(_sys.modules[__name__])
+from . import operators as _operators
+
+_operators.bind(_sys.modules[__name__])   # Tensor's +, *, @, x[i]: see operators.py

@@ -35,7 +35,9 @@ kernels they call (im2col, col2im, the pooling search) are in windows.py.
 """
 import numpy as np
 
-from ..tensor import Tensor, convert_to_tensor
+from ..convert import convert_to_tensor
+
+from ..tensor import Tensor
 from . import windows
 from .registry import defop
 

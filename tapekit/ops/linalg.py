@@ -1,7 +1,9 @@
 """matmul, with NumPy's rules for 1-D operands (vector @ matrix and so on)."""
 import numpy as np
 
-from ..tensor import Tensor, convert_to_tensor
+from ..convert import convert_to_tensor
+
+from ..tensor import Tensor
 from .registry import defop
 from .shapes import expand_dims_op, getitem_op, swapaxes_last2
 

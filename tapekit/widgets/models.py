@@ -24,7 +24,8 @@ from ..display.format import number, summary
 from ..ops.registry import Meta
 from ..record import Record
 from ..tape import GradientTape
-from ..tensor import Tensor, constant
+from ..convert import constant
+from ..tensor import Tensor
 from ..testing import GradientCheck, check_gradient
 
 NOT_RECORDED = ("This tape did not keep its values, so the backward pass cannot be shown "

@@ -1,0 +1,45 @@
+"""Tensor's Python operators (`+`, `*`, `@`, `<`, `&`, ...) as tapekit ops.
+
+tapekit.ops binds them onto Tensor when it loads (`bind`): tensor.py cannot import the
+ops, which are built on Tensor, so the ops module fills the operators in, as JAX and
+TensorFlow do for their arrays. The unary operators and `x[i]` call the same namespace
+through `tensor._ops`, which `bind` sets.
+"""
+from .. import tensor as _tensor
+from ..tensor import Tensor
+
+
+# Python operator -> op name; `r` operators take the tensor as the second input.
+_BINARY_OPERATORS = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide", "pow": "pow",
+    "matmul": "matmul_op", "lt": "less", "le": "less_equal", "gt": "greater",
+    "ge": "greater_equal", "eq": "equal", "ne": "not_equal", "and": "logical_and",
+    "or": "logical_or",
+}
+_REFLECTED = ("add", "sub", "mul", "truediv", "pow", "matmul", "and", "or")
+
+
+def _binary_operator(apply2, op, reflected):
+    # `x * c` calls registry.apply2 straight away: no *args, no Op.__call__ frame, which
+    # matters when the arrays are small (one call per op of every forward pass).
+    if reflected:
+        def operator(self, other):
+            return apply2(op, other, self)
+    else:
+        def operator(self, other):
+            return apply2(op, self, other)
+    return operator
+
+
+def bind(ops_namespace):
+    """Give Tensor its operators, from the ops in `ops_namespace` (tapekit.ops)."""
+    _tensor._ops = ops_namespace
+    apply2 = ops_namespace.registry.apply2
+    for name, op_name in _BINARY_OPERATORS.items():
+        op = getattr(ops_namespace, op_name)
+        for dunder, reflected in ((f"__{name}__", False), (f"__r{name}__", True)):
+            if reflected and name not in _REFLECTED:
+                continue
+            method = _binary_operator(apply2, op, reflected)
+            method.__name__, method.__qualname__ = dunder, f"Tensor.{dunder}"
+            setattr(Tensor, dunder, method)
