@@ -8,6 +8,7 @@ import numpy as np
 
 from . import dtypes
 from . import tensor as _tensor
+from .ops.dispatch import apply1
 from .tensor import Tensor, Variable, _to_array, _wrap
 
 
@@ -78,7 +79,7 @@ def convert_to_tensor(value, dtype=None, name=None):
     if isinstance(value, Tensor):
         _check_tensor_dtype(value, dtype, "convert_to_tensor")
         if isinstance(value, Variable):
-            return _tensor._ops.registry.apply1(_tensor._ops.identity, value)
+            return apply1(_tensor._ops.identity, value)
         return value
     if isinstance(value, (list, tuple)) and _holds_tensor(value):
         return _tensor._ops.stack([convert_to_tensor(v, dtype) for v in value])

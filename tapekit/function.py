@@ -10,7 +10,7 @@
 
 The first call with a new signature (each tensor argument's shape and dtype, the value
 of every other argument) runs the function for real while a `_Tracer` sits among the
-active tapes. Every op goes through `registry.apply`, which shows it to every active
+active tapes. Every op goes through `dispatch.apply`, which shows it to every active
 tape, so the tracer sees them all: the forward pass, the derivative rules of any
 `tape.gradient` inside (a tracer counts as a tape, so backward passes run on tensors
 and are recorded too), the optimizer's arithmetic and random draws. Variable writes

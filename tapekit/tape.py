@@ -97,7 +97,7 @@ class GradientTape:
         self._watched = {}
         self._used = False
 
-    # --- recording (called by registry.apply for every op while this tape is active) ---
+    # --- recording (called by dispatch.apply for every op while this tape is active) ---
     def _record(self, op, args, values, tids, result, attrs):
         tracked = self._tracked
         hit = not tracked.isdisjoint(tids)

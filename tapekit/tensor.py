@@ -374,7 +374,7 @@ def _to_array(value, dtype=None, copy=True, what="convert_to_tensor"):
     nor what a tape saved may change with it. Not copied: a tensor's value (immutable), a
     new array made from a Python list or number, and an array that cannot change (read-only
     and owning its memory, such as np.asarray(tensor) hands out). `copy=False` (op inputs:
-    registry.apply decides) never copies. Conversions that would change numbers (1.5 to an
+    dispatch.apply decides) never copies. Conversions that would change numbers (1.5 to an
     int dtype, 2**40 to int32) raise (dtypes.check_cast); `what` names the operation.
     """
     if isinstance(value, Tensor):

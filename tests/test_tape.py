@@ -394,16 +394,16 @@ def test_reading_records_mid_recording_changes_nothing():
 
 
 def test_every_dispatch_route_records_the_same():
-    # Operators and calls on tensors and Python numbers take registry.apply1/apply2; a call
-    # with an array input takes registry.apply. The records must not differ.
-    from tapekit.ops import registry
+    # Operators and calls on tensors and Python numbers take dispatch.apply1/apply2; a call
+    # with an array input takes dispatch.apply. The records must not differ.
+    from tapekit.ops import dispatch, registry
     x = tk.constant([1.0, 2.0])
     c = np.array([3.0, 4.0], np.float32)
     routes = {
         "operator": lambda: x * tk.constant(c),
         "function": lambda: tk.multiply(x, tk.constant(c)),
         "array input": lambda: tk.multiply(x, c),
-        "generic": lambda: registry.apply(registry.OPS["multiply"], (x, tk.constant(c)), {}),
+        "generic": lambda: dispatch.apply(registry.OPS["multiply"], (x, tk.constant(c)), {}),
         "reflected scalar": lambda: 3.0 * x,
     }
     for name, call in routes.items():

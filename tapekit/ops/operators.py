@@ -7,6 +7,7 @@ through `tensor._ops`, which `bind` sets.
 """
 from .. import tensor as _tensor
 from ..tensor import Tensor
+from .dispatch import apply2
 
 
 # Python operator -> op name; `r` operators take the tensor as the second input.
@@ -20,7 +21,7 @@ _REFLECTED = ("add", "sub", "mul", "truediv", "pow", "matmul", "and", "or")
 
 
 def _binary_operator(apply2, op, reflected):
-    # `x * c` calls registry.apply2 straight away: no *args, no Op.__call__ frame, which
+    # `x * c` calls dispatch.apply2 straight away: no *args, no Op.__call__ frame, which
     # matters when the arrays are small (one call per op of every forward pass).
     if reflected:
         def operator(self, other):
@@ -34,7 +35,6 @@ def _binary_operator(apply2, op, reflected):
 def bind(ops_namespace):
     """Give Tensor its operators, from the ops in `ops_namespace` (tapekit.ops)."""
     _tensor._ops = ops_namespace
-    apply2 = ops_namespace.registry.apply2
     for name, op_name in _BINARY_OPERATORS.items():
         op = getattr(ops_namespace, op_name)
         for dunder, reflected in ((f"__{name}__", False), (f"__r{name}__", True)):

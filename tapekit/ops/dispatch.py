@@ -1,0 +1,281 @@
+"""The one path every op call takes: convert the inputs, run the forward, wrap the result,
+and show the op to every active tape and forward accumulator (`_emit`).
+
+`apply` is the general path; `apply1` (one tensor) and `apply2` (two tensors, or a tensor
+and a Python number, no attributes) are its shortcuts for the common calls. Inputs are
+checked here as TensorFlow checks them: dtypes that would change a number raise, and a
+forward that fails names the op and its inputs' shapes and dtypes.
+"""
+import numpy as np
+
+from ..context import ACCUMULATORS, state
+from ..context import hints as _hints
+from ..tensor import Tensor, _new_tensor, _next_tid, _to_array, _wrap
+
+
+_SCALARS = (int, float, bool)
+_NO_ATTRS = {}  # shared by every call without attributes; nothing writes to a record's attrs
+
+
+def apply(op, args, attrs):
+    """Run `op` on tensors: convert inputs, compute, wrap, record on tapes and accumulators."""
+    # One pass over the inputs; apply1/apply2 below are the shortcuts for the common calls.
+    values = []
+    tids = []
+    first = None
+    convert = False
+    arrays = False      # a NumPy array (the caller's) among the inputs
+    scalars = False     # a weak Python number among the inputs
+    for a in args:
+        if isinstance(a, Tensor):
+            if first is None:
+                first = a
+            elif op.same_dtype and a._value.dtype is not first._value.dtype:
+                _check_same_dtype(op, args)
+            values.append(a._value)
+            tids.append(a._tid)
+        else:
+            # A weak Python scalar stays as it is; so does an array of the first tensor's
+            # dtype (a constant such as `x * c`). Anything else goes through _convert.
+            if type(a) in _SCALARS:
+                scalars = True
+            else:
+                arrays = True
+                if not (type(a) is np.ndarray and first is not None and a.dtype is first._value.dtype):
+                    convert = True
+                elif _tape_saves(op, len(values)):
+                    a = a.copy()   # the caller's array, which a tape saves: see _keep_private
+            values.append(a)
+            tids.append(None)
+    if convert or first is None:
+        args, values = _convert(op, args, values, first)
+    elif (scalars and op.same_dtype) or op.float_only:
+        _check_scalars(op, values, first)
+    try:
+        if attrs:
+            out = op.forward(*values, **attrs)
+        elif len(values) == 2:  # a direct call: cheaper than *values for small arrays
+            out = op.forward(values[0], values[1])
+        elif len(values) == 1:
+            out = op.forward(values[0])
+        else:
+            out = op.forward(*values)
+    except _FORWARD_ERRORS as e:
+        raise _op_error(op, values, attrs, e) from None
+    # A view of the caller's array has a base; forwards that return an input itself
+    # (identity, cast to the same dtype) have one input, converted (copied) above.
+    if arrays and (convert or type(out) is np.ndarray and out.base is not None) and first is not None:
+        out = _keep_private(op, values, tids, out, saved=convert)
+    return _emit(op, args, tuple(values), tuple(tids), out, attrs)
+
+
+def _keep_private(op, values, tids, out, saved=True):
+    """Make sure neither the result nor a tape holds a NumPy array the caller still has.
+
+    TensorFlow copies NumPy inputs; so does tapekit, but only where it would otherwise
+    keep the caller's array: the result when it is a view of one (x[0], reshape, identity),
+    and an input a recording tape saves for the backward pass (X in X @ w). Without a copy,
+    `X[:] = 0` after the forward pass would change the gradient. Everywhere else (no tape,
+    or an input the rules do not read) the array is only read once, now.
+    apply copies the saved inputs itself when they need no conversion (`saved=False`).
+    """
+    for k, v in enumerate(values):
+        if tids[k] is not None or type(v) is not np.ndarray:
+            continue   # a tensor or a Python number
+        if (type(out) is np.ndarray and (out is v or out.base is not None)
+                and np.may_share_memory(out, v) and not _frozen(v)):
+            out = out.copy()
+        if saved and _tape_saves(op, k) and not _frozen(v):
+            values[k] = v.copy()
+    return out
+
+
+def _tape_saves(op, k):
+    """True when a recording tape would keep input k of `op` for the backward pass."""
+    return bool(state.tapes) and not op.save_none and (
+        op.save_all or not op.variadic and op.save_mask[k])
+
+
+def _frozen(v):
+    """True for an array nobody can write to: read-only and owning its memory (what
+    np.asarray(tensor) hands out). Such an array needs no copy."""
+    return v.base is None and not v.flags.writeable
+
+
+# The common calls, one input (elementwise functions, reductions, reshapes) or two without
+# attributes (every arithmetic operator), skip apply's loop and its two lists when the
+# inputs are tensors or weak Python numbers. Anything else (an array or list input, mixed
+# dtypes where the op needs one) goes to apply.
+
+def apply1(op, a, attrs=_NO_ATTRS):
+    """apply(op, (a,), attrs) for a tensor `a`."""
+    if not isinstance(a, Tensor):
+        return apply(op, (a,), attrs)
+    v = a._value
+    if op.float_only and v.dtype.kind not in "fc":
+        raise _not_float(op, v)
+    try:
+        out = op.forward(v, **attrs) if attrs else op.forward(v)
+    except _FORWARD_ERRORS as e:
+        raise _op_error(op, (v,), attrs, e) from None
+    return _emit(op, (a,), (v,), (a._tid,), out, attrs)
+
+
+def apply2(op, a, b):
+    """apply(op, (a, b), {}) for two tensors, or a tensor and a Python number (`lr * g`),
+    or a tensor and a NumPy array of its dtype (`x * c`)."""
+    if isinstance(a, Tensor):
+        va = a._value
+        if isinstance(b, Tensor):
+            vb = b._value
+            if op.same_dtype and va.dtype is not vb.dtype:
+                return apply(op, (a, b), _NO_ATTRS)  # which raises the error that names both
+            tids = (a._tid, b._tid)
+        elif type(b) in _SCALARS:  # a weak number: stays as it is, takes the tensor's dtype
+            if op.same_dtype and va.dtype.kind not in "fc":
+                _check_scalars(op, (va, b), a)   # int32 + 1.5: TensorFlow raises, NumPy promotes
+            vb = b
+            tids = (a._tid, None)
+        elif type(b) is np.ndarray and b.dtype is va.dtype and not op.variadic:
+            # The caller's array: copied where apply would copy it (see _keep_private).
+            vb = b.copy() if _tape_saves(op, 1) else b
+            try:
+                out = op.forward(va, vb)
+            except _FORWARD_ERRORS as e:
+                raise _op_error(op, (va, vb), _NO_ATTRS, e) from None
+            if type(out) is np.ndarray and out.base is not None and vb is b and np.may_share_memory(out, b):
+                out = out.copy()
+            return _emit(op, (a, b), (va, vb), (a._tid, None), out, _NO_ATTRS)
+        else:
+            return apply(op, (a, b), _NO_ATTRS)
+    elif type(a) in _SCALARS and isinstance(b, Tensor):
+        va = a
+        vb = b._value
+        if op.same_dtype and vb.dtype.kind not in "fc":
+            _check_scalars(op, (a, vb), b)
+        tids = (None, b._tid)
+    else:
+        return apply(op, (a, b), _NO_ATTRS)
+    try:
+        out = op.forward(va, vb)
+    except _FORWARD_ERRORS as e:
+        raise _op_error(op, (va, vb), _NO_ATTRS, e) from None
+    return _emit(op, (a, b), (va, vb), tids, out, _NO_ATTRS)
+
+
+def _emit(op, args, values, tids, out, attrs):
+    """Wrap `out` in a new tensor and show the op to every active tape and accumulator.
+
+    `values` (the inputs' arrays) and `tids` (their tape ids, None for a non-tensor) are
+    tuples: a record keeps them as they are.
+    """
+    result = _new_tensor(Tensor)   # _wrap(out), written out: one call less per op
+    result._value = out
+    result._tid = _next_tid()
+    result._name = None
+    tapes = state.tapes
+    if tapes:
+        for tape in tapes:
+            tape._record(op, args, values, tids, result, attrs)
+    if _hints[ACCUMULATORS] and state.accumulators:
+        for acc in tuple(state.accumulators):
+            acc._propagate(op, args, values, tids, result, attrs)
+    return result
+
+
+def _convert(op, args, values, first):
+    """Inputs that are not tensors: weak Python scalars stay, the rest become arrays."""
+    if first is None:  # no tensor among the inputs at all: tk.sin(3.0), tk.add([1], [2])
+        for a in args:
+            if a is None:
+                raise TypeError(f"{op.name}: an input is None; did a gradient come back None?")
+        args = tuple(_wrap(_to_array(a, what=op.name)) for a in args)   # copies of arrays
+        values = [a._value for a in args]
+        first = args[0] if args else None
+        if op.same_dtype and len(args) > 1:
+            _check_same_dtype(op, args)   # tk.add([1], [2.5]): int32 and float32, as TensorFlow
+    else:
+        dtype = first._value.dtype if op.same_dtype else None
+        for k, a in enumerate(args):
+            if isinstance(a, Tensor) or type(a) in _SCALARS:
+                continue  # weak Python scalar: takes the tensor's dtype (NEP 50)
+            if type(a) is np.ndarray and a.dtype is dtype:
+                continue  # already what _to_array would return
+            if a is None:
+                raise TypeError(f"{op.name}: an input is None; did a gradient come back None?")
+            # Not copied here: apply copies what it would keep (_keep_private).
+            values[k] = _to_array(a, dtype, copy=False, what=f"{op.name}: input {k}")
+    if op.same_dtype or op.float_only:
+        _check_scalars(op, values, first)
+    return args, values
+
+
+def _check_scalars(op, values, first):
+    """TensorFlow's dtype rules where NumPy would promote silently.
+
+    same_dtype ops: a Python float with an integer tensor (int32 + 1.5 would become
+    float64), a Python number with a bool tensor. float_only ops: integer or bool inputs
+    (exp of a bool would become float16). Both raise TypeError naming the op and the fix.
+    """
+    dtype = first._value.dtype if first is not None else None
+    if op.float_only:
+        for v in values:
+            if hasattr(v, "dtype") and v.dtype.kind not in "fc":
+                raise _not_float(op, v)
+    if not op.same_dtype or dtype is None or dtype.kind in "fc":
+        return
+    for v in values:
+        if type(v) is float or (dtype.kind == "b" and type(v) in (int, float)):
+            raise TypeError(
+                f"{op.name}: cannot combine a tensor of dtype {dtype.name} with the Python "
+                f"{type(v).__name__} {v!r}: the result would silently become "
+                f"{np.result_type(np.empty(0, dtype), v).name}. TensorFlow refuses this too; "
+                f"cast the tensor first, e.g. tk.cast(x, tk.float32) {_SYMBOL.get(op.name, op.name)} {v!r}")
+
+
+_SYMBOL = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/", "pow": "**"}
+
+
+def _not_float(op, v):
+    return TypeError(f"{op.name}: needs a floating input (float16/32/64), got dtype {v.dtype.name}; "
+                     f"TensorFlow refuses it too, NumPy would silently give "
+                     f"{_numpy_result(op, v)}. Cast first: tk.{op.name}(tk.cast(x, tk.float32))")
+
+
+def _numpy_result(op, v):
+    try:
+        with np.errstate(all="ignore"):
+            return f"a {np.asarray(op.forward(np.zeros(1, v.dtype))).dtype.name} result"
+    except Exception:   # noqa: BLE001 - only for the message
+        return "a promoted result"
+
+
+def _check_same_dtype(op, args):
+    dtype = None
+    for a in args:
+        if isinstance(a, Tensor):
+            if dtype is None:
+                dtype = a._value.dtype
+            elif a._value.dtype != dtype:
+                raise TypeError(
+                    f"{op.name}: inputs have different dtypes {dtype.name} and {a.dtype.name}; "
+                    f"tapekit does not convert silently (as TensorFlow). Cast one of them, "
+                    f"e.g. tk.cast(x, tk.{dtype.name})")
+
+
+# What a forward may raise for bad inputs: re-raised naming the op (_op_error). NumPy raises
+# OverflowError for a Python int that does not fit the tensor's dtype (int32 + 2**40).
+_FORWARD_ERRORS = (ValueError, TypeError, IndexError, OverflowError)
+
+
+def _op_error(op, values, attrs, err):
+    shapes = ", ".join(_describe(v) for v in values)
+    extra = "".join(f", {k}={v!r}" for k, v in attrs.items() if not isinstance(v, np.ndarray))
+    cls = type(err) if type(err) in (ValueError, TypeError, IndexError) else ValueError
+    return cls(f"{op.name}: cannot apply to inputs {shapes}{extra}: {err}")
+
+
+def _describe(v):
+    if isinstance(v, (np.ndarray, np.generic)):
+        return f"shape {v.shape} {v.dtype.name}"
+    return repr(v)
