@@ -11,10 +11,10 @@ from .elementwise import (abs, add, cast, clip_by_value, cos, divide, equal, exp
                           negative, not_equal, pow, sigmoid, sign, sin, sqrt, square,
                           stop_gradient, subtract, tanh, where)
 from .linalg import matmul, matmul_op
+from .indexing import gather, getitem
 from .reductions import reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum
 from .registry import OPS, defop
-from .shapes import (broadcast_to, concat, expand_dims, gather, getitem, reshape, squeeze, stack,
-                     transpose)
+from .shapes import broadcast_to, concat, expand_dims, reshape, squeeze, stack, transpose
 import sys as _sys
 
 from . import operators as _operators

@@ -5,7 +5,8 @@ from ..convert import convert_to_tensor
 
 from ..tensor import Tensor
 from .registry import defop
-from .shapes import expand_dims_op, getitem_op, swapaxes_last2
+from .indexing import getitem_op
+from .shapes import expand_dims_op, swapaxes_last2
 
 
 # A 1-D operand against one matrix: the cotangent (with any leading batch axes, as in a
