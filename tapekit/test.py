@@ -9,7 +9,7 @@ TensorFlow does, check_gradients is tk.testing.check_gradients itself.
 """
 import numpy as np
 
-from . import testing
+from . import jacobians, testing
 from .convert import constant, convert_to_tensor
 
 
@@ -37,8 +37,8 @@ def compute_gradient(f, x, delta=None):
             raise TypeError(f"compute_gradient: argument #{k} has dtype {v.dtype.name}; "
                             f"gradients need a floating dtype")
     y = f(*[constant(v) for v in xs])
-    theoretical = testing.reverse_jacobian(f, xs, dtype=None)
-    numerical = testing.numerical_jacobian(f, xs, eps=delta, dtype=None)
+    theoretical = jacobians.reverse_jacobian(f, xs, dtype=None)
+    numerical = jacobians.numerical_jacobian(f, xs, eps=delta, dtype=None)
     y_size = int(np.prod(np.shape(y)))
 
     def as_matrix(jac, v):

@@ -8,7 +8,8 @@ One checker, three ways in:
 
 `tk.test.check_gradients` and `tk.test.compute_gradient` (tapekit/test.py) are the
 TensorFlow-named doors to the same code; the widgets' NodeInspector uses
-`check_gradient`. Everything runs in float64; `f` takes and returns tensors.
+`check_gradient`. Everything runs in float64; `f` takes and returns tensors. The three
+Jacobians the checker compares come from jacobians.py.
 """
 import inspect
 from html import escape
@@ -16,143 +17,14 @@ from html import escape
 import numpy as np
 
 from .display.format import number, summary
-from .forward import ForwardAccumulator
+from .jacobians import (_value, compare_jacobians, forward_jacobian, gradient_function,
+                        numerical_jacobian, reverse_jacobian)
 from .tape import GradientTape
 from .convert import constant
-from .tensor import Tensor
 
-
-# --- Jacobians three ways ---------------------------------------------------------------------
-
-def numerical_jacobian(f, xs, eps=1e-6, dtype=np.float64):
-    """Central differences: one array of shape out.shape + x.shape per input.
-
-    Inputs are converted to `dtype` (None keeps each input's own dtype, as
-    tk.test.compute_gradient does); the result is float64 either way.
-
-    >>> tk.testing.numerical_jacobian(lambda x: x ** 2, [np.array([1.0, 3.0])])
-    [array([[2., 0.],
-           [0., 6.]])]
-    """
-    xs = [np.array(x, dtype=dtype) for x in xs]
-    out0 = np.asarray(_value(f(*[constant(x) for x in xs])))
-    jacs = []
-    for k, x in enumerate(xs):
-        jac = np.zeros(out0.shape + x.shape)
-        for idx in np.ndindex(*x.shape):
-            plus = [v.copy() for v in xs]
-            minus = [v.copy() for v in xs]
-            plus[k][idx] += eps
-            minus[k][idx] -= eps
-            d = (np.asarray(_value(f(*map(constant, plus)))) -
-                 np.asarray(_value(f(*map(constant, minus))))) / (2 * eps)
-            jac[(Ellipsis,) + idx] = d
-        jacs.append(jac)
-    return jacs
-
-
-def reverse_jacobian(f, xs, dtype=np.float64):
-    """The tape's Jacobian of f at xs, one row of cotangents at a time (no vectorisation).
-
-    `dtype` as in numerical_jacobian; the result is float64.
-
-    >>> tk.testing.reverse_jacobian(lambda x: x ** 2, [np.array([1.0, 3.0])])
-    [array([[2., 0.],
-           [0., 6.]])]
-    """
-    ts = [constant(np.array(x, dtype=dtype)) for x in xs]
-    with GradientTape(persistent=True) as tape:
-        tape.watch(ts)
-        out = f(*ts)
-    flat_out = int(np.prod(out.shape))
-    jacs = [np.zeros(out.shape + t.shape) for t in ts]
-    for i in range(flat_out):
-        seed = np.zeros(flat_out, dtype=out.dtype)
-        seed[i] = 1
-        grads = tape.gradient(out, ts, output_gradients=constant(seed.reshape(out.shape)),
-                              unconnected_gradients="zero")
-        for jac, g in zip(jacs, grads):
-            jac.reshape((flat_out,) + jac.shape[out.ndim:])[i] = g.numpy()
-    return jacs
-
-
-def forward_jacobian(f, xs):
-    """The Jacobian of f at xs from ForwardAccumulator, one input direction at a time.
-
-    >>> tk.testing.forward_jacobian(lambda x: x ** 2, [np.array([1.0, 3.0])])
-    [array([[2., 0.],
-           [0., 6.]])]
-    """
-    ts = [constant(np.array(x, dtype=np.float64)) for x in xs]
-    jacs = []
-    for k, t in enumerate(ts):
-        cols = []
-        for idx in np.ndindex(*t.shape):
-            tangent = np.zeros(t.shape)
-            tangent[idx] = 1
-            with ForwardAccumulator(t, constant(tangent)) as acc:
-                out = f(*ts)
-            jv = acc.jvp(out, unconnected_gradients="zero")
-            cols.append(np.asarray(jv.numpy()))
-        out_shape = np.shape(out)
-        jac = np.stack(cols, axis=-1).reshape(out_shape + t.shape) if cols else np.zeros(out_shape + t.shape)
-        jacs.append(jac)
-    return jacs
-
-
-# --- higher orders -----------------------------------------------------------------------------
-
-def gradient_function(f):
-    """The tape's gradient of f as a function: all inputs' gradients, flattened and joined.
-
-    f's output is first weighted by a fixed vector (cos(k + 0.3)), so a vector output
-    checks more than the gradient of its plain sum. Its derivatives are f's second ones.
-
-    >>> df = tk.testing.gradient_function(lambda x: x ** 3)
-    >>> df(tk.constant(2.0))                           # 3 x^2
-    tk.Tensor([12.], shape=(1,), dtype=float32)
-    """
-    def df(*ts):
-        with GradientTape() as tape:
-            tape.watch(list(ts))
-            out = f(*ts)
-            v = np.cos(np.arange(int(np.prod(out.shape)), dtype=np.float64) + 0.3)
-            target = (out * constant(v.reshape(out.shape))) if out.shape else out
-        grads = tape.gradient(target, list(ts), unconnected_gradients="zero")
-        from .ops import concat, reshape
-        return concat([reshape(g, (-1,)) for g in grads], axis=0)
-    return df
-
-
-# --- comparing ---------------------------------------------------------------------------------
-
-def compare_jacobians(got, expected, rtol, atol):
-    """How far one Jacobian is from another: a dict of the largest errors and where they are.
-
-    ok: allclose(got, expected, rtol, atol) with NaN == NaN. abs_error: the largest
-    `abs(got - expected)`; rel_error: the largest `abs(got - expected) / max(abs(expected), atol)`.
-    abs_at / rel_at: their indices. A NaN on one side only counts as an infinite error.
-
-    >>> stats = tk.testing.compare_jacobians(np.array([1.0, 2.0]), np.array([1.0, 2.5]), rtol=1e-5, atol=1e-6)
-    >>> stats["ok"], stats["abs_error"], stats["abs_at"]
-    (False, 0.5, (1,))
-    """
-    g = np.asarray(got, dtype=np.float64)
-    e = np.asarray(expected, dtype=np.float64)
-    ok = bool(np.allclose(g, e, rtol=rtol, atol=atol, equal_nan=True))
-    both_nan = np.isnan(g) & np.isnan(e)
-    with np.errstate(invalid="ignore"):
-        err = np.where(both_nan, 0.0, np.abs(g - e))
-    err = np.where(np.isnan(err), np.inf, err)
-    rel = err / np.maximum(np.abs(np.nan_to_num(e)), atol)
-    if not err.size:
-        return {"ok": ok, "abs_error": 0.0, "abs_at": (), "rel_error": 0.0, "rel_at": (),
-                "got": None, "expected": None}
-    abs_at = np.unravel_index(np.argmax(err), err.shape)
-    rel_at = np.unravel_index(np.argmax(rel), rel.shape)
-    return {"ok": ok, "abs_error": float(err[abs_at]), "abs_at": tuple(int(i) for i in abs_at),
-            "rel_error": float(rel[rel_at]), "rel_at": tuple(int(i) for i in rel_at),
-            "got": float(g[abs_at]), "expected": float(e[abs_at])}
+__all__ = ["GradientCheck", "GradientCheckError", "GradientReport", "check_gradient", "check_gradients",
+           "check_grads", "compare_jacobians", "forward_jacobian", "gradient_function",
+           "numerical_jacobian", "reverse_jacobian"]
 
 
 # --- the checker ---------------------------------------------------------------------------------
@@ -411,7 +283,3 @@ def _ops_without_jvp(f, xs):
 def _sum(t):
     """sum(t) as a float64 scalar: tensors and NumPy values alike."""
     return float(np.sum(np.asarray(_value(t), dtype=np.float64)))
-
-
-def _value(t):
-    return t._value if isinstance(t, Tensor) else t
