@@ -52,31 +52,49 @@ def _current_title(svg):
 
 @needs_dot
 def test_stepper_buttons_slider_and_outputs():
+    """Issue 17: the graph is drawn once; a step moves the GraphView's highlight (traits)."""
     tape, y, x, w = _tape()
     s = BackpropStepper(tape, y, [x, w])
+    svg = s.view.svg
     assert s.slider.max == 3 and s.prev_button.disabled and not s.next_button.disabled
-    assert _current_title(_svg(s.graph_out)) == "n2"
+    assert s.view.order == ["n2", "n1", "n0"] and s.view.current == "n2"
     assert "step 0 of 3" in s.chain.value and "seed" in s.chain.value
     s.next_button.click()
-    assert s.slider.value == 1 and s.current.node == "n2"
+    assert s.slider.value == 1 and s.current.node == "n2" and s.view.current == "n2"
+    assert s.view.highlighted == ["n1", "s0"]                # add sends to sin's output and x
     assert "<code>n2 = add(n1, s0)</code>" in s.chain.value
     s.next_button.click()
-    svg = _svg(s.graph_out)
-    assert _current_title(svg) == "n1"
-    assert "grad 1.0" in svg and "grad 0.9602" in svg       # n2, n1 done; n0 received 0.9602
-    assert "grad 3.8805" not in svg                         # x's total not reached yet
+    assert s.view.current == "n1" and s.view.highlighted == ["n0"]
+    assert s.grads_so_far["n0"] == pytest.approx(np.cos(6.0))       # 0.9602
+    assert "s0" in s.grads_so_far and float(s.grads_so_far["s0"]) == 1.0   # x's total: not yet
     s.slider.value = 3                                      # as a browser drag does
-    svg = _svg(s.graph_out)
-    assert _current_title(svg) == "n0" and "grad 3.8805" in svg and "grad 1.9203" in svg
+    assert s.view.current == "n0" and s.view.highlighted == ["s0", "s1"]
+    assert float(s.grads_so_far["s0"]) == pytest.approx(1 + 3 * np.cos(6.0))    # 3.8805
     assert "0.9602 &times; 3.0 = <b>2.8805</b>" in s.chain.value
     assert "= tape.gradient" in s.chain.value and s.next_button.disabled
     s.prev_button.click()
-    assert s.position == 2
+    assert s.position == 2 and s.view.current == "n1"
+    s.view.current = "n0"                                   # ArrowRight in the browser
+    assert s.position == 3
     s.reset_button.click()
     assert s.position == 0 and s.current.op == "seed"
     s.step(); s.step()
     assert str(s.current).startswith("step 2: n1 = sin(n0)")
     assert s.go_to(-1).node == "n0" and s.slider.value == 3
+    assert s.view.svg == svg                                # never re-rendered
+
+
+@needs_dot
+def test_a_click_in_the_stepper_graph_opens_the_node_in_a_linked_inspector():
+    tape, y, x, w = _tape()
+    s = BackpropStepper(tape, y, [x, w])
+    inspector = s.link(NodeInspector(tape, y, [x, w]))
+    s.view.selected = "n1"                                  # what a click does
+    assert inspector.selected == "n1" and inspector.node().op == "sin"
+    view = tk.widgets.explore(tape, y, [x, w], step=True)
+    assert isinstance(view.children[0], BackpropStepper) and view.graph is view.stepper.view
+    view.graph.selected = "s1"
+    assert view.inspector.selected == "s1"
 
 
 @needs_dot

@@ -2,12 +2,13 @@
 
 A click on a node of the GraphView (or `view.graph.selected = "n3"` from Python) opens that
 node in the inspector; choosing a node in the inspector's list selects it in the graph.
-Both are ipywidgets, linked by observers; neither changes the tape.
+With `step=True` the graph is a BackpropStepper's: step the backward pass on it and click
+any node to inspect it. All are ipywidgets, linked by observers; none changes the tape.
 """
 import ipywidgets as w
 
 from .graph_view import GraphView
-from .views import NodeInspector, _Pictured
+from .views import BackpropStepper, NodeInspector, _Pictured
 
 
 class GraphExplorer(_Pictured, w.HBox):
@@ -27,12 +28,16 @@ class GraphExplorer(_Pictured, w.HBox):
     'n0'
     """
 
-    def __init__(self, tape, target=None, sources=None, **graph_options):
-        self.graph = GraphView.from_tape(tape, target, sources, **graph_options)
+    def __init__(self, tape, target=None, sources=None, *, step=False, **graph_options):
+        self.stepper = BackpropStepper(tape, target, sources, **graph_options) if step else None
+        if self.stepper is not None and self.stepper.view is not None:
+            self.graph = self.stepper.view
+        else:
+            self.graph = GraphView.from_tape(tape, target, sources, **graph_options)
         self.inspector = NodeInspector(tape, target, sources)
         model = self.inspector.model
         self._known = frozenset(model.node_ids) if model is not None else frozenset()
-        super().__init__([self.graph, self.inspector])
+        super().__init__([self.stepper or self.graph, self.inspector])
         self.add_class("tk-graph-explorer")
         self.graph.observe(self._graph_selected, names="selected")
         self.inspector.dropdown.observe(self._inspector_selected, names="value")
@@ -65,8 +70,9 @@ class GraphExplorer(_Pictured, w.HBox):
         return self.inspector._state_key()
 
 
-def explore(tape, target=None, sources=None, **graph_options):
-    """The tape's graph (hover, click, arrow keys) beside a NodeInspector that follows clicks.
+def explore(tape, target=None, sources=None, *, step=False, **graph_options):
+    """The tape's graph (hover, click, arrow keys) beside a NodeInspector that follows clicks;
+    with `step=True`, the graph of a BackpropStepper (`view.stepper`) stepping from `target`.
 
     >>> x = tk.Variable(2.0, name="x")
     >>> with tk.display.option_context(record=True):   # on by default in Jupyter
@@ -78,5 +84,11 @@ def explore(tape, target=None, sources=None, **graph_options):
     'n0'
     >>> view.inspector.node().op
     'sin'
+    >>> view = tk.widgets.explore(tape, y, [x], step=True)
+    >>> view.stepper.step().node, view.graph is view.stepper.view
+    ('n1', True)
+    >>> view.graph.selected = "s0"                       # a click in the stepper's graph
+    >>> view.inspector.selected
+    's0'
     """
-    return GraphExplorer(tape, target, sources, **graph_options)
+    return GraphExplorer(tape, target, sources, step=step, **graph_options)

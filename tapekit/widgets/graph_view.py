@@ -124,7 +124,9 @@ class GraphView(anywidget.AnyWidget):
                                  f"a list of node ids, got {order!r}")
             order = ops if order == "forward" else ops[::-1]
         text = _html.to_text(model, precision=precision)
-        return cls(svg, nodes, order=order, text=text, png=png, **kwargs)
+        view = cls(svg, nodes, order=order, text=text, png=png, **kwargs)
+        view.graph_model = model   # what was drawn (the stepper maps records to blocks with it)
+        return view
 
     # --- validation: a typo in a node id is an error, never a silent no-op ---------------
     @traitlets.observe("svg", "nodes")

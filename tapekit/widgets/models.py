@@ -69,10 +69,21 @@ class Step:
     value: object = None            # the op's output value
     grad_in: object = None          # the gradient arriving from above (d target / d output)
     contributions: list = field(default_factory=list)
-    grads: dict = field(default_factory=dict)   # node id -> accumulated gradient so far
-    done: tuple = ()                # node ids whose step is complete (this one included)
     elementwise: bool = True        # every input has the output's shape: sent = g * local
     args: tuple = ()                # the op's arguments as node ids / literals
+    model: object = field(default=None, repr=False, compare=False)   # the BackpropModel
+
+    # A step keeps only what it changed (its contributions); what holds after it is
+    # rebuilt from the steps before it, so memory grows with the tape, not its square.
+    @property
+    def grads(self):
+        """{node id: accumulated gradient} after this step."""
+        return self.model.grads_at(self.index)
+
+    @property
+    def done(self):
+        """Node ids whose step is complete after this one (this one included)."""
+        return self.model.done_at(self.index)
 
     def __str__(self):
         if self.record is None:
@@ -163,7 +174,20 @@ class BackpropModel:
     @property
     def grads_so_far(self):
         """{node id: accumulated gradient} after the current step."""
-        return self.current.grads
+        return self.grads_at(self.position)
+
+    def grads_at(self, i):
+        """{node id: accumulated gradient} after step `i`: the seed, then what each step's
+        inputs hold after it, the latest winning (linear in i; nothing is stored per step)."""
+        grads = {self.steps[0].node: self.steps[0].grad_in}
+        for step in self.steps[1:i + 1]:
+            for c in step.contributions:
+                grads[c.node] = c.total
+        return grads
+
+    def done_at(self, i):
+        """Node ids whose step is complete after step `i`."""
+        return tuple(step.node for step in self.steps[1:i + 1])
 
     def step(self):
         """Advance one step (stays on the last one); returns the new current step."""
@@ -194,7 +218,7 @@ class BackpropModel:
 
     def gradients(self):
         """The sources' gradients at the last step, in the order of `sources` (None if unconnected)."""
-        last = self.steps[-1].grads
+        last = self.grads_at(len(self.steps) - 1)
         return [last.get(self.ids[s._tid]) for s in self.sources]
 
     # --- the computation ------------------------------------------------------------
@@ -206,10 +230,7 @@ class BackpropModel:
         target = self.target._tid
         seed = backprop.seed_like(self.target)
         tnode = ids[target]
-        steps = [Step(0, tnode, "seed", value=_arr(self.target), grad_in=seed,
-                      grads={tnode: seed}, done=())]
-        totals = {target: seed}   # tid -> accumulated cotangent so far (backward lets go of some)
-        done = []
+        steps = [Step(0, tnode, "seed", value=_arr(self.target), grad_in=seed, model=self)]
 
         shown = {rec.out_tid: rec for rec in records}   # the walk's Record -> what display shows
 
@@ -217,19 +238,14 @@ class BackpropModel:
             rec = shown[Record._make(rec).out_tid]   # the walk gives the tape's own record
             node = f"n{rec.index}"
             local = self._local(rec, reach)
-            elementwise = True
-            for i, tid, _ in sent:
-                totals[tid] = grads[tid]
-                if tuple(rec.inputs[i].shape) != tuple(np.shape(rec.value)):
-                    elementwise = False
-            done.append(node)
-            snapshot = {ids[t]: np.asarray(v) for t, v in totals.items() if t in ids}
+            elementwise = all(tuple(rec.inputs[i].shape) == tuple(np.shape(rec.value))
+                              for i, _, _ in sent)
             steps.append(Step(
                 len(steps), node, rec.op.name, rec.index, np.asarray(rec.value), np.asarray(g),
                 [Contribution(i, ids[tid], self._labels.get(ids[tid], ""), np.asarray(local[i]),
-                              np.asarray(gi), snapshot[ids[tid]])
+                              np.asarray(gi), _arr(grads[tid]))   # what tid holds after this step
                  for i, tid, gi in sent],
-                snapshot, tuple(done), elementwise, self._args.get(node, ())))
+                elementwise, self._args.get(node, ()), model=self))
 
         # Raw mode, as tape.gradient runs when nothing else records: the stepper's backward
         # pass must not land on a tape or accumulator that is active now.
@@ -249,7 +265,7 @@ class BackpropModel:
         value = np.asarray(rec.value)
         ones = np.ones(value.shape, dtype=value.dtype)
         local = {}
-        for i, li in enumerate(cls._vjp(rec.op, ones, rec.ans, rec.inputs, rec.attrs, rec, reach)):
+        for i, li in enumerate(rec.op.call_vjp(ones, rec.ans, rec.inputs, rec.attrs, rec.in_tids, reach)):
             if li is None:
                 continue
             x = rec.inputs[i]
@@ -259,19 +275,6 @@ class BackpropModel:
                 li = backprop._cast(li, x.dtype)
             local[i] = li
         return local
-
-    @staticmethod
-    def _vjp(op, g, ans, inputs, attrs, rec, reach):
-        """The op's VJP rules on the saved values (raw mode: called inside backward's walk)."""
-        if op.variadic:
-            out = list(op.vjp(g, ans, *inputs, **attrs))
-        else:
-            out = [None] * len(inputs)
-            for i, tid in enumerate(rec.in_tids):
-                if tid in reach and op.vjp[i] is not None:
-                    out[i] = op.vjp[i](g, ans, *inputs, **attrs)
-        return [None if gi is None or rec.in_tids[i] not in reach else gi
-                for i, gi in enumerate(out)]
 
 
 # --- inspecting nodes ----------------------------------------------------------------------

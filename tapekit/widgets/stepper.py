@@ -1,17 +1,31 @@
-"""BackpropStepper: the backward pass one record at a time, graph and chain rule in numbers."""
+"""BackpropStepper: the backward pass one record at a time, on an interactive graph.
+
+The graph is a GraphView, drawn once by Graphviz when the stepper is built; a step only
+moves its highlight (the `current` and `highlighted` traits restyle the SVG in the
+browser), so stepping costs no `dot` run at any tape size. Large tapes get the summarised
+graph the tape's own display uses: a step inside a collapsed block highlights the block.
+"""
+import base64
+
 import graphviz
 import ipywidgets as w
 
-from ..display import dot as _dot
-from ..display import graph as _graph
 from ..display.format import summary
+from ..display.options import OPTIONS
 from . import plots
-from .base import _error_html, _esc, _svg_output, _text_output, _View
+from .base import _error_html, _esc, _View
+from .graph_view import GraphView
 from .models import BackpropModel
+
+_DEFAULT = object()
 
 
 class BackpropStepper(_View):
     """Step through the backward pass: buttons, a slider, the graph and the chain rule.
+
+    `view` is the GraphView of the tape (hover a node for its value and gradient, click to
+    select it, arrow keys to step); `link(inspector)` opens each clicked node in a
+    NodeInspector.
 
     >>> x = tk.Variable(2.0, name="x")
     >>> with tk.display.option_context(record=True):   # on by default in Jupyter
@@ -23,17 +37,27 @@ class BackpropStepper(_View):
       gradient arriving from above: d target/d n1 = 1.0
       to n0 (sin): 1.0 x local dn1/dn0 = 2.0 -> sends 2.0; n0 has 2.0 so far
       to s0 (x:0): 1.0 x local dn1/ds0 = 0.9093 -> sends 0.9093; s0 has 0.9093 so far
+    >>> stepper.view.current, stepper.view.highlighted        # what the graph shows now
+    ('n1', ['n0', 's0'])
     """
 
-    def __init__(self, tape, target, sources=None, *, rankdir="TB", precision=4):
+    def __init__(self, tape, target, sources=None, *, rankdir="TB", precision=4,
+                 max_nodes=_DEFAULT):
         self.precision = precision
         self.rankdir = rankdir
         self.error = None
+        self.inspector = None
+        self._rendering = False
+        self.model = self.view = None
         try:
             self.model = BackpropModel(tape, target, sources)
-            self.graph = _graph.build(tape, target, sources)
+            self.view = GraphView.from_tape(
+                tape, target, sources, rankdir=rankdir, precision=precision,
+                order=[], max_nodes=OPTIONS["max_nodes"] if max_nodes is _DEFAULT else max_nodes)
         except (ValueError, TypeError) as e:
-            self.model, self.graph, self.error = None, None, str(e)
+            self.model, self.error = None, str(e)
+        except (graphviz.ExecutableNotFound, graphviz.CalledProcessError, OSError):
+            pass   # no `dot`: the steps in numbers, without the graph (as the tape's display)
         n = len(self.model) if self.model else 1
         self.reset_button = w.Button(description="reset", icon="fast-backward",
                                      layout=w.Layout(width="90px"))
@@ -42,25 +66,30 @@ class BackpropStepper(_View):
         self.next_button = w.Button(description="next", icon="step-forward",
                                     layout=w.Layout(width="90px"))
         self.slider = w.IntSlider(value=0, min=0, max=max(n - 1, 0), description="step")
-        self.graph_out = w.Output(layout=w.Layout(min_width="260px"))
         self.chain = w.HTML()
-        super().__init__([
-            w.HBox([self.reset_button, self.prev_button, self.next_button, self.slider]),
-            self.graph_out,            # the picture above the panel: wide graphs stay visible
-            self.chain,
-        ])
+        controls = w.HBox([self.reset_button, self.prev_button, self.next_button, self.slider])
+        graph = self.view if self.view is not None else w.HTML(
+            "<pre>(no picture: Graphviz's dot is missing or failed)</pre>")
+        super().__init__([controls, graph, self.chain])
         self.add_class("tk-backprop-stepper")
         self.chain.add_class("tk-chain-rule")
-        self._svgs = {}
         if self.model is None:
             for b in (self.reset_button, self.prev_button, self.next_button, self.slider):
                 b.disabled = True
             self.chain.value = _error_html(self.error)
             return
+        # Each node in the picture: its own, or the block a summarised graph put it in.
+        blocks = [node for node in self.view.graph_model.nodes
+                  if node.kind == "block"] if self.view is not None else []
+        self._in_view = {f"n{i}": node.id for node in blocks for i in node.records}
+        self._shown = [self._in_view.get(s.node, s.node) for s in self.model.steps]
         self.reset_button.on_click(lambda _: self._go(0))
         self.prev_button.on_click(lambda _: self._go(self.position - 1))
         self.next_button.on_click(lambda _: self._go(self.position + 1))
         self.slider.observe(self._on_slider, names="value")
+        if self.view is not None:
+            self.view.order = list(dict.fromkeys(self._shown))      # arrow keys: the same walk
+            self.view.observe(self._on_view_current, names="current")
         self._render()
 
     # --- the model's methods -------------------------------------------------------
@@ -94,6 +123,18 @@ class BackpropStepper(_View):
             raise IndexError(f"BackpropStepper.go_to: step {i} out of range 0..{n - 1}")
         return self._moved(self._go(i))
 
+    def link(self, inspector):
+        """Open every node clicked in this stepper's graph in `inspector` (a NodeInspector)."""
+        self.inspector = inspector
+        if self.view is None:
+            return inspector
+
+        def follow(change):
+            if change["new"] and change["new"] in inspector.model.node_ids:
+                inspector.select(change["new"])
+        self.view.observe(follow, names="selected")
+        return inspector
+
     def _moved(self, step):
         self._refresh_displays()
         return step
@@ -113,37 +154,34 @@ class BackpropStepper(_View):
         self.model.go_to(change["new"])
         self._render()
 
-    # --- rendering -----------------------------------------------------------------
-    def digraph(self):
-        """The picture of the current step (graphviz.Digraph)."""
-        step = self.model.current
-        return _dot.to_digraph(self.graph, rankdir=self.rankdir, precision=self.precision,
-                               highlight=step.node, grads=step.grads)
+    def _on_view_current(self, change):
+        """The graph's highlight moved in the browser (arrow keys: one place along `order`):
+        take one step that way. Set from code to another node: go to that node's first step."""
+        new, old = change["new"], change["old"]
+        if self._rendering or not new:
+            return
+        order = self.view._order_pos
+        if old in order and new in order and abs(order[new] - order[old]) == 1:
+            self._go(self.position + (1 if order[new] > order[old] else -1))
+        else:
+            self._go(self._shown.index(new))
+        if self.view.current != self._shown[self.position]:   # a step that stays on one node
+            self._render()
 
+    # --- rendering -----------------------------------------------------------------
     def svg(self):
-        """SVG of the current step; None where there is no picture (a tape without values, or
-        Graphviz's `dot` missing or failing): text() stands in, as in the tape's display."""
-        if self.model is None:
-            return None
-        pos = self.model.position
-        if pos not in self._svgs:
-            try:
-                self._svgs[pos] = _dot.to_svg(self.digraph())
-            except (graphviz.ExecutableNotFound, graphviz.CalledProcessError, OSError):
-                return None
-        return self._svgs[pos]
+        """The graph's SVG, drawn once (the current step is a highlight on it); None where
+        there is no picture (Graphviz's `dot` missing or failing)."""
+        return self.view.svg or None if self.view is not None else None
 
     def _state_key(self):
         return self.position
 
     def picture(self):
-        """PNG of the current step: the graph (Graphviz) above the chain rule in numbers."""
+        """PNG of the current step: the graph (drawn once) above the chain rule in numbers."""
         if self.model is None:
             return None
-        try:
-            graph = self.digraph().pipe(format="png", quiet=True)
-        except Exception:  # noqa: BLE001 - no `dot`: the chain rule alone
-            graph = None
+        graph = base64.b64decode(self.view._png) if self.view is not None and self.view._png else None
         return plots.text_panel_png(plots.wrap(self.text()), image=graph)
 
     def chain_html(self):
@@ -160,7 +198,8 @@ class BackpropStepper(_View):
             body = (f'seed at the target <code>{s.node}</code></div>'
                     f'<p>d target / d <code>{s.node}</code> = <b>{f(s.grad_in)}</b> '
                     f'(ones: the target\'s gradient with respect to itself)</p>'
-                    f'<p>Press <i>next</i> to apply the chain rule at the last recorded op.</p>')
+                    f'<p>Press <i>next</i> (or the right arrow key in the graph) to apply the '
+                    f'chain rule at the last recorded op.</p>')
         else:
             args = ", ".join(s.args)
             body = (f'<code>{s.node} = {_esc(s.op)}({_esc(args)})</code> = {f(s.value)}</div>'
@@ -194,14 +233,19 @@ class BackpropStepper(_View):
                 f"{self.model.current}")
 
     def _render(self):
-        # The picture first, then the panel: the browser applies the updates in this order,
-        # so once the panel says "step k" the graph shows step k too (tests wait on the text).
-        svg = self.svg()
-        out = (_svg_output(svg, self.text()) if svg is not None else
-               _text_output("(no picture: Graphviz's dot is missing or failed)\n" + self.text()))
-        self.graph_out.outputs = (out,)
+        # The graph's highlight first, then the panel: the browser applies the updates in
+        # this order, so once the panel says "step k" the graph shows step k too.
+        if self.view is not None:
+            step = self.model.current
+            receiving = (self._in_view.get(c.node, c.node) for c in step.contributions)
+            self._rendering = True
+            try:
+                with self.view.hold_sync():
+                    self.view.current = self._shown[self.model.position]
+                    self.view.highlighted = [n for n in dict.fromkeys(receiving)
+                                             if n in self.view._ids]
+            finally:
+                self._rendering = False
         self.chain.value = self.chain_html()
         self.prev_button.disabled = self.model.position == 0
         self.next_button.disabled = self.model.at_end
-
-
