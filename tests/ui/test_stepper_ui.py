@@ -143,3 +143,39 @@ def test_stepper_on_1000_records_steps_fast(lab_server, page, screenshot_dir):
     assert _current(page) is not None        # the summarised graph highlights a node or block
     page.screenshot(path=str(screenshot_dir / "stepper_big.png"))
     print(f"1,000 records: next button -> panel {', '.join(f'{t:.0f}' for t in times)} ms")
+
+
+def test_notebook7_hover_and_click_every_node_of_the_stepper_graph(lab_server, page, screenshot_dir):
+    """Notebook 7 (the classic-style front end on the same server): the stepper's graph of
+    lesson 10's example renders; every node shows its tooltip on hover and opens in the
+    inspector on click."""
+    base, token, root = lab_server
+    _write(root, "stepper_nb7.ipynb", CELLS)
+    page.goto(f"{base}/notebooks/stepper_nb7.ipynb?token={token}")
+    page.locator(".jp-Notebook").wait_for(timeout=90_000)
+    page.wait_for_function("""() => [...document.querySelectorAll('*')].some(e =>
+        e.children.length === 0 && /Idle|idle/.test(e.getAttribute?.('title') || e.textContent || ''))
+        || !!document.querySelector('.jp-Notebook-ExecutionIndicator[data-status="idle"]')""",
+                           timeout=90_000)
+    time.sleep(1.0)        # the kernel attached and idle; a Run All clicked earlier is dropped
+    page.click(".lm-MenuBar-itemLabel:text-is('Run')")
+    page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
+    stepper = page.locator(".tk-backprop-stepper").first
+    stepper.wait_for(timeout=120_000)
+    nodes = stepper.locator(".tk-gv g.node")
+    nodes.first.wait_for()
+    ids = [g.get_attribute("data-id") for g in nodes.all()]
+    assert sorted(ids) == ["n0", "n1", "n2", "s0", "s1"], ids
+    inspector = page.locator(".tk-node-inspector .widget-dropdown select").first
+    for node_id in ids:
+        g = stepper.locator(f".tk-gv g.node[data-id='{node_id}']")
+        g.hover()
+        tip = page.locator(".tk-backprop-stepper .tk-gv-tooltip")
+        tip.wait_for(state="visible")
+        assert "value" in tip.inner_text(), (node_id, tip.inner_text())
+        g.click()
+        page.wait_for_function("([sel, id]) => document.querySelector(sel)?.value?.startsWith(id)",
+                               arg=[".tk-node-inspector .widget-dropdown select", node_id],
+                               timeout=30_000)
+    page.screenshot(path=str(screenshot_dir / "stepper_notebook7.png"))
+    assert inspector.count() == 1
