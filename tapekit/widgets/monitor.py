@@ -1,5 +1,6 @@
 """TrainingMonitor: a progress bar (tqdm's numbers) and a live loss curve (matplotlib)."""
 import sys
+import time
 
 import ipywidgets as w
 
@@ -257,5 +258,4 @@ class TrainingMonitor(_Pictured):
 
 
 def _now():
-    import time
     return time.perf_counter()
