@@ -101,6 +101,8 @@ def test_stepper_steps_on_the_graph_hover_and_click_to_inspect(lab_server, page,
                            timeout=30_000)
     ms_click = (time.monotonic() - t0) * 1000
     assert "-0.2794" in details.inner_text()
+    page.mouse.move(0, 0)                                   # no tooltip in the picture
+    page.wait_for_timeout(300)
     shot = screenshot_dir / "stepper.png"
     page.locator(f"{PANEL} .tk-graph-explorer").screenshot(path=str(shot))
     if not (REPO / "docs" / "stepper.png").exists():
