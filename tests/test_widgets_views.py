@@ -195,3 +195,44 @@ def test_training_monitor_widget_mode_context_and_generator():
     assert repr(gen).startswith("training: step 3  loss 2.0")
     assert gen._repr_mimebundle_()["text/plain"] == (
         "training: TrainingMonitor (steps counted as they come; the picture shows the loss curve)")
+
+
+@needs_dot
+def test_stepper_at_1000_records_builds_and_steps_fast_and_its_memory_is_linear():
+    """Issue 17: 1,000 records build in under 2 s and a step takes under 50 ms in Python (the
+    benchmark, benchmarks/widgets_scale.py, has the real numbers: about 0.1 s and 0.1 ms);
+    the model keeps each step's changes, not a snapshot per step."""
+    import time
+    import tracemalloc
+
+    def chain(n):
+        x = tk.Variable(np.array([1.0, 2.0], np.float32), name="x")
+        with tk.GradientTape(persistent=True) as tape:
+            y = x
+            for _ in range(n):
+                y = tk.sin(y)
+        return tape, y, x
+
+    tape, y, x = chain(1000)
+    t0 = time.perf_counter()
+    s = BackpropStepper(tape, y, [x])
+    assert time.perf_counter() - t0 < 2.0 * 3          # generous: a shared, noisy machine
+    svg = s.view.svg
+    steps = []
+    for _ in range(20):
+        t0 = time.perf_counter()
+        s.next_button.click()
+        steps.append(time.perf_counter() - t0)
+    assert sorted(steps)[10] < 0.05 and s.position == 20 and s.view.svg == svg
+    assert s.view.current.startswith(("n", "b"))       # a node, or the block holding it
+    np.testing.assert_allclose(s.model.gradients()[0], tape.gradient(y, x).numpy(), rtol=1e-6)
+
+    def peak(n):
+        tape, y, x = chain(n)
+        tracemalloc.start()
+        tk.widgets.BackpropModel(tape, y, [x])
+        used = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        return used
+    small, big = peak(1000), peak(2000)
+    assert big / small < 2.6, (small, big)               # a snapshot per step made this ~4
