@@ -16,7 +16,11 @@ from . import _malloc
 # - malloc tuning, below: TAPEKIT_MALLOC_TUNING=0 turns it off (tapekit/_malloc.py);
 # - tapekit.ops binds Tensor's operators (ops/operators.py), without which tensors
 #   have no +, @ or x[i];
-# - "tapekit.keras" is added to sys.modules (aliases for tf.keras code), further down.
+# - "tapekit.keras" is added to sys.modules (aliases for tf.keras code), further down;
+# - tapekit.display observes every tape (display/tape_log.py): always for gradient() calls
+#   whose result is None (tape.explain), and for every op while display recording is on,
+#   the default inside IPython. Off: tk.display.set_options(record=False) and
+#   tk.stop_observing_all_tapes(tapekit.display.tape_log.STRUCTURE).
 _malloc.tune()  # keep freed array memory between training steps (see tapekit/_malloc.py)
 
 from . import math, nn, random, testing  # noqa: F401

@@ -172,7 +172,7 @@ class BackpropStepper(_View):
     def svg(self):
         """The graph's SVG, drawn once (the current step is a highlight on it); None where
         there is no picture (Graphviz's `dot` missing or failing)."""
-        return self.view.svg or None if self.view is not None else None
+        return (self.view.svg or None) if self.view is not None else None
 
     def _state_key(self):
         return self.position

@@ -239,7 +239,8 @@ class BackpropModel:
         value = np.asarray(rec.value)
         ones = np.ones(value.shape, dtype=value.dtype)
         local = {}
-        for i, li in enumerate(rec.op.call_vjp(ones, rec.ans, rec.inputs, rec.attrs, rec.in_tids, reach)):
+        in_grads = rec.op.call_vjp(ones, rec.ans, rec.inputs, rec.attrs, rec.in_tids, reach)
+        for i, li in enumerate(in_grads):   # the op's own rule caller, as backward calls it
             if li is None:
                 continue
             x = rec.inputs[i]
