@@ -32,7 +32,7 @@ def tape_records(tape):
         shown = shown + [ShownRecord(i, *rec, values.get(rec[-1]))   # rec[-1]: its out_tid
                          for i, rec in enumerate(records[len(shown):], start=len(shown))]
         log.shown, log.shown_from = shown, records
-    return shown if len(shown) == len(records) else shown[:len(records)]
+    return shown
 
 
 def source_records(tape):
@@ -53,14 +53,15 @@ def last_grads(tape):
 def records_freed(tape):
     """True when gradient() of a non-persistent tape released records and display kept none of
     them (every gradient it was asked for was computed, and display recording was off)."""
-    return (tape._used and not tape._persistent and log_of(tape).freed > 0
-            and not tape._records and log_of(tape).released is None
-            and log_of(tape).structure is None)
+    log = log_of(tape)
+    return (tape._used and not tape._persistent and log.freed > 0 and not tape._records
+            and log.released is None and log.structure is None)
 
 
 def kept_structure_only(tape):
     """True when what is shown of `tape` is the structure display kept after gradient()."""
-    return not tape._records and log_of(tape).structure is not None and log_of(tape).released is None
+    log = log_of(tape)
+    return not tape._records and log.structure is not None and log.released is None
 
 
 def index_tape(tape, records, extra=()):

@@ -1,5 +1,7 @@
-"""JavaScript conditions for Playwright's wait_for_function on a JupyterLab page (shared by the
-browser tests; tests/ui is on sys.path, as for conftest)."""
+"""JavaScript conditions for Playwright's wait_for_function on a JupyterLab page, and the
+steps every browser test takes (write a notebook, open it, Run All). Shared by the browser
+tests; tests/ui is on sys.path, as for conftest."""
+import nbformat
 
 # See recipe jupyter-testing.md 3.1: "idle" shows before a kernel is attached; Run All clicked
 # then is silently dropped. Require a named kernel idle for 500 ms.
@@ -29,3 +31,12 @@ def open_and_run_all(page, base, token, path, *, wait_idle=True):
     page.wait_for_function(ALL_PROMPTS_NUMBERED, timeout=120_000)
     if wait_idle:
         page.wait_for_function(KERNEL_READY, timeout=90_000, polling=100)
+
+
+def write_notebook(path, cells):
+    """A notebook of code `cells` (source strings) at `path`, for the Python 3 kernel."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(src) for src in cells]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
+                                 "language": "python"}
+    nbformat.write(nb, path)

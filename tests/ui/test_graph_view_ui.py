@@ -3,10 +3,9 @@ node's value, a click reaches Python (a linked Text widget shows it), an arrow k
 current-step highlight; the click-to-highlight latency is measured and printed."""
 import time
 
-import nbformat
 import pytest
 
-from lab_page import open_and_run_all  # tests/ui is on sys.path
+from lab_page import open_and_run_all, write_notebook  # tests/ui is on sys.path
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(240)]
 NOTEBOOK = "graph_view_ui.ipynb"
@@ -29,14 +28,6 @@ CELLS = [
 ]
 
 
-def _write_notebook(root):
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(src) for src in CELLS]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
-                                 "language": "python"}
-    nbformat.write(nb, root / NOTEBOOK)
-
-
 # Lab reopens the earlier test's notebook in a hidden tab: look only in the visible one.
 PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
 
@@ -47,7 +38,7 @@ def _node(page, node_id):
 
 def test_graph_view_hover_click_and_arrow_keys(lab_server, page, screenshot_dir):
     base, token, root = lab_server
-    _write_notebook(root)
+    write_notebook(root / NOTEBOOK, CELLS)
     open_and_run_all(page, base, token, NOTEBOOK)
 
     _node(page, "n1").wait_for()
@@ -121,11 +112,7 @@ BIG_CELL = (
 
 def test_graph_view_1000_nodes_pans_to_the_current_step(lab_server, page, screenshot_dir):
     base, token, root = lab_server
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(BIG_CELL)]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
-                                 "language": "python"}
-    nbformat.write(nb, root / BIG)
+    write_notebook(root / BIG, [BIG_CELL])
     open_and_run_all(page, base, token, BIG, wait_idle=False)
     _node(page, "n999").wait_for(state="attached")
     viewport = page.locator(f"{PANEL} .tk-gv-viewport")
@@ -160,11 +147,7 @@ EXPLORE_CELL = (
 
 def test_explore_a_click_in_the_graph_opens_the_node_in_the_inspector(lab_server, page, screenshot_dir):
     base, token, root = lab_server
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(EXPLORE_CELL)]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
-                                 "language": "python"}
-    nbformat.write(nb, root / EXPLORE)
+    write_notebook(root / EXPLORE, [EXPLORE_CELL])
     open_and_run_all(page, base, token, EXPLORE)
     inspector = page.locator(f"{PANEL} .tk-node-inspector")
     inspector.wait_for()

@@ -8,10 +8,9 @@ import shutil
 import time
 from pathlib import Path
 
-import nbformat
 import pytest
 
-from lab_page import open_and_run_all  # tests/ui is on sys.path
+from lab_page import open_and_run_all, write_notebook  # tests/ui is on sys.path
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(300)]
 REPO = Path(__file__).resolve().parents[2]
@@ -29,12 +28,17 @@ CELLS = [
 ]
 
 
-def _write(root, name, cells):
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(src) for src in cells]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
-                                 "language": "python"}
-    nbformat.write(nb, root / name)
+def _open_stepper(page, lab_server, name, cells, ready):
+    """Write `cells` as notebook `name`, Run All in JupyterLab, and return the stepper once
+    its panel says `ready` (widget views render after the cell has run)."""
+    base, token, root = lab_server
+    write_notebook(root / name, cells)
+    open_and_run_all(page, base, token, name)
+    stepper = page.locator(STEPPER).first
+    stepper.wait_for()
+    page.wait_for_function(
+        f"() => document.querySelector('{STEPPER} .tk-chain-rule')?.innerText.includes('{ready}')")
+    return stepper
 
 
 def _current(page):
@@ -54,13 +58,7 @@ def _time_until_current(page, action_js, node_id):
 
 
 def test_stepper_steps_on_the_graph_hover_and_click_to_inspect(lab_server, page, screenshot_dir):
-    base, token, root = lab_server
-    _write(root, NOTEBOOK, CELLS)
-    open_and_run_all(page, base, token, NOTEBOOK)
-    stepper = page.locator(STEPPER).first
-    stepper.wait_for()
-    page.wait_for_function(
-        f"() => document.querySelector('{STEPPER} .tk-chain-rule')?.innerText.includes('step 0 of 3')")
+    stepper = _open_stepper(page, lab_server, NOTEBOOK, CELLS, "step 0 of 3")
     page.locator(f"{STEPPER} .tk-gv g.node[data-id='n2']").wait_for()
     assert _current(page) == "n2"
     svg_before = stepper.locator(".tk-gv-stage").inner_html()
@@ -128,13 +126,7 @@ BIG_CELLS = [
 
 
 def test_stepper_on_1000_records_steps_fast(lab_server, page, screenshot_dir):
-    base, token, root = lab_server
-    _write(root, BIG, BIG_CELLS)
-    open_and_run_all(page, base, token, BIG)
-    stepper = page.locator(STEPPER).first
-    stepper.wait_for()
-    page.wait_for_function(
-        f"() => document.querySelector('{STEPPER} .tk-chain-rule')?.innerText.includes('of 1000')")
+    stepper = _open_stepper(page, lab_server, BIG, BIG_CELLS, "of 1000")
     times = []
     for k in range(1, 4):
         t0 = time.monotonic()
@@ -152,7 +144,7 @@ def test_notebook7_hover_and_click_every_node_of_the_stepper_graph(lab_server, p
     lesson 10's example renders; every node shows its tooltip on hover and opens in the
     inspector on click."""
     base, token, root = lab_server
-    _write(root, "stepper_nb7.ipynb", CELLS)
+    write_notebook(root / "stepper_nb7.ipynb", CELLS)
     page.goto(f"{base}/notebooks/stepper_nb7.ipynb?token={token}")
     page.locator(".jp-Notebook").wait_for(timeout=90_000)
     page.wait_for_function("""() => [...document.querySelectorAll('*')].some(e =>
@@ -172,9 +164,12 @@ def test_notebook7_hover_and_click_every_node_of_the_stepper_graph(lab_server, p
     for node_id in ids:
         g = stepper.locator(f".tk-gv g.node[data-id='{node_id}']")
         g.hover()
-        tip = page.locator(".tk-backprop-stepper .tk-gv-tooltip")
-        tip.wait_for(state="visible")
-        assert "value" in tip.inner_text(), (node_id, tip.inner_text())
+        # the tooltip shows, with the node's value (read in the page: a visible-then-read
+        # pair of calls can miss it while the pointer settles)
+        page.wait_for_function(
+            """id => { const t = document.querySelector('.tk-backprop-stepper .tk-gv-tooltip');
+                        return t && t.innerText.includes('value') && t.innerText.includes(id); }""",
+            arg=node_id, timeout=10_000)
         g.click()
         page.wait_for_function("([sel, id]) => document.querySelector(sel)?.value?.startsWith(id)",
                                arg=[".tk-node-inspector .widget-dropdown select", node_id],
