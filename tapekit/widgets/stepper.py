@@ -5,11 +5,10 @@ moves its highlight (the `current` and `highlighted` traits restyle the SVG in t
 browser), so stepping costs no `dot` run at any tape size. Large tapes get the summarised
 graph the tape's own display uses: a step inside a collapsed block highlights the block.
 """
-import base64
-
 import graphviz
 import ipywidgets as w
 
+from ..display import dot as _dot
 from ..display.format import summary
 from ..display.options import OPTIONS
 from . import plots
@@ -178,10 +177,22 @@ class BackpropStepper(_View):
         return self.position
 
     def picture(self):
-        """PNG of the current step: the graph (drawn once) above the chain rule in numbers."""
+        """PNG of the current step, for views where no kernel runs: the graph with the current
+        node marked and the gradients accumulated so far, above the chain rule in numbers.
+        (A `dot` run per picture; the live widget steps without one.)"""
         if self.model is None:
             return None
-        graph = base64.b64decode(self.view._png) if self.view is not None and self.view._png else None
+        graph = None
+        if self.view is not None:
+            shown = self.view._ids
+            grads = {k: v for k, v in self.model.grads_so_far.items() if k in shown}
+            digraph = _dot.to_digraph(self.view.graph_model, rankdir=self.rankdir,
+                                      precision=self.precision,
+                                      highlight=self._shown[self.model.position], grads=grads)
+            try:
+                graph = digraph.pipe(format="png", quiet=True)
+            except (graphviz.ExecutableNotFound, graphviz.CalledProcessError, OSError):
+                graph = None
         return plots.text_panel_png(plots.wrap(self.text()), image=graph)
 
     def chain_html(self):

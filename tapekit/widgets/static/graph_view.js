@@ -127,10 +127,9 @@ function render({ model, el }) {
     marked[kind] = els;
   }
   function showStatus() {
-    const order = model.get("order"), cur = model.get("current"), sel = model.get("selected");
-    const pos = order.indexOf(cur);
-    status.textContent = (cur ? `step ${pos + 1} of ${order.length}: ${cur}` : "") +
-      (sel ? `  selected ${sel}` : "");
+    // node ids only: a view that steps (the BackpropStepper) counts its own steps
+    const cur = model.get("current"), sel = model.get("selected");
+    status.textContent = (cur ? `current ${cur}` : "") + (sel ? `  selected ${sel}` : "");
   }
   function onCurrent() { mark("current", [model.get("current")]); reveal(model.get("current")); showStatus(); }
   function onSelected() { mark("selected", [model.get("selected")]); showStatus(); }
