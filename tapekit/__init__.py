@@ -16,7 +16,7 @@ from . import _malloc
 # - malloc tuning, below: TAPEKIT_MALLOC_TUNING=0 turns it off (tapekit/_malloc.py);
 # - tapekit.ops binds Tensor's operators (ops/operators.py), without which tensors
 #   have no +, @ or x[i];
-# - "tapekit.keras" is added to sys.modules (aliases for tf.keras code), further down;
+# - tapekit.layers, .losses, ... are added to sys.modules as aliases of tapekit.keras.*;
 # - tapekit.display observes every tape (display/tape_log.py): always for gradient() calls
 #   whose result is None (tape.explain), and for every op while display recording is on,
 #   the default inside IPython. Off: tk.display.set_options(record=False) and
@@ -44,18 +44,18 @@ from .tape import GradientTape
 from .convert import constant, convert_to_tensor
 from .tensor import Tensor, Variable
 
-# Training: `from tapekit import layers, models, losses, optimizers`, as from tensorflow.keras.
-from . import layers, losses, models, optimizers  # noqa: E402
+# Training: the Keras-style stack lives in tapekit/keras/ (the core never imports it).
+# `tk.layers`, `tk.keras.layers`, `keras.layers` after `import tapekit as keras`, and
+# `import tapekit.layers` all reach the same modules.
+from . import keras  # noqa: E402
+from .keras import activations, initializers, layers, losses, models, optimizers  # noqa: E402
+from .keras import Sequential  # noqa: E402
 
-# tk.keras.layers and the rest: aliases for code written against tf.keras.
 import sys as _sys  # noqa: E402
-import types as _types  # noqa: E402
 
-keras = _types.ModuleType("tapekit.keras", "Aliases: tk.keras.layers is tk.layers, and so on.")
-keras.layers, keras.models, keras.losses, keras.optimizers = layers, models, losses, optimizers
-keras.Sequential = models.Sequential
-_sys.modules["tapekit.keras"] = keras
-del _sys, _types
+for _name in ("activations", "initializers", "layers", "losses", "models", "optimizers"):
+    _sys.modules[f"{__name__}.{_name}"] = getattr(keras, _name)
+del _sys, _name
 # tk.display (after the core): tape pictures, tk.show, and GradientTape.explain / its notebook display
 from . import display  # noqa: E402
 from .display import show  # noqa: E402

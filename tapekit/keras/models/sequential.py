@@ -7,7 +7,7 @@
     y = model(x, training=True)
     model.summary()
 """
-from .layers import Layer
+from ..layers.base import Layer
 
 
 class Sequential(Layer):

@@ -10,10 +10,10 @@ sum divided by the number of values. Probabilities are clipped to [1e-7, 1 - 1e-
 before the log, as Keras does; `from_logits=True` uses the fused, stable log-sum-exp
 ops of `tk.nn` (or TensorFlow's stable formula for the sigmoid).
 """
-from .ops import (cast, clip_by_value, equal, exp, expand_dims, log, range, reduce_mean,
+from ..ops import (cast, clip_by_value, equal, exp, expand_dims, log, range, reduce_mean,
                   reduce_sum, softmax_cross_entropy_with_logits, square, squeeze, where)
-from .ops.cross_entropy import check_class_ids
-from .convert import convert_to_tensor
+from ..ops.cross_entropy import check_class_ids
+from ..convert import convert_to_tensor
 
 EPSILON = 1e-7  # keras.backend.epsilon()
 

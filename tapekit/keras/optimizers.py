@@ -17,9 +17,9 @@ import warnings
 
 import numpy as np
 
-from .ops import cast, pow, sqrt, square
-from .convert import convert_to_tensor
-from .tensor import Tensor, Variable
+from ..ops import cast, pow, sqrt, square
+from ..convert import convert_to_tensor
+from ..tensor import Tensor, Variable
 
 
 _NO_SLOTS = {}  # the slots of every variable of an optimizer that keeps none (plain SGD)

@@ -1,0 +1,10 @@
+"""The Keras-style training stack, built on the tape: layers, models, losses, optimizers.
+
+Reached as `tk.layers`, `tk.keras.layers`, and `keras.layers` after `import tapekit as keras`.
+The core (tensors, tapes, ops) never imports this package.
+"""
+from . import activations, initializers, layers, losses, models, optimizers
+from .models import Sequential
+
+__all__ = ["Sequential", "activations", "initializers", "layers", "losses", "models",
+           "optimizers"]

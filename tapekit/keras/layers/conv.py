@@ -1,0 +1,98 @@
+"""Convolution and pooling layers over NHWC inputs."""
+from ... import nn
+from ..activations import get_activation
+from .base import Layer, _pair, _positive_int
+
+
+def _nn_op(name):
+    op = getattr(nn, name, None)
+    if op is None:
+        raise NotImplementedError(f"tk.nn.{name} is not available in this version of tapekit")
+    return op
+
+
+def _conv_length(n, k, stride, padding):
+    if n is None:
+        return None
+    return -(-n // stride) if padding == "same" else (n - k) // stride + 1
+
+
+def _padding(padding):
+    padding = str(padding).lower()
+    if padding not in ("valid", "same"):
+        raise ValueError(f"padding must be 'valid' or 'same', got {padding!r}")
+    return padding
+
+class Conv2D(Layer):
+    """2-D convolution over NHWC inputs with an HWIO kernel (`tf.keras.layers.Conv2D`).
+
+    >>> tk.random.set_seed(0)
+    >>> conv = tk.layers.Conv2D(4, 3, padding="same")
+    >>> conv(tk.zeros([2, 8, 8, 1])).shape              # NHWC in, NHWC out
+    (2, 8, 8, 4)
+    >>> conv.kernel.shape                               # HWIO
+    (3, 3, 1, 4)
+    """
+
+    ndim = 4
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", activation=None,
+                 use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 input_shape=None, name=None, **kwargs):
+        self.filters = _positive_int(filters, "filters", "Conv2D")
+        self.kernel_size = _pair(kernel_size, "kernel_size", "Conv2D")
+        self.strides = _pair(strides, "strides", "Conv2D")
+        self.padding = _padding(padding)
+        self.activation = get_activation(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = kernel_initializer
+        self.bias_initializer = bias_initializer
+        super().__init__(name=name, input_shape=input_shape, **kwargs)
+
+    def build(self, input_shape):
+        if len(input_shape) != 4:
+            raise ValueError(f"Conv2D {self.name!r} expects inputs (batch, height, width, "
+                             f"channels), got shape {input_shape}")
+        shape = self.kernel_size + (input_shape[-1], self.filters)
+        self.add_weight("kernel", shape, self.kernel_initializer)
+        if self.use_bias:
+            self.add_weight("bias", (self.filters,), self.bias_initializer)
+
+    def call(self, x, training=None):
+        y = _nn_op("conv2d")(x, self.kernel, strides=[1, *self.strides, 1], padding=self.padding.upper())
+        if self.use_bias:
+            y = y + self.bias
+        return self.activation(y)
+
+    def compute_output_shape(self, input_shape):
+        b, h, w, _ = input_shape
+        (kh, kw), (sh, sw) = self.kernel_size, self.strides
+        return (b, _conv_length(h, kh, sh, self.padding), _conv_length(w, kw, sw, self.padding),
+                self.filters)
+
+class MaxPooling2D(Layer):
+    """Max over pool_size windows of NHWC inputs; strides default to pool_size.
+
+    >>> x = tk.reshape(tk.range(1.0, 17.0), [1, 4, 4, 1])
+    >>> tk.reshape(tk.layers.MaxPooling2D(2)(x), [2, 2])
+    tk.Tensor(
+    [[ 6.  8.]
+     [14. 16.]], shape=(2, 2), dtype=float32)
+    """
+
+    ndim = 4
+
+    def __init__(self, pool_size=(2, 2), strides=None, padding="valid", name=None, **kwargs):
+        self.pool_size = _pair(pool_size, "pool_size", "MaxPooling2D")
+        self.strides = self.pool_size if strides is None else _pair(strides, "strides", "MaxPooling2D")
+        self.padding = _padding(padding)
+        super().__init__(name=name, **kwargs)
+
+    def call(self, x, training=None):
+        return _nn_op("max_pool2d")(x, ksize=[1, *self.pool_size, 1], strides=[1, *self.strides, 1],
+                             padding=self.padding.upper())
+
+    def compute_output_shape(self, input_shape):
+        b, h, w, c = input_shape
+        (kh, kw), (sh, sw) = self.pool_size, self.strides
+        return (b, _conv_length(h, kh, sh, self.padding), _conv_length(w, kw, sw, self.padding), c)
