@@ -8,9 +8,10 @@
     model.summary()
 """
 from ..layers.base import Layer
+from ..trainer import Trainer
 
 
-class Sequential(Layer):
+class Sequential(Trainer, Layer):
     """Layers applied in order; `training` is passed to each (Dropout needs it).
 
     When the first layer has `input_shape`, every layer is built at once, so the weights
