@@ -321,7 +321,8 @@ class GradientTape:
         try:
             # An exploding gradient gives inf/nan as TensorFlow does, silently: NumPy's
             # overflow/invalid warnings would point at tapekit's rules, not the user's line.
-            # (Once per gradient call: ~1 us; per op it would cost W1 ~10%, PERFORMANCE.md.)
+            # (Once per gradient call: errstate costs ~1 us, so per op it would add ~30% to
+            # W1's 3.6 us/op; here it is 0.001 us/op for a 1,000-op tape.)
             with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
                 grads = backprop.backward(records, seeds, source_tids, lead=lead, reach=reach,
                                           observe=self._step_observer())
