@@ -24,7 +24,7 @@ from . import _malloc
 _malloc.tune()  # keep freed array memory between training steps (see tapekit/_malloc.py)
 
 from . import math, nn, random, testing  # noqa: F401
-from . import debugging, test  # noqa: F401  (tk.debugging, tk.test: issue 7)
+from . import debugging, errors, test  # noqa: F401  (tk.debugging, tk.test: issue 7; tk.errors)
 from .custom import custom_gradient
 from .dtypes import bool, float16, float32, float64, int32, int64  # noqa: A004
 from .forward import ForwardAccumulator

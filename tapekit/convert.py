@@ -32,7 +32,7 @@ def constant(value, dtype=None, shape=None, name=None):
         _check_tensor_dtype(value, dtypes.as_dtype(dtype), "constant")
         t = _wrap(value._value)
     else:
-        t = convert_to_tensor(value, dtype=dtype)
+        t = _convert(value, dtype, None, "constant")
         if t is value:
             t = _wrap(t._value)
     if shape is not None:
@@ -75,15 +75,19 @@ def convert_to_tensor(value, dtype=None, name=None):
     >>> snapshot
     tk.Tensor(2.0, shape=(), dtype=float32)
     """
+    return _convert(value, dtype, name, "convert_to_tensor")
+
+
+def _convert(value, dtype, name, what):
     dtype = dtypes.as_dtype(dtype)
     if isinstance(value, Tensor):
-        _check_tensor_dtype(value, dtype, "convert_to_tensor")
+        _check_tensor_dtype(value, dtype, what)
         if isinstance(value, Variable):
             return apply1(_tensor._ops.identity, value)
         return value
     if isinstance(value, (list, tuple)) and _holds_tensor(value):
         return _tensor._ops.stack([convert_to_tensor(v, dtype) for v in value])
-    t = _wrap(_to_array(value, dtype))
+    t = _wrap(_to_array(value, dtype, what=what))
     t._name = name
     return t
 

@@ -212,6 +212,8 @@ class NumericsChecker(TapeObserver):
     'NumericsChecker'
     """
 
+    reports_by_raising = True    # its NumericsError is the report: it reaches the user
+
     # --- forward: called by dispatch.apply after every op, like a ForwardAccumulator ---
     def _propagate(self, op, args, values, tids, result, attrs):
         recorded = _recorded_on(result._tid)

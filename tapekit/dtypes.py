@@ -60,16 +60,26 @@ def default_dtype_for(value):
     return default_dtype_of(natural_array(value))
 
 
-def natural_array(value):
-    """np.asarray(value), with a clear error for a ragged list (NumPy's is about "sequences")."""
+def natural_array(value, what="convert_to_tensor"):
+    """np.asarray(value), with a clear error for a ragged list (NumPy's is about "sequences"),
+    and for text (tapekit has no string tensors)."""
     try:
-        return np.asarray(value)
+        arr = np.asarray(value)
     except ValueError as e:
         if "inhomogeneous" in str(e):
             raise ValueError(f"cannot convert {_short(value)} to a tensor: the nested lists have "
                              f"different lengths (a ragged list). A tensor is rectangular: give "
                              f"every row the same length (pad the short ones)") from None
         raise
+    if arr.dtype.kind in "USV":
+        raise TextInputError(f"{what}: cannot convert {_short(value)} to a tensor: NumPy reads it as dtype "
+                    f"{arr.dtype} (text, or numbers mixed with text); tapekit tensors hold numbers "
+                    f"and bools only. Give numbers: [1, 2], not [1, 'a']")
+    return arr
+
+
+class TextInputError(TypeError):
+    """Raised by natural_array for text; passed on as it is (its message is complete)."""
 
 
 def default_dtype_of(arr):
@@ -103,6 +113,12 @@ def check_cast(arr, dtype, what, value=None):
         raise TypeError(f"{what}: cannot convert {shown} (dtype {src.name}) to {dtype.name}: it "
                         f"would drop the fraction silently. Use a float dtype, or cast on purpose: "
                         f"tk.cast(x, tk.{dtype.name}) truncates toward zero")
+    if src.kind in "USO" and dtype.kind not in "USO":
+        raise TypeError(f"{what}: cannot convert {shown} (a {src.name} string) to {dtype.name}: "
+                        f"tapekit does not parse text. Give a number, e.g. float(text)")
+    if src.kind == "b" and dtype.kind != "b":
+        raise TypeError(f"{what}: cannot convert {shown} (dtype bool) to {dtype.name}: "
+                        f"TensorFlow refuses it too. Cast on purpose: tk.cast(mask, tk.{dtype.name})")
     if dtype.kind == "b" and src.kind in "iu":
         raise TypeError(f"{what}: cannot convert {shown} (dtype {src.name}) to bool; compare "
                         f"instead, e.g. x != 0")
@@ -114,7 +130,25 @@ def check_cast(arr, dtype, what, value=None):
             fix = " Use dtype tk.int64" if dtype.itemsize < 8 else ""
             raise ValueError(f"{what}: the value {bad} does not fit in {dtype.name} (range "
                              f"{info.min}..{info.max}); it would wrap around silently.{fix}")
+    if dtype.kind == "f" and src.kind in "iuf" and (src.kind != "f" or src.itemsize > dtype.itemsize):
+        return _narrowed(arr, dtype, what, shown)
     return arr.astype(dtype)
+
+
+def _narrowed(arr, dtype, what, shown):
+    """`arr` cast to a narrower float dtype; refused where a finite number becomes inf (1e40
+    into float32, 70000 into float16). An inf or nan that was given stays."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = arr.astype(dtype)
+    if out.size and np.isinf(out).any():
+        grew = np.isinf(out) & np.isfinite(arr)
+        if grew.any():
+            bad = float(np.asarray(arr)[grew].flat[0])
+            shown = f" (in {shown})" if arr.size > 1 else ""
+            raise ValueError(f"{what}: the value {bad!r}{shown} overflows {dtype.name} "
+                             f"(largest finite {np.finfo(dtype).max:.6g}); it would become inf "
+                             f"silently. Use a wider dtype (tk.float64), or scale the value")
+    return out
 
 
 def _short(value, n=60):

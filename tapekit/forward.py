@@ -54,6 +54,11 @@ class ForwardAccumulator:
             if not isinstance(p, Tensor):
                 raise TypeError(f"ForwardAccumulator: primal #{k} must be a tk.Tensor or tk.Variable, "
                                 f"got {type(p).__name__}")
+            given = getattr(t, "dtype", None)   # a tensor's or an array's; none for a Python value
+            if given is not None and given != p.dtype:
+                raise TypeError(f"ForwardAccumulator: tangent #{k} has dtype {given}, its primal "
+                                f"has dtype {p.dtype.name}; they must match, as in TensorFlow. Give "
+                                f"the tangent the primal's dtype: tk.cast(tangent, tk.{p.dtype.name})")
             t = convert_to_tensor(t, dtype=p.dtype) if not isinstance(t, Tensor) else t
             if t.shape != p.shape:
                 raise ValueError(f"ForwardAccumulator: tangent #{k} has shape {t.shape}, its primal "

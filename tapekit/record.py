@@ -34,7 +34,24 @@ from then on (`observe_all_tapes(obs)`, what `tk.display.set_options(record=True
 does). A tape takes the observers of every tape when it is created, so that
 recording an op costs one loop over one tuple.
 An observer must not change the arrays it is shown: they are the tape's.
+
+An observer cannot break the tape. When one raises, the exception is shown once as an
+ObserverWarning naming the observer and the event, the observer is detached (from that
+tape, and from the every-tape registry if it was there, so a broken observer does not
+warn again for each new tape), and the op's result or the gradient is what it would
+have been without it. An observer whose exceptions are its report to the user
+(tk.debugging's check_numerics raises NumericsError on purpose) sets
+`reports_by_raising = True`: its exceptions propagate.
+
+The registry of every-tape observers is shared by all threads (behind a lock);
+`thread_change` lets one thread add or remove an every-tape observer for the tapes it
+creates, without the others seeing it (tk.display.option_context(record=...)).
 """
+import os
+import sys
+import threading
+import warnings
+import weakref
 from collections import namedtuple
 
 
@@ -96,6 +113,11 @@ class TapeObserver:
         """gradient() or jacobian() walked `records` (the tape's list: plain tuples in Record's
         field order); `grads`: {source tape id: result}."""
 
+    # True: an exception this observer raises is meant for the user and propagates
+    # (check_numerics's NumericsError). False: it is caught, warned about once, and the
+    # observer is detached (observer_failed).
+    reports_by_raising = False
+
     # What the observer keeps alive, for tape.memory() (memory.py).
     keeps_released_records = False   # True: a non-persistent gradient() frees no records
 
@@ -131,6 +153,8 @@ class Observers:
 
 # What every new tape starts with. Rebound, never changed in place: tapes hold it.
 every_tape = Observers()
+_lock = threading.Lock()        # observe_all_tapes from 8 threads keeps all 8 observers
+_local = threading.local()      # .changes: this thread's [(observer, on)], see thread_change
 
 
 def observe_all_tapes(observer):
@@ -147,7 +171,17 @@ def observe_all_tapes(observer):
     >>> tk.stop_observing_all_tapes(names)
     """
     global every_tape
-    every_tape = every_tape.plus(observer)
+    with _lock:
+        every_tape = every_tape.plus(observer)
+    forgive(observer)
+
+
+def forgive(observer):
+    """Attached again after it raised: warn again if it raises again."""
+    try:
+        _warned.discard(observer)
+    except TypeError:
+        pass
 
 
 def stop_observing_all_tapes(observer):
@@ -157,4 +191,94 @@ def stop_observing_all_tapes(observer):
     >>> tk.stop_observing_all_tapes(tk.TapeObserver())    # not attached: no error
     """
     global every_tape
-    every_tape = every_tape.minus(observer)
+    with _lock:
+        every_tape = every_tape.minus(observer)
+
+
+def for_new_tape():
+    """The observers a tape created now in this thread starts with: the registry's, with
+    this thread's changes (thread_change) applied."""
+    changes = getattr(_local, "changes", None)
+    if not changes:
+        return every_tape
+    observers = every_tape
+    for observer, on in changes:
+        observers = observers.plus(observer) if on else observers.minus(observer)
+    return observers
+
+
+def thread_change(observer, on):
+    """Attach (on=True) or detach `observer` for the tapes this thread creates, whatever
+    the registry says, until `undo_thread_change(token)` with the returned token."""
+    changes = getattr(_local, "changes", None)
+    if changes is None:
+        changes = _local.changes = []
+    token = (observer, bool(on))
+    changes.append(token)
+    return token
+
+
+def undo_thread_change(token):
+    changes = getattr(_local, "changes", [])
+    for k in range(len(changes) - 1, -1, -1):
+        if changes[k] is token:
+            del changes[k]
+            return
+
+
+# --- an observer that raised ----------------------------------------------------------------
+
+class ObserverWarning(RuntimeWarning):
+    """A tape observer raised; it was detached and the tape's results are unaffected."""
+
+
+_warned = weakref.WeakSet()     # observers already warned about: one warning each
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def observer_failed(tape, event, methods, failed, exc, args):
+    """`failed`, one of `methods` (the bound `event` methods of `tape`'s observers, called in
+    order with (tape, *args)), raised `exc`. Re-raise it if its observer reports by raising;
+    else warn once, detach the observer, and call the observers after it."""
+    k = methods.index(failed)
+    for method in methods[k:]:
+        try:
+            if method is not failed:
+                method(tape, *args)
+                continue
+            raise exc
+        except Exception as e:   # noqa: BLE001 - an observer must not break the tape
+            observer = method.__self__
+            if getattr(observer, "reports_by_raising", False):
+                raise
+            _detach(tape, observer, event, e, args)
+
+
+def _detach(tape, observer, event, exc, args):
+    remove = getattr(tape, "remove_observer", None)
+    if remove is not None:
+        remove(observer)
+    registered = observer in every_tape.all
+    if registered:
+        stop_observing_all_tapes(observer)
+    try:
+        if observer in _warned:
+            return
+        _warned.add(observer)
+    except TypeError:   # not weakly referable: warned about each time
+        pass
+    where = ""
+    if event in ("recorded", "backward_step") and args and isinstance(args[0], Record):
+        where = f" at op {args[0].op.name!r} (t{args[0].out_tid})"
+    also = (" and from the tapes created from now on (it was attached with "
+            "tk.observe_all_tapes)" if registered else "")
+    text = repr(observer)
+    text = text if len(text) <= 100 else text[:97] + "..."
+    message = (f"the tape observer {text} ({type(observer).__name__}) raised "
+               f"{type(exc).__name__}: {exc} in {event}(){where}. It is detached from this tape"
+               f"{also}, and not called again there; the tape's results are unaffected. Fix it "
+               f"and attach it again (tape.add_observer, tk.observe_all_tapes)")
+    frame, level = sys._getframe(0), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1     # point at the user's line
+    warnings.warn(message, ObserverWarning, stacklevel=level)

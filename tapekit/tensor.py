@@ -167,6 +167,7 @@ def _wrap(value, tid=None):
 
 
 _new_tensor = object.__new__
+_NUMBERS = (float, int)   # Variable: assigned straight when |value| < 6e4 (fits every float dtype)
 
 
 class Variable(Tensor):
@@ -275,7 +276,7 @@ class Variable(Tensor):
                 arr = dtypes.check_cast(arr, dtype, _Where(self, what))
             elif what == "assign":
                 arr = np.array(arr)   # the variable's own buffer, never the tensor's
-        elif type(value) is float and dtype.kind == "f" or type(value) is int and dtype.kind in "fiu":
+        elif type(value) in _NUMBERS and dtype.kind == "f" and -6e4 < value < 6e4 or type(value) is int and dtype.kind in "iu":
             try:    # the common `v.assign_add(1.0)`, without _to_array's general path
                 arr = np.array(value, dtype)
             except OverflowError:   # 2**40 into int32: _to_array says so clearly
@@ -291,7 +292,8 @@ class Variable(Tensor):
         return arr
 
     def read_value(self):
-        return _wrap(self._value)
+        """The value as a Tensor: a read tapes record, so gradients reach the variable."""
+        return _ops.identity(self)
 
     def __repr__(self):
         return (f"<tk.Variable {self.name!r} shape={self.shape} dtype={self.dtype.name}, "
@@ -381,10 +383,10 @@ def _to_array(value, dtype=None, copy=True, what="convert_to_tensor"):
         arr = value._value
         return arr if dtype is None or arr.dtype == dtype else dtypes.check_cast(np.asarray(arr), dtype, what)
     try:
-        arr = dtypes.natural_array(value)
+        arr = dtypes.natural_array(value, what)
     except (TypeError, ValueError) as e:
-        if "ragged" in str(e):
-            raise ValueError(str(e).replace("convert_to_tensor", str(what))) from None
+        if "ragged" in str(e) or isinstance(e, dtypes.TextInputError):
+            raise type(e)(str(e).replace("convert_to_tensor", str(what))) from None
         raise TypeError(f"{what}: cannot convert {type(value).__name__} {_short(value)} to a "
                         f"tensor: {e}") from None
     if arr.dtype == object:

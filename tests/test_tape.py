@@ -210,7 +210,7 @@ def test_hessian_by_nested_tapes_is_vectorised_and_right():
         outer.watch(x)
         with tk.GradientTape() as inner:
             inner.watch(x)
-            y = tk.reduce_sum(tk.tanh(a @ x))
+            y = tk.reduce_sum(tk.tanh(a @ tk.expand_dims(x, -1)))   # a matrix: as in TF
         g = inner.gradient(y, x)
     h = outer.jacobian(g, x).numpy()
     t = np.tanh(a.numpy() @ x.numpy())
@@ -283,7 +283,8 @@ def test_numpy_functions_are_recorded_or_refused():
     x = tk.Variable([0.5, 1.0])
     a = tk.constant([[1.0, 2.0], [3.0, 4.0]])
     with tk.GradientTape() as tape:
-        y = np.sum(np.sin(x) * np.matmul(a, x)) + np.mean(np.exp(x))
+        ax = tk.reshape(np.matmul(a, tk.reshape(x, (2, 1))), (2,))   # matrices only, as in TF
+        y = np.sum(np.sin(x) * ax) + np.mean(np.exp(x))
     assert isinstance(y, tk.Tensor)
     g = tape.gradient(y, x).numpy()
     xv, av = x.numpy(), a.numpy()
@@ -293,6 +294,8 @@ def test_numpy_functions_are_recorded_or_refused():
         np.fft.fft(x)
     with pytest.raises(TypeError, match="numpy.cumsum is not supported"):
         np.cumsum(x)
+    with pytest.raises(tk.errors.InvalidArgumentError, match=r"rank 2 or more.*\(2, 2\).*\(2,\)"):
+        np.matmul(a, x)                 # tk.matmul's rule, not NumPy's vector product
     assert np.allclose(x, [0.5, 1.0]) and np.asarray(x).dtype == np.float32
 
 

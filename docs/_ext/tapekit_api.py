@@ -34,6 +34,7 @@ NAMESPACES = [
     ("tapekit.display", "tk.display", "pictures of the tape, explanations"),
     ("tapekit.widgets", "tk.widgets", "interactive views and their models"),
     ("tapekit.debugging", "tk.debugging", "NaN and Inf hunting"),
+    ("tapekit.errors", "tk.errors", "error types with TensorFlow's names"),
     ("tapekit.test", "tk.test", "gradient checks against finite differences"),
     ("tapekit.testing", "tk.testing", "the finite-difference helpers behind tk.test"),
 ]

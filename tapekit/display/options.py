@@ -7,17 +7,59 @@ output value, the cotangent of every node of the last gradient call, and the rec
 a non-persistent tape releases in `gradient`, on its own side; the tapes record what
 they always do. Recording is on by default inside IPython and Jupyter (where tapes
 are displayed) and off elsewhere, where it costs nothing.
+
+Threads: `set_options` changes the process-wide defaults, which every thread sees.
+`option_context` overrides them in the current thread only, for its block: two threads
+each inside their own option_context leave each other's settings alone, and a thread
+started later sees the defaults. Inside an option_context, set_options still changes
+the defaults, but the block's own overrides win in that thread until it ends.
 """
 import sys
+import threading
+from collections.abc import Mapping
 from contextlib import contextmanager
 
-from .tape_log import record_values, recording_values
+from ..record import thread_change, undo_thread_change
+from .tape_log import VALUES, record_values, recording_values
 
-OPTIONS = {"rankdir": "TB", "show_values": True, "precision": 4, "max_nodes": 100}
+_DEFAULTS = {"rankdir": "TB", "show_values": True, "precision": 4, "max_nodes": 100}
+_lock = threading.Lock()
+_local = threading.local()     # .overrides: a list of dicts, innermost option_context last
+
+
+class _Options(Mapping):
+    """The display options as this thread sees them: its option_context overrides over the
+    process defaults. Read like a dict (`OPTIONS["rankdir"]`, `{**OPTIONS}`)."""
+
+    def __getitem__(self, key):
+        for layer in reversed(getattr(_local, "overrides", ())):
+            if key in layer:
+                return layer[key]
+        return _DEFAULTS[key]
+
+    def __iter__(self):
+        return iter(_DEFAULTS)
+
+    def __len__(self):
+        return len(_DEFAULTS)
+
+    def __repr__(self):
+        return repr(dict(self))
+
+
+OPTIONS = _Options()
+
+
+def _check(options, what):
+    unknown = set(options) - set(_DEFAULTS)
+    if unknown:
+        raise TypeError(f"tk.display.{what}: unknown option(s) {sorted(unknown)}; "
+                        f"known: record, {', '.join(_DEFAULTS)}")
 
 
 def set_options(*, record=None, **options):
-    """Change display defaults; returns the previous ones (pass them back to restore).
+    """Change display defaults (for every thread); returns the previous ones (pass them back
+    to restore).
 
     record: True to keep every value and gradient for display (default: on in IPython);
     rankdir: "TB" (top-down) or "LR" (left-right); show_values: values in the picture;
@@ -27,30 +69,32 @@ def set_options(*, record=None, **options):
     >>> tk.display.set_options(**previous)["rankdir"]   # restore; returns what it replaced
     'LR'
     """
-    unknown = set(options) - set(OPTIONS)
-    if unknown:
-        raise TypeError(f"tk.display.set_options: unknown option(s) {sorted(unknown)}; "
-                        f"known: record, {', '.join(OPTIONS)}")
-    previous = dict(OPTIONS, record=recording())
-    OPTIONS.update(options)
-    if record is not None:
-        record_values(record)   # observes every tape created from now on
+    _check(options, "set_options")
+    with _lock:
+        previous = dict(_DEFAULTS, record=recording_values())
+        _DEFAULTS.update(options)
+        if record is not None:
+            record_values(record)   # observes every tape created from now on
     return previous
 
 
 def recording():
-    """True when new records keep their values and gradient() keeps every cotangent.
+    """True when new records keep their values and gradient() keeps every cotangent (in this
+    thread: an option_context(record=...) here decides, else the process default).
 
     >>> with tk.display.option_context(record=False):    # on by default in Jupyter
     ...     tk.display.recording()
     False
     """
+    for layer in reversed(getattr(_local, "overrides", ())):
+        if "record" in layer:
+            return layer["record"]
     return recording_values()
 
 
 @contextmanager
 def option_context(**options):
-    """Temporarily change display options (and `record`) inside a `with` block.
+    """Change display options (and `record`) inside a `with` block, in this thread only.
 
     >>> before = tk.display.recording()
     >>> with tk.display.option_context(record=True):
@@ -59,11 +103,21 @@ def option_context(**options):
     >>> tk.display.recording() == before        # restored on leaving the block
     True
     """
-    previous = set_options(**options)
+    _check({k: v for k, v in options.items() if k != "record"}, "option_context")
+    layer = {k: v for k, v in options.items() if not (k == "record" and v is None)}
+    overrides = getattr(_local, "overrides", None)
+    if overrides is None:
+        overrides = _local.overrides = []
+    if "record" in layer:
+        layer["record"] = bool(layer["record"])
+        token = thread_change(VALUES, layer["record"])   # this thread's new tapes only
+    overrides.append(layer)
     try:
         yield
     finally:
-        set_options(**previous)
+        del overrides[next(k for k, o in enumerate(overrides) if o is layer)]
+        if "record" in layer:
+            undo_thread_change(token)
 
 
 def in_ipython():

@@ -89,6 +89,11 @@ class Optimizer:
                                  f"{v.name!r} has shape {g.shape}, the variable {v.shape}; a "
                                  f"gradient must have its variable's shape (is the pair order "
                                  f"(gradient, variable)?)")
+            if g._value.dtype != dtype and g._value.dtype.kind not in "fc":
+                raise TypeError(f"{type(self).__name__}.apply_gradients: the gradient for "
+                                f"{v.name!r} ({dtype.name}) has dtype {g.dtype.name}; a gradient "
+                                f"must be floating, like its variable (TensorFlow refuses it too). "
+                                f"Cast it on purpose: tk.cast(g, tk.{dtype.name})")
             checked.append((g if g._value.dtype == dtype else cast(g, dtype), v))
         with self._lock:
             for g, v in checked:

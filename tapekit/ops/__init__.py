@@ -10,7 +10,7 @@ from .elementwise import (abs, add, cast, clip_by_value, cos, divide, equal, exp
                           logical_and, logical_not, logical_or, maximum, minimum, multiply,
                           negative, not_equal, pow, sigmoid, sign, sin, sqrt, square,
                           stop_gradient, subtract, tanh, where)
-from .linalg import matmul, matmul_op
+from .linalg import matmul, matmul_op, matmul_operator
 from .indexing import gather, getitem
 from .reductions import reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum
 from .registry import OPS, defop

@@ -82,7 +82,7 @@ def softmax(logits, axis=-1, name=None):
     >>> tk.nn.softmax(tk.constant([1.0, 2.0, 3.0]))
     tk.Tensor([0.09003057 0.24472846 0.66524094], shape=(3,), dtype=float32)
     """
-    return softmax_op(logits, axis=_negative_axis(axis, _ndim(logits)))
+    return softmax_op(logits, axis=_negative_axis(axis, _ndim(logits), "softmax"))
 
 
 def log_softmax(logits, axis=-1, name=None):
@@ -91,7 +91,7 @@ def log_softmax(logits, axis=-1, name=None):
     >>> tk.nn.log_softmax(tk.constant([1.0, 2.0, 3.0]))
     tk.Tensor([-2.4076061 -1.407606  -0.407606 ], shape=(3,), dtype=float32)
     """
-    return log_softmax_op(logits, axis=_negative_axis(axis, _ndim(logits)))
+    return log_softmax_op(logits, axis=_negative_axis(axis, _ndim(logits), "log_softmax"))
 
 
 def _ndim(x):

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .. import dtypes
+from ..errors import InvalidArgumentError
 from ..tensor import Tensor, _wrap
 from .registry import as_axis, as_int, defop
 from .shapes import shape_argument
@@ -71,6 +72,10 @@ def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001 - tf
     if limit is None:
         start, limit = 0, start
     start, limit, delta = _plain(start), _plain(limit), _plain(delta)
+    if np.ndim(delta) == 0 and delta == 0:
+        raise InvalidArgumentError(f"range: delta=0 would never reach limit={limit!r} from "
+                                   f"start={start!r}; give a nonzero step (delta=1, or negative to "
+                                   f"count down)")
     if dtype is None:
         dtype = dtypes.default_dtype_for([start, limit, delta]) if not any(
             isinstance(v, (np.ndarray, np.generic)) for v in (start, limit, delta)) else \
@@ -89,8 +94,9 @@ def linspace(start, stop, num, name=None, axis=0):
     if dtype.kind not in "f":
         dtype = dtypes.float32
     num = as_int(_plain(num), "linspace: num")
-    if num < 0:
-        raise ValueError(f"linspace: num must be >= 0, got {num}")
+    if num <= 0:   # TensorFlow: "Requires num > 0"
+        raise InvalidArgumentError(f"linspace: num must be at least 1 (the number of values from "
+                                   f"start to stop), got num={num}")
     return _wrap(np.linspace(start, stop, num, axis=as_int(axis, "linspace: axis")).astype(dtype))
 
 

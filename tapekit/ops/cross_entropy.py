@@ -1,6 +1,7 @@
 """Softmax cross-entropy from logits, fused and stable (log-sum-exp), dense and sparse labels."""
 import numpy as np
 
+from ..errors import InvalidArgumentError
 from .activations import _log_softmax, _max_keep, _softmax, _sum_keep, log_softmax_op, softmax_op
 from .reductions import reduce_sum_op
 from .registry import defop
@@ -39,7 +40,8 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     tk.Tensor([0.6931472  0.12692805], shape=(2,), dtype=float32)
     """
     ndim = logits.ndim if hasattr(logits, "ndim") else np.ndim(logits)
-    return softmax_cross_entropy_op(labels, logits, axis=_negative_axis(axis, ndim))
+    return softmax_cross_entropy_op(labels, logits, axis=_negative_axis(
+        axis, ndim, "softmax_cross_entropy_with_logits"))
 
 
 def _rows(labels, logits):
@@ -134,7 +136,7 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     lv = np.asarray(labels._value if hasattr(labels, "_value") else labels)
     gv = logits._value if hasattr(logits, "_value") else np.asarray(logits)
     if lv.shape != gv.shape[:-1]:
-        raise ValueError(f"sparse_softmax_cross_entropy_with_logits: labels of shape {lv.shape} "
+        raise InvalidArgumentError(f"sparse_softmax_cross_entropy_with_logits: labels of shape {lv.shape} "
                          f"do not match logits of shape {gv.shape} (expected labels shape "
                          f"{gv.shape[:-1]})")
     return sparse_softmax_cross_entropy_op(labels, logits)

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..context import ACCUMULATORS, state
 from ..context import hints as _hints
+from ..errors import InvalidArgumentError
 from ..tensor import Tensor, _new_tensor, _next_tid, _to_array, _wrap
 
 
@@ -271,7 +272,9 @@ _FORWARD_ERRORS = (ValueError, TypeError, IndexError, OverflowError)
 def _op_error(op, values, attrs, err):
     shapes = ", ".join(_describe(v) for v in values)
     extra = "".join(f", {k}={v!r}" for k, v in attrs.items() if not isinstance(v, np.ndarray))
-    cls = type(err) if type(err) in (ValueError, TypeError, IndexError) else ValueError
+    # A bad argument (shapes that do not broadcast, an axis out of range): TensorFlow's
+    # InvalidArgumentError, a ValueError.
+    cls = type(err) if type(err) in (TypeError, IndexError) else InvalidArgumentError
     return cls(f"{op.name}: cannot apply to inputs {shapes}{extra}: {err}")
 
 

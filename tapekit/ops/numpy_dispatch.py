@@ -6,10 +6,14 @@
 A NumPy function with no tapekit op would silently return an unrecorded array and
 break the gradient path, so it raises instead, unless it is one of the few
 read-only functions below (shapes, comparisons of whole arrays), which cannot
-carry a gradient anyway.
+carry a gradient anyway. Of those, the ones that return the tensor's values themselves
+(np.sort, np.unique, np.round) raise too while a tape records the tensor: the result
+would be a plain array, and the path from it to the tape would break silently
+(API.md: "recorded or loud"). Outside any tape they return arrays.
 """
 import numpy as np
 
+from ..context import state
 from ..tensor import Tensor
 from .registry import FUNCTIONS, UFUNCS
 
@@ -21,6 +25,8 @@ READ_ONLY = {np.shape, np.ndim, np.size, np.allclose, np.isclose, np.array_equal
              np.ascontiguousarray, np.nonzero, np.argwhere, np.any, np.all, np.round, np.around,
              np.isscalar, np.printoptions, np.array2string, np.array_repr, np.array_str}
 READ_ONLY_UFUNCS = {np.isinf, np.signbit, np.isnat}
+# Of those, the ones that return the values themselves: refused on a tensor a tape tracks.
+VALUES_OUT = {np.sort, np.unique, np.round, np.around}
 # Where those that can write take their destination: (position, keyword). A tensor there
 # would be written into (np.copyto(t, a) changed t and what tapes saved of it): refused.
 _DESTINATION = {np.copyto: (0, "dst"), np.round: (2, "out"), np.around: (2, "out"),
@@ -40,6 +46,25 @@ def _unsupported(what):
         f"{what} is not supported on tapekit tensors: tapekit has no op for it, so it cannot be "
         f"recorded and the gradient path would break silently. Use a tapekit op (tk.math), or "
         f"leave the tape on purpose with x.numpy() first.")
+
+
+def _tracked(args, kwargs):
+    """True when a tensor among the arguments is tracked by a recording tape."""
+    tids = [a._tid for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
+    for tape in state.tapes:
+        tracked = getattr(tape, "_tracked", None)
+        if tracked is None or any(t in tracked for t in tids):   # a tk.function trace: all
+            return True
+    return False
+
+
+def _breaks_path(func):
+    name = f"numpy.{func.__name__}"
+    return TypeError(
+        f"{name} on a tensor that a GradientTape records: tapekit does not record {name}, so "
+        f"its result would be a plain NumPy array and the gradient path would break silently. "
+        f"Compute it with tapekit ops (tk.math), or leave the tape on purpose: {name}(x.numpy()) "
+        f"(its result then carries no gradient)")
 
 
 def array_ufunc(ufunc, method, inputs, kwargs):
@@ -63,6 +88,8 @@ def array_function(func, args, kwargs):
     if fn is not None:
         return fn(*args, **kwargs)
     if func in READ_ONLY:
+        if func in VALUES_OUT and state.tapes and _tracked(args, kwargs):
+            raise _breaks_path(func)
         k, name = _DESTINATION.get(func, (None, "out"))
         dst = args[k] if k is not None and len(args) > k else kwargs.get(name)
         if any(isinstance(d, Tensor) for d in (dst if isinstance(dst, tuple) else (dst,))):

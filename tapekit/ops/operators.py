@@ -13,7 +13,7 @@ from .dispatch import apply2
 # Python operator -> op name; `r` operators take the tensor as the second input.
 _BINARY_OPERATORS = {
     "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide", "pow": "pow",
-    "matmul": "matmul_op", "lt": "less", "le": "less_equal", "gt": "greater",
+    "matmul": "matmul_operator", "lt": "less", "le": "less_equal", "gt": "greater",
     "ge": "greater_equal", "eq": "equal", "ne": "not_equal", "and": "logical_and",
     "or": "logical_or",
 }
@@ -32,6 +32,10 @@ def _binary_operator(apply2, op, reflected):
     return operator
 
 
+def _call(function, a, b):
+    return function(a, b)
+
+
 def bind(ops_namespace):
     """Give Tensor its operators, from the ops in `ops_namespace` (tapekit.ops)."""
     _tensor._ops = ops_namespace
@@ -40,6 +44,7 @@ def bind(ops_namespace):
         for dunder, reflected in ((f"__{name}__", False), (f"__r{name}__", True)):
             if reflected and name not in _REFLECTED:
                 continue
-            method = _binary_operator(apply2, op, reflected)
+            # `@` calls linalg.matmul_operator (rank and shape checks), the rest apply2 (an op).
+            method = _binary_operator(apply2 if name != "matmul" else _call, op, reflected)
             method.__name__, method.__qualname__ = dunder, f"Tensor.{dunder}"
             setattr(Tensor, dunder, method)

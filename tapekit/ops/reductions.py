@@ -55,6 +55,7 @@ import math
 
 import numpy as np
 
+from ..errors import InvalidArgumentError
 from ..tensor import Tensor
 from .elementwise import cast_op, where
 from .registry import as_axis, defop, numpy_function
@@ -71,7 +72,12 @@ def _axes(axis, ndim, op="reduction"):
     out = set()
     for a in axes:
         a = as_axis(a, ndim, f"{op}: axis")   # 1.7 raises (int() would truncate it)
-        out.add(a - ndim if a >= 0 else a)
+        a = a - ndim if a >= 0 else a
+        if a in out:   # TensorFlow refuses it; NumPy too, with a less clear message
+            raise InvalidArgumentError(
+                f"{op}: axis {list(axes)} names axis {a + ndim} twice (for a tensor of rank "
+                f"{ndim}); give each axis once, e.g. axis={sorted(set(x % ndim for x in axes))}")
+        out.add(a)
     return tuple(sorted(out))
 
 

@@ -27,6 +27,7 @@ import numpy as np
 
 from ..context import RAW, state
 from ..context import hints as _hints
+from ..errors import InvalidArgumentError
 from ..tensor import Tensor
 from .dispatch import apply, apply1, apply2
 
@@ -215,6 +216,6 @@ def as_axis(value, ndim, what):
     """`value` checked as an axis of a rank-`ndim` tensor: an int in [-ndim, ndim)."""
     axis = as_int(value, what)
     if not -ndim <= axis < max(ndim, 1):
-        raise ValueError(f"{what} = {axis} is out of range for a tensor of rank {ndim} "
+        raise InvalidArgumentError(f"{what} = {axis} is out of range for a tensor of rank {ndim} "
                          f"(valid: {-ndim} to {max(ndim, 1) - 1})")
     return axis
