@@ -6,12 +6,12 @@ Python and records each decision on a traced value as a guard (see function.py).
 runs is the generated program of a trace: straight-line Python, one line per op, a guard
 per decision. to_code returns that source for the function's most recent trace.
 """
+from .function import Function
 
 
 def to_code(entity, recursive=True, experimental_optional_features=None):
     """The generated source of `entity`'s last trace (a tk.function that has been called or
     asked for get_concrete_function)."""
-    from .function import Function   # noqa: PLC0415 - autograph is a leaf; function imports much
     if not isinstance(entity, Function):
         raise TypeError(f"tk.autograph.to_code: expected a tk.function, got "
                         f"{type(entity).__name__}; tapekit does not rewrite plain Python "

@@ -39,6 +39,7 @@ import warnings
 import numpy as np
 
 from . import nest
+from .concrete import ConcreteFunction, dummy_arguments
 from .context import state
 from .convert import convert_to_tensor
 from .ops.elementwise import identity
@@ -255,7 +256,6 @@ class Function:
         """The program for these arguments (tensors, or tk.TensorSpec with None as size 1),
         traced without running it for real if it is new: variables and the random streams
         are left as they were. Print it to read the program; call it like the function."""
-        from .concrete import ConcreteFunction, dummy_arguments   # noqa: PLC0415 - a leaf
         if not args and not kwargs and self.input_signature is not None:
             args = self.input_signature
         specs = (args, kwargs)

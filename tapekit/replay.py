@@ -28,6 +28,7 @@ import numpy as np
 from . import nest
 from . import random as _random
 from .codegen import compile_program, generate
+from .printing import print_
 from .ops.cross_entropy import check_class_ids, sparse_softmax_cross_entropy_op
 from .tensor import _wrap
 from .tracing import ASSIGN, CHECK, GUARD, GUARD_KINDS, OP, PRINT, READ, UPDATE, GuardFailed, \
@@ -126,7 +127,6 @@ class Program:
                     raise GuardFailed(n_guard, got)
                 n_guard += 1
             elif kind is PRINT:
-                from .printing import print_   # lazy: printing is a leaf module users call
                 print_(*_fill(attrs, [env[i] for i in ins]), sep=obj.sep, end=obj.end,
                        output_stream=obj.stream, summarize=obj.summarize)
             else:

@@ -68,7 +68,7 @@ def bind_input_signature(fn_name, signature, args, kwargs):
     bound = []
     for k, (arg, spec) in enumerate(zip(args, signature)):
         specs = nest.flatten(spec) if nest.is_nested(spec) else [spec]
-        leaves = nest.flatten(arg) if nest.is_nested(arg) else [arg]
+        leaves = nest.flatten(arg) if nest.is_nested(spec) else [arg]
         if len(specs) != len(leaves):
             raise TypeError(f"tk.function {fn_name}: argument {k} has {len(leaves)} value(s), "
                             f"its input_signature entry {spec!r} has {len(specs)}")

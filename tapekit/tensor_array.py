@@ -60,13 +60,13 @@ class TensorArray:
         if value.dtype != self._dtype:
             raise TypeError(f"TensorArray.write: the array holds {self._dtype.name}, the value "
                             f"is {value.dtype.name}; cast it with tk.cast(value, tk.{self._dtype.name})")
-        self._check_shape(value.shape, i)
         if i >= len(self._elements):
             if not self._dynamic:
                 raise IndexError(f"TensorArray.write: index {i} is out of bounds for an array "
                                  f"of size {len(self._elements)}; make it with "
                                  f"dynamic_size=True to grow")
             self._elements.extend([None] * (i + 1 - len(self._elements)))
+        self._check_shape(value.shape, i)
         self._elements[i] = value
         return self
 
