@@ -158,8 +158,12 @@ class Function:
         while True:
             program = next((p for p in paths.programs if id(p) not in tried
                             and p.guard_outcomes[:len(observed)] == observed), None)
-            if program is None or (recording and program.transactional):
+            if program is None:
                 break
+            if recording and program.transactional:
+                # Undoing writes that an outer tape or tracer already saw is not safe: the
+                # Python runs eagerly (it is recorded as any eager code is).
+                return self.python_function(*args, **kwargs)
             tried.add(id(program))
             if leaves is None:
                 leaves = [leaf for leaf in nest.flatten((args, kwargs)) if is_tensor_arg(leaf)]
