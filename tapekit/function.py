@@ -35,6 +35,7 @@ import functools
 import inspect
 import threading
 import warnings
+import weakref
 
 import numpy as np
 
@@ -92,6 +93,7 @@ class Function:
         self._last_program = None
         self._lock = threading.RLock()
         self._warned = set()
+        self._bound = weakref.WeakKeyDictionary()   # instance -> its Function (a method)
         try:
             self._params = list(inspect.signature(python_function).parameters)
         except (TypeError, ValueError):
@@ -106,8 +108,26 @@ class Function:
         return self.trace_count
 
     def __get__(self, instance, owner):
-        # A decorated method: bind `self`, which then is part of the signature (by identity).
-        return self if instance is None else functools.partial(self.__call__, instance)
+        # A decorated method: one tk.function per instance, as in TF (each instance may
+        # create its variables on its own first call), kept while the instance lives.
+        if instance is None:
+            return self
+        try:
+            bound = self._bound.get(instance)
+        except TypeError:     # unhashable or not weakly referable: `self` joins the signature
+            return functools.partial(self.__call__, instance)
+        if bound is None:
+            # The instance by weak reference: the bound function must not keep it alive.
+            ref, fn = weakref.ref(instance), self.python_function
+
+            @functools.wraps(fn)
+            def method(*args, **kwargs):
+                return fn(ref(), *args, **kwargs)
+            bound = Function(method, name=self._name, input_signature=self.input_signature,
+                             reduce_retracing=self.reduce_retracing)
+            bound._params = self._params[1:]
+            self._bound[instance] = bound
+        return bound
 
     def __call__(self, *args, **kwargs):
         self._calls += 1

@@ -3,6 +3,7 @@
 Each test runs the same Python eagerly and through tk.function over several calls (new
 branches, new loop counts, variables assigned between calls, threads) and compares.
 """
+import gc
 import io
 import threading
 import warnings
@@ -102,8 +103,12 @@ def test_the_singleton_pattern_creates_once_and_replays():
                 self.v = tk.Variable(0.0)
             self.v.assign_add(x)
             return self.v.read_value()
-    c = Counter()
+    c, d = Counter(), Counter()
     assert [float(c(tk.constant(2.0))) for _ in range(4)] == [2.0, 4.0, 6.0, 8.0]
+    assert [float(d(tk.constant(1.0))) for _ in range(2)] == [1.0, 2.0]   # its own first call
+    del d
+    gc.collect()
+    assert len(Counter.__call__._bound) == 1          # a bound tk.function dies with its instance
 
 
 def test_signed_zeros_are_two_signatures_and_nan_is_one():
