@@ -57,16 +57,29 @@ class Program:
         written = {id(s[1]): s[1] for s in self.steps if s[0] in (ASSIGN, UPDATE)}
         self.written = [written[k] for k in sorted(written)]   # lock order: by id, always
         self.draws = any(s[0] is OP and _is_random(s[1]) for s in self.steps)
-        stores = (_assign_unlocked, _update_unlocked, _buffer_print) if self.transactional \
-            else (_assign, _update, _show)
-        self.code, g = generate(self, stores)
-        self._fn = compile_program(self.code, g, name)
+        self._code = self._fn = None   # generated and compiled at the first replay
         self._n_slots_out = sum(1 for is_slot, _ in outputs if is_slot)
         self._single = len(outputs) == 1 and outputs[0][0] and skeleton is None
         self._tensor_template = None
 
+    @property
+    def code(self):
+        """The program as Python source (codegen.py): what run_fast runs."""
+        if self._code is None:
+            stores = (_assign_unlocked, _update_unlocked, _buffer_print) if self.transactional \
+                else (_assign, _update, _show)
+            self._code, self._globals = generate(self, stores)
+        return self._code
+
+    def _compile(self):
+        # A trace that is never replayed (a check run, a Python float new at every call)
+        # never pays for generating and compiling its source.
+        self._fn = compile_program(self.code, self._globals, self.name)
+
     def run_fast(self, arg_values):
         """Replay on NumPy arrays: the generated function, nothing else."""
+        if self._fn is None:
+            self._compile()
         out = self._transaction(arg_values) if self.transactional else self._fn(*arg_values)
         if self._single:
             return _wrap(out)
