@@ -85,7 +85,8 @@ def generate(program, stores):
             n_guard += 1
         else:  # PRINT
             g[f"print_{k}"] = functools.partial(show, obj, attrs)
-            line, comment = f"print_{k}({', '.join(args)})", "tk.print"
+            shown = ", ".join(args[v] if is_slot else repr(v) for is_slot, v in attrs)
+            line, comment = f"print_{k}({', '.join(args)})", f"tk.print({shown})"
         lines.append(f"    {line:<36}  # {comment}" if comment else f"    {line}")
         if dead[k]:
             lines.append(f"    del {', '.join(f's{d}' for d in sorted(dead[k]))}")
