@@ -29,6 +29,10 @@ from .custom import custom_gradient
 from .dtypes import bool, float16, float32, float64, int32, int64  # noqa: A004
 from .forward import ForwardAccumulator
 from .function import function
+from .signature import TensorSpec
+from .printing import print_ as print  # noqa: A004  (tk.print, as tf.print)
+from .tensor_array import TensorArray
+from . import autograph  # noqa: F401
 from .module import Module
 from .ops import (abs, add, cast, clip_by_global_norm, clip_by_norm, clip_by_value, concat, cos,
                   divide, equal, exp, expand_dims, gather, global_norm, greater, greater_equal,

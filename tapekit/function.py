@@ -1,4 +1,4 @@
-"""tk.function: run a Python function once per input signature, record it, then replay it.
+"""tk.function: trace a Python function per input signature and path, then replay it.
 
     @tk.function
     def train_step(x, y):
@@ -8,97 +8,210 @@
         optimizer.apply_gradients(zip(grads, model.trainable_variables))
         return loss
 
-The first call with a new signature (each tensor argument's shape and dtype, the value
-of every other argument) runs the function for real while a `_Tracer` sits among the
-active tapes. Every op goes through `dispatch.apply`, which shows it to every active
-tape, so the tracer sees them all: the forward pass, the derivative rules of any
-`tape.gradient` inside (a tracer counts as a tape, so backward passes run on tensors
-and are recorded too), the optimizer's arithmetic and random draws. Variable writes
-reach it through `Variable.assign`. The result is a flat program of steps over
-numbered slots: `slot = forward(slots..., **attrs)`, `slot = variable's value now`,
-`variable = slot`, `check slot` (tk.debugging.check_numerics). Input checks that
-depend on values (class-id labels, NaN checks) run at every replay, as at every eager
-call. Later calls with the same signature run that program and skip
-the Python function entirely:
-- nothing records (no tape or accumulator active): a tight loop of NumPy forwards;
-- a tape or accumulator is active: each step is called as an op on tensors, so an
-  outer tape can differentiate through the call.
+The promise: a call gives the numbers the same Python code would give eagerly. The first
+call with a new signature (signature.py: each tensor's shape and dtype, the value of every
+other argument) runs the function for real while a `Tracer` (tracing.py) records it: every
+op, variable read and write, tk.print, and every Python decision on a traced value (`if x
+> 0`, `float(x)`, `range(n)`, `x.numpy()`) as a guard. Later calls with that signature
+replay the program (replay.py) without the Python function. A replay whose values would
+decide a guard differently stops there and the function traces that path too; each
+signature keeps up to MAX_PATHS programs, one per path, then runs eagerly (with a
+warning). Variables are read and written when the replay runs, under their locks.
 
-Limits, as in `tf.function`: Python side effects (print, appending to a list) happen
-only while tracing; Python logic that reads values (`if loss.numpy() > 1`, `float(x)`,
-`int(tensor)` as a shape) is decided once per trace; tensors made outside tapekit ops
-(`tk.constant`, `tk.zeros`) and tensors from outside the function are constants;
-variables are read afresh at every call. Functions using `tk.custom_gradient` run eagerly.
+Why guards and not AutoGraph's source conversion: a tracer that runs the real Python sees
+every decision as it happens (a bool() on a traced value), wherever it is (in a layer, a
+helper, a library) and whatever Python it is (a comprehension, a break, recursion);
+converting source has to understand all of it, and whatever it misses is silently frozen.
+Guards cost one comparison each on replay, and a data-dependent loop costs a path per trip
+count, which the bound turns into eager calls rather than wrong ones.
 
-The work is split in three modules: tracing.py records a call (`Tracer`), replay.py
-runs the recorded program (`Program`), and this one finds the program for a call.
+Limits, as in tf.function: Python side effects (print, appending to a list) run only while
+tracing (tk.print runs at every call); a function may create variables on its first call
+only (a second call that would create one raises, as TF does). Functions using
+tk.custom_gradient run eagerly.
 """
+import collections
 import functools
+import inspect
+import threading
 import warnings
+import weakref
 
 import numpy as np
 
 from . import nest
+from .concrete import ConcreteFunction, dummy_arguments
 from .context import state
-from .ops.elementwise import identity
-from .replay import Program
 from .convert import convert_to_tensor
-from .tensor import Tensor, Variable
-from .tracing import Tracer
+from .ops.elementwise import identity
+from .replay import Program, _rng_restore, _rng_state
+from .signature import (TensorSpec, bind_input_signature, describe_change, fast_key,
+                        is_tensor_arg, signature)
+from .tensor import Tensor, TracedValueWarning
+from .tracing import GuardFailed, Tracer
+
+MAX_PATHS = 8          # programs per signature (paths through its Python), then eager
+MAX_SIGNATURES = 64    # signatures kept per function; the oldest goes first
+RETRACE_WARNING = 5    # TF's: this many traces in as many calls
+
+
+class _Paths:
+    """The programs of one signature, one per path through the Python code."""
+
+    __slots__ = ("programs", "first", "eager", "check")
+
+    def __init__(self):
+        self.programs = []
+        self.first = None     # programs[0] when a fast replay may use it
+        self.eager = False    # too many paths: the signature runs eagerly
+        self.check = False    # its trace created variables: the next call traces again
+
+    def update(self):
+        p = self.programs[0] if self.programs else None
+        self.first = p if p is not None and not (p.unsupported or self.check) else None
 
 
 class Function:
-    """A callable that traces `python_function` once per input signature and replays it.
+    """A callable that traces `python_function` once per input signature and path, and replays.
 
-    `trace_count` counts the traces; `programs` maps each signature to its program
-    (print one to see its steps).
+    `experimental_get_tracing_count()` counts the traces; `programs` maps each signature to
+    its programs (print one to read it as Python).
     """
 
-    def __init__(self, python_function, name=None):
+    def __init__(self, python_function, name=None, input_signature=None, reduce_retracing=False):
         functools.update_wrapper(self, python_function)
         self.python_function = python_function
         self._name = name or getattr(python_function, "__name__", "function")
-        self.programs = {}
-        self._by_fast_key = {}   # (type, shape, dtype) of each positional tensor -> program
+        self.input_signature = None if input_signature is None else tuple(input_signature)
+        self.reduce_retracing = bool(reduce_retracing)
+        self._sigs = {}
+        self._by_fast_key = {}
         self.trace_count = 0
-        self._warned = False
+        self._calls = 0
+        self._recent = collections.deque(maxlen=RETRACE_WARNING)   # call numbers that traced
+        self._last_key = None
+        self._last_program = None
+        self._lock = threading.RLock()
+        self._warned = set()
+        self._bound = weakref.WeakKeyDictionary()   # instance -> its Function (a method)
+        try:
+            self._params = list(inspect.signature(python_function).parameters)
+        except (TypeError, ValueError):
+            self._params = []
+
+    @property
+    def programs(self):
+        """{signature: [Program, ...]}: the programs of each signature, one per path."""
+        return {k: list(p.programs) for k, p in self._sigs.items()}
 
     def experimental_get_tracing_count(self):
         return self.trace_count
 
     def __get__(self, instance, owner):
-        # A decorated method: bind `self`, which then is part of the signature (by identity).
-        return self if instance is None else functools.partial(self.__call__, instance)
+        # A decorated method: one tk.function per instance, as in TF (each instance may
+        # create its variables on its own first call), kept while the instance lives.
+        if instance is None:
+            return self
+        try:
+            bound = self._bound.get(instance)
+        except TypeError:     # unhashable or not weakly referable: `self` joins the signature
+            return functools.partial(self.__call__, instance)
+        if bound is None:
+            # The instance by weak reference: the bound function must not keep it alive.
+            ref, fn = weakref.ref(instance), self.python_function
+
+            @functools.wraps(fn)
+            def method(*args, **kwargs):
+                return fn(ref(), *args, **kwargs)
+            bound = Function(method, name=self._name, input_signature=self.input_signature,
+                             reduce_retracing=self.reduce_retracing)
+            bound._params = self._params[1:]
+            self._bound[instance] = bound
+        return bound
 
     def __call__(self, *args, **kwargs):
-        # The common call, f(x, y) with tensors or arrays only, finds its program by the
-        # arguments' types, shapes and dtypes: the same facts the full signature holds for
-        # it, without flattening the call (a training step's first call after other work
-        # pays several times the warm cost of every Python call it makes).
-        fast_key = None if kwargs else _fast_key(args)
-        program = self._by_fast_key.get(fast_key) if fast_key is not None else None
-        if program is not None and not (state.tapes or state.accumulators):
+        self._calls += 1
+        if self.input_signature is not None:
+            args, kwargs = bind_input_signature(self._name, self.input_signature, args, kwargs)
+        # The common call, f(x, y) with tensors or arrays only, finds its programs by the
+        # arguments' types, shapes and dtypes, without flattening the call.
+        fkey = None if kwargs else fast_key(args)
+        paths = self._by_fast_key.get(fkey) if fkey is not None else None
+        if paths is not None and paths.first is not None and not (state.tapes or state.accumulators):
             # A caller's array is copied (as when tracing): a result may be a view of it.
-            return program.run_fast([a._value if type(a) is Tensor else a.copy() for a in args])
-        leaves = nest.flatten((args, kwargs))
-        key = _signature((args, kwargs), leaves)
-        program = self.programs.get(key)
-        if program is None:
-            return self._trace(key, args, kwargs, leaves)
-        if program.unsupported:
-            return self.python_function(*args, **kwargs)
-        if fast_key is not None:
-            self._by_fast_key[fast_key] = program
-        tensors = [leaf for leaf in leaves if _is_tensor_arg(leaf)]
-        if state.tapes or state.accumulators:
-            return program.run_tensors([convert_to_tensor(t) for t in tensors])
-        return program.run_fast([t._value if isinstance(t, Tensor) else np.array(t) for t in tensors])
+            values = [a._value if type(a) is Tensor else a.copy() for a in args]
+            try:
+                return paths.first.run_fast(values)
+            except GuardFailed as failed:
+                return self._another_path(paths, None, args, kwargs, paths.first, failed)
+        key = signature(args, kwargs)
+        paths = self._sigs.get(key)
+        if paths is None:
+            return self._trace(key, args, kwargs, self._new_paths(key))
+        if fkey is not None:
+            self._by_fast_key[fkey] = paths
+        return self._another_path(paths, key, args, kwargs, None, None)
 
-    def _trace(self, key, args, kwargs, leaves):
+    def _new_paths(self, key):
+        with self._lock:
+            if len(self._sigs) >= MAX_SIGNATURES:    # bounded: the oldest signature goes
+                del self._sigs[next(iter(self._sigs))]
+                self._by_fast_key.clear()
+            paths = self._sigs[key] = _Paths()
+        return paths
+
+    def _another_path(self, paths, key, args, kwargs, failed_program, failed):
+        """Run the program of the path this call takes, tracing it if it is new."""
+        if paths.eager:
+            return self.python_function(*args, **kwargs)
+        if paths.check or any(p.unsupported for p in paths.programs[:1]):
+            if paths.check:      # a call after the first that creates a variable raises
+                return self._trace(key, args, kwargs, paths, replace=True)
+            return self.python_function(*args, **kwargs)
+        recording = bool(state.tapes or state.accumulators)
+        observed = ()
+        tried = set()
+        if failed is not None:
+            tried.add(id(failed_program))
+            observed = failed_program.guard_outcomes[:failed.k] + (failed.outcome,)
+        leaves = None
+        while True:
+            program = next((p for p in paths.programs if id(p) not in tried
+                            and p.guard_outcomes[:len(observed)] == observed), None)
+            if program is None:
+                break
+            if recording and program.transactional:
+                # Undoing writes that an outer tape or tracer already saw is not safe: the
+                # Python runs eagerly (it is recorded as any eager code is).
+                return self.python_function(*args, **kwargs)
+            tried.add(id(program))
+            if leaves is None:
+                leaves = [leaf for leaf in nest.flatten((args, kwargs)) if is_tensor_arg(leaf)]
+            try:
+                if recording:
+                    return program.run_tensors([convert_to_tensor(t) for t in leaves])
+                return program.run_fast([t._value if isinstance(t, Tensor) else np.array(t)
+                                         for t in leaves])
+            except GuardFailed as e:
+                observed = program.guard_outcomes[:e.k] + (e.outcome,)
+        if len(paths.programs) >= MAX_PATHS:
+            paths.eager = True
+            paths.update()
+            self._warn_once("paths", f"tk.function {self._name}: its Python code took more than "
+                            f"{MAX_PATHS} paths for one input signature (decisions on traced "
+                            f"values: {_sites(paths)}); it now runs eagerly for that signature. "
+                            f"Results stay right; to trace once, compute with tensors "
+                            f"(tk.where, tk.cond-like masks) instead of Python if/while on values",
+                            TracedValueWarning)
+            return self.python_function(*args, **kwargs)
+        return self._trace(key or signature(args, kwargs), args, kwargs, paths, new_path=True)
+
+    def _trace(self, key, args, kwargs, paths, replace=False, new_path=False, dry=False):
+        leaves = nest.flatten((args, kwargs))
         # Tensor arguments get their own tape ids: f(x, x) must not merge the two inputs.
         new_leaves, arg_tensors, seen = [], [], set()
         for leaf in leaves:
-            if _is_tensor_arg(leaf):
+            if is_tensor_arg(leaf):
                 leaf = convert_to_tensor(leaf)
                 if leaf._tid in seen:
                     leaf = identity(leaf)  # before the tracer starts: only outer tapes see it
@@ -106,92 +219,120 @@ class Function:
                 arg_tensors.append(leaf)
             new_leaves.append(leaf)
         args, kwargs = nest.pack_like((args, kwargs), new_leaves)
-        tracer = Tracer(arg_tensors)
+        tracer = Tracer(arg_tensors, dry=dry)
+        if self.trace_count or replace:
+            tracer.create_error = _create_error(self._name)
+        rng = _rng_state() if dry else None
         state.tapes.append(tracer)
         try:
             result = self.python_function(*args, **kwargs)
         finally:
             state.tapes.remove(tracer)
+            if dry:
+                for variable, value in tracer.undo.values():
+                    with variable._lock:
+                        variable._value = value
+                _rng_restore(rng)
         program = Program(self._name, tracer, *tracer.finish(result))
-        program.keepalive = [leaf for leaf in leaves if not _is_tensor_arg(leaf)]
-        self.programs[key] = program
+        program.keepalive = [leaf for leaf in leaves if not is_tensor_arg(leaf)]
+        with self._lock:
+            if replace:
+                paths.programs = [program]
+                paths.check = False
+            else:
+                paths.programs.append(program)
+                paths.check = bool(program.created)
+            paths.update()
+            self._last_program = program
+            if not replace:
+                self._count_trace(key, new_path)
+        if program.unsupported:
+            self._warn_once("unsupported", f"tk.function {self._name}: it uses "
+                            f"{program.unsupported}, and a replay could not recompute its "
+                            f"Python code; the function runs eagerly on every call")
+        return (program, result) if dry else result
+
+    def _count_trace(self, key, new_path):
         self.trace_count += 1
-        if program.unsupported and not self._warned:
-            self._warned = True
-            warnings.warn(f"tk.function {self._name}: it uses {program.unsupported}, and a replay "
-                          f"could not recompute its Python code; the function runs eagerly on "
-                          f"every call",
-                          stacklevel=3)
-        return result
+        cause, shape_only = ("a Python decision on a traced value took a new path", False) \
+            if new_path else describe_change(self._last_key, key, self._params)
+        self._last_key = key
+        if shape_only and (self.reduce_retracing or self.input_signature is not None):
+            return   # TF would not have traced: its programs take any size of those dims
+        self._recent.append(self._calls)
+        if len(self._recent) == RETRACE_WARNING and self._recent[0] > self._calls - RETRACE_WARNING:
+            self._recent.clear()
+            self._warn_once("retrace", f"{RETRACE_WARNING} out of the last {RETRACE_WARNING} "
+                            f"calls to tk.function {self._name} traced it again (the last "
+                            f"because {cause}). Tracing runs the Python function and keeps a "
+                            f"program per signature: pass numbers that change as tensors "
+                            f"(tk.constant(lr)) rather than Python floats, give the function "
+                            f"an input_signature=[tk.TensorSpec(...)], or use "
+                            f"reduce_retracing=True for changing shapes; and define the "
+                            f"tk.function once, outside any loop", stacklevel=4)
+
+    def _warn_once(self, what, message, category=UserWarning, stacklevel=5):
+        if what not in self._warned:
+            self._warned.add(what)
+            warnings.warn(message, category, stacklevel=stacklevel)
+
+    def get_concrete_function(self, *args, **kwargs):
+        """The program for these arguments (tensors, or tk.TensorSpec with None as size 1),
+        traced without running it for real if it is new: variables and the random streams
+        are left as they were. Print it to read the program; call it like the function."""
+        if not args and not kwargs and self.input_signature is not None:
+            args = self.input_signature
+        specs = (args, kwargs)
+        args, kwargs = dummy_arguments(args, kwargs)
+        if self.input_signature is not None:
+            args, kwargs = bind_input_signature(self._name, self.input_signature, args, kwargs)
+        key = signature(args, kwargs)
+        paths = self._sigs.get(key)
+        if paths is None or not paths.programs:
+            program, _ = self._trace(key, args, kwargs, paths or self._new_paths(key), dry=True)
+        else:
+            program = paths.programs[0]
+        return ConcreteFunction(self, program, specs)
 
     def __repr__(self):
         return f"<tk.function {self._name}: {self.trace_count} trace(s)>"
 
 
+def _sites(paths):
+    sites = {s for p in paths.programs for s in p.guard_sites}
+    return ", ".join(f"{f.rsplit('/', 1)[-1]}:{n}" for f, n in sorted(sites)[:4]) or "none seen"
+
+
+def _create_error(name):
+    return (f"tk.function {name} created a tk.Variable on a call after its first. tk.function "
+            f"(like tf.function) only supports variables created on the first call (the "
+            f"singleton pattern: `if self.v is None: self.v = tk.Variable(...)`), because a "
+            f"replay reuses the first call's variables while eager code would make new ones. "
+            f"Create the variable once, outside the function, or on its first call only")
+
+
 def function(func=None, input_signature=None, autograph=True, jit_compile=None,
              reduce_retracing=False, experimental_relax_shapes=None, name=None):
-    """Compile a Python function into a replayable program (`tf.function`).
+    """Compile a Python function into replayable programs (`tf.function`).
 
-    Works as `@tk.function`, `@tk.function()` and `tk.function(fn)`.
+    Works as `@tk.function`, `@tk.function()` and `tk.function(fn)`. `input_signature`: a
+    list of tk.TensorSpec that every call must fit. `reduce_retracing=True`: calls that
+    differ only in tensor shapes do not count toward the retracing warning (tapekit still
+    traces per shape: its programs are not shape-polymorphic).
 
     >>> @tk.function
     ... def f(x):
     ...     return x * x + 1.0
-    >>> f(tk.constant(2.0)), f(tk.constant(3.0)), f.trace_count
+    >>> f(tk.constant(2.0)), f(tk.constant(3.0)), f.experimental_get_tracing_count()
     (tk.Tensor(5.0, ...), tk.Tensor(10.0, ...), 1)
     """
     if input_signature is not None:
-        raise NotImplementedError("tk.function: input_signature is not supported; the signature "
-                                  "comes from the shapes and dtypes of the arguments of each call")
+        for spec in nest.flatten(list(input_signature)):
+            if not isinstance(spec, TensorSpec):
+                raise TypeError(f"tk.function: input_signature must hold tk.TensorSpec, got "
+                                f"{spec!r}; e.g. input_signature=[tk.TensorSpec([None], tk.float32)]")
+    relax = reduce_retracing or bool(experimental_relax_shapes)
     if func is None:
-        return functools.partial(function, name=name)
-    return Function(func, name=name)
-
-
-def _is_tensor_arg(leaf):
-    # Variables are captured by identity (reads and writes must reach the real one);
-    # NumPy arrays count as tensors, as in tf.function.
-    return (isinstance(leaf, Tensor) and not isinstance(leaf, Variable)) or isinstance(leaf, np.ndarray)
-
-
-def _fast_key(args):
-    """(type, shape, dtype) of each argument when all are Tensors or arrays, else None."""
-    key = []
-    for a in args:
-        t = type(a)
-        if t is Tensor:
-            v = a._value
-        elif t is np.ndarray:
-            v = a
-        else:
-            return None
-        key.append((t, v.shape, v.dtype))
-    return tuple(key)
-
-
-def _signature(structure, leaves):
-    """The cache key: the nesting, then (shape, dtype) of tensors and the value of the rest.
-
-    Variables and unhashable objects count by identity; the program keeps them alive, so
-    their id() cannot be reused by another object while the key exists.
-    """
-    key = [_structure(structure)]
-    for leaf in leaves:
-        if _is_tensor_arg(leaf):
-            key.append((leaf.shape, leaf.dtype))
-        elif isinstance(leaf, Variable):
-            key.append(("variable", id(leaf)))
-        else:
-            try:
-                key.append((type(leaf), leaf, hash(leaf)))  # models, optimizers: identity hash
-            except TypeError:
-                key.append(("object", id(leaf)))
-    return tuple(key)
-
-
-def _structure(s):
-    if isinstance(s, (list, tuple)):
-        return (type(s), tuple(_structure(x) for x in s))
-    if isinstance(s, dict):
-        return (dict, tuple((k, _structure(s[k])) for k in sorted(s)))
-    return None
+        return functools.partial(function, input_signature=input_signature,
+                                 reduce_retracing=relax, name=name)
+    return Function(func, name=name, input_signature=input_signature, reduce_retracing=relax)

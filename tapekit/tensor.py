@@ -65,9 +65,9 @@ class Tensor:
 
     def numpy(self):
         """A copy of the value: a NumPy array, or a NumPy scalar for shape ()."""
-        if _state.tapes:
-            _warn_if_traced(self, "x.numpy()")
         v = self._value
+        if _state.tapes:   # in user code inside tk.function: a guard on the value
+            _guard(self, "numpy", v, user_only=True)
         return v.copy() if isinstance(v, np.ndarray) and v.ndim else v[()]
 
     def __array__(self, dtype=None, copy=None):
@@ -79,6 +79,8 @@ class Tensor:
         write a new array).
         """
         v = self._value
+        if _state.tapes:
+            _guard(self, "numpy", v, user_only=True)
         if dtype is not None and np.dtype(dtype) != v.dtype:
             return np.asarray(v).astype(dtype)     # a new array: the caller's to change
         if copy or type(v) is not np.ndarray:
@@ -97,8 +99,8 @@ class Tensor:
         return (self[i] for i in range(self.shape[0]))
 
     def _scalar(self, kind):
-        if _state.tapes:
-            _warn_if_traced(self, f"{kind}(x)")
+        if _state.tapes:   # inside tk.function: a guard, checked by every replay
+            _guard(self, kind, self._value)
         if self._value.size != 1:
             raise TypeError(f"{kind}() needs a tensor with one element, got shape {self.shape}")
         return self._value.reshape(()).item()
@@ -206,6 +208,8 @@ class Variable(Tensor):
         # Held while assign* replaces or updates the value: 8 threads adding 1.0 2,000 times
         # each give 16,000, not the 6,000-15,000 an unguarded read-add-write gave.
         self._lock = threading.Lock()
+        if _state.tapes:   # a tk.function tracing: only its first call may create variables
+            _hook("_record_create", self)
 
     def __getstate__(self):       # copy/deepcopy/pickle: everything but the lock
         return {k: getattr(self, k) for k in ("_value", "_tid", "_name", "_trainable")}
@@ -225,26 +229,29 @@ class Variable(Tensor):
 
     def assign(self, value):
         new = self._checked(value, "assign")
+        if _state.tapes:  # a tk.function tracing this call records the write
+            _hook("_record_assign", self, value, new)
         with self._lock:
             self._value = new
-        if _state.tapes:  # a tk.function tracing this call records the write
-            for tape in _state.tapes:
-                hook = getattr(tape, "_record_assign", None)
-                if hook is not None:
-                    hook(self, value)
         return self
 
     def assign_add(self, delta):
-        # While tracing, compute the new value with a recorded op, so that a replay redoes it.
+        # While tracing, the delta stays a recorded tensor and the tracer records one update
+        # step, which a replay runs under the lock as this does (read, add, write as one).
         if _state.tapes and _tracing():
-            return self.assign(_ops.add(self, self._delta(delta, "assign_add")))
+            return self._traced_update(np.add, self._delta(delta, "assign_add"))
         self._update(np.add, self._checked(delta, "assign_add"))
         return self
 
     def assign_sub(self, delta):
         if _state.tapes and _tracing():
-            return self.assign(_ops.subtract(self, self._delta(delta, "assign_sub")))
+            return self._traced_update(np.subtract, self._delta(delta, "assign_sub"))
         self._update(np.subtract, self._checked(delta, "assign_sub"))
+        return self
+
+    def _traced_update(self, ufunc, delta):
+        _hook("_record_update", self, ufunc, delta)
+        self._update(ufunc, delta._value if isinstance(delta, Tensor) else delta)
         return self
 
     def _update(self, ufunc, delta):
@@ -323,37 +330,27 @@ class TracedValueWarning(UserWarning):
 
 
 _PACKAGE_DIR = _os.path.dirname(_os.path.abspath(__file__)) + _os.sep
-_warned_lines = set()   # (file, line) of the user code already warned about
 
 
-def _warn_if_traced(tensor, what):
-    """Warn once per line of user code that reads a traced value (float(x), x.numpy()) while
-    a tk.function traces: the replay reuses the number it read then, on every later call.
-
-    A tracer is the active pseudo-tape with a `slot_of` map (function.py's _Tracer): the
-    tensors it follows (arguments and everything computed from them) are in it, and it
-    reads every variable afresh. Anything else (a constant from outside) is safe to read.
-    """
+def _hook(name, *args):
+    """Show a variable event or a Python read of a value to every active tape that listens
+    (a tk.function's tracer: tracing.py)."""
     for tape in _state.tapes:
-        slot_of = getattr(tape, "slot_of", None)
-        if slot_of is None or not (isinstance(tensor, Variable) or tensor._tid in slot_of):
-            continue
-        frame = _sys._getframe(2)
-        while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-            frame = frame.f_back      # the user's line, not tapekit's
-        if frame is None:
+        hook = getattr(tape, name, None)
+        if hook is not None:
+            hook(*args)
+
+
+def _guard(tensor, kind, value, user_only=False):
+    """Python read `kind` (bool, int, float, index, numpy) of `tensor` while a tk.function
+    traces: the tracer records a guard, and a replay whose value decides otherwise traces
+    that path too. `user_only`: x.numpy() and np.asarray(x) count only from user code
+    (tapekit reads dtypes and values of its inputs that way without deciding anything)."""
+    if user_only:
+        caller = _sys._getframe(2).f_code.co_filename
+        if caller.startswith(_PACKAGE_DIR):
             return
-        where = (frame.f_code.co_filename, frame.f_lineno)
-        if where in _warned_lines:
-            return
-        _warned_lines.add(where)
-        warnings.warn_explicit(
-            f"{what} on a traced value inside tk.function: it reads the value of this trace, "
-            f"and every later call replays that same number (the value is frozen). Compute "
-            f"with tapekit ops instead (x * 2.0, tk.where, tk.cast), or pass the number as an "
-            f"argument of the function",
-            TracedValueWarning, where[0], where[1], module=frame.f_globals.get("__name__"))
-        return
+    _hook("_record_guard", tensor, kind, value)
 
 
 def _tracing():

@@ -4,24 +4,71 @@ The first call with a new signature runs the function for real while a `Tracer` 
 among the active tapes. Every op goes through `dispatch.apply`, which shows it to every
 active tape, so the tracer sees them all: the forward pass, the derivative rules of any
 `tape.gradient` inside (a tracer counts as a tape, so backward passes run on tensors
-and are recorded too), the optimizer's arithmetic and random draws. Variable writes
-reach it through `Variable.assign`. The result is a flat list of steps over numbered
-slots:
+and are recorded too), the optimizer's arithmetic and random draws. Variables and tensors
+show it the rest through hooks (tensor.py, printing.py, debugging.py). The result is a
+flat list of steps over numbered slots:
 
-    (OP,     op,       input slots, attrs, output slot, holes)   slot = op(slots..., **attrs)
-    (READ,   variable, (),          None,  output slot, ())      slot = variable's value now
-    (ASSIGN, variable, (slot,),     dtype, None,        ())      variable = slot
-    (CHECK,  check,    (slot,),     None,  None,        ())      check(slot)  (check_numerics)
+    (OP,     op,       input slots, attrs, output slot, holes)  slot = op(slots..., **attrs)
+    (READ,   variable, (),          None,  output slot, ())     slot = variable's value now
+    (ASSIGN, variable, (slot,),     dtype, None,        ())     variable = slot
+    (UPDATE, variable, (slot,),     ufunc, None,        ())     variable = ufunc(variable, slot)
+    (CHECK,  check,    (slot,),     None,  None,        ())     check(slot)  (check_numerics)
+    (GUARD,  kind,     (slot,),     outcome, site,      ())     kind(slot) must give outcome
+    (PRINT,  printer,  (slots...),  template, None,     ())     tk.print at every call
+
+A GUARD is a Python decision the traced call made on a traced value: `if x > 0`
+(bool), `range(n)` (index), `float(x)`, `x.numpy()` in user code. The program is only
+valid for calls that decide the same way; a replay checks each guard when it reaches
+it and, on a different outcome, gives up (`GuardFailed`) so function.py can trace that
+path too. Why guards rather than converting the source (AutoGraph): see docs/DESIGN.md.
 
 `replay.Program` turns the steps into something to run; function.py ties the two.
 """
+import sys
+
 import numpy as np
 
 from . import nest
 from .tensor import Tensor, Variable
 
-OP, READ, ASSIGN, CHECK = "op", "read", "assign", "check"
+OP, READ, ASSIGN, UPDATE, CHECK, GUARD, PRINT = (
+    "op", "read", "assign", "update", "check", "guard", "print")
 _SCALARS = (int, float, bool)
+
+
+class GuardFailed(Exception):
+    """A replay reached guard `k` and the live value decided differently (`outcome`)."""
+
+    def __init__(self, k, outcome):
+        super().__init__(k, outcome)
+        self.k, self.outcome = k, outcome
+
+
+def _scalar_item(a):
+    a = np.asarray(a)
+    if a.size != 1:
+        raise TypeError("not one element")
+    return a.reshape(()).item()
+
+
+# What each Python decision reads from a value (Tensor._scalar, Tensor.numpy), as a
+# comparable outcome: floats by their bits (-0.0 is not 0.0, NaN equals NaN), arrays by
+# shape, dtype and bytes.
+GUARD_KINDS = {
+    "bool": lambda a: bool(_scalar_item(a)),
+    "int": lambda a: int(_scalar_item(a)),
+    "index": lambda a: int(_scalar_item(a)),
+    "float": lambda a: float(_scalar_item(a)).hex(),
+    "numpy": lambda a: (np.shape(a), np.asarray(a).dtype.str, np.asarray(a).tobytes()),
+}
+
+
+def outcome_of(kind, value):
+    """The guard outcome of `kind` on an array, or ("error",) if that raises (eager would)."""
+    try:
+        return GUARD_KINDS[kind](value)
+    except (TypeError, ValueError, OverflowError):
+        return ("error",)
 
 
 class _Hole:
@@ -34,9 +81,14 @@ class _Hole:
 
 
 class Tracer:
-    """A pseudo-tape: turns every op and variable write it sees into a program step."""
+    """A pseudo-tape: turns every op, variable read and write, Python decision on a traced
+    value and tk.print it sees into a program step.
 
-    def __init__(self, arg_tensors):
+    `dry=True` (get_concrete_function): the trace must leave no trace; the tracer keeps each
+    written variable's first value (`undo`) and tk.print stays silent.
+    """
+
+    def __init__(self, arg_tensors, dry=False):
         self.n_args = len(arg_tensors)
         self.n_slots = self.n_args
         self.slot_of = {t._tid: k for k, t in enumerate(arg_tensors)}  # tid -> slot
@@ -46,13 +98,17 @@ class Tracer:
         self._read_slot = {}   # id(variable) -> slot of its value since the last write
         self._values = {id(t._value): (k, t._value) for k, t in enumerate(arg_tensors)}
         self.unsupported = None
+        self.created = []      # variables created while tracing
+        self.dry = dry
+        self.create_error = None   # set: creating a variable raises ValueError(create_error)
+        self.undo = {}         # id(variable) -> (variable, value before the first write)
 
     def _new_slot(self, value):
         self.n_slots += 1
         self._values[id(value)] = (self.n_slots - 1, value)
         return self.n_slots - 1
 
-    # --- called by dispatch.apply for every op, and by Variable.assign -------------------
+    # --- called by dispatch.apply for every op ------------------------------------------
     def _record(self, op, args, values, tids, result, attrs):
         # An op with no forward of its own (custom_gradient: its value comes from user Python)
         # cannot be replayed; the program then runs eagerly.
@@ -65,19 +121,70 @@ class Tracer:
         self.steps.append((OP, op, ins, attrs, out, holes))
         self.slot_of[result._tid] = out
 
-    def _record_assign(self, variable, value):
-        if isinstance(value, Tensor):
-            src = self._ref(value, value._value, value._tid)
-        else:  # a Python or NumPy value: eager assign has just stored its checked copy
-            src = self._const(variable._value, None)
+    # --- called by Variable (tensor.py) -------------------------------------------------
+    def _record_assign(self, variable, value, new):
+        """`variable.assign(value)`, before the write; `new` is the checked array it stores."""
+        src = self._ref(value, value._value, value._tid) if isinstance(value, Tensor) \
+            else self._const(new, None)
+        self._before_write(variable)
         self.steps.append((ASSIGN, variable, (src,), variable.dtype, None, ()))
+
+    def _record_update(self, variable, ufunc, delta):
+        """assign_add / assign_sub: one step that reads, updates and writes under the lock."""
+        src = self._ref(delta, delta._value, delta._tid) if isinstance(delta, Tensor) \
+            else self._const(delta, None)
+        self._before_write(variable)
+        self.steps.append((UPDATE, variable, (src,), ufunc, None, ()))
+
+    def _before_write(self, variable):
+        self.undo.setdefault(id(variable), (variable, variable._value))
         self._read_slot.pop(id(variable), None)  # later uses read the new value
+
+    def _record_read(self, variable, tensor):
+        """`variable.read_value()`: the returned tensor is the variable's value at this point."""
+        self.slot_of[tensor._tid] = self._read(variable)
+
+    def _record_create(self, variable):
+        if self.create_error is not None:
+            raise ValueError(self.create_error)
+        self.created.append(variable)
+
+    # --- Python decisions on values, prints, checks -------------------------------------
+    def _record_guard(self, tensor, kind, value):
+        """Python read `kind` of `tensor` (bool(x), float(x), x.numpy()) and got `value`."""
+        slot = self._traced_slot(tensor)
+        if slot is None:
+            return   # a constant: the same at every call
+        site = _user_site(sys._getframe(2))
+        self.steps.append((GUARD, kind, (slot,), outcome_of(kind, tensor._value), site, ()))
+
+    def _record_print(self, printer, items):
+        """tk.print: `items` are tensors or Python values; tensors become slots."""
+        ins, template = [], []
+        for item in items:
+            slot = self._traced_slot(item) if isinstance(item, Tensor) else None
+            if slot is None:
+                template.append((False, item))
+            else:
+                template.append((True, len(ins)))
+                ins.append(slot)
+        self.steps.append((PRINT, printer, tuple(ins), tuple(template), None, ()))
 
     def _record_check(self, tensor, check):
         """A value check outside any op (tk.debugging.check_numerics): `check(array)` raises
         if the value is bad. Every replay runs it, as every eager call does."""
         src = self._ref(tensor, tensor._value, tensor._tid)
         self.steps.append((CHECK, check, (src,), None, None, ()))
+
+    def _traced_slot(self, tensor):
+        if isinstance(tensor, Variable):
+            return self._read(tensor)
+        slot = self.slot_of.get(tensor._tid)
+        if slot is None:
+            known = self._values.get(id(tensor._value))
+            if known is not None and known[1] is tensor._value:
+                slot = known[0]
+        return slot
 
     # --- where an input comes from -------------------------------------------------------
     def _ref(self, a, value, tid):
@@ -155,6 +262,16 @@ class Tracer:
                 outputs.append((False, leaf))
         skeleton = nest.pack_like(result, [None] * len(flat)) if nest.is_nested(result) else None
         return outputs, skeleton
+
+
+_PACKAGE = __name__.partition(".")[0]
+
+
+def _user_site(frame):
+    """(file, line) of the innermost frame outside tapekit: where the decision was made."""
+    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == _PACKAGE:
+        frame = frame.f_back
+    return (frame.f_code.co_filename, frame.f_lineno) if frame is not None else ("?", 0)
 
 
 def fill_holes(attrs, arrays):

@@ -200,7 +200,8 @@ def test_methods_and_models_are_part_of_the_signature():
     assert (a(tk.constant(2.0)).numpy(), b(tk.constant(2.0)).numpy()) == (2.0, 10.0)
     b.w.assign(6.0)
     assert b(tk.constant(2.0)).numpy() == 12.0
-    assert Scaler.__call__.trace_count == 2
+    # One tk.function per instance, as in TF: each traced once.
+    assert a.__call__.trace_count == 1 and b.__call__.trace_count == 1
 
 
 def test_unreplayable_ops_fall_back_to_eager_with_a_warning():
@@ -235,10 +236,11 @@ def test_the_program_is_printable():
         v.assign_add(x)
         return v * 2.0
     f(tk.constant(1.0))
-    (program,) = f.programs.values()
-    assert str(program).splitlines()[1:] == [
-        "  s1 = read v:0", "  s2 = add(s1, s0)", "  v:0 <- s2", "  s3 = read v:0",
-        "  s5 = multiply(s3, s4)"]
+    ((program,),) = f.programs.values()   # one signature, one path
+    # Straight-line Python, one line per step; the update is one step under v's lock.
+    assert [line.split("#")[0].rstrip() for line in str(program).splitlines()] == [
+        "def f(s0):", "    assign_add(v, s0)", "    del s0", "    s1 = v._value",
+        "    s3 = multiply(s1, 2.0)", "    del s1", "    return s3"]
 
 
 def test_steps_on_constants_are_computed_once():
@@ -252,10 +254,11 @@ def test_steps_on_constants_are_computed_once():
     x = tk.constant([2.0, 4.0, 8.0])
     np.testing.assert_allclose(grad(x).numpy(), [2 / 3, 4 / 3, 8 / 3], rtol=1e-6)
     np.testing.assert_allclose(grad(x * 2).numpy(), [4 / 3, 8 / 3, 16 / 3], rtol=1e-6)  # replayed
-    (program,) = grad.programs.values()
+    ((program,),) = grad.programs.values()
     # The seed (ones) spread over the mean's 3 inputs and divided by 3 is a constant, and
     # the loss itself is not returned: what is left is g * x.
-    names = [line.split("= ")[-1].split("(")[0] for line in str(program).splitlines()[1:]]
+    names = [line.split("= ")[-1].split("(")[0] for line in str(program).splitlines()[1:]
+             if " = " in line]
     assert names == ["multiply"], str(program)
 
 
@@ -274,7 +277,8 @@ def test_a_replayed_update_never_changes_an_array_someone_holds():
     step(d)
     assert held[0] == -1.0                    # ... which keeps its numbers,
     assert v.numpy()[0] == -2.0 and v._value is not held   # and v gets a new array
-    assert "<-" in str(step.programs[next(iter(step.programs))]).splitlines()[-1]
+    ((program,),) = step.programs.values()
+    assert "assign_sub(Variable, s" in str(program)
 
 
 def test_a_training_step_replays_and_is_faster_without_python():

@@ -480,36 +480,32 @@ def test_ragged_lists_and_none_values():
     assert float(v) == 1.0
 
 
-def test_reading_a_traced_value_in_tk_function_warns_once_naming_the_line():
+def test_reading_a_traced_value_in_tk_function_gives_the_eager_numbers():
+    # It used to be frozen with a TracedValueWarning; now float(x) is a guard: a call whose
+    # value differs traces again (issue 24).
     @tk.function
     def f(x):
-        return x * float(x)                    # frozen: the second call reuses 2.0
+        return x * float(x)
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        f(tk.constant(2.0))
-        f(tk.constant(3.0))
-        f(tk.constant(4.0, dtype=tk.float64))  # a second trace: the same line, no second warning
-    traced = [w for w in caught if issubclass(w.category, TracedValueWarning)]
-    assert len(traced) == 1
-    assert traced[0].filename == __file__ and "float(x)" in str(traced[0].message)
-    assert "frozen" in str(traced[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TracedValueWarning)
+        assert [float(f(tk.constant(v))) for v in (2.0, 3.0, 2.0)] == [4.0, 9.0, 4.0]
+    assert f.experimental_get_tracing_count() == 2        # one path per value of float(x)
 
 
 @pytest.mark.parametrize("read", [lambda x, v, c: x.numpy(), lambda x, v, c: int(x),
                                   lambda x, v, c: float(v)])
-def test_numpy_int_and_variables_read_in_tk_function_warn(read, monkeypatch):
-    monkeypatch.setattr("tapekit.tensor._warned_lines", set())   # the three share one line
+def test_numpy_int_and_variables_read_in_tk_function_follow_every_call(read):
     v = tk.Variable(1.0)
     c = tk.constant(5.0)
 
-    @tk.function
     def f(x):
-        read(x, v, c)
-        return x + v
+        return x * float(read(x, v, c)) + v
 
-    with pytest.warns(TracedValueWarning, match="traced value inside tk.function"):
-        f(tk.constant(2.0))
+    traced = tk.function(f)
+    for x, v_value in ((2.0, 1.0), (3.0, 1.0), (3.0, 4.0), (2.0, 1.0)):
+        v.assign(v_value)
+        assert float(traced(tk.constant(x))) == float(f(tk.constant(x)))
 
 
 def test_reading_a_constant_from_outside_in_tk_function_does_not_warn():

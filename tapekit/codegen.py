@@ -1,0 +1,201 @@
+"""A traced program as Python source: one line per step, compiled and run as the replay.
+
+    def f(s0, s1):
+        s2 = w._value                       # read w:0
+        s3 = matmul(s0, s2)
+        guard_0(s3)                         # bool(...) was True at model.py:12; else trace again
+        assign_sub(w, s7)                   # w:0 -= s7, under its lock
+        del s3
+        return s9
+
+Each name in the source is bound in the function's globals: the ops' NumPy forwards
+(by op name), the variables (by their names), constants (`c5`), guards, checks and
+prints. `generate` returns the source and those globals; `compile_program` execs it.
+This is the replay itself (no per-step dispatch) and what a learner reads:
+`f.get_concrete_function(x)` prints it and `tk.autograph.to_code(f)` returns it.
+"""
+import functools
+import keyword
+import math
+import re
+
+import numpy as np
+
+from .tracing import ASSIGN, CHECK, GUARD, OP, PRINT, READ, UPDATE, GuardFailed, fill_holes, \
+    outcome_of
+
+_LITERAL_TYPES = (bool, int, str, type(None))
+
+
+def generate(program, stores):
+    """(source, globals) of `program`; `stores` = (assign, update, show) functions to bind."""
+    assign, update, show = stores
+    names = _Names()
+    g = {"GuardFailed": GuardFailed, "dtype": np.dtype}
+    keep = {s for is_slot, s in program.outputs if is_slot} | set(program.consts)
+    dead = _dead_after(program.steps, keep)
+    lines = [f"def {_ident(program.name)}({', '.join(f's{i}' for i in range(program.n_args))}):"]
+
+    def ref(slot, inline=True):
+        if slot in program.consts:
+            value = program.consts[slot][0]
+            lit = _literal(value) if inline and not isinstance(value, np.ndarray) else None
+            if lit is not None:
+                return lit
+            g[f"c{slot}"] = value
+            return f"c{slot}"
+        return f"s{slot}"
+
+    n_guard = 0
+    for k, (kind, obj, ins, attrs, out, holes) in enumerate(program.steps):
+        args = [ref(i) for i in ins]
+        if kind is OP:
+            if holes:
+                fn = _with_holes(obj.forward, attrs, len(ins))
+                name = names.bind(g, f"{obj.name}_{out}", fn)
+                line = f"s{out} = {name}({', '.join(args + [f's{h}' for h in holes])})"
+                comment = f"attributes filled from {', '.join(f's{h}' for h in holes)}"
+            else:
+                name = names.bind(g, obj.name, obj.forward)
+                kw = _kwargs(attrs)
+                if kw is None:
+                    g[f"a{out}"] = dict(attrs)
+                    kw = [f"**a{out}"]
+                line, comment = f"s{out} = {name}({', '.join(args + kw)})", ""
+        elif kind is READ:
+            var = names.bind(g, obj._name, obj)
+            line, comment = f"s{out} = {var}._value", f"read {obj.name}"
+        elif kind is ASSIGN:
+            var = names.bind(g, obj._name, obj)
+            g["assign"] = assign
+            line, comment = f"assign({var}, {args[0]})", f"{obj.name} = {args[0]}"
+        elif kind is UPDATE:
+            var = names.bind(g, obj._name, obj)
+            what = "assign_add" if attrs is np.add else "assign_sub"
+            g[what] = functools.partial(update, attrs)
+            sign = "+=" if what == "assign_add" else "-="
+            line, comment = f"{what}({var}, {args[0]})", f"{obj.name} {sign} {args[0]}, under its lock"
+        elif kind is CHECK:
+            name = names.bind(g, f"check_{k}", obj)
+            line, comment = f"{name}({args[0]})", "tk.debugging.check_numerics"
+        elif kind is GUARD:
+            g[f"guard_{n_guard}"] = _guard(n_guard, obj, attrs)
+            line = f"guard_{n_guard}({args[0]})"
+            comment = f"{_describe_guard(obj, attrs, args[0])} at {_site(out)}, else trace again"
+            n_guard += 1
+        else:  # PRINT
+            g[f"print_{k}"] = functools.partial(show, obj, attrs)
+            shown = ", ".join(args[v] if is_slot else repr(v) for is_slot, v in attrs)
+            line, comment = f"print_{k}({', '.join(args)})", f"tk.print({shown})"
+        lines.append(f"    {line:<36}  # {comment}" if comment else f"    {line}")
+        if dead[k]:
+            lines.append(f"    del {', '.join(f's{d}' for d in sorted(dead[k]))}")
+    results = [ref(s, inline=False) for is_slot, s in program.outputs if is_slot]
+    lines.append(f"    return {results[0] if len(results) == 1 else '(' + ', '.join(results) + (',)' if results else ')')}")
+    return "\n".join(lines) + "\n", g
+
+
+def compile_program(source, g, name):
+    code = compile(source, f"<tk.function {name}>", "exec")
+    exec(code, g)  # noqa: S102 - our own generated source
+    return g[_ident(name)]
+
+
+class _Names:
+    """Identifiers for ops and variables: the op's or variable's name, made unique."""
+
+    def __init__(self):
+        self.by_obj = {}
+        self.used = set()
+
+    def bind(self, g, name, obj, prefix=""):
+        got = self.by_obj.get(id(obj))
+        if got is not None:
+            return got
+        base = prefix + _ident(name)
+        ident, n = base, 1
+        while ident in self.used or ident in g:
+            n += 1
+            ident = f"{base}_{n}"
+        self.used.add(ident)
+        self.by_obj[id(obj)] = ident
+        g[ident] = obj
+        return ident
+
+
+def _ident(name):
+    s = re.sub(r"\W", "_", str(name)) or "f"
+    if s[0].isdigit() or keyword.iskeyword(s) or re.fullmatch(r"[sca]\d+|guard_\d+|print_\d+", s) \
+            or s in ("GuardFailed", "dtype", "assign", "assign_add", "assign_sub"):
+        s = "op_" + s
+    return s
+
+
+def _literal(v):
+    """Python source that evaluates to `v`, or None when there is none this simple."""
+    if isinstance(v, float) and type(v) is float:
+        return repr(v) if math.isfinite(v) else None
+    if type(v) in _LITERAL_TYPES:
+        return repr(v)
+    if isinstance(v, np.dtype):
+        return f"dtype({v.name!r})"
+    if isinstance(v, slice):
+        parts = [_literal(p) for p in (v.start, v.stop, v.step)]
+        return None if None in parts else f"slice({', '.join(parts)})"
+    if v is Ellipsis:
+        return "Ellipsis"
+    if type(v) is tuple:
+        parts = [_literal(p) for p in v]
+        return None if None in parts else "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+    return None
+
+
+def _kwargs(attrs):
+    out = []
+    for k, v in attrs.items():
+        lit = _literal(v)
+        if lit is None or not k.isidentifier():
+            return None
+        out.append(f"{k}={lit}")
+    return out
+
+
+def _with_holes(forward, attrs, n):
+    return lambda *v: forward(*v[:n], **fill_holes(attrs, v[n:]))
+
+
+def _guard(k, kind, expected):
+    def guard(value):
+        got = outcome_of(kind, value)
+        if got != expected:
+            raise GuardFailed(k, got)
+    guard.__name__ = f"guard_{k}"
+    return guard
+
+
+def _describe_guard(kind, outcome, arg):
+    if kind == "numpy":
+        return f"{arg}.numpy() as traced"
+    if kind == "float":
+        return f"float({arg}) is {float.fromhex(outcome)!r}" if isinstance(outcome, str) \
+            else f"float({arg}) fails"
+    return f"{kind}({arg}) is {outcome!r}"
+
+
+def _site(site):
+    filename, line = site
+    return f"{filename.rsplit('/', 1)[-1]}:{line}"
+
+
+def _dead_after(steps, keep):
+    """For each step, the slots no later step reads (freed right after it), except `keep`."""
+    last = {}   # slot -> index of the last step that reads it
+    for k, (_, _, ins, _, _, holes) in enumerate(steps):
+        for i in ins + holes:
+            last[i] = k
+    dead = [[] for _ in steps]
+    for slot, k in last.items():
+        if slot not in keep:
+            dead[k].append(slot)
+    # A step's own output nobody reads (a check's None): nothing to free.
+    return dead

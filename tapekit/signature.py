@@ -1,0 +1,179 @@
+"""What makes two calls of a tk.function the same trace: signatures, TensorSpec, and the
+words for why a call traced again.
+
+A call's key is, per argument: its nesting, then for each tensor (or NumPy array) its shape
+and dtype, for a Python float its bits (so 0.0 and -0.0 differ, as 1/x does, and every
+NaN is one key), for other hashable values their value, and for anything else (a model,
+an optimizer, a Variable) its identity.
+"""
+import numpy as np
+
+from . import dtypes, nest
+from .convert import convert_to_tensor
+from .tensor import Tensor, Variable
+
+
+class TensorSpec:
+    """The shape and dtype a tensor argument must have (`tf.TensorSpec`); None in the shape
+    is a dimension of any size.
+
+    >>> tk.TensorSpec(shape=[None, 3], dtype=tk.float32)
+    TensorSpec(shape=(None, 3), dtype=tk.float32, name=None)
+    """
+
+    def __init__(self, shape, dtype=dtypes.float32, name=None):
+        self.shape = None if shape is None else tuple(None if d is None else int(d) for d in shape)
+        self.dtype = dtypes.as_dtype(dtype)
+        self.name = name
+
+    @classmethod
+    def from_tensor(cls, tensor, name=None):
+        return cls(tensor.shape, tensor.dtype, name)
+
+    def is_compatible_with(self, value):
+        shape = tuple(np.shape(value)) if not isinstance(value, TensorSpec) else value.shape
+        dtype = getattr(value, "dtype", None)
+        if dtype is not None and np.dtype(dtype) != self.dtype:
+            return False
+        return _shape_fits(shape, self.shape)
+
+    def __eq__(self, other):
+        return isinstance(other, TensorSpec) and (self.shape, self.dtype, self.name) == \
+            (other.shape, other.dtype, other.name)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.name))
+
+    def __repr__(self):
+        return f"TensorSpec(shape={self.shape}, dtype=tk.{self.dtype.name}, name={self.name!r})"
+
+
+def _shape_fits(shape, spec_shape):
+    if spec_shape is None:
+        return True
+    if shape is None or len(shape) != len(spec_shape):
+        return False
+    return all(s is None or d is None or s == d for d, s in zip(shape, spec_shape))
+
+
+def bind_input_signature(fn_name, signature, args, kwargs):
+    """The call's arguments as tensors of the signature's dtypes; a TypeError or ValueError
+    naming the argument, what was given and what the signature says otherwise."""
+    if kwargs:
+        raise TypeError(f"tk.function {fn_name} has an input_signature: pass its arguments "
+                        f"by position, got keyword(s) {sorted(kwargs)}")
+    if len(args) != len(signature):
+        raise TypeError(f"tk.function {fn_name}: its input_signature lists {len(signature)} "
+                        f"argument(s), the call gave {len(args)}")
+    bound = []
+    for k, (arg, spec) in enumerate(zip(args, signature)):
+        specs = nest.flatten(spec) if nest.is_nested(spec) else [spec]
+        leaves = nest.flatten(arg) if nest.is_nested(spec) else [arg]
+        if len(specs) != len(leaves):
+            raise TypeError(f"tk.function {fn_name}: argument {k} has {len(leaves)} value(s), "
+                            f"its input_signature entry {spec!r} has {len(specs)}")
+        out = []
+        for leaf, s in zip(leaves, specs):
+            if isinstance(leaf, Tensor) and leaf.dtype != s.dtype:
+                raise TypeError(f"tk.function {fn_name}: argument {k} is a tensor of dtype "
+                                f"{leaf.dtype.name}, the input_signature says {s!r}; cast it "
+                                f"with tk.cast(x, tk.{s.dtype.name})")
+            t = leaf if isinstance(leaf, Tensor) else convert_to_tensor(leaf, dtype=s.dtype)
+            if not _shape_fits(t.shape, s.shape):
+                raise ValueError(f"tk.function {fn_name}: argument {k} has shape {t.shape}, "
+                                 f"which the input_signature {s!r} does not allow (None is any "
+                                 f"size); reshape the argument or widen the signature")
+            out.append(t)
+        bound.append(nest.pack_like(spec, out) if nest.is_nested(spec) else out[0])
+    return tuple(bound), {}
+
+
+def is_tensor_arg(leaf):
+    # Variables are captured by identity (reads and writes must reach the real one);
+    # NumPy arrays count as tensors, as in tf.function.
+    return (isinstance(leaf, Tensor) and not isinstance(leaf, Variable)) or isinstance(leaf, np.ndarray)
+
+
+def fast_key(args):
+    """(type, shape, dtype) of each argument when all are Tensors or arrays, else None."""
+    key = []
+    for a in args:
+        t = type(a)
+        if t is Tensor:
+            v = a._value
+        elif t is np.ndarray:
+            v = a
+        else:
+            return None
+        key.append((t, v.shape, v.dtype))
+    return tuple(key)
+
+
+def signature(args, kwargs):
+    """The cache key: per argument (positional, then keywords by name) its nesting and the
+    key of each leaf (see the module's docstring)."""
+    parts = [(k, _structure(a), tuple(_leaf_key(x) for x in _leaves(a)))
+             for k, a in enumerate(args)]
+    parts += [(name, _structure(kwargs[name]), tuple(_leaf_key(x) for x in _leaves(kwargs[name])))
+              for name in sorted(kwargs)]
+    return tuple(parts)
+
+
+def _leaves(a):
+    return nest.flatten(a) if nest.is_nested(a) else [a]
+
+
+def _leaf_key(leaf):
+    if is_tensor_arg(leaf):
+        return ("tensor", leaf.shape, leaf.dtype)
+    if isinstance(leaf, Variable):
+        return ("variable", id(leaf))
+    if isinstance(leaf, (float, np.floating)):
+        return (type(leaf), float(leaf).hex())   # -0.0 is not 0.0; every NaN is one key
+    try:
+        return (type(leaf), leaf, hash(leaf))   # models, optimizers: identity hash
+    except TypeError:
+        return ("object", id(leaf))
+
+
+def _structure(s):
+    if isinstance(s, (list, tuple)):
+        return (type(s), tuple(_structure(x) for x in s))
+    if isinstance(s, dict):
+        return (dict, tuple((k, _structure(s[k])) for k in sorted(s)))
+    return None
+
+
+def describe_change(old, new, param_names):
+    """Why `new` traced again after `old`: the first argument whose key differs, in words;
+    and whether only tensor shapes changed (reduce_retracing does not count those)."""
+    if old is None:
+        return "its first call", False
+    if len(old) != len(new):
+        return "a different number of arguments", False
+    for (name, s_old, k_old), (_, s_new, k_new) in zip(old, new):
+        if (s_old, k_old) == (s_new, k_new):
+            continue
+        label = param_names[name] if isinstance(name, int) and name < len(param_names) else name
+        if s_old != s_new or len(k_old) != len(k_new):
+            return f"argument {label!r} has a different nesting", False
+        for a, b in zip(k_old, k_new):
+            if a == b:
+                continue
+            if a[0] == "tensor" and b[0] == "tensor":
+                shape_only = a[2] == b[2]
+                return (f"argument {label!r} is a tensor of shape {b[1]} {b[2].name} (before: "
+                        f"{a[1]} {a[2].name})", shape_only)
+            return f"argument {label!r} is {_show(b)} (before: {_show(a)})", False
+    return "a Python decision on a traced value took a new path", False
+
+
+def _show(key):
+    kind = key[0]
+    if kind == "tensor":
+        return f"a tensor of shape {key[1]}"
+    if kind in ("variable", "object"):
+        return "another object"
+    if isinstance(key[1], str) and issubclass(kind, (float, np.floating)):
+        return f"the Python {kind.__name__} {float.fromhex(key[1])!r}"
+    return f"the Python {kind.__name__} {key[1]!r}"
