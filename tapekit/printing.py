@@ -1,0 +1,105 @@
+"""tk.print: TensorFlow's tf.print, eagerly. Tensors print by value (`[1 2 3]`, scalars plain,
+long axes summarised as `[0 1 2 ... 7 8 9]`), other values as str() does.
+
+The hook for tk.function: `print` does two things, `format_inputs` (the text, from the values
+now) and `write` (to the stream). A traced program that must print at every call can call
+`print` again with the new values; nothing here keeps state.
+
+>>> import sys
+>>> tk.print("x:", tk.constant([1, 2, 3]), output_stream=sys.stdout)
+x: [1 2 3]
+>>> tk.print(tk.range(10), tk.constant(0.1), output_stream=sys.stdout)
+[0 1 2 ... 7 8 9] 0.1
+>>> tk.print(tk.constant([[1.5, 2.0], [3.0, 4.0]]), output_stream=sys.stdout)
+[[1.5 2]
+ [3 4]]
+"""
+import builtins
+import sys
+
+import numpy as np
+
+from .tensor import Tensor
+
+__all__ = ["print", "format_inputs", "write"]
+
+
+def _number(v):
+    """One element as TensorFlow prints it: the shortest of 6 or 9 significant digits (float32)
+    that reads back as the same number, 15 or 17 for float64; integers and bools as they are."""
+    kind = v.dtype.kind
+    if kind == "b":
+        return "True" if v else "False"
+    if kind != "f":
+        return str(v)
+    short, long_ = (15, 17) if v.dtype == np.float64 else (6, 9)
+    text = f"{float(v):.{short}g}"
+    if v.dtype.type(text) != v and not np.isnan(v):
+        text = f"{float(v):.{long_}g}"
+    return {"inf": "inf", "-inf": "-inf", "nan": "nan"}.get(text, text)
+
+
+def _array(a, summarize, indent=1):
+    """Nested brackets, the elements separated by spaces, rows by newlines (as numpy)."""
+    if a.ndim == 0:
+        return _number(a[()])
+    n = a.shape[0]
+    cut = summarize is not None and summarize >= 0 and n > 2 * summarize
+    idx = list(range(summarize)) + [None] + list(range(n - summarize, n)) if cut else list(range(n))
+    if a.ndim == 1:
+        return "[" + " ".join("..." if i is None else _number(a[i]) for i in idx) + "]"
+    parts = ["..." if i is None else _array(a[i], summarize, indent + 1) for i in idx]
+    sep = "\n" * (a.ndim - 1) + " " * indent
+    return "[" + sep.join(parts) + "]"
+
+
+def _format(value, summarize):
+    if isinstance(value, Tensor):
+        return _array(np.asarray(value._value), summarize)
+    if isinstance(value, (np.ndarray, np.generic)):
+        return _array(np.asarray(value), summarize)
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(_format(v, summarize) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else f"({inner})"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {_format(v, summarize)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def format_inputs(*inputs, summarize=3, sep=" ", end="\n"):
+    """The text tk.print writes for `inputs` (without writing it)."""
+    if summarize is not None and not isinstance(summarize, (int, np.integer)):
+        raise TypeError(f"print: summarize must be an int (-1 or None: every element), got {summarize!r}")
+    return sep.join(_format(v, summarize) for v in inputs) + end
+
+
+def write(text, output_stream=None):
+    """Write `text` to a stream, a "file://path" (appended), or sys.stderr when None."""
+    if output_stream is None:
+        output_stream = sys.stderr
+    if isinstance(output_stream, str):
+        if not output_stream.startswith("file://"):
+            raise ValueError(f"print: output_stream must be a stream (sys.stdout, sys.stderr) or "
+                             f"'file://path', got {output_stream!r}")
+        with builtins.open(output_stream[len("file://"):], "a") as f:
+            f.write(text)
+        return
+    output_stream.write(text)
+    if hasattr(output_stream, "flush"):
+        output_stream.flush()
+
+
+def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None):  # noqa: A001
+    """Print tensors by value, and any other values (`tf.print`); returns None.
+
+    output_stream: sys.stderr by default (TensorFlow's default, looked up at each call), or
+    sys.stdout, a file object, or "file://path". summarize: how many elements to show at each
+    end of a long axis (-1 or None: all).
+
+    >>> import sys
+    >>> tk.print("loss", tk.constant(0.25), "step", 3, output_stream=sys.stdout)
+    loss 0.25 step 3
+    >>> tk.print(tk.range(6), summarize=2, sep=" | ", output_stream=sys.stdout)
+    [0 1 ... 4 5]
+    """
+    write(format_inputs(*inputs, summarize=summarize, sep=sep, end=end), output_stream)
