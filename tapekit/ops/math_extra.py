@@ -44,7 +44,7 @@ import math
 import numpy as np
 
 from .elementwise import exp
-from .registry import defop, numpy_function
+from .registry import defop
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
@@ -125,7 +125,6 @@ round_op = defop("round", np.round, vjp=[None], jvp=[None],
                  doc="Round half to even (banker's rounding), as TensorFlow and NumPy.")
 
 
-@numpy_function(np.round, np.around)
 def round(x, name=None):  # noqa: A001 - tf.math.round
     """Round to the nearest integer, halves to the even one (`tf.math.round`).
 

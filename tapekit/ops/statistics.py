@@ -117,7 +117,8 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
 def _logsumexp(x, axis, keepdims):
     m = np.maximum.reduce(x, axis=axis, keepdims=True)
     m = np.where(np.isfinite(m), m, 0).astype(x.dtype, copy=False)   # all -inf: log(0) = -inf
-    out = np.log(np.add.reduce(np.exp(x - m), axis=axis, keepdims=True)) + m
+    with np.errstate(divide="ignore"):   # a group of only -inf: log(0) = -inf is the answer
+        out = np.log(np.add.reduce(np.exp(x - m), axis=axis, keepdims=True)) + m
     return out if keepdims else np.squeeze(out, axis=axis)
 
 
