@@ -23,14 +23,13 @@ from . import _malloc
 #   tk.stop_observing_all_tapes(tapekit.display.tape_log.STRUCTURE).
 _malloc.tune()  # keep freed array memory between training steps (see tapekit/_malloc.py)
 
-from . import math, nn, random, testing  # noqa: F401
+from . import linalg, math, nn, random, testing  # noqa: F401
 from . import debugging, errors, test  # noqa: F401  (tk.debugging, tk.test: issue 7; tk.errors)
 from .custom import custom_gradient
 from .dtypes import bool, float16, float32, float64, int32, int64  # noqa: A004
 from .forward import ForwardAccumulator
 from .function import function
 from .signature import TensorSpec
-from .printing import print_ as print  # noqa: A004  (tk.print, as tf.print)
 from .tensor_array import TensorArray
 from . import autograph  # noqa: F401
 from .module import Module
@@ -42,6 +41,11 @@ from .ops import (abs, add, cast, clip_by_global_norm, clip_by_norm, clip_by_val
                   reduce_min, reduce_prod, reduce_sum, reshape, sigmoid, sign, sin, sqrt, square,
                   squeeze, stack, stop_gradient, subtract, tanh, transpose, where, zeros,
                   zeros_like)
+# Issue 23: the rest of tf.math and tf.linalg that TensorFlow's guides use, top level too.
+from .ops import (argmax, argmin, ceil, count_nonzero, einsum, erf, expm1, eye, floor, floordiv,  # noqa: E402
+                  floormod, log1p, mod, norm, reciprocal, reduce_logsumexp, reduce_std,
+                  reduce_variance, round, rsqrt, squared_difference, tensordot)
+from .printing import print  # noqa: E402,A004 - tf.print
 from .record import Record, TapeObserver, observe_all_tapes, stop_observing_all_tapes
 from .gradient_args import GradientDtypeWarning, UnconnectedGradients
 from .tape import GradientTape

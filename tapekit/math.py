@@ -1,10 +1,13 @@
 """tapekit.math: every math function of tapekit (tk.math.log and tk.log are the same)."""
-from .ops import (abs, add, cast, clip_by_global_norm, clip_by_norm, clip_by_value, concat, cos,
-                  divide, equal, exp, expand_dims, gather, global_norm, greater, greater_equal,
-                  is_finite, is_nan, less, less_equal, linspace, log, logical_and, logical_not,
-                  logical_or, matmul, maximum, minimum, multiply, negative, not_equal, one_hot,
-                  ones, ones_like, pow, range, reduce_max, reduce_mean, reduce_min, reduce_prod,
-                  reduce_sum, reshape, sigmoid, sign, sin, sqrt, square, squeeze, stack, subtract,
-                  tanh, transpose, where, zeros, zeros_like)
+from .ops import (abs, add, argmax, argmin, cast, ceil, clip_by_global_norm, clip_by_norm,
+                  clip_by_value, concat, cos, count_nonzero, divide, equal, erf, exp, expand_dims,
+                  expm1, floor, floordiv, floormod, gather, global_norm, greater, greater_equal,
+                  is_finite, is_nan, l2_normalize, less, less_equal, linspace, log, log1p,
+                  log_sigmoid, logical_and, logical_not, logical_or, matmul, maximum, minimum, mod,
+                  multiply, negative, not_equal, one_hot, ones, ones_like, pow, range, reciprocal,
+                  reduce_logsumexp, reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_std,
+                  reduce_sum, reduce_variance, reshape, round, rsqrt, sigmoid, sign, sin, softplus,
+                  sqrt, square, squared_difference, squeeze, stack, subtract, tanh, transpose, where,
+                  zeros, zeros_like)
 
 __all__ = [name for name in dir() if not name.startswith("_")]

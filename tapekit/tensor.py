@@ -119,11 +119,9 @@ class Tensor:
     def __bool__(self):
         return bool(self._scalar("bool"))
 
-    def __format__(self, spec):
-        if spec:
-            return format(self._value.reshape(()).item() if self._value.size == 1 and self.ndim == 0
-                          else self._value, spec)
-        return str(self)
+    def __format__(self, spec):   # f"{t}", f"{t:.3f}": the value, as TensorFlow (str(t) is the repr)
+        v = self._value
+        return format(v[()] if v.ndim == 0 else v, spec)
 
     __hash__ = object.__hash__  # identity; == is elementwise, as in TensorFlow 2
 

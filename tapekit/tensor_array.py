@@ -21,6 +21,14 @@ from .tensor import Tensor
 
 
 class TensorArray:
+    """Tensors of one dtype written by index, then stacked (`tf.TensorArray`).
+
+    >>> ta = tk.TensorArray(tk.float32, size=2)
+    >>> ta = ta.write(0, tk.constant([1.0, 2.0])).write(1, tk.constant([3.0, 4.0]))
+    >>> ta.size(), ta.read(1)
+    (tk.Tensor(2, shape=(), dtype=int32), tk.Tensor([3. 4.], shape=(2,), dtype=float32))
+    """
+
     def __init__(self, dtype, size=None, dynamic_size=None, clear_after_read=None,
                  tensor_array_name=None, handle=None, flow=None, infer_shape=True,
                  element_shape=None, colocate_with_first_write_call=True, name=None):

@@ -188,7 +188,7 @@ def test_tk_print_prints_at_every_call_and_never_twice(capsys):
         return -x
     for x in (1.0, -2.0, 3.0, -4.0):
         f(tk.constant(x))
-    assert capsys.readouterr().out.splitlines() == ["x: 1", "x: -2", "x: 3", "x: -4"]
+    assert capsys.readouterr().err.splitlines()   # stderr, as tf.print == ["x: 1", "x: -2", "x: 3", "x: -4"]
 
 
 def test_a_guard_after_a_write_neither_repeats_nor_loses_the_write():

@@ -86,11 +86,54 @@ SAMPLES = {
                                     3, [1, 2], "SAME"), (-1,))], axis=0), [(2, 5, 5, 2)]),
     "max_pool2d_backprop": (lambda dy: tk.ops.conv.max_pool2d_grad(
         np.random.default_rng(3).permutation(100).reshape(2, 5, 5, 2) * 1.0, dy, 3, [1, 2], "SAME"), [(2, 5, 3, 2)]),
+    # issue 23: more of tf.math and tf.nn
+    "erf": (tk.erf, [(6,)]),
+    "log1p": (tk.log1p, [pos((4,))]),
+    "expm1": (tk.expm1, [(4,)]),
+    "reciprocal": (tk.reciprocal, [pos((4,))]),
+    "rsqrt": (tk.rsqrt, [pos((4,))]),
+    "squared_difference": (tk.squared_difference, [(3, 4), (4,)]),
+    "floormod": (lambda x, y: (x * 3.0) % y, [(6,), pos((6,))]),   # no sample within 1e-2 of a jump
+    "softplus": (tk.nn.softplus, [(6,)]),
+    "log_sigmoid": (tk.math.log_sigmoid, [(6,)]),
+    "softsign": (tk.nn.softsign, [(6,)]),
+    "elu": (tk.nn.elu, [(8,)]),
+    "selu": (tk.nn.selu, [(8,)]),
+    "relu6": (lambda x: tk.nn.relu6(x * 8.0), [(8,)]),
+    "leaky_relu": (lambda x: tk.nn.leaky_relu(x, alpha=0.3), [(8,)]),
+    "gelu": (lambda x: tk.concat([tk.nn.gelu(x), tk.nn.gelu(x * 2.0, approximate=True)], axis=0), [(6,)]),
+    "silu": (lambda x: tk.nn.silu(x, beta=1.5), [(6,)]),
+    "reduce_variance": (lambda x: tk.math.reduce_variance(x, axis=1), [(3, 4)]),
+    "reduce_logsumexp": (lambda x: tk.math.reduce_logsumexp(x, axis=[0, 2], keepdims=True), [(2, 3, 2)]),
+    # linear algebra: matrices kept well-conditioned by adding a multiple of the identity
+    "inv": (lambda x: tk.linalg.inv(x + 3.0 * np.eye(3)), [(2, 3, 3)]),
+    "solve": (lambda a, b: tk.linalg.solve(a + 3.0 * np.eye(3), b), [(2, 3, 3), (3, 2)]),
+    "det": (lambda x: tk.linalg.det(x + 2.0 * np.eye(3)), [(2, 3, 3)]),
+    "log_abs_det": (lambda x: tk.linalg.slogdet(x - 2.0 * np.eye(3))[1], [(3, 3)]),
+    "trace": (lambda x: tk.linalg.trace(x * x), [(2, 3, 3)]),
+    "diag_part": (lambda x: tk.linalg.diag_part(x) ** 2, [(2, 3, 4)]),
+    "matrix_diag": (lambda x: tk.linalg.diag(x * x, num_rows=3, num_cols=4), [(2, 3)]),
+    "einsum": (lambda a, b, c: tk.concat([tk.reshape(e, (-1,)) for e in (
+        tk.einsum("ij,jk->ik", a, b),              # a product
+        tk.einsum("ii->i", a * a),                  # a diagonal (repeated subscript)
+        tk.einsum("ii", a) * a,                     # the trace, implicit output
+        tk.einsum("ij->j", a * a),                  # a subscript summed in one input only
+        tk.einsum("ki,kj->ij", b, b),               # the same tensor twice
+        tk.einsum("...ij,jk->...ik", c, b),         # broadcast over '...'
+        tk.einsum("ij,jk,kl->il", a, a, b))], axis=0),     # three operands
+        [(3, 3), (3, 2), (2, 3, 3)]),
+    "avg_pool2d": (lambda x: tk.concat([
+        tk.reshape(tk.nn.avg_pool2d(x * x, 2, 2, "VALID"), (-1,)),
+        tk.reshape(tk.nn.avg_pool2d(x * x, 3, [1, 2], "SAME"), (-1,))], axis=0), [(2, 5, 5, 2)]),
+    "avg_pool2d_backprop": (lambda dy: tk.ops.pooling.avg_pool2d_backprop_op(
+        dy * dy, input_size=(5, 5), window=(3, 3), strides=(1, 2), pads=(1, 1, 1, 1)), [(2, 5, 3, 2)]),
 }
 
 NOT_DIFFERENTIABLE = {"less", "less_equal", "greater", "greater_equal", "equal",
                       "not_equal", "logical_and", "logical_or", "logical_not", "is_nan",
-                      "is_finite", "stop_gradient"}
+                      "is_finite", "stop_gradient",
+                      "floor", "ceil", "round", "floordiv", "argmax", "argmin", "count_nonzero",
+                      "det_sign"}
 
 
 def make_inputs(specs, seed=0):

@@ -26,6 +26,7 @@ NAMESPACES = [
     ("tapekit", "tk", "tensors, variables, GradientTape, ops, dtypes"),
     ("tapekit.math", "tk.math", "every math function (the same objects as tk.*)"),
     ("tapekit.nn", "tk.nn", "activations, convolution, pooling, cross-entropy"),
+    ("tapekit.linalg", "tk.linalg", "matrices: solve, inv, det, norms, einsum"),
     ("tapekit.random", "tk.random", "seeded random tensors"),
     ("tapekit.keras.layers", "tk.layers", "Keras-style layers"),
     ("tapekit.keras.models", "tk.models", "Sequential"),

@@ -11,6 +11,16 @@ from .elementwise import (abs, add, cast, clip_by_value, cos, divide, equal, exp
                           negative, not_equal, pow, sigmoid, sign, sin, sqrt, square,
                           stop_gradient, subtract, tanh, where)
 from .linalg import matmul, matmul_op, matmul_operator
+from .einsum import einsum
+from .math_extra import (ceil, erf, expm1, floor, floordiv, floormod, log1p, mod, reciprocal, round,
+                         rsqrt, squared_difference)
+from .matrix import (det, diag, diag_part, eye, inv, l2_normalize, matvec, norm, slogdet, solve,
+                     tensordot, trace)
+from .more_activations import (elu, gelu, leaky_relu, log_sigmoid, relu6, selu, silu, softplus,
+                               softsign, swish)
+from .pooling import avg_pool, avg_pool2d, conv2d_transpose, max_pool
+from .statistics import (argmax, argmin, count_nonzero, reduce_logsumexp, reduce_std,
+                         reduce_variance)
 from .indexing import gather, getitem
 from .reductions import reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum
 from .registry import OPS, defop

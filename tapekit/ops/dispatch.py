@@ -190,25 +190,41 @@ def _convert(op, args, values, first):
         for a in args:
             if a is None:
                 raise TypeError(f"{op.name}: an input is None; did a gradient come back None?")
-        args = tuple(_wrap(_to_array(a, what=op.name)) for a in args)   # copies of arrays
-        values = [a._value for a in args]
-        first = args[0] if args else None
-        if op.same_dtype and len(args) > 1:
-            _check_same_dtype(op, args)   # tk.add([1], [2.5]): int32 and float32, as TensorFlow
+        k = next((k for k, a in enumerate(args) if type(a) not in _SCALARS), None)
+        weak = any(type(a) in _SCALARS for a in args)
+        if k is None or not weak or not op.same_dtype:   # tk.add(1, 2), tk.add([1], [2.5])
+            args = tuple(_wrap(_to_array(a, what=op.name)) for a in args)   # copies of arrays
+            values = [a._value for a in args]
+            first = args[0] if args else None
+            if op.same_dtype and len(args) > 1:
+                _check_same_dtype(op, args)   # tk.add(1, 2.5): int32 and float32, as TensorFlow
+        else:
+            # Arrays and Python numbers: the Python numbers take the first array's dtype, as
+            # TensorFlow converts op inputs: tk.multiply(np.ones(2), 42) is float64 [42, 42]
+            # (a NumPy array keeps its dtype; the number adapts to it).
+            first = _wrap(_to_array(args[k], what=op.name))
+            args = args[:k] + (first,) + args[k + 1:]
+            values[k] = first._value
+            _convert_rest(op, args, values, first)
     else:
-        dtype = first._value.dtype if op.same_dtype else None
-        for k, a in enumerate(args):
-            if isinstance(a, Tensor) or type(a) in _SCALARS:
-                continue  # weak Python scalar: takes the tensor's dtype (NEP 50)
-            if type(a) is np.ndarray and a.dtype is dtype:
-                continue  # already what _to_array would return
-            if a is None:
-                raise TypeError(f"{op.name}: an input is None; did a gradient come back None?")
-            # Not copied here: apply copies what it would keep (_keep_private).
-            values[k] = _to_array(a, dtype, copy=False, what=f"{op.name}: input {k}")
+        _convert_rest(op, args, values, first)
     if op.same_dtype or op.float_only:
         _check_scalars(op, values, first)
     return args, values
+
+
+def _convert_rest(op, args, values, first):
+    """Array-likes other than tensors, converted to the dtype of `first` (same_dtype ops)."""
+    dtype = first._value.dtype if op.same_dtype else None
+    for k, a in enumerate(args):
+        if isinstance(a, Tensor) or type(a) in _SCALARS:
+            continue  # weak Python scalar: takes the tensor's dtype (NEP 50)
+        if type(a) is np.ndarray and a.dtype is dtype:
+            continue  # already what _to_array would return
+        if a is None:
+            raise TypeError(f"{op.name}: an input is None; did a gradient come back None?")
+        # Not copied here: apply copies what it would keep (_keep_private).
+        values[k] = _to_array(a, dtype, copy=False, what=f"{op.name}: input {k}")
 
 
 def _check_scalars(op, values, first):
@@ -260,7 +276,7 @@ def _check_same_dtype(op, args):
             elif a._value.dtype != dtype:
                 raise TypeError(
                     f"{op.name}: inputs have different dtypes {dtype.name} and {a.dtype.name}; "
-                    f"tapekit does not convert silently (as TensorFlow). Cast one of them, "
+                    f"tapekit does not convert between tensors silently (TensorFlow raises too). Cast one of them, "
                     f"e.g. tk.cast(x, tk.{dtype.name})")
 
 

@@ -49,8 +49,10 @@ matmul_op = defop("matmul", np.matmul, args="a b", save="a b", same_dtype=True,
                   jvp=[lambda t, ans, a, b: matmul_op(t, b), lambda t, ans, a, b: matmul_op(a, t)])
 
 
-def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
-    """a @ b (`tf.linalg.matmul`); transpose_a / transpose_b swap the last two axes first.
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
+           name=None):
+    """a @ b (`tf.linalg.matmul`); transpose_a / transpose_b swap the last two axes first
+    (adjoint_a / adjoint_b too: for real numbers the adjoint is the transpose).
 
     Stacks of matrices multiply pairwise with NumPy's broadcasting of the leading axes. Both
     operands need rank 2 or more, as in TensorFlow (reshape a vector to (1, n) or (n, 1));
@@ -70,11 +72,13 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
     [[4.]
      [6.]], shape=(2, 1), dtype=float32)
     """
-    check_matmul(a, b, transpose_a, transpose_b)
-    if transpose_a:
-        a = _swapped(a, "transpose_a")
-    if transpose_b:
-        b = _swapped(b, "transpose_b")
+    if transpose_a and adjoint_a or transpose_b and adjoint_b:
+        raise ValueError("matmul: give transpose_x or adjoint_x, not both (TensorFlow refuses both)")
+    check_matmul(a, b, transpose_a or adjoint_a, transpose_b or adjoint_b)
+    if transpose_a or adjoint_a:
+        a = _swapped(a, "transpose_a" if transpose_a else "adjoint_a")
+    if transpose_b or adjoint_b:
+        b = _swapped(b, "transpose_b" if transpose_b else "adjoint_b")
     return matmul_op(a, b)
 
 

@@ -15,9 +15,9 @@ _BINARY_OPERATORS = {
     "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide", "pow": "pow",
     "matmul": "matmul_operator", "lt": "less", "le": "less_equal", "gt": "greater",
     "ge": "greater_equal", "eq": "equal", "ne": "not_equal", "and": "logical_and",
-    "or": "logical_or",
+    "or": "logical_or", "mod": "floormod", "floordiv": "floordiv",
 }
-_REFLECTED = ("add", "sub", "mul", "truediv", "pow", "matmul", "and", "or")
+_REFLECTED = ("add", "sub", "mul", "truediv", "pow", "matmul", "and", "or", "mod", "floordiv")
 
 
 def _binary_operator(apply2, op, reflected):

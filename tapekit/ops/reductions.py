@@ -101,7 +101,14 @@ def _sum_vjp(g, ans, x, axis, keepdims):
 
 # The forwards call the ufuncs' reduce directly: np.sum and friends are that call behind a
 # Python layer (about 1.5 us each), with the same results for every dtype.
-reduce_sum_op = defop("reduce_sum", lambda x, axis, keepdims: np.add.reduce(x, axis=axis, keepdims=keepdims),
+# Integer sums and products keep their dtype (int32 stays int32, as TensorFlow); NumPy would
+# widen them to int64.
+def _int_kept(x):
+    return x.dtype if type(x) is np.ndarray and x.dtype.kind in "iu" else None
+
+
+reduce_sum_op = defop("reduce_sum", lambda x, axis, keepdims: np.add.reduce(x, axis=axis, keepdims=keepdims,
+                                                                           dtype=_int_kept(x)),
                       vjp=[_sum_vjp],
                       jvp=[lambda t, ans, x, axis, keepdims: reduce_sum_op(t, axis=axis, keepdims=keepdims)])
 
@@ -116,6 +123,10 @@ def _mean(x, axis, keepdims):
     # gives the same float32 quotient. Other dtypes keep np.mean (float16 sums in float32).
     if type(x) is np.ndarray and x.dtype.char in "fd":  # float32, float64
         return np.add.reduce(x, axis=axis, keepdims=keepdims) / _count(x, axis)
+    if _int_kept(x) is not None:   # TensorFlow's integer mean: sum / n, truncated toward zero
+        total = np.add.reduce(x, axis=axis, keepdims=keepdims, dtype=np.int64)
+        n = max(_count(x, axis), 1)
+        return (np.sign(total) * (np.abs(total) // n)).astype(x.dtype)
     return np.mean(x, axis=axis, keepdims=keepdims)
 
 
@@ -198,7 +209,8 @@ def _others(x, axis):
 
 
 reduce_prod_op = defop(
-    "reduce_prod", lambda x, axis, keepdims: np.multiply.reduce(x, axis=axis, keepdims=keepdims),
+    "reduce_prod", lambda x, axis, keepdims: np.multiply.reduce(x, axis=axis, keepdims=keepdims,
+                                                                dtype=_int_kept(x)),
     save="x",
     vjp=[lambda g, ans, x, axis, keepdims: _expand_back(g, ans, x, axis, keepdims) * _others(x, axis)],
     jvp=[lambda t, ans, x, axis, keepdims: reduce_sum_op(t * _others(x, axis), axis=axis,

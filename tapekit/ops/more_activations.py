@@ -1,0 +1,202 @@
+"""The other activations of tf.nn (and Keras's by name): softplus, softsign, elu, selu, relu6,
+leaky_relu, gelu, silu (swish) and log_sigmoid. Each is one op with its derivative beside it,
+written with tapekit ops so that second derivatives work.
+
+Examples (an object's reference entry shows the paragraphs that name it):
+
+>>> x = tk.constant([-1.0, 0.0, 2.0])
+>>> tk.nn.softplus(x)                      # log(1 + exp(x))
+tk.Tensor([0.3132617 0.6931472 2.126928 ], shape=(3,), dtype=float32)
+>>> tk.nn.softsign(x)                      # x / (1 + |x|)
+tk.Tensor([-0.5        0.         0.6666667], shape=(3,), dtype=float32)
+>>> tk.nn.elu(x)                           # exp(x) - 1 below 0
+tk.Tensor([-0.63212055  0.          2.        ], shape=(3,), dtype=float32)
+>>> tk.nn.selu(x)
+tk.Tensor([-1.1113307  0.         2.101402 ], shape=(3,), dtype=float32)
+>>> tk.nn.relu6(tk.constant([-1.0, 3.0, 8.0]))
+tk.Tensor([0. 3. 6.], shape=(3,), dtype=float32)
+>>> tk.nn.leaky_relu(x)                    # alpha = 0.2, TensorFlow's default
+tk.Tensor([-0.2  0.   2. ], shape=(3,), dtype=float32)
+>>> tk.nn.gelu(x)                          # x * Phi(x), Phi the normal distribution function
+tk.Tensor([-0.15865526  0.          1.9544997 ], shape=(3,), dtype=float32)
+>>> tk.nn.gelu(x, approximate=True)        # the tanh form
+tk.Tensor([-0.158808   0.         1.9545977], shape=(3,), dtype=float32)
+>>> tk.nn.silu(x)                          # x * sigmoid(x), also tk.nn.swish
+tk.Tensor([-0.2689414  0.         1.761594 ], shape=(3,), dtype=float32)
+>>> tk.math.log_sigmoid(x)                 # -softplus(-x)
+tk.Tensor([-1.3132617 -0.6931472 -0.126928 ], shape=(3,), dtype=float32)
+
+>>> w = tk.Variable([-1.0, 2.0])
+>>> with tk.GradientTape() as tape:
+...     y = tk.reduce_sum(tk.nn.softplus(w))
+>>> tape.gradient(y, w)                    # sigmoid(w)
+tk.Tensor([0.2689414 0.880797 ], shape=(2,), dtype=float32)
+"""
+import math
+
+import numpy as np
+
+from ..tensor import Tensor
+from .elementwise import abs, cast, exp, sigmoid, square, tanh, where
+from .math_extra import _erf, erf
+from .registry import defop
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+_SQRT_HALF = math.sqrt(0.5)
+_INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+_TANH_K = math.sqrt(2 / math.pi)       # gelu's tanh form
+_TANH_C = 0.044715
+
+
+def _defop(name, forward, save, deriv, doc):
+    """A one-input float op whose VJP and JVP multiply by deriv(ans, x, **attrs)."""
+    return defop(name, forward, save=save, float_only=True, doc=doc,
+                 vjp=[lambda g, ans, x, **a: g * deriv(ans, x, **a)],
+                 jvp=[lambda t, ans, x, **a: t * deriv(ans, x, **a)])
+
+
+def _softplus(x):
+    return np.logaddexp(np.zeros((), x.dtype), x)
+
+
+softplus_op = _defop("softplus", _softplus, "x", lambda ans, x: sigmoid(x),
+                     "log(1 + exp(x)), computed stably; its derivative is sigmoid(x).")
+log_sigmoid_op = _defop("log_sigmoid", lambda x: -_softplus(-x), "x", lambda ans, x: sigmoid(-x),
+                        "log(sigmoid(x)) = -softplus(-x); its derivative is sigmoid(-x).")
+softsign_op = _defop("softsign", lambda x: x / (1 + np.abs(x)), "x",
+                     lambda ans, x: 1 / square(1 + abs(x)), "x / (1 + |x|).")
+
+# elu and selu differentiate from their output, as TensorFlow's EluGrad / SeluGrad: below 0
+# the derivative of exp(x) - 1 is ans + 1.
+elu_op = _defop("elu", lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0))), "ans",
+                lambda ans, x: where(ans > 0, 1, ans + 1), "x above 0, exp(x) - 1 below.")
+selu_op = _defop("selu", lambda x: _SELU_SCALE * np.where(x > 0, x, _SELU_ALPHA * np.expm1(np.minimum(x, 0))),
+                 "ans", lambda ans, x: where(ans > 0, _SELU_SCALE, ans + _SELU_SCALE * _SELU_ALPHA),
+                 "scale * elu(x) with alpha * (exp(x) - 1) below 0 (self-normalising constants).")
+# Flat pieces: the derivative is a mask, and the mask's own derivative is 0 (as relu's).
+relu6_op = _defop("relu6", lambda x: np.minimum(np.maximum(x, 0), 6), "x",
+                  lambda ans, x: cast((x > 0) & (x < 6), x.dtype), "min(max(x, 0), 6).")
+leaky_relu_op = _defop("leaky_relu", lambda x, alpha: np.where(x > 0, x, x * alpha), "x",
+                       lambda ans, x, alpha: where(x > 0, 1, alpha), "x above 0, alpha * x below.")
+
+
+def _gelu(x, approximate):
+    if approximate:
+        return 0.5 * x * (1 + np.tanh(_TANH_K * (x + _TANH_C * x * x * x)))
+    return 0.5 * x * (1 + _erf(x * _SQRT_HALF))
+
+
+def _gelu_deriv(ans, x, approximate):
+    if approximate:   # d/dx of 0.5 x (1 + tanh(u)), u = k (x + c x^3)
+        th = tanh(_TANH_K * (x + _TANH_C * x * x * x))
+        return 0.5 * (1 + th) + 0.5 * x * (1 - th * th) * (_TANH_K * (1 + 3 * _TANH_C * x * x))
+    return 0.5 * (1 + erf(x * _SQRT_HALF)) + x * (_INV_SQRT_2PI * exp(-0.5 * x * x))  # Phi + x phi
+
+
+gelu_op = _defop("gelu", _gelu, "x", _gelu_deriv, "x * Phi(x) (erf form), or its tanh approximation.")
+
+
+def _silu_deriv(ans, x, beta):
+    s = sigmoid(x * beta) if beta != 1 else sigmoid(x)
+    return s * (1 + beta * x * (1 - s))
+
+
+silu_op = _defop("silu", lambda x, beta: x * _sigmoid_np(x * beta), "x", _silu_deriv,
+                 "x * sigmoid(beta * x) (swish).")
+
+
+def _sigmoid_np(z):
+    e = np.exp(-np.abs(z))
+    return np.where(z >= 0, 1 / (1 + e), e / (1 + e)).astype(z.dtype, copy=False)
+
+
+# --- TensorFlow's functions ----------------------------------------------------------------------
+def softplus(features, name=None):
+    """log(1 + exp(features)), stable for large |features| (`tf.nn.softplus`, `tf.math.softplus`).
+
+    >>> tk.nn.softplus(tk.constant([0.0, 100.0]))      # log 2; no overflow at 100
+    tk.Tensor([  0.6931472 100.       ], shape=(2,), dtype=float32)
+    """
+    return softplus_op(features)
+
+
+def softsign(features, name=None):
+    """features / (1 + |features|) (`tf.nn.softsign`).
+
+    >>> tk.nn.softsign(tk.constant([-3.0, 1.0]))
+    tk.Tensor([-0.75  0.5 ], shape=(2,), dtype=float32)
+    """
+    return softsign_op(features)
+
+
+def log_sigmoid(x, name=None):
+    """log(sigmoid(x)), computed as -softplus(-x) (`tf.math.log_sigmoid`).
+
+    >>> tk.math.log_sigmoid(tk.constant([0.0, -100.0]))     # -log 2; no log(0) at -100
+    tk.Tensor([  -0.6931472 -100.       ], shape=(2,), dtype=float32)
+    """
+    return log_sigmoid_op(x)
+
+
+def elu(features, name=None):
+    """features if > 0, else exp(features) - 1 (`tf.nn.elu`).
+
+    >>> tk.nn.elu(tk.constant([-100.0, 0.5]))
+    tk.Tensor([-1.   0.5], shape=(2,), dtype=float32)
+    """
+    return elu_op(features)
+
+
+def selu(features, name=None):
+    """scale * elu with alpha (`tf.nn.selu`; scale 1.0507..., alpha 1.6732...).
+
+    >>> tk.nn.selu(tk.constant([1.0, -100.0]))          # scale, and -scale * alpha
+    tk.Tensor([ 1.050701  -1.7580993], shape=(2,), dtype=float32)
+    """
+    return selu_op(features)
+
+
+def relu6(features, name=None):
+    """min(max(features, 0), 6) (`tf.nn.relu6`).
+
+    >>> tk.nn.relu6(tk.constant([-2.0, 2.5, 7.0]))
+    tk.Tensor([0.  2.5 6. ], shape=(3,), dtype=float32)
+    """
+    return relu6_op(features)
+
+
+def leaky_relu(features, alpha=0.2, name=None):
+    """features if > 0, else alpha * features (`tf.nn.leaky_relu`; integer input becomes float32).
+
+    >>> tk.nn.leaky_relu(tk.constant([-2, 3]), alpha=0.5)
+    tk.Tensor([-1.  3.], shape=(2,), dtype=float32)
+    """
+    if _dtype(features).kind in "iu":
+        features = cast(features, np.float32)
+    return leaky_relu_op(features, alpha=float(alpha))
+
+
+def gelu(features, approximate=False, name=None):
+    """Gaussian error linear unit x * Phi(x) (`tf.nn.gelu`); approximate=True: the tanh form.
+
+    >>> tk.nn.gelu(tk.constant([1.0]))                  # Phi(1) = 0.8413447
+    tk.Tensor([0.8413447], shape=(1,), dtype=float32)
+    """
+    return gelu_op(features, approximate=bool(approximate))
+
+
+def silu(features, beta=1.0, name=None):
+    """features * sigmoid(beta * features) (`tf.nn.silu`, also `tf.nn.swish`).
+
+    >>> tk.nn.silu(tk.constant([0.0, 2.0]), beta=0.5)     # 2 * sigmoid(1)
+    tk.Tensor([0.        1.4621172], shape=(2,), dtype=float32)
+    """
+    return silu_op(features, beta=float(beta))
+
+
+swish = silu
+
+
+def _dtype(x):
+    return x.dtype if isinstance(x, Tensor) or hasattr(x, "dtype") else np.asarray(x).dtype
