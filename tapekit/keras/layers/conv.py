@@ -1,7 +1,8 @@
 """Convolution and pooling layers over NHWC inputs."""
 from ... import nn
 from ..activations import get_activation
-from .base import Layer, _pair, _positive_int
+from ._utils import _pair, _positive_int
+from .base import Layer
 
 
 def _nn_op(name):
@@ -35,6 +36,7 @@ class Conv2D(Layer):
     """
 
     ndim = 4
+    _cast_integer_inputs = True
 
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", activation=None,
                  use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros",
@@ -54,11 +56,12 @@ class Conv2D(Layer):
             raise ValueError(f"Conv2D {self.name!r} expects inputs (batch, height, width, "
                              f"channels), got shape {input_shape}")
         shape = self.kernel_size + (input_shape[-1], self.filters)
-        self.add_weight("kernel", shape, self.kernel_initializer)
-        if self.use_bias:
-            self.add_weight("bias", (self.filters,), self.bias_initializer)
+        self.kernel = self.add_weight(shape=shape, initializer=self.kernel_initializer, name="kernel")
+        self.bias = self.add_weight(shape=(self.filters,), initializer=self.bias_initializer,
+                                    name="bias") if self.use_bias else None
+        self._input_axes = {-1: input_shape[-1]}
 
-    def call(self, x, training=None):
+    def call(self, x):
         y = _nn_op("conv2d")(x, self.kernel, strides=[1, *self.strides, 1], padding=self.padding.upper())
         if self.use_bias:
             y = y + self.bias
@@ -88,7 +91,7 @@ class MaxPooling2D(Layer):
         self.padding = _padding(padding)
         super().__init__(name=name, **kwargs)
 
-    def call(self, x, training=None):
+    def call(self, x):
         return _nn_op("max_pool2d")(x, ksize=[1, *self.pool_size, 1], strides=[1, *self.strides, 1],
                              padding=self.padding.upper())
 

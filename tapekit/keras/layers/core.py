@@ -6,7 +6,8 @@ import numpy as np
 from ... import random
 from ...ops import cast, matmul, reshape
 from ..activations import get_activation
-from .base import Layer, _positive_int
+from ._utils import _positive_int
+from .base import Layer
 
 
 class Dense(Layer):
@@ -21,6 +22,7 @@ class Dense(Layer):
     """
 
     min_ndim = 2
+    _cast_integer_inputs = True     # uint8 pixels in, float32 out, as Keras's promotion gives
 
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", input_shape=None, name=None, **kwargs):
@@ -32,11 +34,13 @@ class Dense(Layer):
         super().__init__(name=name, input_shape=input_shape, **kwargs)
 
     def build(self, input_shape):
-        self.add_weight("kernel", (input_shape[-1], self.units), self.kernel_initializer)
-        if self.use_bias:
-            self.add_weight("bias", (self.units,), self.bias_initializer)
+        self.kernel = self.add_weight(shape=(input_shape[-1], self.units),
+                                      initializer=self.kernel_initializer, name="kernel")
+        self.bias = self.add_weight(shape=(self.units,), initializer=self.bias_initializer,
+                                    name="bias") if self.use_bias else None
+        self._input_axes = {-1: input_shape[-1]}
 
-    def call(self, x, training=None):
+    def call(self, x):
         y = matmul(x, self.kernel)
         if self.use_bias:
             y = y + self.bias
@@ -54,7 +58,7 @@ class Flatten(Layer):
 
     min_ndim = 1   # a scalar has no batch axis
 
-    def call(self, x, training=None):
+    def call(self, x):
         return reshape(x, (x.shape[0], -1))
 
     def compute_output_shape(self, input_shape):
