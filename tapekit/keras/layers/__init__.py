@@ -9,6 +9,7 @@ from ..activations import get_activation
 from .base import Layer, clear_session
 from .conv import Conv2D, MaxPooling2D
 from .core import Dense, Dropout, Flatten
+from .input_layer import Input, InputLayer
 
-__all__ = ["Conv2D", "Dense", "Dropout", "Flatten", "Layer",
+__all__ = ["Conv2D", "Dense", "Dropout", "Flatten", "Input", "InputLayer", "Layer",
            "MaxPooling2D", "clear_session", "get_activation"]
