@@ -209,7 +209,7 @@ class HeNormal(GlorotUniform):
 
 
 INITIALIZERS = {"zeros": Zeros, "ones": Ones, "constant": Constant,
-                "random_uniform": RandomUniform, "random_normal": RandomNormal,
+                "random_uniform": RandomUniform, "uniform": RandomUniform, "random_normal": RandomNormal,
                 "truncated_normal": TruncatedNormal, "glorot_uniform": GlorotUniform,
                 "glorot_normal": GlorotNormal, "he_uniform": HeUniform, "he_normal": HeNormal}
 
