@@ -28,7 +28,7 @@ NAMESPACES = [
     ("tapekit.nn", "tk.nn", "activations, convolution, pooling, cross-entropy"),
     ("tapekit.random", "tk.random", "seeded random tensors"),
     ("tapekit.keras.layers", "tk.layers", "Keras-style layers"),
-    ("tapekit.keras.models", "tk.models", "Sequential"),
+    ("tapekit.keras.models", "tk.models", "Model, Sequential"),
     ("tapekit.keras.losses", "tk.losses", "loss functions and classes"),
     ("tapekit.keras.optimizers", "tk.optimizers", "SGD, Adam, RMSprop"),
     ("tapekit.display", "tk.display", "pictures of the tape, explanations"),
