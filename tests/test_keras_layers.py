@@ -182,7 +182,7 @@ def test_weights_get_set_and_freezing():
     dense.trainable = False
     assert dense.trainable_weights == [] and len(dense.non_trainable_weights) == 2
     with tk.GradientTape() as tape:
-        y = tk.reduce_sum(dense(tk.ones((1, 3))))
+        tk.reduce_sum(dense(tk.ones((1, 3))))
     assert tape.watched_variables() == ()
     with pytest.raises(ValueError, match="Unrecognized keyword arguments passed to Dense"):
         layers.Dense(2, colour="red")

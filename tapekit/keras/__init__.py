@@ -3,7 +3,15 @@
 Reached as `tk.layers`, `tk.keras.layers`, and `keras.layers` after `import tapekit as keras`.
 The core (tensors, tapes, ops) never imports this package.
 """
-from . import activations, initializers, keras_tensor, layers, losses, models, optimizers
+from . import (
+           activations,
+           initializers,
+           layers,
+           losses,
+           models,
+           optimizers,
+)
+from . import keras_tensor  # noqa: F401  (tk.keras.keras_tensor.KerasTensor)
 from .layers import Input, InputLayer
 from .models import Model, Sequential
 

@@ -57,7 +57,7 @@ class Initializer:
 
     def _normal(self, shape, mean, stddev, dtype, truncated=False):
         if self.seed is None:
-            draw = lambda n: random.normal((n,), dtype=dtypes.float64).numpy()  # noqa: E731
+            draw = lambda n: random.normal((n,), dtype=dtypes.float64).numpy()
         else:
             rng = np.random.default_rng(self.seed)
             draw = rng.standard_normal

@@ -11,9 +11,24 @@ from .base import Layer, clear_session
 from .conv import Conv2D, Conv2DTranspose, MaxPooling2D
 from .core import Dense, Dropout, Embedding, Flatten, Lambda, Reshape
 from .input_layer import Input, InputLayer
-from .merging import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract, add,
-                      average, concatenate, dot, multiply, subtract)
-from .merging import maximum_ as maximum, minimum_ as minimum
+from .merging import (
+                      Add,
+                      Average,
+                      Concatenate,
+                      Dot,
+                      Maximum,
+                      Minimum,
+                      Multiply,
+                      Subtract,
+                      add,
+                      average,
+                      concatenate,
+                      dot,
+                      multiply,
+                      subtract,
+)
+from .merging import maximum_ as maximum
+from .merging import minimum_ as minimum
 from .normalization import BatchNormalization
 from .pooling import AveragePooling2D, GlobalAveragePooling2D, GlobalMaxPooling2D
 

@@ -62,3 +62,36 @@ def check_input(layer, shape, index=0):
                 f"input with shape {tuple(shape)}. The layer was built for inputs of shape {built} "
                 f"on its first call, and its weights have that size: feed inputs with {size} on "
                 f"axis {axis}, or use a new {type(layer).__name__} layer for the new shape")
+
+
+# --- shapes of one input or of several (a list or dict of shapes) ---------------------
+def _is_shape(shapes):
+    return isinstance(shapes, tuple) and all(d is None or isinstance(d, (int, np.integer)) for d in shapes)
+
+
+def _shape_list(shapes):
+    """A list of shapes for one shape (a tuple of ints/None) or a structure of shapes."""
+    return [shapes] if _is_shape(shapes) else _tuples(shapes)
+
+
+def _tuples(shapes):
+    if isinstance(shapes, dict):
+        return [s for k in sorted(shapes) for s in _tuples(shapes[k])]
+    if isinstance(shapes, (list, tuple)) and shapes and isinstance(shapes[0], (list, tuple, dict)):
+        return [s for item in shapes for s in _tuples(item)]
+    return [tuple(shapes)]
+
+
+def _batchless(shapes):
+    if _is_shape(shapes):
+        return (None,) + tuple(shapes[1:]) if shapes else ()
+    return [(None,) + tuple(s[1:]) for s in _tuples(shapes)]
+
+
+def _shape_structure(shapes):
+    """`shapes` with each shape replaced by a placeholder leaf, for nest.pack_like."""
+    if isinstance(shapes, dict):
+        return {k: _shape_structure(v) for k, v in shapes.items()}
+    if isinstance(shapes, (list, tuple)) and shapes and isinstance(shapes[0], (list, tuple, dict)):
+        return type(shapes)(_shape_structure(s) for s in shapes)
+    return 0

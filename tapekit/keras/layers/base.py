@@ -28,7 +28,7 @@ from ...tensor import Tensor, Variable
 from .. import initializers
 from ..keras_tensor import KerasTensor, Node, any_symbolic
 from . import _utils
-from ._utils import check_input
+from ._utils import _batchless, _shape_list, _shape_structure, check_input
 
 _ALLOWED_KWARGS = {"input_shape", "input_dim", "batch_input_shape", "batch_size", "autocast"}
 
@@ -347,29 +347,6 @@ class Layer(Module):
         return f"<{type(self).__name__} {self.name!r}{'' if self.built else ' (not built)'}>"
 
 
-def _is_shape(shapes):
-    return isinstance(shapes, tuple) and all(d is None or isinstance(d, (int, np.integer)) for d in shapes)
-
-
-def _shape_list(shapes):
-    """A list of shapes for one shape (a tuple of ints/None) or a structure of shapes."""
-    return [shapes] if _is_shape(shapes) else _tuples(shapes)
-
-
-def _tuples(shapes):
-    if isinstance(shapes, dict):
-        return [s for k in sorted(shapes) for s in _tuples(shapes[k])]
-    if isinstance(shapes, (list, tuple)) and shapes and isinstance(shapes[0], (list, tuple, dict)):
-        return [s for item in shapes for s in _tuples(item)]
-    return [tuple(shapes)]
-
-
-def _batchless(shapes):
-    if _is_shape(shapes):
-        return (None,) + tuple(shapes[1:]) if shapes else ()
-    return [(None,) + tuple(s[1:]) for s in _tuples(shapes)]
-
-
 def _run_on_zeros(layer, shapes, dtype_list, args=(), kwargs=None, with_structure=False):
     """Run `layer.call` on zeros of `shapes` (unknown sizes as 1), recording on no tape, and
     return the output shapes (batch axis as None) and dtypes, as Keras's compute_output_spec."""
@@ -393,15 +370,6 @@ def _run_on_zeros(layer, shapes, dtype_list, args=(), kwargs=None, with_structur
     if with_structure:
         return out_shapes, out_dtypes, (out if nest.is_nested(out) else None)
     return (out_shapes[0] if len(out_shapes) == 1 and not nest.is_nested(out) else out_shapes), out_dtypes
-
-
-def _shape_structure(shapes):
-    """`shapes` with each shape replaced by a placeholder leaf, for nest.pack_like."""
-    if isinstance(shapes, dict):
-        return {k: _shape_structure(v) for k, v in shapes.items()}
-    if isinstance(shapes, (list, tuple)) and shapes and isinstance(shapes[0], (list, tuple, dict)):
-        return type(shapes)(_shape_structure(s) for s in shapes)
-    return 0
 
 
 def _losses_of(layer):

@@ -3,8 +3,7 @@ import math
 
 import numpy as np
 
-from ... import random
-from ... import dtypes
+from ... import dtypes, random
 from ...ops import cast, gather, matmul, reshape
 from ..activations import get_activation
 from ._utils import _positive_int

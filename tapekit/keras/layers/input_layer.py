@@ -48,7 +48,7 @@ class InputLayer(Layer):
         return 0
 
 
-def Input(shape=None, batch_size=None, dtype=None, name=None, batch_shape=None):  # noqa: N802
+def Input(shape=None, batch_size=None, dtype=None, name=None, batch_shape=None):
     """A symbolic input of `shape` (per example; the batch axis is None) for the functional API.
 
     >>> tk.layers.clear_session()

@@ -31,7 +31,7 @@ class BatchNormalization(Layer):
                  beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
                  gamma_constraint=None, **kwargs):
         if not isinstance(axis, int):
-            raise ValueError(f"BatchNormalization: axis must be an int, got {axis!r}")
+            raise TypeError(f"BatchNormalization: axis must be an int, got {axis!r}")
         self.axis, self.momentum, self.epsilon = axis, float(momentum), float(epsilon)
         self.center, self.scale = center, scale
         self._inits = (gamma_initializer, beta_initializer, moving_mean_initializer,

@@ -1,5 +1,5 @@
 """Models (`tk.models`, `tk.keras.models`): Model (subclassed or functional) and Sequential."""
-from . import functional
+from . import functional  # noqa: F401  (tk.models.functional.Graph)
 from .model import Model
 from .sequential import Sequential
 

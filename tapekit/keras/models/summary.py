@@ -12,7 +12,7 @@ def output_shape(model, layer):
     if layer.built and layer.input_shape is not None:
         try:
             return str(layer.compute_output_shape(layer.input_shape))
-        except Exception:   # a layer whose shape cannot be inferred: Keras prints "?" too
+        except (ValueError, TypeError, NotImplementedError):   # a layer whose shape cannot be inferred: Keras prints "?" too
             return "?"
     return "?"
 
