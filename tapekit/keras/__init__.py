@@ -6,12 +6,12 @@ The core (tensors, tapes, ops) never imports this package.
 from . import (
            activations,
            initializers,
+           keras_tensor,  # noqa: F401  (tk.keras.keras_tensor.KerasTensor)
            layers,
            losses,
            models,
            optimizers,
 )
-from . import keras_tensor  # noqa: F401  (tk.keras.keras_tensor.KerasTensor)
 from .layers import Input, InputLayer
 from .models import Model, Sequential
 
