@@ -57,7 +57,7 @@ from .tensor import Tensor, Variable
 # `import tapekit.layers` all reach the same modules.
 from . import keras  # noqa: E402
 from .keras import activations, initializers, layers, losses, models, optimizers  # noqa: E402
-from .keras import Sequential  # noqa: E402
+from .keras import Input, Model, Sequential  # noqa: E402
 
 import sys as _sys  # noqa: E402
 

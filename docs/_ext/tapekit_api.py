@@ -29,7 +29,7 @@ NAMESPACES = [
     ("tapekit.linalg", "tk.linalg", "matrices: solve, inv, det, norms, einsum"),
     ("tapekit.random", "tk.random", "seeded random tensors"),
     ("tapekit.keras.layers", "tk.layers", "Keras-style layers"),
-    ("tapekit.keras.models", "tk.models", "Sequential"),
+    ("tapekit.keras.models", "tk.models", "Model, Sequential"),
     ("tapekit.keras.losses", "tk.losses", "loss functions and classes"),
     ("tapekit.keras.optimizers", "tk.optimizers", "SGD, Adam, RMSprop"),
     ("tapekit.display", "tk.display", "pictures of the tape, explanations"),

@@ -1,18 +1,68 @@
 """Activations by name, as `keras.activations`: `Dense(3, activation="relu")` looks them up here.
 
+Those tk.nn lacks (elu, leaky_relu, relu6, selu, softplus, silu) are written here from
+tapekit's ops, with Keras's definitions and defaults, so their gradients come from the tape.
+
     >>> tk.keras.activations.get("relu")(tk.constant([-1.0, 1.0]))
     tk.Tensor([0. 1.], shape=(2,), dtype=float32)
+    >>> tk.keras.activations.elu(tk.constant([-1.0, 1.0]))          # alpha (e^x - 1) below 0
+    tk.Tensor([-0.6321206  1.       ], shape=(2,), dtype=float32)
+    >>> tk.keras.activations.leaky_relu(tk.constant([-1.0, 1.0]))   # negative_slope=0.2
+    tk.Tensor([-0.2  1. ], shape=(2,), dtype=float32)
 """
 from .. import nn
-from ..ops import sigmoid, tanh
+from ..ops import exp, log, minimum, sigmoid, tanh, where, zeros_like
+
+__all__ = ["elu", "get", "get_activation", "leaky_relu", "linear", "relu", "relu6", "selu",
+           "sigmoid", "silu", "softmax", "softplus", "tanh"]
 
 
-def _linear(x):
+def linear(x):
     return x
 
 
-ACTIVATIONS = {"linear": _linear, "relu": nn.relu, "sigmoid": sigmoid, "tanh": tanh,
-               "softmax": nn.softmax}
+def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
+    """Keras's relu: x above `threshold`, `negative_slope * (x - threshold)` below, capped at
+    `max_value`; with the defaults, tk.nn.relu."""
+    if negative_slope == 0 and max_value is None and threshold == 0:
+        return nn.relu(x)
+    y = where(x >= threshold, x, negative_slope * (x - threshold)) if negative_slope != 0 \
+        else where(x >= threshold, x, zeros_like(x))
+    return y if max_value is None else minimum(y, max_value)
+
+
+def leaky_relu(x, negative_slope=0.2):
+    return where(x > 0, x, negative_slope * x)
+
+
+def elu(x, alpha=1.0):
+    return where(x > 0, x, alpha * (exp(minimum(x, 0.0)) - 1.0))
+
+
+def selu(x):
+    alpha, scale = 1.6732632423543772, 1.0507009873554805
+    return scale * elu(x, alpha)
+
+
+def relu6(x):
+    return minimum(nn.relu(x), 6.0)
+
+
+def softplus(x):
+    return where(x > 20.0, x, log(1.0 + exp(minimum(x, 20.0))))
+
+
+def silu(x):
+    return x * sigmoid(x)
+
+
+def softmax(x, axis=-1):
+    return nn.softmax(x, axis=axis)
+
+
+ACTIVATIONS = {"linear": linear, "relu": nn.relu, "sigmoid": sigmoid, "tanh": tanh,
+               "softmax": nn.softmax, "elu": elu, "leaky_relu": leaky_relu, "relu6": relu6,
+               "selu": selu, "softplus": softplus, "silu": silu, "swish": silu}
 
 
 def get_activation(activation):
@@ -24,7 +74,7 @@ def get_activation(activation):
     tk.Tensor([-1.  1.], shape=(2,), dtype=float32)
     """
     if activation is None:
-        return _linear
+        return linear
     if callable(activation):
         return activation
     if activation in ACTIVATIONS:

@@ -1,40 +1,241 @@
-"""Weight initializers by name, as `keras.initializers`: each is `(shape, dtype) -> array`."""
+"""Weight initializers, as `keras.initializers`: objects called as `init(shape, dtype)`.
+
+    tk.layers.Dense(3, kernel_initializer="he_normal")
+    tk.layers.Dense(3, kernel_initializer=tk.initializers.RandomNormal(stddev=0.01, seed=1))
+
+Without a seed, an initializer draws from tk.random's global stream, so
+`tk.random.set_seed(0)` makes a whole model reproducible. With `seed=`, it gives the same
+values on every call, as Keras 3's seeded initializers do ("a seeded initializer will
+produce the same random values across multiple calls").
+
+>>> tk.initializers.GlorotUniform(seed=1)((2, 2)).shape
+(2, 2)
+>>> tk.initializers.get("zeros")((3,))
+array([0., 0., 0.], dtype=float32)
+"""
 import math
 
 import numpy as np
 
-from .. import random
+from .. import dtypes, random
+
+__all__ = ["Constant", "GlorotNormal", "GlorotUniform", "HeNormal", "HeUniform", "Initializer",
+           "Ones", "RandomNormal", "RandomUniform", "TruncatedNormal", "Zeros", "get"]
 
 
 def _fans(shape):
-    # Dense kernels are (in, out); conv kernels (h, w, in, out) count each window position.
-    receptive = math.prod(shape[:-2]) if len(shape) > 2 else 1
+    """Keras's fans: (in, out) for Dense kernels; conv kernels (h, w, in, out) count each
+    window position; a vector counts its length both ways."""
+    if len(shape) == 0:
+        return 1, 1
+    if len(shape) == 1:
+        return shape[0], shape[0]
+    receptive = math.prod(shape[:-2])
     return shape[-2] * receptive, shape[-1] * receptive
 
 
-def _glorot_uniform(shape, dtype):
-    fan_in, fan_out = _fans(shape)
-    limit = math.sqrt(6.0 / (fan_in + fan_out))
-    return random.uniform(shape, -limit, limit, dtype=dtype)
+class Initializer:
+    """Base class: subclasses implement `__call__(shape, dtype=None)` returning an array.
+
+    >>> class Halves(tk.initializers.Initializer):
+    ...     def __call__(self, shape, dtype=None):
+    ...         return np.full(shape, 0.5, dtype or np.float32)
+    >>> tk.layers.Dense(1, kernel_initializer=Halves())(tk.ones((1, 2)))
+    tk.Tensor([[1.]], shape=(1, 1), dtype=float32)
+    """
+
+    seed = None
+
+    def __call__(self, shape, dtype=None):
+        raise NotImplementedError(f"{type(self).__name__} must implement __call__(shape, dtype=None)")
+
+    def _uniform(self, shape, limit, dtype):
+        if self.seed is None:
+            return random.uniform(shape, -limit, limit, dtype=dtype).numpy()
+        rng = np.random.default_rng(self.seed)
+        return rng.uniform(-limit, limit, shape).astype(dtype)
+
+    def _normal(self, shape, mean, stddev, dtype, truncated=False):
+        if self.seed is None:
+            draw = lambda n: random.normal((n,), dtype=dtypes.float64).numpy()
+        else:
+            rng = np.random.default_rng(self.seed)
+            draw = rng.standard_normal
+        size = math.prod(shape)
+        z = draw(size)
+        while truncated and (bad := np.abs(z) > 2).any():   # redraw beyond 2 standard deviations
+            z[bad] = draw(int(bad.sum()))
+        return (mean + stddev * z).reshape(shape).astype(dtype)
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
+        return f"{type(self).__name__}({args})"
 
 
-def _he_uniform(shape, dtype):
-    limit = math.sqrt(6.0 / _fans(shape)[0])
-    return random.uniform(shape, -limit, limit, dtype=dtype)
+class Zeros(Initializer):
+    """All zeros.
+
+    >>> tk.initializers.Zeros()((2,))
+    array([0., 0.], dtype=float32)
+    """
+
+    def __call__(self, shape, dtype=None):
+        return np.zeros(shape, dtypes.as_dtype(dtype or dtypes.float32))
 
 
-INITIALIZERS = {"glorot_uniform": _glorot_uniform, "he_uniform": _he_uniform,
-                "zeros": lambda shape, dtype: np.zeros(shape, dtype),
-                "ones": lambda shape, dtype: np.ones(shape, dtype)}
+class Ones(Initializer):
+    """All ones.
+
+    >>> tk.initializers.Ones()((2,))
+    array([1., 1.], dtype=float32)
+    """
+
+    def __call__(self, shape, dtype=None):
+        return np.ones(shape, dtypes.as_dtype(dtype or dtypes.float32))
 
 
-def _initializer(init):
-    if callable(init):
-        return init
-    if init in INITIALIZERS:
-        return INITIALIZERS[init]
-    raise ValueError(f"unknown initializer {init!r}; use one of {sorted(INITIALIZERS)} or a "
-                     f"callable (shape, dtype) -> array")
+class Constant(Initializer):
+    """Every entry `value`.
+
+    >>> tk.initializers.Constant(0.5)((2,))
+    array([0.5, 0.5], dtype=float32)
+    """
+
+    def __init__(self, value=0.0):
+        self.value = value
+
+    def __call__(self, shape, dtype=None):
+        return np.full(shape, self.value, dtypes.as_dtype(dtype or dtypes.float32))
 
 
-get = _initializer
+class RandomUniform(Initializer):
+    """Uniform on [minval, maxval) (Keras's defaults: -0.05, 0.05).
+
+    >>> w = tk.initializers.RandomUniform(-1.0, 1.0, seed=0)((1000,))
+    >>> bool(w.min() >= -1.0 and w.max() < 1.0)
+    True
+    """
+
+    def __init__(self, minval=-0.05, maxval=0.05, seed=None):
+        self.minval, self.maxval, self.seed = minval, maxval, seed
+
+    def __call__(self, shape, dtype=None):
+        dtype = dtypes.as_dtype(dtype or dtypes.float32)
+        half = (self.maxval - self.minval) / 2
+        return (self._uniform(shape, half, dtype) + (self.minval + half)).astype(dtype)
+
+
+class RandomNormal(Initializer):
+    """Normal with `mean` and `stddev` (Keras's defaults: 0, 0.05).
+
+    >>> init = tk.initializers.RandomNormal(mean=1.0, stddev=0.1, seed=3)
+    >>> bool((init((4,)) == init((4,))).all())       # seeded: the same values on every call
+    True
+    """
+
+    def __init__(self, mean=0.0, stddev=0.05, seed=None):
+        self.mean, self.stddev, self.seed = mean, stddev, seed
+
+    def __call__(self, shape, dtype=None):
+        return self._normal(shape, self.mean, self.stddev, dtypes.as_dtype(dtype or dtypes.float32))
+
+
+class TruncatedNormal(RandomNormal):
+    """Normal with `mean` and `stddev`, redrawn beyond two standard deviations.
+
+    >>> w = tk.initializers.TruncatedNormal(stddev=1.0, seed=0)((1000,))
+    >>> bool(np.abs(w).max() <= 2.0)
+    True
+    """
+
+    def __call__(self, shape, dtype=None):
+        dtype = dtypes.as_dtype(dtype or dtypes.float32)
+        return self._normal(shape, self.mean, self.stddev, dtype, truncated=True)
+
+
+class GlorotUniform(Initializer):
+    """Uniform on ±sqrt(6 / (fan_in + fan_out)): Keras's default for kernels and `add_weight`.
+
+    >>> w = tk.initializers.GlorotUniform(seed=0)((20, 30))
+    >>> bool(np.abs(w).max() <= (6 / 50) ** 0.5)
+    True
+    """
+
+    def __init__(self, seed=None):
+        self.seed = seed
+
+    def __call__(self, shape, dtype=None):
+        fan_in, fan_out = _fans(shape)
+        return self._uniform(shape, math.sqrt(6.0 / (fan_in + fan_out)),
+                             dtypes.as_dtype(dtype or dtypes.float32))
+
+
+class GlorotNormal(GlorotUniform):
+    """Truncated normal with stddev sqrt(2 / (fan_in + fan_out)) (corrected for the truncation).
+
+    >>> tk.initializers.GlorotNormal(seed=0)((3, 4)).shape
+    (3, 4)
+    """
+
+    def __call__(self, shape, dtype=None):
+        fan_in, fan_out = _fans(shape)
+        stddev = math.sqrt(2.0 / (fan_in + fan_out)) / 0.87962566103423978
+        return self._normal(shape, 0.0, stddev, dtypes.as_dtype(dtype or dtypes.float32), True)
+
+
+class HeUniform(GlorotUniform):
+    """Uniform on ±sqrt(6 / fan_in), for ReLU layers.
+
+    >>> w = tk.initializers.HeUniform(seed=0)((8, 4))
+    >>> bool(np.abs(w).max() <= (6 / 8) ** 0.5)
+    True
+    """
+
+    def __call__(self, shape, dtype=None):
+        return self._uniform(shape, math.sqrt(6.0 / _fans(shape)[0]),
+                             dtypes.as_dtype(dtype or dtypes.float32))
+
+
+class HeNormal(GlorotUniform):
+    """Truncated normal with stddev sqrt(2 / fan_in) (corrected for the truncation).
+
+    >>> tk.initializers.HeNormal(seed=0)((3, 4)).shape
+    (3, 4)
+    """
+
+    def __call__(self, shape, dtype=None):
+        stddev = math.sqrt(2.0 / _fans(shape)[0]) / 0.87962566103423978
+        return self._normal(shape, 0.0, stddev, dtypes.as_dtype(dtype or dtypes.float32), True)
+
+
+INITIALIZERS = {"zeros": Zeros, "ones": Ones, "constant": Constant,
+                "random_uniform": RandomUniform, "uniform": RandomUniform, "random_normal": RandomNormal,
+                "truncated_normal": TruncatedNormal, "glorot_uniform": GlorotUniform,
+                "glorot_normal": GlorotNormal, "he_uniform": HeUniform, "he_normal": HeNormal}
+
+
+def get(identifier):
+    """An initializer from a name ("glorot_uniform"), an Initializer object, or a callable
+    `(shape, dtype) -> array`; the class names work too ("GlorotUniform").
+
+    >>> tk.initializers.get("he_normal")
+    HeNormal(seed=None)
+    """
+    if isinstance(identifier, str):
+        key = identifier if identifier in INITIALIZERS else \
+            {cls.__name__: k for k, cls in INITIALIZERS.items()}.get(identifier)
+        if key is None:
+            raise ValueError(f"unknown initializer {identifier!r}; use one of "
+                             f"{sorted(INITIALIZERS)}, an object such as "
+                             f"tk.initializers.RandomNormal(stddev=0.1), or a callable "
+                             f"(shape, dtype) -> array")
+        return INITIALIZERS[key]()
+    if isinstance(identifier, type) and issubclass(identifier, Initializer):
+        return identifier()
+    if callable(identifier):
+        return identifier
+    raise ValueError(f"initializer must be a name, an Initializer or a callable "
+                     f"(shape, dtype) -> array, got {identifier!r}")
+
+
+_initializer = get

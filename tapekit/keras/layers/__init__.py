@@ -6,9 +6,35 @@
     layer.trainable_variables         # [kernel, bias], in creation order as in Keras
 """
 from ..activations import get_activation
+from .activation import Activation, LeakyReLU, ReLU
 from .base import Layer, clear_session
-from .conv import Conv2D, MaxPooling2D
-from .core import Dense, Dropout, Flatten
+from .conv import Conv2D, Conv2DTranspose, MaxPooling2D
+from .core import Dense, Dropout, Embedding, Flatten, Lambda, Reshape
+from .input_layer import Input, InputLayer
+from .merging import (
+                      Add,
+                      Average,
+                      Concatenate,
+                      Dot,
+                      Maximum,
+                      Minimum,
+                      Multiply,
+                      Subtract,
+                      add,
+                      average,
+                      concatenate,
+                      dot,
+                      multiply,
+                      subtract,
+)
+from .merging import maximum_ as maximum
+from .merging import minimum_ as minimum
+from .normalization import BatchNormalization
+from .pooling import AveragePooling2D, GlobalAveragePooling2D, GlobalMaxPooling2D
 
-__all__ = ["Conv2D", "Dense", "Dropout", "Flatten", "Layer",
-           "MaxPooling2D", "clear_session", "get_activation"]
+__all__ = ["Activation", "Add", "Average", "AveragePooling2D", "BatchNormalization", "Concatenate",
+           "Conv2D", "Conv2DTranspose", "Dense", "Dot", "Dropout", "Embedding", "Flatten",
+           "GlobalAveragePooling2D", "GlobalMaxPooling2D", "Input", "InputLayer", "Lambda",
+           "Layer", "LeakyReLU", "MaxPooling2D", "Maximum", "Minimum", "Multiply", "ReLU",
+           "Reshape", "Subtract", "add", "average", "clear_session", "concatenate", "dot",
+           "get_activation", "maximum", "minimum", "multiply", "subtract"]

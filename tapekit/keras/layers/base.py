@@ -1,4 +1,4 @@
-"""The Layer base class, and the helpers every layer shares (names, argument checks).
+"""The Layer base class: Keras 3's contract for `build`, `call`, weights and losses.
 
     layer = tk.layers.Dense(3, activation="relu")
     y = layer(tk.ones((2, 4)))        # builds the kernel (4, 3) and bias (3,) on first call
@@ -7,26 +7,30 @@
 A layer creates its weights the first time it sees an input (`build`), or at once when
 given `input_shape=`. Names follow Keras: `dense`, `dense_1`, ... per process, and the
 weights are named `dense/kernel:0`, `dense/bias:0`.
+
+`Layer.__call__` is Keras 3's recipe (keras/src/layers/layer.py), in numbered steps below:
+convert the inputs, build once, resolve `training`, call, keep the losses. Whether `call`
+takes `training` (or `mask`) is read from its signature once per class; it is passed
+only to a `call` that names it, as in Keras.
 """
-import itertools
-import re
-from collections import defaultdict
+import inspect
+import threading
+import weakref
 
 import numpy as np
 
-from ... import dtypes
-from ...module import Module
-from ...ops import cast
+from ... import dtypes, nest
+from ...context import state as _tape_state
 from ...convert import convert_to_tensor
+from ...module import Module, _leaves
+from ...ops import cast, zeros
 from ...tensor import Tensor, Variable
-from ..initializers import _initializer
+from .. import initializers
+from ..keras_tensor import KerasTensor, Node, any_symbolic
+from . import _utils
+from ._utils import _batchless, _shape_list, _shape_structure, check_input
 
-_name_counters = defaultdict(itertools.count)
-
-
-def _unique_name(base):
-    n = next(_name_counters[base])
-    return base if n == 0 else f"{base}_{n}"
+_ALLOWED_KWARGS = {"input_shape", "input_dim", "batch_input_shape", "batch_size", "autocast"}
 
 
 def clear_session():
@@ -36,109 +40,159 @@ def clear_session():
     >>> tk.layers.Dense(1).name, tk.layers.Dense(1).name
     ('dense', 'dense_1')
     """
-    _name_counters.clear()
-
-def _pair(value, what, layer):
-    """A positive int or a pair of them, as a pair: kernel_size=3 -> (3, 3).
-
-    0, negative and fractional sizes raise here, naming the layer and the argument, rather
-    than as a ZeroDivisionError in the initializer or a truncated 2.5 -> 2.
-    """
-    items = [value, value] if _is_int(value) else (list(value) if isinstance(value, (list, tuple)) else None)
-    if items is None or len(items) != 2 or not all(_is_int(v) and v > 0 for v in items):
-        raise ValueError(f"{layer}: {what} must be a positive integer or a pair of positive "
-                         f"integers, got {value!r}")
-    return tuple(int(v) for v in items)
+    _utils._name_counters.clear()
 
 
-def _is_int(value):
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+_signatures = {}     # class -> (call takes training, call takes mask, training's default)
 
 
-def _positive_int(value, what, layer):
-    if not _is_int(value) or value <= 0:
-        raise ValueError(f"{layer}: {what} must be a positive integer, got {value!r}")
-    return int(value)
+def _call_flags(cls):
+    if cls not in _signatures:
+        params = inspect.signature(cls.call).parameters
+        default = params["training"].default if "training" in params else None
+        _signatures[cls] = ("training" in params, "mask" in params,
+                            None if default is inspect.Parameter.empty else default)
+    return _signatures[cls]
 
-# --- the base class -----------------------------------------------------------------------
-def _layer_name(cls_name):
-    """Keras's default layer name: Dense -> dense, Conv2D -> conv2d, MaxPooling2D -> max_pooling2d."""
-    name = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", cls_name)
-    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
+
+class _CallContext(threading.local):
+    """The `training` value of the outermost layer call, seen by the calls inside it."""
+    entry = None
+    training = None
+
+
+_context = _CallContext()
+_loss_holders = weakref.WeakSet()    # layers that add_loss'ed since their last clear
 
 
 class Layer(Module):
-    """Base class: subclasses implement `build(input_shape)` and `call(x, training=None)`.
+    """Base class: subclasses implement `build(input_shape)` and `call(inputs)`.
+
+    `call` may take `training=None` (Dropout, BatchNormalization); it then receives the
+    value given to this call or to the outermost layer call around it.
 
     >>> class Scale(tk.layers.Layer):
     ...     def build(self, input_shape):
-    ...         self.s = tk.Variable(tk.ones(input_shape[-1:]), name="s")
-    ...     def call(self, x, training=None):
+    ...         self.s = self.add_weight(shape=input_shape[-1:], initializer="ones", name="s")
+    ...     def call(self, x):
     ...         return x * self.s
     >>> layer = Scale()
     >>> layer(tk.constant([[1.0, 2.0]]))            # built on the first call
     tk.Tensor([[1. 2.]], shape=(1, 2), dtype=float32)
     >>> [v.name for v in layer.trainable_variables]
-    ['s:0']
+    ['scale/s:0']
     """
 
     _sorted_attributes = False   # weights in creation order (kernel, then bias), as Keras
     # The input ranks a layer takes (Keras's InputSpec): Dense needs (batch, features).
     min_ndim = None
     ndim = None
+    # Keras converts float inputs to the layer's dtype and leaves integers to its ops, which
+    # promote them (uint8 pixels @ a float32 kernel -> float32). tapekit's ops do not
+    # promote (TensorFlow's rule), so layers whose math mixes inputs with float weights cast
+    # integer inputs too; shape-only layers (Flatten, Reshape) and Embedding keep them.
+    _cast_integer_inputs = False
 
-    def __init__(self, name=None, input_shape=None, dtype=dtypes.float32, trainable=True):
-        super().__init__(name=name or _unique_name(_layer_name(type(self).__name__)))
-        self.dtype = dtypes.as_dtype(dtype)
-        self.trainable = trainable
+    def __init__(self, *, name=None, dtype=None, trainable=True, **kwargs):
+        unknown = set(kwargs) - _ALLOWED_KWARGS
+        if unknown:
+            raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: "
+                             f"{ {k: kwargs[k] for k in sorted(unknown)} }")
+        super().__init__(name=name or _utils.unique_name(_utils.snake_name(type(self).__name__)))
+        self.dtype = dtypes.as_dtype(dtype or dtypes.float32)
+        self._trainable = bool(trainable)
         self.built = False
-        self.input_shape = None if input_shape is None else (None,) + tuple(input_shape)
+        self.autocast = kwargs.get("autocast", True)
+        self._weights, self._losses, self._regularizers, self._inbound_nodes = [], [], [], []
+        shape = kwargs.get("input_shape")
+        if kwargs.get("input_dim") is not None:
+            shape = (kwargs["input_dim"],)
+        if kwargs.get("batch_input_shape") is not None:
+            shape = tuple(kwargs["batch_input_shape"])[1:]
+        self.input_shape = None if shape is None else (kwargs.get("batch_size"),) + tuple(shape)
         if self.input_shape is not None:
             self._maybe_build(self.input_shape)
 
-    def add_weight(self, name, shape, initializer="zeros", trainable=True):
-        """Create a Variable named `<layer>/<name>` and keep it as attribute `name`."""
-        value = _initializer(initializer)(tuple(shape), self.dtype)
-        var = Variable(value, trainable=trainable and self.trainable, dtype=self.dtype,
-                       name=f"{self.name}/{name}")
-        setattr(self, name, var)
+    # --- weights ----------------------------------------------------------------------------
+    def add_weight(self, shape=None, initializer=None, dtype=None, trainable=True,
+                   regularizer=None, constraint=None, name=None, **kwargs):
+        """Create and track a Variable named `<layer>/<name>` (Keras 3's signature).
+
+        The initializer defaults to Glorot-uniform for float dtypes and zeros otherwise; it
+        may be a name, an initializer object or a callable `(shape, dtype) -> array`.
+
+        >>> layer = tk.layers.Layer(name="demo")
+        >>> w = layer.add_weight(shape=(2, 3), name="w")
+        >>> w.name, w.shape, bool((w.numpy() != 0).any())
+        ('demo/w:0', (2, 3), True)
+        """
+        if isinstance(shape, str):
+            raise TypeError(f"{type(self).__name__}.add_weight: the first argument is the shape, "
+                            f"got {shape!r}; name the weight with add_weight(shape=..., name={shape!r})")
+        shape = () if shape is None else tuple(int(d) for d in shape)
+        dtype = dtypes.as_dtype(dtype or self.dtype)
+        if initializer is None:
+            initializer = "glorot_uniform" if dtype.kind == "f" else "zeros"
+        value = initializers.get(initializer)(shape, dtype)
+        var = Variable(value, trainable=trainable and self.trainable, dtype=dtype,
+                       name=f"{self.name}/{name or 'variable'}")
+        self._weights.append(var)
+        if regularizer is not None:
+            self._regularizers.append((var, regularizer))
+        if constraint is not None:
+            var_constraints = self.__dict__.setdefault("_constraints", {})
+            var_constraints[id(var)] = constraint
         return var
 
-    def build(self, input_shape):
-        pass
+    @property
+    def trainable(self):
+        return self._trainable
 
-    def call(self, x, training=None):
-        raise NotImplementedError(f"{type(self).__name__} must implement call(x, training=None)")
+    @trainable.setter
+    def trainable(self, value):
+        """Freezing a layer freezes its weights and its sublayers' (Keras 3)."""
+        self._trainable = bool(value)
+        for layer in self._flatten_layers():
+            layer._trainable = bool(value)
+        for v in self.variables:
+            v._trainable = bool(value)   # what tapes read to watch a variable
 
-    def compute_output_shape(self, input_shape):
-        return tuple(input_shape)
+    @property
+    def weights(self):
+        """Every weight of the layer and its sublayers, trainable or not, in creation order."""
+        return list(self.variables)
 
-    def _check_rank(self, shape):
-        n = len(shape)
-        if (self.ndim is not None and n != self.ndim) or (self.min_ndim is not None and n < self.min_ndim):
-            expected = f"ndim={self.ndim}" if self.ndim is not None else f"min_ndim={self.min_ndim}"
-            raise ValueError(f"Input 0 of layer {self.name!r} ({type(self).__name__}) is "
-                             f"incompatible with the layer: expected {expected}, found ndim={n}. "
-                             f"Full shape received: {tuple(shape)}"
-                             + (". Add a batch axis, e.g. x[None] or tk.reshape(x, (1, -1))"
-                                if n == (self.ndim or self.min_ndim) - 1 else ""))
+    @property
+    def trainable_weights(self):
+        return [v for v in self.variables if v.trainable]
 
-    def _maybe_build(self, input_shape):
-        if not self.built:
-            self._check_rank(input_shape)
-            self.input_shape = (None,) + tuple(input_shape[1:])
-            self.build(self.input_shape)
-            self.built = True
+    @property
+    def non_trainable_weights(self):
+        return [v for v in self.variables if not v.trainable]
 
-    def __call__(self, x, training=None):
-        if not isinstance(x, Tensor):
-            x = convert_to_tensor(x, dtype=self.dtype if np.asarray(x).dtype.kind == "f" else None)
-        elif x.dtype.kind == "f" and x.dtype != self.dtype:
-            x = cast(x, self.dtype)  # Keras casts float inputs to the layer's dtype
-        if self.built:
-            self._check_rank(x.shape)
-        self._maybe_build(x.shape)
-        return self.call(x, training=training)
+    def get_weights(self):
+        """The weights' values as NumPy arrays.
+
+        >>> layer = tk.layers.Dense(2, kernel_initializer="ones", input_shape=(3,))
+        >>> [w.shape for w in layer.get_weights()]
+        [(3, 2), (2,)]
+        >>> layer.set_weights([np.zeros((3, 2)), np.ones(2)])
+        >>> layer(tk.ones((1, 3)))
+        tk.Tensor([[1. 1.]], shape=(1, 2), dtype=float32)
+        """
+        return [v.numpy() for v in self.weights]
+
+    def set_weights(self, weights):
+        mine = self.weights
+        if len(weights) != len(mine):
+            raise ValueError(f"{self.name}.set_weights: expected {len(mine)} arrays "
+                             f"({[v.name for v in mine]}), got {len(weights)}")
+        for var, value in zip(mine, weights):
+            if tuple(np.shape(value)) != var.shape:
+                raise ValueError(f"{self.name}.set_weights: {var.name} has shape {var.shape}, "
+                                 f"got an array of shape {np.shape(value)}")
+        for var, value in zip(mine, weights):
+            var.assign(np.asarray(value, var.dtype))
 
     def count_params(self):
         if not self.built:
@@ -146,5 +200,178 @@ class Layer(Module):
                              f"give input_shape=, to create its weights")
         return super().count_params()
 
+    @property
+    def compute_dtype(self):
+        return self.dtype
+
+    @property
+    def variable_dtype(self):
+        return self.dtype
+
+    # --- losses -----------------------------------------------------------------------------
+    def add_loss(self, loss):
+        """Keep a loss tensor (a penalty) computed in `call`; `model.losses` collects them.
+
+        Losses belong to one forward pass: the outermost layer call clears them first.
+
+        >>> class Penalty(tk.layers.Layer):
+        ...     def call(self, x):
+        ...         self.add_loss(0.5 * tk.reduce_sum(x))
+        ...         return x
+        >>> layer = Penalty()
+        >>> _ = layer(tk.ones((2, 2)))
+        >>> layer.losses
+        [tk.Tensor(2.0, shape=(), dtype=float32)]
+        """
+        self.__dict__.setdefault("_losses", []).extend(nest.flatten(loss))
+        _loss_holders.add(self)
+
+    @property
+    def losses(self):
+        """The add_loss losses of this layer and its sublayers, then weight regularization."""
+        out = []
+        for layer in [self] + self._flatten_layers(recursive=True):
+            out += layer.__dict__.get("_losses", [])
+        for layer in [self] + self._flatten_layers(recursive=True):
+            out += [reg(var) for var, reg in layer.__dict__.get("_regularizers", [])]
+        return out
+
+    def _clear_losses(self):
+        if not _loss_holders:       # nothing to clear: no walk over the sublayers
+            return
+        for layer in [self] + self._flatten_layers(recursive=True):
+            layer.__dict__["_losses"] = []
+            _loss_holders.discard(layer)
+
+    def _flatten_layers(self, recursive=False):
+        """The layers held in attributes (also in lists and dicts), in assignment order."""
+        if not recursive:
+            return [x for x in _leaves(self) if isinstance(x, Layer) and x is not self]
+        return [m for m in self.submodules if isinstance(m, Layer)]
+
+    # --- build and call ---------------------------------------------------------------------
+    def build(self, input_shape):
+        self.built = True
+
+    def call(self, inputs):
+        raise NotImplementedError(f"{type(self).__name__} must implement call(inputs)")
+
+    def compute_output_shape(self, input_shape):
+        """The output shape for `input_shape` (None for unknown sizes). This default runs
+        `call` on zeros (unknown sizes as 1) without recording on any tape and reads the
+        shape: layers whose output shape is known without running override it."""
+        return _run_on_zeros(self, input_shape, [self.dtype] * len(_shape_list(input_shape)))[0]
+
+    def _maybe_build(self, input_shape):
+        for i, shape in enumerate(_shape_list(input_shape)):
+            check_input(self, shape, i)
+        if not self.built:
+            self.input_shape = _batchless(input_shape)
+            self.build(input_shape)
+            self.built = True
+
+    def __call__(self, *args, **kwargs):
+        if "_inbound_nodes" not in vars(self):
+            raise RuntimeError(f"{type(self).__name__}.__init__ must call super().__init__(**kwargs) "
+                               f"before the layer is used")
+        inputs, args = (args[0], args[1:]) if args else (kwargs.pop("inputs"), ())
+        has_training, has_mask, default = _call_flags(type(self))
+        if not has_mask:
+            kwargs.pop("mask", None)
+        if any_symbolic(inputs):
+            return self._symbolic_call(inputs, args, kwargs, has_training)
+
+        # 1. Convert array inputs to tensors and cast them to the layer's dtype.
+        inputs = self._convert_inputs(inputs)
+        # 2. Check the input ranks and sizes; build the weights on the first call.
+        self._maybe_build(nest.pack_like(inputs, [t.shape for t in nest.flatten(inputs)]))
+        # 3. Resolve training: given here, else the outer call's, else call's default.
+        entry = _context.entry is None
+        if entry:
+            _context.entry, _context.training = self, None
+            self._clear_losses()
+        try:
+            training = kwargs.pop("training", None)
+            if training is None:
+                training = _context.training if _context.training is not None else default
+            _context.training = training
+            if has_training and training is not None:
+                kwargs["training"] = training
+            # 4. Call.
+            return self.call(inputs, *args, **kwargs)
+        finally:
+            if entry:
+                _context.entry = _context.training = None
+
+    def _convert_inputs(self, inputs):
+        if isinstance(inputs, (list, tuple)) and not any(
+                isinstance(t, (Tensor, np.ndarray)) for t in nest.flatten(inputs)):
+            inputs = np.asarray(inputs)       # nested lists of numbers: one array
+        return nest.pack_like(inputs, [self._convert(t) for t in nest.flatten(inputs)])
+
+    def _convert(self, x):
+        if not isinstance(x, Tensor):
+            kind = np.asarray(x).dtype.kind
+            cast_it = self.autocast and (kind == "f" or (kind in "iub" and self._cast_integer_inputs))
+            return convert_to_tensor(x, dtype=self.dtype if cast_it else None)
+        if self.autocast and x.dtype != self.dtype and (
+                x.dtype.kind == "f" or (x.dtype.kind in "iub" and self._cast_integer_inputs)):
+            return cast(x, self.dtype)   # Keras casts float inputs to the layer's dtype
+        return x
+
+    def _output_dtype(self, dtype):
+        cast_it = self.autocast and (dtype.kind == "f" or self._cast_integer_inputs)
+        return self.dtype if cast_it else dtype
+
+    def _symbolic_call(self, inputs, args, kwargs, has_training):
+        """Calling a layer on KerasTensors (functional API): build, infer the output, record a Node."""
+        flat = nest.flatten(inputs)
+        shapes = nest.pack_like(inputs, [t.shape for t in flat])
+        self._maybe_build(shapes)
+        if type(self).compute_output_shape is not Layer.compute_output_shape:
+            out_shapes = self.compute_output_shape(shapes)
+            out_shapes = out_shapes if isinstance(out_shapes, list) else [out_shapes]
+            out_dtypes = [self._output_dtype(flat[0].dtype if flat else self.dtype)] * len(out_shapes)
+            structure = None
+        else:
+            out_shapes, out_dtypes, structure = _run_on_zeros(
+                self, shapes, [t.dtype for t in flat], args, kwargs, with_structure=True)
+        outputs = [KerasTensor(s, d, name=_utils.unique_name("keras_tensor"))
+                   for s, d in zip(out_shapes, out_dtypes)]
+        outputs = outputs[0] if structure is None and len(outputs) == 1 else \
+            nest.pack_like(structure, outputs) if structure is not None else outputs
+        Node(self, inputs, outputs, dict(kwargs, _args=args))
+        return outputs
+
     def __repr__(self):
         return f"<{type(self).__name__} {self.name!r}{'' if self.built else ' (not built)'}>"
+
+
+def _run_on_zeros(layer, shapes, dtype_list, args=(), kwargs=None, with_structure=False):
+    """Run `layer.call` on zeros of `shapes` (unknown sizes as 1), recording on no tape, and
+    return the output shapes (batch axis as None) and dtypes, as Keras's compute_output_spec."""
+    shape_list = _shape_list(shapes)
+    zero = [zeros([1 if d is None else d for d in s], dtype=dt) for s, dt in zip(shape_list, dtype_list)]
+    feed = zero[0] if len(zero) == 1 and isinstance(shapes, tuple) and shape_list[0] == shapes \
+        else nest.pack_like(_shape_structure(shapes), zero)
+    kwargs = {k: v for k, v in (kwargs or {}).items() if k != "training"}
+    saved = (_tape_state.tapes, _tape_state.accumulators, dict(_losses_of(layer)))
+    _tape_state.tapes, _tape_state.accumulators = [], []
+    try:
+        out = layer.call(feed, *args, **kwargs)
+    finally:
+        _tape_state.tapes, _tape_state.accumulators = saved[0], saved[1]
+        for lyr, losses in saved[2].items():
+            lyr.__dict__["_losses"] = losses
+    flat = nest.flatten(out)
+    out_shapes = [(None,) + tuple(t.shape[1:]) if shape_list[0] and shape_list[0][0] is None
+                  else tuple(t.shape) for t in flat]
+    out_dtypes = [t.dtype for t in flat]
+    if with_structure:
+        return out_shapes, out_dtypes, (out if nest.is_nested(out) else None)
+    return (out_shapes[0] if len(out_shapes) == 1 and not nest.is_nested(out) else out_shapes), out_dtypes
+
+
+def _losses_of(layer):
+    return {lyr: list(lyr.__dict__.get("_losses", []))
+            for lyr in [layer] + layer._flatten_layers(recursive=True)}

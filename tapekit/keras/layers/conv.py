@@ -1,7 +1,8 @@
 """Convolution and pooling layers over NHWC inputs."""
 from ... import nn
 from ..activations import get_activation
-from .base import Layer, _pair, _positive_int
+from ._utils import _pair, _positive_int
+from .base import Layer
 
 
 def _nn_op(name):
@@ -35,6 +36,7 @@ class Conv2D(Layer):
     """
 
     ndim = 4
+    _cast_integer_inputs = True
 
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", activation=None,
                  use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros",
@@ -54,11 +56,12 @@ class Conv2D(Layer):
             raise ValueError(f"Conv2D {self.name!r} expects inputs (batch, height, width, "
                              f"channels), got shape {input_shape}")
         shape = self.kernel_size + (input_shape[-1], self.filters)
-        self.add_weight("kernel", shape, self.kernel_initializer)
-        if self.use_bias:
-            self.add_weight("bias", (self.filters,), self.bias_initializer)
+        self.kernel = self.add_weight(shape=shape, initializer=self.kernel_initializer, name="kernel")
+        self.bias = self.add_weight(shape=(self.filters,), initializer=self.bias_initializer,
+                                    name="bias") if self.use_bias else None
+        self._input_axes = {-1: input_shape[-1]}
 
-    def call(self, x, training=None):
+    def call(self, x):
         y = _nn_op("conv2d")(x, self.kernel, strides=[1, *self.strides, 1], padding=self.padding.upper())
         if self.use_bias:
             y = y + self.bias
@@ -88,7 +91,7 @@ class MaxPooling2D(Layer):
         self.padding = _padding(padding)
         super().__init__(name=name, **kwargs)
 
-    def call(self, x, training=None):
+    def call(self, x):
         return _nn_op("max_pool2d")(x, ksize=[1, *self.pool_size, 1], strides=[1, *self.strides, 1],
                              padding=self.padding.upper())
 
@@ -96,3 +99,60 @@ class MaxPooling2D(Layer):
         b, h, w, c = input_shape
         (kh, kw), (sh, sw) = self.pool_size, self.strides
         return (b, _conv_length(h, kh, sh, self.padding), _conv_length(w, kw, sw, self.padding), c)
+
+
+def _transpose_length(n, k, stride, padding):
+    """Keras's deconv_output_length (no output_padding): the input length of the Conv2D
+    this layer is the gradient of."""
+    if n is None:
+        return None
+    return n * stride if padding == "same" else n * stride + max(k - stride, 0)
+
+
+class Conv2DTranspose(Layer):
+    """Transposed 2-D convolution ("deconvolution"): upsamples NHWC inputs by `strides`.
+
+    The kernel is (height, width, filters, in_channels), TensorFlow's layout for
+    `tk.nn.conv2d_transpose`.
+
+    >>> up = tk.layers.Conv2DTranspose(8, 4, strides=2, padding="same")
+    >>> up.compute_output_shape((None, 7, 7, 16))
+    (None, 14, 14, 8)
+    """
+
+    ndim = 4
+    _cast_integer_inputs = True
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", activation=None,
+                 use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 input_shape=None, name=None, **kwargs):
+        self.filters = _positive_int(filters, "filters", "Conv2DTranspose")
+        self.kernel_size = _pair(kernel_size, "kernel_size", "Conv2DTranspose")
+        self.strides = _pair(strides, "strides", "Conv2DTranspose")
+        self.padding = _padding(padding)
+        self.activation = get_activation(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = kernel_initializer
+        self.bias_initializer = bias_initializer
+        super().__init__(name=name, input_shape=input_shape, **kwargs)
+
+    def build(self, input_shape):
+        shape = self.kernel_size + (self.filters, input_shape[-1])
+        self.kernel = self.add_weight(shape=shape, initializer=self.kernel_initializer, name="kernel")
+        self.bias = self.add_weight(shape=(self.filters,), initializer=self.bias_initializer,
+                                    name="bias") if self.use_bias else None
+        self._input_axes = {-1: input_shape[-1]}
+
+    def call(self, inputs):
+        _, h, w, _ = self.compute_output_shape(inputs.shape)
+        y = _nn_op("conv2d_transpose")(inputs, self.kernel, [inputs.shape[0], h, w, self.filters],
+                                       strides=[1, *self.strides, 1], padding=self.padding.upper())
+        if self.use_bias:
+            y = y + self.bias
+        return self.activation(y)
+
+    def compute_output_shape(self, input_shape):
+        b, h, w, _ = input_shape
+        (kh, kw), (sh, sw) = self.kernel_size, self.strides
+        return (b, _transpose_length(h, kh, sh, self.padding),
+                _transpose_length(w, kw, sw, self.padding), self.filters)

@@ -1,12 +1,13 @@
-"""Dense, Flatten and Dropout."""
+"""Dense, Flatten, Reshape, Dropout, Lambda and Embedding."""
 import math
 
 import numpy as np
 
-from ... import random
-from ...ops import cast, matmul, reshape
+from ... import dtypes, random
+from ...ops import cast, gather, matmul, reshape
 from ..activations import get_activation
-from .base import Layer, _positive_int
+from ._utils import _positive_int
+from .base import Layer
 
 
 class Dense(Layer):
@@ -21,6 +22,7 @@ class Dense(Layer):
     """
 
     min_ndim = 2
+    _cast_integer_inputs = True     # uint8 pixels in, float32 out, as Keras's promotion gives
 
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", input_shape=None, name=None, **kwargs):
@@ -32,11 +34,13 @@ class Dense(Layer):
         super().__init__(name=name, input_shape=input_shape, **kwargs)
 
     def build(self, input_shape):
-        self.add_weight("kernel", (input_shape[-1], self.units), self.kernel_initializer)
-        if self.use_bias:
-            self.add_weight("bias", (self.units,), self.bias_initializer)
+        self.kernel = self.add_weight(shape=(input_shape[-1], self.units),
+                                      initializer=self.kernel_initializer, name="kernel")
+        self.bias = self.add_weight(shape=(self.units,), initializer=self.bias_initializer,
+                                    name="bias") if self.use_bias else None
+        self._input_axes = {-1: input_shape[-1]}
 
-    def call(self, x, training=None):
+    def call(self, x):
         y = matmul(x, self.kernel)
         if self.use_bias:
             y = y + self.bias
@@ -54,7 +58,7 @@ class Flatten(Layer):
 
     min_ndim = 1   # a scalar has no batch axis
 
-    def call(self, x, training=None):
+    def call(self, x):
         return reshape(x, (x.shape[0], -1))
 
     def compute_output_shape(self, input_shape):
@@ -94,3 +98,98 @@ class Dropout(Layer):
         # A random op: under tk.function the mask is drawn again on every call.
         keep = random.uniform(shape, dtype=x.dtype, seed=self.seed) >= self.rate
         return x * (1.0 / (1.0 - self.rate)) * cast(keep, x.dtype)
+
+
+class Reshape(Layer):
+    """(batch, ...) -> (batch, *target_shape); one entry of target_shape may be -1.
+
+    >>> tk.layers.Reshape((2, -1))(tk.zeros([5, 6])).shape
+    (5, 2, 3)
+    >>> tk.layers.Reshape((7, 7, 128)).compute_output_shape((None, 6272))
+    (None, 7, 7, 128)
+    """
+
+    def __init__(self, target_shape, **kwargs):
+        target_shape = tuple(target_shape)
+        if sum(d == -1 for d in target_shape) > 1 or any(d < -1 or d == 0 for d in target_shape):
+            raise ValueError(f"Reshape: target_shape must hold positive sizes and at most one "
+                             f"-1, got {target_shape}")
+        self.target_shape = target_shape
+        super().__init__(**kwargs)
+
+    def call(self, inputs):
+        return reshape(inputs, (inputs.shape[0],) + self.target_shape)
+
+    def compute_output_shape(self, input_shape):
+        if -1 not in self.target_shape:
+            return (input_shape[0],) + self.target_shape
+        rest = input_shape[1:]
+        known = math.prod(d for d in self.target_shape if d != -1)
+        if None in rest:
+            return (input_shape[0],) + tuple(None if d == -1 else d for d in self.target_shape)
+        if math.prod(rest) % known:
+            raise ValueError(f"Reshape {self.name!r}: cannot reshape inputs of shape "
+                             f"{tuple(input_shape)} to (batch, *{self.target_shape})")
+        return (input_shape[0],) + tuple(math.prod(rest) // known if d == -1 else d
+                                         for d in self.target_shape)
+
+
+class Lambda(Layer):
+    """A layer around any function of tensors (`keras.layers.Lambda`); its output shape is
+    `output_shape` when given, else found by running the function on a zero batch.
+
+    >>> tk.layers.Lambda(lambda x: x * 2.0)(tk.constant([[1.0, 2.0]]))
+    tk.Tensor([[2. 4.]], shape=(1, 2), dtype=float32)
+    """
+
+    def __init__(self, function, output_shape=None, arguments=None, **kwargs):
+        if not callable(function):
+            raise TypeError(f"Lambda: function must be callable, got {type(function).__name__}")
+        self.function, self.arguments = function, dict(arguments or {})
+        self.output_shape = None if output_shape is None else tuple(output_shape)
+        super().__init__(**kwargs)
+
+    def call(self, inputs):
+        return self.function(inputs, **self.arguments)
+
+    def compute_output_shape(self, input_shape):
+        if self.output_shape is not None:
+            return (input_shape[0],) + self.output_shape
+        return Layer.compute_output_shape(self, input_shape)
+
+
+class Embedding(Layer):
+    """Row `i` of an (input_dim, output_dim) table for each integer `i` of the input.
+
+    Integer inputs stay integers (they are indices); the table is initialized uniformly
+    on [-0.05, 0.05), Keras's "uniform".
+
+    >>> emb = tk.layers.Embedding(10, 3, embeddings_initializer="ones")
+    >>> emb(tk.constant([[1, 2]])).shape
+    (1, 2, 3)
+    """
+
+    def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
+                 embeddings_regularizer=None, **kwargs):
+        self.input_dim = _positive_int(input_dim, "input_dim", "Embedding")
+        self.output_dim = _positive_int(output_dim, "output_dim", "Embedding")
+        self.embeddings_initializer = embeddings_initializer
+        self.embeddings_regularizer = embeddings_regularizer
+        super().__init__(**kwargs)
+
+    def build(self, input_shape):
+        self.embeddings = self.add_weight(shape=(self.input_dim, self.output_dim),
+                                          initializer=self.embeddings_initializer,
+                                          regularizer=self.embeddings_regularizer,
+                                          name="embeddings")
+
+    def call(self, inputs):
+        if inputs.dtype.kind not in "iu":
+            inputs = cast(inputs, dtypes.int32)
+        return gather(self.embeddings, inputs)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape) + (self.output_dim,)
+
+    def _output_dtype(self, dtype):
+        return self.dtype

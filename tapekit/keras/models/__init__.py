@@ -1,4 +1,6 @@
-"""Models (`tk.models`, `tk.keras.models`): stacks and graphs of layers."""
+"""Models (`tk.models`, `tk.keras.models`): Model (subclassed or functional) and Sequential."""
+from . import functional  # noqa: F401  (tk.models.functional.Graph)
+from .model import Model
 from .sequential import Sequential
 
-__all__ = ["Sequential"]
+__all__ = ["Model", "Sequential"]

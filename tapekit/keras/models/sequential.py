@@ -1,21 +1,26 @@
 """Sequential: a stack of layers, each feeding the next (`tf.keras.Sequential`).
 
-    model = tk.models.Sequential([
-        tk.layers.Dense(64, activation="relu", input_shape=(10,)),
+    model = tk.Sequential([
+        tk.Input(shape=(10,)),               # or input_shape=(10,) on the first layer
+        tk.layers.Dense(64, activation="relu"),
         tk.layers.Dense(1),
     ])
     y = model(x, training=True)
     model.summary()
 """
+from ..keras_tensor import KerasTensor
 from ..layers.base import Layer
-from ..trainer import Trainer
+from ..layers.input_layer import InputLayer
+from . import summary as _summary
+from .model import Model
 
 
-class Sequential(Trainer, Layer):
-    """Layers applied in order; `training` is passed to each (Dropout needs it).
+class Sequential(Model):
+    """Layers applied in order; `training` reaches each layer that takes it (Dropout).
 
-    When the first layer has `input_shape`, every layer is built at once, so the weights
-    exist (and `summary()` works) before the first call, as in Keras.
+    When the input shape is known (a first `tk.Input(shape=...)` or `input_shape=` on the
+    first layer), every layer is built at once, so the weights exist (and `summary()` works)
+    before the first call, as in Keras.
 
     >>> tk.random.set_seed(0)
     >>> model = tk.models.Sequential([
@@ -26,23 +31,30 @@ class Sequential(Trainer, Layer):
     (5, 1)
     >>> [v.shape for v in model.trainable_variables]
     [(3, 8), (8,), (8, 1), (1,)]
+    >>> tk.Sequential([tk.Input(shape=(3,)), tk.layers.Dense(2)]).count_params()
+    8
     """
 
-    def __init__(self, layers=None, name=None):
+    def __init__(self, layers=None, trainable=True, name=None):
         self._layers = []
-        super().__init__(name=name)
+        super().__init__(name=name, trainable=trainable)
         for layer in layers or []:
             self.add(layer)
 
     @property
     def layers(self):
-        return list(self._layers)
+        """The layers, without the InputLayer (as Keras 3's Sequential.layers)."""
+        return [layer for layer in self._layers if not isinstance(layer, InputLayer)]
 
     def add(self, layer):
         """Append a layer (building it when the model's input shape is known)."""
+        if isinstance(layer, KerasTensor) and layer._keras_history is not None:
+            layer = layer._keras_history[0]     # tk.Input(...) stands for its InputLayer
         if not isinstance(layer, Layer):
-            raise TypeError(f"Sequential.add: expected a layer (e.g. tk.layers.Dense), got "
-                            f"{type(layer).__name__}")
+            raise TypeError(f"Sequential.add: expected a layer (e.g. tk.layers.Dense) or "
+                            f"tk.Input(shape=...), got {type(layer).__name__}")
+        if isinstance(layer, InputLayer) and self._layers:
+            raise ValueError("Sequential.add: an Input can only be the first element")
         self._layers.append(layer)
         shape = self._layers[0].input_shape
         if shape is not None and all(lyr.built for lyr in self._layers[:-1]):
@@ -55,11 +67,13 @@ class Sequential(Trainer, Layer):
         for layer in self._layers:
             layer._maybe_build(input_shape)
             input_shape = layer.compute_output_shape(input_shape)
+        self.built = True
 
-    def call(self, x, training=None):
+    def call(self, inputs, training=None):
+        # training is in the call context: each layer that takes it receives it.
         for layer in self._layers:
-            x = layer(x, training=training)
-        return x
+            inputs = layer(inputs)
+        return inputs
 
     def compute_output_shape(self, input_shape):
         for layer in self._layers:
@@ -67,26 +81,22 @@ class Sequential(Trainer, Layer):
         return input_shape
 
     def summary(self, print_fn=print):
-        """Print a table of layers, output shapes and parameter counts (`Model.summary`)."""
+        """Print a table of layers, output shapes and parameter counts (`Model.summary`).
+
+        >>> tk.layers.clear_session()
+        >>> tk.Sequential([tk.Input(shape=(4,)), tk.layers.Dense(3)]).summary()
+        Model: "sequential"
+        ...
+        dense (Dense)               (None, 3)                 15
+        ...
+        """
         if not self.built:
             raise ValueError("This model has not yet been built. Give the first layer "
-                             "input_shape=..., or call the model on a batch of data first.")
+                             "input_shape=..., start with tk.Input(shape=...), or call the "
+                             "model on a batch of data first.")
         rows, shape = [], self.input_shape
         for layer in self._layers:
             shape = layer.compute_output_shape(shape)
-            rows.append((f"{layer.name} ({type(layer).__name__})", str(shape),
-                         f"{layer.count_params():,}"))
-        widths = (max(28, *(len(r[0]) + 2 for r in rows)), max(26, *(len(r[1]) + 2 for r in rows)))
-        line = "_" * (sum(widths) + 10)
-        table = [f'Model: "{self.name}"', line,
-                 f"{'Layer (type)':<{widths[0]}}{'Output Shape':<{widths[1]}}Param #",
-                 "=" * len(line)]
-        table += [f"{a:<{widths[0]}}{b:<{widths[1]}}{c}" for a, b, c in rows]
-        trainable = sum(int(v.size) for v in self.trainable_variables)
-        total = self.count_params()
-        table += ["=" * len(line), f"Total params: {total:,}", f"Trainable params: {trainable:,}",
-                  f"Non-trainable params: {total - trainable:,}", line]
-        print_fn("\n".join(table))
-
-    def __repr__(self):
-        return f"<Sequential {self.name!r}: {len(self._layers)} layers>"
+            if not isinstance(layer, InputLayer):
+                rows.append((layer, str(shape)))
+        _summary.summary(self, rows, print_fn)

@@ -1,0 +1,63 @@
+"""Input and InputLayer: where a functional model's graph starts (`keras.Input`).
+
+    inputs = tk.Input(shape=(784,), name="digits")   # a KerasTensor of shape (None, 784)
+    outputs = tk.layers.Dense(10)(inputs)
+    model = tk.Model(inputs=inputs, outputs=outputs)
+"""
+from ... import dtypes
+from ..keras_tensor import KerasTensor, Node
+from . import _utils
+from .base import Layer
+
+
+class InputLayer(Layer):
+    """The layer behind `tk.Input`: holds the symbolic input tensor; called on data, it
+    passes it through. As the first element of a Sequential it fixes the input shape.
+
+    >>> layer = tk.layers.InputLayer(shape=(3,), name="features")
+    >>> layer.output
+    <KerasTensor shape=(None, 3), dtype=float32, name=features>
+    >>> tk.Sequential([layer, tk.layers.Dense(2)]).built
+    True
+    """
+
+    def __init__(self, shape=None, batch_size=None, dtype=None, batch_shape=None, name=None,
+                 input_shape=None, **kwargs):
+        shape = input_shape if shape is None else shape
+        if batch_shape is None:
+            if shape is None:
+                raise ValueError("InputLayer: give shape=, the shape of one example without the "
+                                 "batch axis, e.g. tk.Input(shape=(784,))")
+            shape = (shape,) if isinstance(shape, int) else tuple(shape)
+            batch_shape = (batch_size,) + shape
+        name = name or _utils.unique_name("input_layer")
+        super().__init__(name=name, dtype=dtype, **kwargs)
+        self.batch_shape = tuple(batch_shape)
+        self.input_shape = self.batch_shape
+        self.built = True
+        self.output = KerasTensor(self.batch_shape, self.dtype, name=name)
+        Node(self, [], self.output)
+
+    def call(self, inputs):
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def count_params(self):
+        return 0
+
+
+def Input(shape=None, batch_size=None, dtype=None, name=None, batch_shape=None):
+    """A symbolic input of `shape` (per example; the batch axis is None) for the functional API.
+
+    >>> tk.layers.clear_session()
+    >>> inputs = tk.Input(shape=(784,), name="digits")
+    >>> inputs
+    <KerasTensor shape=(None, 784), dtype=float32, name=digits>
+    >>> tk.Input(shape=(28, 28, 1), batch_size=32, dtype="uint8").shape
+    (32, 28, 28, 1)
+    """
+    layer = InputLayer(shape=shape, batch_size=batch_size, dtype=dtypes.as_dtype(dtype or dtypes.float32),
+                       name=name, batch_shape=batch_shape)
+    return layer.output

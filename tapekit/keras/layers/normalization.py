@@ -1,0 +1,84 @@
+"""BatchNormalization (`keras.layers.BatchNormalization`)."""
+from ...ops import reduce_mean, reshape, sqrt, square, stop_gradient
+from .base import Layer
+
+
+class BatchNormalization(Layer):
+    """Normalize each feature along `axis`: `gamma * (x - mean) / sqrt(var + epsilon) + beta`.
+
+    With `training=True` (and a trainable layer) it uses this batch's mean and variance and
+    moves the non-trainable `moving_mean`/`moving_variance` towards them:
+    `moving = moving * momentum + batch * (1 - momentum)`. Otherwise (training False or
+    None) it uses the moving statistics, as Keras 3 does.
+
+    >>> bn = tk.layers.BatchNormalization(momentum=0.5)
+    >>> x = tk.constant([[0.0], [2.0]])                 # batch mean 1, variance 1
+    >>> bn(x, training=True)
+    tk.Tensor(
+    [[-0.9995004]
+     [ 0.9995004]], shape=(2, 1), dtype=float32)
+    >>> bn.moving_mean.numpy(), bn.moving_variance.numpy()   # 0*0.5 + 1*0.5, 1*0.5 + 1*0.5
+    (array([0.5], dtype=float32), array([1.], dtype=float32))
+    >>> [v.name for v in bn.non_trainable_weights]
+    ['batch_normalization/moving_mean:0', 'batch_normalization/moving_variance:0']
+    """
+
+    _cast_integer_inputs = True
+
+    def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
+                 beta_initializer="zeros", gamma_initializer="ones",
+                 moving_mean_initializer="zeros", moving_variance_initializer="ones",
+                 beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
+                 gamma_constraint=None, **kwargs):
+        if not isinstance(axis, int):
+            raise TypeError(f"BatchNormalization: axis must be an int, got {axis!r}")
+        self.axis, self.momentum, self.epsilon = axis, float(momentum), float(epsilon)
+        self.center, self.scale = center, scale
+        self._inits = (gamma_initializer, beta_initializer, moving_mean_initializer,
+                       moving_variance_initializer)
+        self._regs = (gamma_regularizer, beta_regularizer, gamma_constraint, beta_constraint)
+        super().__init__(**kwargs)
+
+    def build(self, input_shape):
+        ndim = len(input_shape)
+        if not -ndim <= self.axis < ndim:
+            raise ValueError(f"BatchNormalization {self.name!r}: axis={self.axis} is out of range "
+                             f"for inputs of shape {tuple(input_shape)}")
+        axis = self.axis % ndim
+        dim = input_shape[axis]
+        self._input_axes = {axis: dim}
+        self._broadcast = [1] * ndim
+        self._broadcast[axis] = dim
+        self._reduction_axes = [i for i in range(ndim) if i != axis]
+        g_init, b_init, mm_init, mv_init = self._inits
+        g_reg, b_reg, g_con, b_con = self._regs
+        self.gamma = self.add_weight(shape=(dim,), initializer=g_init, regularizer=g_reg,
+                                     constraint=g_con, name="gamma") if self.scale else None
+        self.beta = self.add_weight(shape=(dim,), initializer=b_init, regularizer=b_reg,
+                                    constraint=b_con, name="beta") if self.center else None
+        self.moving_mean = self.add_weight(shape=(dim,), initializer=mm_init, trainable=False,
+                                           name="moving_mean")
+        self.moving_variance = self.add_weight(shape=(dim,), initializer=mv_init, trainable=False,
+                                               name="moving_variance")
+
+    def call(self, inputs, training=None):
+        if training and self.trainable:
+            mean = reduce_mean(inputs, axis=self._reduction_axes, keepdims=True)
+            variance = reduce_mean(square(inputs - mean), axis=self._reduction_axes, keepdims=True)
+            m = self.momentum
+            flat_mean = reshape(stop_gradient(mean), (-1,))
+            flat_var = reshape(stop_gradient(variance), (-1,))
+            self.moving_mean.assign(self.moving_mean * m + flat_mean * (1.0 - m))
+            self.moving_variance.assign(self.moving_variance * m + flat_var * (1.0 - m))
+        else:
+            mean = reshape(self.moving_mean, self._broadcast)
+            variance = reshape(self.moving_variance, self._broadcast)
+        y = (inputs - mean) / sqrt(variance + self.epsilon)
+        if self.scale:
+            y = y * reshape(self.gamma, self._broadcast)
+        if self.center:
+            y = y + reshape(self.beta, self._broadcast)
+        return y
+
+    def compute_output_shape(self, input_shape):
+        return input_shape

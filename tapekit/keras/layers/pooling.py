@@ -1,0 +1,69 @@
+"""Average pooling and global pooling over NHWC inputs (MaxPooling2D is in conv.py)."""
+from ...ops import reduce_max, reduce_mean
+from ._utils import _pair
+from .base import Layer
+from .conv import _conv_length, _nn_op, _padding
+
+
+class AveragePooling2D(Layer):
+    """Mean over pool_size windows of NHWC inputs; strides default to pool_size.
+
+    >>> tk.layers.AveragePooling2D(2).compute_output_shape((None, 4, 6, 3))
+    (None, 2, 3, 3)
+    """
+
+    ndim = 4
+    _cast_integer_inputs = True
+
+    def __init__(self, pool_size=(2, 2), strides=None, padding="valid", **kwargs):
+        self.pool_size = _pair(pool_size, "pool_size", "AveragePooling2D")
+        self.strides = self.pool_size if strides is None else _pair(strides, "strides", "AveragePooling2D")
+        self.padding = _padding(padding)
+        super().__init__(**kwargs)
+
+    def call(self, inputs):
+        return _nn_op("avg_pool2d")(inputs, ksize=[1, *self.pool_size, 1],
+                                    strides=[1, *self.strides, 1], padding=self.padding.upper())
+
+    def compute_output_shape(self, input_shape):
+        b, h, w, c = input_shape
+        (kh, kw), (sh, sw) = self.pool_size, self.strides
+        return (b, _conv_length(h, kh, sh, self.padding), _conv_length(w, kw, sw, self.padding), c)
+
+
+class _GlobalPooling2D(Layer):
+    ndim = 4
+
+    def __init__(self, keepdims=False, **kwargs):
+        self.keepdims = bool(keepdims)
+        super().__init__(**kwargs)
+
+    def compute_output_shape(self, input_shape):
+        b, _, _, c = input_shape
+        return (b, 1, 1, c) if self.keepdims else (b, c)
+
+
+class GlobalMaxPooling2D(_GlobalPooling2D):
+    """Max over height and width: (batch, h, w, c) -> (batch, c) (or (batch, 1, 1, c)).
+
+    >>> x = tk.reshape(tk.range(8.0), [1, 2, 2, 2])
+    >>> tk.layers.GlobalMaxPooling2D()(x)
+    tk.Tensor([[6. 7.]], shape=(1, 2), dtype=float32)
+    """
+
+    def call(self, inputs):
+        return reduce_max(inputs, axis=[1, 2], keepdims=self.keepdims)
+
+
+class GlobalAveragePooling2D(_GlobalPooling2D):
+    """Mean over height and width: (batch, h, w, c) -> (batch, c) (or (batch, 1, 1, c)).
+
+    >>> x = tk.reshape(tk.range(8.0), [1, 2, 2, 2])
+    >>> tk.layers.GlobalAveragePooling2D(keepdims=True)(x).shape
+    (1, 1, 1, 2)
+    """
+
+    _cast_integer_inputs = True
+
+    def call(self, inputs):
+        return reduce_mean(inputs, axis=[1, 2], keepdims=self.keepdims)

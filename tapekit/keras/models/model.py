@@ -1,0 +1,122 @@
+"""Model: a Layer with training (`compile`/`fit` from the Trainer mixin) and `summary`.
+
+Two ways to make one, as in Keras 3:
+
+    class MyModel(tk.Model):                          # subclassing: write call()
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.dense = tk.layers.Dense(10)
+        def call(self, inputs, training=None):
+            return self.dense(inputs)
+
+    inputs = tk.Input(shape=(784,))                   # functional: a graph of layer calls
+    model = tk.Model(inputs=inputs, outputs=tk.layers.Dense(10)(inputs))
+"""
+from ..layers import _utils
+from ..layers.base import Layer
+from ..trainer import Trainer
+from . import summary as _summary
+from .functional import Graph
+
+
+class Model(Trainer, Layer):
+    """A model: subclass it and write `call`, or give `inputs=` and `outputs=` (functional).
+
+    >>> tk.layers.clear_session()
+    >>> inputs = tk.Input(shape=(3,), name="x")
+    >>> hidden = tk.layers.Dense(4, activation="relu")(inputs)
+    >>> model = tk.Model(inputs=inputs, outputs=tk.layers.Dense(1)(hidden))
+    >>> model(tk.ones((2, 3))).shape
+    (2, 1)
+    >>> [layer.name for layer in model.layers]
+    ['x', 'dense', 'dense_1']
+
+    >>> class TwoLayers(tk.Model):
+    ...     def __init__(self, **kwargs):
+    ...         super().__init__(**kwargs)
+    ...         self.hidden = tk.layers.Dense(4, activation="relu")
+    ...         self.out = tk.layers.Dense(1)
+    ...     def call(self, inputs):
+    ...         return self.out(self.hidden(inputs))
+    >>> model = TwoLayers()
+    >>> model(tk.ones((2, 3))).shape, model.name, len(model.trainable_weights)
+    ((2, 1), 'two_layers', 4)
+    """
+
+    def __init__(self, *args, inputs=None, outputs=None, name=None, **kwargs):
+        if args:
+            inputs, outputs = (args + (outputs,))[:2] if len(args) == 1 else args[:2]
+        if inputs is None and outputs is None:
+            super().__init__(name=name, **kwargs)
+            self._graph = None
+            return
+        if inputs is None or outputs is None:
+            raise ValueError("Model: a functional model needs both inputs= and outputs= "
+                             "(KerasTensors from tk.Input and the layers called on it)")
+        super().__init__(name=name or _utils.unique_name("functional"), **kwargs)
+        self._graph = Graph(inputs, outputs)
+        self._layers = self._graph.layers
+        self.inputs, self.outputs = inputs, outputs
+        shapes = [t.shape for t in self._graph.flat_inputs]
+        self.input_shape = shapes[0] if len(shapes) == 1 else shapes
+        self.built = True
+
+    @property
+    def layers(self):
+        """The model's layers: the graph's (Inputs included) for a functional model, else the
+        layers held in attributes, in assignment order."""
+        if self._functional:
+            return list(self._layers)
+        return self._flatten_layers()
+
+    @property
+    def _functional(self):
+        return self.__dict__.get("_graph") is not None
+
+    def get_layer(self, name=None, index=None):
+        """A layer by name or by index in `model.layers`.
+
+        >>> model = tk.Sequential([tk.layers.Dense(2, name="hidden")])
+        >>> model.get_layer("hidden").name
+        'hidden'
+        """
+        if index is not None:
+            return self.layers[index]
+        for layer in self.layers:
+            if layer.name == name:
+                return layer
+        raise ValueError(f"{self.name}: no layer named {name!r}; the layers are "
+                         f"{[layer.name for layer in self.layers]}")
+
+    def call(self, inputs, training=None):
+        if not self._functional:
+            raise NotImplementedError(
+                f"{type(self).__name__} must implement call(self, inputs, training=None), or be "
+                f"made functional with tk.Model(inputs=..., outputs=...)")
+        return self._graph.run(inputs)
+
+    def _convert_inputs(self, inputs):
+        # A functional model converts its inputs to its Inputs' dtypes as it runs them.
+        return self._graph.convert(inputs) if self._functional else super()._convert_inputs(inputs)
+
+    def build(self, input_shape):
+        """A subclassed model is built by its first call (Keras runs it on the shape too)."""
+        self.built = True
+
+    def compute_output_shape(self, input_shape):
+        if self._functional:
+            out = [t.shape for t in self._graph.flat_outputs]
+            return out[0] if len(out) == 1 else out
+        return super().compute_output_shape(input_shape)
+
+    def summary(self, print_fn=print):
+        """Print a table of layers, output shapes and parameter counts (`Model.summary`)."""
+        if not self.built:
+            raise ValueError("This model has not yet been built. Build the model first by "
+                             "calling it on a batch of data, or give its first layer "
+                             "input_shape=... (or start a Sequential with tk.Input(shape=...))")
+        _summary.summary(self, [(layer, _summary.output_shape(self, layer)) for layer in self.layers],
+                         print_fn)
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {self.name!r}: {len(self.layers)} layers>"
