@@ -79,8 +79,8 @@ def test_dense_activations(name, ref):
 
 
 def test_unknown_activation_is_a_clear_error():
-    with pytest.raises(ValueError, match="unknown activation 'gelu'"):
-        layers.Dense(3, activation="gelu")
+    with pytest.raises(ValueError, match="unknown activation 'gelux'"):
+        layers.Dense(3, activation="gelux")
 
 
 def test_dense_gradients_match_finite_differences():

@@ -1,20 +1,20 @@
 """Activations by name, as `keras.activations`: `Dense(3, activation="relu")` looks them up here.
 
-Those tk.nn lacks (elu, leaky_relu, relu6, selu, softplus, silu) are written here from
-tapekit's ops, with Keras's definitions and defaults, so their gradients come from the tape.
+Each is a tk.nn op (its derivative rules beside its forward in tapekit/ops), with Keras's
+argument names and defaults.
 
     >>> tk.keras.activations.get("relu")(tk.constant([-1.0, 1.0]))
     tk.Tensor([0. 1.], shape=(2,), dtype=float32)
     >>> tk.keras.activations.elu(tk.constant([-1.0, 1.0]))          # alpha (e^x - 1) below 0
-    tk.Tensor([-0.6321206  1.       ], shape=(2,), dtype=float32)
+    tk.Tensor([-0.63212055  1.        ], shape=(2,), dtype=float32)
     >>> tk.keras.activations.leaky_relu(tk.constant([-1.0, 1.0]))   # negative_slope=0.2
     tk.Tensor([-0.2  1. ], shape=(2,), dtype=float32)
 """
 from .. import nn
-from ..ops import exp, log, minimum, sigmoid, tanh, where, zeros_like
+from ..ops import minimum, sigmoid, tanh, where, zeros_like
 
-__all__ = ["elu", "get", "get_activation", "leaky_relu", "linear", "relu", "relu6", "selu",
-           "sigmoid", "silu", "softmax", "softplus", "tanh"]
+__all__ = ["elu", "gelu", "get", "get_activation", "leaky_relu", "linear", "relu", "relu6", "selu",
+           "sigmoid", "silu", "softmax", "softplus", "softsign", "tanh"]
 
 
 def linear(x):
@@ -32,28 +32,19 @@ def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
 
 
 def leaky_relu(x, negative_slope=0.2):
-    return where(x > 0, x, negative_slope * x)
+    return nn.leaky_relu(x, alpha=negative_slope)
 
 
 def elu(x, alpha=1.0):
-    return where(x > 0, x, alpha * (exp(minimum(x, 0.0)) - 1.0))
+    y = nn.elu(x)
+    return y if alpha == 1.0 else where(x > 0, y, alpha * y)
 
 
-def selu(x):
-    alpha, scale = 1.6732632423543772, 1.0507009873554805
-    return scale * elu(x, alpha)
+def gelu(x, approximate=False):
+    return nn.gelu(x, approximate=approximate)
 
 
-def relu6(x):
-    return minimum(nn.relu(x), 6.0)
-
-
-def softplus(x):
-    return where(x > 20.0, x, log(1.0 + exp(minimum(x, 20.0))))
-
-
-def silu(x):
-    return x * sigmoid(x)
+selu, relu6, softplus, softsign, silu = nn.selu, nn.relu6, nn.softplus, nn.softsign, nn.silu
 
 
 def softmax(x, axis=-1):
@@ -62,7 +53,8 @@ def softmax(x, axis=-1):
 
 ACTIVATIONS = {"linear": linear, "relu": nn.relu, "sigmoid": sigmoid, "tanh": tanh,
                "softmax": nn.softmax, "elu": elu, "leaky_relu": leaky_relu, "relu6": relu6,
-               "selu": selu, "softplus": softplus, "silu": silu, "swish": silu}
+               "selu": selu, "softplus": softplus, "softsign": softsign, "silu": silu,
+               "swish": silu, "gelu": gelu}
 
 
 def get_activation(activation):
