@@ -3,8 +3,8 @@
 Reached as `tk.layers`, `tk.keras.layers`, and `keras.layers` after `import tapekit as keras`.
 The core (tensors, tapes, ops) never imports this package.
 """
-from . import activations, initializers, layers, losses, metrics, models, optimizers
+from . import activations, callbacks, initializers, layers, losses, metrics, models, optimizers
 from .models import Sequential
 
-__all__ = ["Sequential", "activations", "initializers", "layers", "losses", "metrics", "models",
-           "optimizers"]
+__all__ = ["Sequential", "activations", "callbacks", "initializers", "layers", "losses",
+           "metrics", "models", "optimizers"]
