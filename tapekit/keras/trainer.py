@@ -172,11 +172,11 @@ class Trainer:
         >>> x = np.array([[0.0], [1.0], [2.0], [3.0]]); y = 2 * x + 1
         >>> history = model.fit(x, y, batch_size=2, epochs=2, shuffle=False, verbose=2)
         Epoch 1/2
-        2/2 - loss: 12.3000
+        2/2 - loss: 14.6225
         Epoch 2/2
-        2/2 - loss: 0.7025
-        >>> history.history["loss"]
-        [12.300000190734863, 0.7024999856948853]
+        2/2 - loss: 2.3337
+        >>> history.history["loss"]    # epoch 1: (5 + 24.245) / 2, the mean over its batches
+        [14.622499465942383, 2.333695650100708]
         """
         _check_compiled(self, "fit")
         if validation_split and validation_data is None:
