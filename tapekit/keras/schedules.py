@@ -6,6 +6,13 @@
 The optimizer calls the schedule with its `iterations` Variable before each update. A
 schedule computes with ops on that step (never `int(step)`), so a `tk.function` training
 step reads the current step at every replay and the rate keeps decaying.
+
+>>> opt = tk.optimizers.SGD(tk.optimizers.schedules.PiecewiseConstantDecay([1], [0.5, 0.1]))
+>>> w = tk.Variable(0.0)
+>>> for _ in range(3):
+...     _ = opt.apply([tk.constant(1.0)], [w])    # steps 0 and 1 at 0.5, step 2 at 0.1
+>>> round(float(w), 6)
+-1.1
 """
 from ..ops import cast, pow, where
 
