@@ -183,7 +183,8 @@ class Trainer:
             (x, y, sample_weight), validation_data = train_validation_split(
                 x, y, sample_weight, validation_split)
         batches = EpochIterator(x, y, sample_weight, batch_size, shuffle, steps_per_epoch)
-        callbacks = _callbacks(self, callbacks, verbose, epochs=epochs, steps=len(batches))
+        callbacks = _callbacks(self, callbacks, verbose, history=True, epochs=epochs,
+                               steps=len(batches))
         train_function = self.make_train_function()
         self.stop_training = False
         callbacks.on_train_begin()
@@ -257,8 +258,8 @@ def _check_compiled(model, what):
                            f"loss='mse')")
 
 
-def _callbacks(model, callbacks, verbose, **params):
-    return CallbackList(callbacks, add_history=True, add_progbar=verbose != 0, model=model,
+def _callbacks(model, callbacks, verbose, history=False, **params):
+    return CallbackList(callbacks, add_history=history, add_progbar=verbose != 0, model=model,
                         verbose=verbose, **params)
 
 

@@ -56,13 +56,13 @@ class History(Callback):
 
     def on_train_begin(self, logs=None):
         self.epoch = []
+        if self.model is not None:
+            self.model.history = self
 
     def on_epoch_end(self, epoch, logs=None):
         self.epoch.append(epoch)
         for k, v in (logs or {}).items():
             self.history.setdefault(k, []).append(v)
-        if self.model is not None:
-            self.model.history = self
 
 
 class LambdaCallback(Callback):

@@ -32,7 +32,9 @@ class ProgbarLogger(Callback):
         32/32 - loss: 0.1234 - accuracy: 0.9500 - val_loss: 0.2345 - val_accuracy: 0.9000
 
     The lines hold no timings (the bar has them), so a notebook's stored output stays
-    the same from run to run. `file` receives the lines (sys.stdout by default).
+    the same from run to run. `file` receives the lines (sys.stdout by default), `bar_file`
+    the bar (sys.stderr; Jupyter shows a widget instead); `clock` (time.monotonic) paces
+    the bar's numbers, redrawn at most every tqdm `mininterval` (0.1 s).
 
     >>> import io
     >>> out = io.StringIO()
@@ -48,9 +50,9 @@ class ProgbarLogger(Callback):
     <BLANKLINE>
     """
 
-    def __init__(self, file=None):
+    def __init__(self, file=None, bar_file=None, clock=time.monotonic):
         super().__init__()
-        self.file = file
+        self.file, self.bar_file, self.clock = file, bar_file, clock
         self._bar = None
         self._in_fit = False
         self._seen = 0
@@ -68,14 +70,14 @@ class ProgbarLogger(Callback):
         self._seen = 0
         if self.verbose == 1:
             from tqdm.auto import tqdm          # lazily: only a run that shows a bar needs it
-            self._bar = tqdm(total=total, leave=False, unit="step", file=sys.stderr,
-                             dynamic_ncols=True)
+            self._bar = tqdm(total=total, leave=False, unit="step",
+                             file=self.bar_file or sys.stderr, dynamic_ncols=True)
 
     def _advance(self, logs):
         self._seen += 1
         if self._bar is not None:
             self._bar.update(1)
-            now = time.monotonic()
+            now = self.clock()
             if logs and now - self._last_postfix >= self._bar.mininterval:
                 self._last_postfix = now          # formatting reads the metrics: throttled
                 self._bar.set_postfix_str(format_logs(logs), refresh=False)
