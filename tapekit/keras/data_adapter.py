@@ -148,6 +148,12 @@ class EpochIterator:
             return self.steps_per_epoch if n is None else min(n, self.steps_per_epoch)
         return n
 
+    def first_batch(self):
+        """The first batch, without shuffling (and without drawing random numbers)."""
+        if self.dataset is not None:
+            return next(iter(self), None)
+        return tuple(_tensor(_take(a, slice(0, self.batch_size))) for a in self.parts)
+
     def __iter__(self):
         if self.dataset is not None:
             for step, batch in enumerate(self.dataset):

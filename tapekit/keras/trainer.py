@@ -117,6 +117,12 @@ class Trainer:
     def get_metrics_result(self):
         return {m.name: m.result() for m in self.metrics}
 
+    def _get_metrics_result_or_logs(self, logs):
+        """The metrics' results, unless a custom train_step returned other names: then the
+        last batch's logs (as Keras does)."""
+        results = self.get_metrics_result()
+        return results if not isinstance(logs, dict) or set(logs) == set(results) else logs
+
     @property
     def metrics(self):
         """The loss tracker (a Mean named "loss"), then the compiled metrics."""
@@ -131,6 +137,16 @@ class Trainer:
     def reset_metrics(self):
         for m in self.metrics:
             m.reset_state()
+
+    def _build_compile_metrics(self, batches):
+        """Make compile's metrics before the loop, so `self.metrics` lists them in a custom
+        train_step too ("accuracy" needs the shapes of y and y_pred: one forward pass)."""
+        if self._compile_metrics is None and self._metric_specs:
+            batch = batches.first_batch()
+            if batch is not None:
+                x, y, _ = unpack_x_y_sample_weight(batch)
+                self._compile_metrics = _build_metrics(self._metric_specs, y,
+                                                       self(x, training=False))
 
     # --- compiled steps -------------------------------------------------------------------
     def make_train_function(self):
@@ -185,10 +201,11 @@ class Trainer:
         batches = EpochIterator(x, y, sample_weight, batch_size, shuffle, steps_per_epoch)
         callbacks = _callbacks(self, callbacks, verbose, history=True, epochs=epochs,
                                steps=len(batches))
+        self._build_compile_metrics(batches)
         train_function = self.make_train_function()
         self.stop_training = False
         callbacks.on_train_begin()
-        epoch_logs = {}
+        logs = epoch_logs = {}
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             callbacks.on_epoch_begin(epoch)
@@ -198,7 +215,7 @@ class Trainer:
                 callbacks.on_train_batch_end(step, logs)
                 if self.stop_training:
                     break
-            epoch_logs = _floats(self.get_metrics_result())
+            epoch_logs = _floats(self._get_metrics_result_or_logs(logs))
             if validation_data is not None:
                 val_x, val_y, val_weight = _as_xy(validation_data)
                 val_logs = self.evaluate(val_x, val_y, sample_weight=val_weight,
@@ -219,14 +236,16 @@ class Trainer:
         batches = EpochIterator(x, y, sample_weight, batch_size, False, steps)
         if not isinstance(callbacks, CallbackList):
             callbacks = _callbacks(self, callbacks, verbose, steps=len(batches))
+        self._build_compile_metrics(batches)
         test_function = self.make_test_function()
         self.reset_metrics()
         callbacks.on_test_begin()
+        logs = {}
         for step, batch in enumerate(batches):
             callbacks.on_test_batch_begin(step)
             logs = test_function(*batch)
             callbacks.on_test_batch_end(step, logs)
-        logs = _floats(self.get_metrics_result())
+        logs = _floats(self._get_metrics_result_or_logs(logs))
         callbacks.on_test_end(logs)
         if return_dict:
             return logs
