@@ -1,7 +1,7 @@
 """tapekit benchmarks: tapekit against hand-written NumPy and PyTorch, side by side, one thread each.
 
     python benchmarks/run.py                 # every workload (about 2-3 minutes)
-    python benchmarks/run.py W1 W6           # only some (names: W1 W3 W4 W6 MLP CNN)
+    python benchmarks/run.py W1 W6           # only some (names: W1 W3 W4 W6 MLP CNN FIT)
     python benchmarks/run.py --quick         # fewer repetitions, for a smoke check
     make bench                               # the same as the first line, in .venv
 
@@ -43,9 +43,9 @@ import numpy as np  # noqa: E402
 
 import harness  # noqa: E402
 
-WORKLOADS = ["W1", "W3", "W4", "W6", "MLP", "CNN"]
+WORKLOADS = ["W1", "W3", "W4", "W6", "MLP", "CNN", "FIT"]
 MODULES = {"W1": "w1_overhead", "W3": "w3_hessian", "W4": "w4_jacobian", "W6": "w6_memory",
-           "MLP": "mlp_step", "CNN": "cnn_step"}
+           "MLP": "mlp_step", "CNN": "cnn_step", "FIT": "fit_epoch"}
 
 
 class Context:

@@ -3,17 +3,10 @@
 Reached as `tk.layers`, `tk.keras.layers`, and `keras.layers` after `import tapekit as keras`.
 The core (tensors, tapes, ops) never imports this package.
 """
-from . import (
-           activations,
-           initializers,
-           keras_tensor,  # noqa: F401  (tk.keras.keras_tensor.KerasTensor)
-           layers,
-           losses,
-           models,
-           optimizers,
-)
+from . import (activations, callbacks, initializers, keras_tensor, layers, losses,  # noqa: F401
+               metrics, models, optimizers)
 from .layers import Input, InputLayer
 from .models import Model, Sequential
 
-__all__ = ["Input", "InputLayer", "Model", "Sequential", "activations", "initializers", "layers",
-           "losses", "models", "optimizers"]
+__all__ = ["Input", "InputLayer", "Model", "Sequential", "activations", "callbacks",
+           "initializers", "layers", "losses", "metrics", "models", "optimizers"]

@@ -1,5 +1,5 @@
-"""Keras losses: MeanSquaredError, BinaryCrossentropy, CategoricalCrossentropy,
-SparseCategoricalCrossentropy.
+"""Keras losses: MeanSquaredError, MeanAbsoluteError, Huber, BinaryCrossentropy,
+CategoricalCrossentropy, SparseCategoricalCrossentropy.
 
     loss_fn = tk.losses.MeanSquaredError()
     loss_fn([[1.0], [2.0]], [[1.5], [2.0]])      # tk.Tensor(0.125, shape=(), dtype=float32)
@@ -10,8 +10,9 @@ sum divided by the number of values. Probabilities are clipped to [1e-7, 1 - 1e-
 before the log, as Keras does; `from_logits=True` uses the fused, stable log-sum-exp
 ops of `tk.nn` (or TensorFlow's stable formula for the sigmoid).
 """
-from ..ops import (cast, clip_by_value, equal, exp, expand_dims, log, range, reduce_mean,
-                  reduce_sum, softmax_cross_entropy_with_logits, square, squeeze, where)
+from ..ops import (abs, broadcast_to, cast, clip_by_value, equal, exp, expand_dims, log,
+                  minimum, range, reduce_mean, reduce_sum, softmax_cross_entropy_with_logits,
+                  square, squeeze, where)
 from ..ops.cross_entropy import check_class_ids
 from ..convert import convert_to_tensor
 
@@ -27,6 +28,28 @@ def mean_squared_error(y_true, y_pred):
     """
     y_true, y_pred = _prepare(y_true, y_pred)
     return reduce_mean(square(y_true - y_pred), axis=-1)
+
+
+def mean_absolute_error(y_true, y_pred):
+    """mean(|y_true - y_pred|) over the last axis.
+
+    >>> tk.losses.mean_absolute_error(tk.constant([[0.0, 1.0]]), tk.constant([[1.0, 3.0]]))
+    tk.Tensor([1.5], shape=(1,), dtype=float32)
+    """
+    y_true, y_pred = _prepare(y_true, y_pred)
+    return reduce_mean(abs(y_true - y_pred), axis=-1)
+
+
+def huber(y_true, y_pred, delta=1.0):
+    """0.5 x**2 where |x| <= delta, else delta * (|x| - 0.5 delta); x = y_true - y_pred.
+
+    >>> tk.losses.huber(tk.constant([[0.0, 0.0]]), tk.constant([[0.5, 3.0]]))   # (0.125 + 2.5) / 2
+    tk.Tensor([1.3125], shape=(1,), dtype=float32)
+    """
+    y_true, y_pred = _prepare(y_true, y_pred)
+    error = abs(y_true - y_pred)
+    quadratic = minimum(error, delta)          # the part of |x| up to delta
+    return reduce_mean(0.5 * square(quadratic) + delta * (error - quadratic), axis=-1)
 
 
 def sigmoid_cross_entropy_with_logits(labels, logits):
@@ -110,18 +133,24 @@ class Loss:
     fn = None
 
     def __init__(self, reduction="sum_over_batch_size", name=None, **fn_kwargs):
-        if reduction not in ("sum_over_batch_size", "mean", "sum", "none", None):
-            raise ValueError(f"reduction must be 'sum_over_batch_size', 'sum' or 'none', "
-                             f"got {reduction!r}")
+        if reduction not in REDUCTIONS:
+            raise ValueError(f"{type(self).__name__}: reduction must be one of "
+                             f"{', '.join(map(repr, REDUCTIONS))}, got {reduction!r}")
         self.reduction = reduction
-        self.name = name or type(self).__name__
+        self.name = name or _snake(type(self).__name__)
         self._fn_kwargs = fn_kwargs
 
     def __call__(self, y_true, y_pred, sample_weight=None):
+        """The per-example losses, times `sample_weight` (one weight per example), reduced."""
+        values = self.call(y_true, y_pred)
+        weights = None
         if sample_weight is not None:
-            raise NotImplementedError("tapekit losses do not take sample_weight; multiply the "
-                                      "per-example losses (reduction='none') yourself")
-        return _reduce(type(self).fn(y_true, y_pred, **self._fn_kwargs), self.reduction)
+            values, weights = _weigh(values, sample_weight)
+        return _reduce(values, self.reduction, weights)
+
+    def call(self, y_true, y_pred):
+        """One loss value per example (Keras's override point)."""
+        return type(self).fn(y_true, y_pred, **self._fn_kwargs)
 
     def __repr__(self):
         args = "".join(f", {k}={v!r}" for k, v in self._fn_kwargs.items())
@@ -137,6 +166,30 @@ class MeanSquaredError(Loss):
     """
 
     fn = staticmethod(mean_squared_error)
+
+
+class MeanAbsoluteError(Loss):
+    """mean(|y_true - y_pred|) (`keras.losses.MeanAbsoluteError`).
+
+    >>> mae = tk.losses.MeanAbsoluteError()
+    >>> mae(tk.constant([[0.0], [1.0]]), tk.constant([[2.0], [1.0]]))     # mean of 2 and 0
+    tk.Tensor(1.0, shape=(), dtype=float32)
+    """
+
+    fn = staticmethod(mean_absolute_error)
+
+
+class Huber(Loss):
+    """Quadratic for errors up to `delta`, linear beyond (`keras.losses.Huber`).
+
+    >>> tk.losses.Huber()(tk.constant([[0.0], [0.0]]), tk.constant([[0.5], [3.0]]))
+    tk.Tensor(1.3125, shape=(), dtype=float32)
+    """
+
+    fn = staticmethod(huber)
+
+    def __init__(self, delta=1.0, reduction="sum_over_batch_size", name="huber_loss"):
+        super().__init__(reduction, name, delta=delta)
 
 
 class BinaryCrossentropy(Loss):
@@ -181,7 +234,65 @@ class SparseCategoricalCrossentropy(Loss):
         super().__init__(reduction, name, from_logits=from_logits)
 
 
+# --- by name, as compile(loss="mse") takes them ----------------------------------------------
+mse = MSE = mean_squared_error
+mae = MAE = mean_absolute_error
+
+_BY_NAME = {
+    "mean_squared_error": mean_squared_error, "mse": mean_squared_error,
+    "mean_absolute_error": mean_absolute_error, "mae": mean_absolute_error,
+    "huber": huber, "binary_crossentropy": binary_crossentropy,
+    "categorical_crossentropy": categorical_crossentropy,
+    "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
+}
+_BY_NAME.update({cls.__name__: cls for cls in (MeanSquaredError, MeanAbsoluteError, Huber,
+                                               BinaryCrossentropy, CategoricalCrossentropy,
+                                               SparseCategoricalCrossentropy)})
+
+
+def get(identifier):
+    """A loss from its name ("mse", "sparse_categorical_crossentropy", "MeanSquaredError"),
+    or the loss itself when given a Loss instance or a function (`keras.losses.get`).
+
+    >>> tk.losses.get("mse") is tk.losses.mean_squared_error
+    True
+    """
+    if identifier is None or isinstance(identifier, Loss) or (
+            callable(identifier) and not isinstance(identifier, type)):
+        return identifier
+    if isinstance(identifier, type) and issubclass(identifier, Loss):
+        return identifier()
+    found = _BY_NAME.get(identifier) if isinstance(identifier, str) else None
+    if found is None:
+        raise ValueError(f"Could not interpret loss identifier: {identifier!r}. Known names: "
+                         f"{', '.join(sorted(_BY_NAME))}; or pass a tk.losses.Loss or a "
+                         f"function loss(y_true, y_pred)")
+    return found() if isinstance(found, type) else found
+
+
 # --- helpers --------------------------------------------------------------------------------
+REDUCTIONS = ("sum_over_batch_size", "mean", "mean_with_sample_weight", "sum", "none", None)
+
+
+def _snake(cls_name):
+    """MeanSquaredError -> mean_squared_error (Keras's default loss names)."""
+    return "".join("_" + c.lower() if c.isupper() else c for c in cls_name).lstrip("_")
+
+
+def _weigh(values, sample_weight):
+    """values * sample_weight, the weights matched to the values' rank as Keras does."""
+    weights = convert_to_tensor(sample_weight)
+    if weights.dtype != values.dtype:
+        weights = cast(weights, values.dtype)
+    values, weights = _squeeze_or_expand(values, weights)
+    if weights.shape != values.shape:
+        try:
+            weights = broadcast_to(weights, values.shape)
+        except ValueError:
+            raise ValueError(f"sample_weight of shape {weights.shape} does not broadcast to the "
+                             f"per-example losses of shape {values.shape}: give one weight per "
+                             f"example") from None
+    return values * weights, weights
 def _as_float(y):
     y = convert_to_tensor(y)
     return y if y.dtype.kind == "f" else cast(y, "float32")
@@ -213,13 +324,20 @@ def _squeeze_or_expand(a, b):
     return a, b
 
 
-def _reduce(values, reduction):
+def _reduce(values, reduction, weights=None):
+    """Keras 3's reductions: "sum"; "sum_over_batch_size" and "mean", the sum over the number
+    of values; "mean_with_sample_weight", the sum over the sum of the weights; "none"."""
     if reduction in ("none", None) or values.ndim == 0 or values.size == 0:
         return values
     total = reduce_sum(values)
-    return total if reduction == "sum" else total / values.size
+    if reduction == "sum":
+        return total
+    if reduction == "mean_with_sample_weight" and weights is not None:
+        return total / reduce_sum(weights)
+    return total / values.size
 
 
-__all__ = ["Loss", "MeanSquaredError", "BinaryCrossentropy", "CategoricalCrossentropy",
-           "SparseCategoricalCrossentropy", "mean_squared_error", "binary_crossentropy",
-           "categorical_crossentropy", "sparse_categorical_crossentropy"]
+__all__ = ["Loss", "MeanSquaredError", "MeanAbsoluteError", "Huber", "BinaryCrossentropy",
+           "CategoricalCrossentropy", "SparseCategoricalCrossentropy", "mean_squared_error",
+           "mean_absolute_error", "huber", "binary_crossentropy", "categorical_crossentropy",
+           "sparse_categorical_crossentropy", "mse", "mae", "MSE", "MAE", "get"]

@@ -20,6 +20,8 @@ import numpy as np
 from ..ops import cast, pow, sqrt, square
 from ..convert import convert_to_tensor
 from ..tensor import Tensor, Variable
+from . import schedules
+from .schedules import LearningRateSchedule
 
 
 _NO_SLOTS = {}  # the slots of every variable of an optimizer that keeps none (plain SGD)
@@ -42,8 +44,10 @@ class Optimizer:
 
     def __init__(self, learning_rate, name):
         self.name = name
-        self._learning_rate = Variable(_hyper(type(self).__name__, "learning_rate", learning_rate, 0),
-                                       trainable=False, dtype="float32", name=f"{name}/learning_rate")
+        self._schedule = learning_rate if isinstance(learning_rate, LearningRateSchedule) else None
+        initial = 0.0 if self._schedule else _hyper(type(self).__name__, "learning_rate", learning_rate, 0)
+        self._learning_rate = Variable(initial, trainable=False, dtype="float32",
+                                       name=f"{name}/learning_rate")
         self.iterations = Variable(0, trainable=False, dtype="int64", name=f"{name}/iteration")
         self._slots = {}  # id(variable) -> (variable, {slot name: Variable})
         # One apply_gradients at a time: threads sharing an optimizer each get a whole step
@@ -52,12 +56,50 @@ class Optimizer:
 
     @property
     def learning_rate(self):
-        return self._learning_rate
+        """The rate the next step uses: a Variable, or the schedule's value at `iterations`."""
+        return self._learning_rate if self._schedule is None else self._schedule(self.iterations)
 
     @learning_rate.setter
     def learning_rate(self, value):
+        if isinstance(value, LearningRateSchedule):
+            self._schedule = value
+            return
+        self._schedule = None
         # Assigned, not replaced: a tk.function that reads it sees the new value.
         self._learning_rate.assign(_hyper(type(self).__name__, "learning_rate", value, 0))
+
+    def _current_learning_rate(self):
+        """The learning-rate Variable, first set from the schedule (if any) at this step."""
+        if self._schedule is not None:
+            self._learning_rate.assign(cast(self._schedule(self.iterations), "float32"))
+        return self._learning_rate
+
+    def build(self, variables):
+        """Create the slots of `variables` now (else at their first update); `apply` then
+        may omit them (Keras 3's `optimizer.build(model.trainable_variables)`)."""
+        self._built_variables = list(variables)
+        for v in self._built_variables:
+            if self._slot_names:
+                self._slots_for(v)
+
+    def apply(self, grads, trainable_variables=None):
+        """Keras 3's form: `optimizer.apply(grads, model.trainable_variables)`.
+
+        The same update as `apply_gradients(zip(grads, trainable_variables))`; without
+        `trainable_variables`, the variables given to `build`.
+        """
+        if trainable_variables is None:
+            trainable_variables = getattr(self, "_built_variables", None)
+            if trainable_variables is None:
+                raise ValueError(f"{type(self).__name__}.apply: no trainable_variables given and "
+                                 f"the optimizer is not built; pass them, e.g. "
+                                 f"optimizer.apply(grads, model.trainable_variables)")
+        grads, trainable_variables = list(grads), list(trainable_variables)
+        if len(grads) != len(trainable_variables):
+            raise ValueError(f"{type(self).__name__}.apply: {len(grads)} gradients for "
+                             f"{len(trainable_variables)} variables; pass one gradient per "
+                             f"variable, in the same order")
+        return self.apply_gradients(zip(grads, trainable_variables))
 
     @property
     def variables(self):
@@ -77,7 +119,7 @@ class Optimizer:
             missing = [v.name for g, v in pairs if g is None]
             warnings.warn(f"Gradients do not exist for variables {missing} when minimizing the "
                           f"loss; they are not updated.", stacklevel=2)
-        lr32 = self._learning_rate
+        lr32 = self._current_learning_rate()
         has_slots = bool(self._slot_names)
         checked = []
         for g, v in kept:
@@ -117,8 +159,9 @@ class Optimizer:
         return cast(self.iterations + 1, dtype)
 
     def __repr__(self):
-        return (f"<{type(self).__name__} learning_rate={float(self._learning_rate):g}, "
-                f"iterations={int(self.iterations)}>")
+        lr = (type(self._schedule).__name__ if self._schedule is not None
+              else f"{float(self._learning_rate):g}")
+        return f"<{type(self).__name__} learning_rate={lr}, iterations={int(self.iterations)}>"
 
 
 class SGD(Optimizer):
@@ -245,8 +288,8 @@ def _hyper(optimizer, name, value, low, high=None, high_open=True):
         value = value._value[()]
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{optimizer}: {name} must be a number, got {value!r}"
-                        + (" (learning-rate schedules are not supported: set "
-                           "optimizer.learning_rate = ... between steps)" if callable(value) else ""))
+                        + (" (a schedule must subclass "
+                           "tk.optimizers.schedules.LearningRateSchedule)" if callable(value) else ""))
     value = float(value)
     below_high = high is None or (value < high if high_open else value <= high)
     if not math.isfinite(value) or value < low or not below_high:
@@ -274,4 +317,21 @@ def _pairs(optimizer, grads_and_vars):
     return pairs
 
 
-__all__ = ["Optimizer", "SGD", "Adam", "RMSprop"]
+def get(identifier):
+    """An optimizer from its name, with Keras's defaults ("sgd", "adam", "rmsprop"), or the
+    optimizer itself (`keras.optimizers.get`, as compile(optimizer="adam") uses it).
+
+    >>> tk.optimizers.get("adam")
+    <Adam learning_rate=0.001, iterations=0>
+    """
+    if isinstance(identifier, Optimizer):
+        return identifier
+    known = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop}
+    cls = known.get(identifier.lower()) if isinstance(identifier, str) else None
+    if cls is None:
+        raise ValueError(f"Could not interpret optimizer identifier: {identifier!r}; use one of "
+                         f"{sorted(known)} or an optimizer such as tk.optimizers.Adam(1e-3)")
+    return cls()
+
+
+__all__ = ["Optimizer", "SGD", "Adam", "RMSprop", "get", "schedules"]

@@ -1,0 +1,50 @@
+"""CallbackList: calls a hook of every callback in order (fit's container)."""
+from .callback import _HOOKS, Callback, History
+from .progbar import ProgbarLogger
+
+__all__ = ["CallbackList"]
+
+
+class CallbackList:
+    """Calls every callback's hook in order: `callbacks.on_epoch_end(epoch, logs)`.
+
+    fit makes one with a History (always) and a ProgbarLogger (when verbose != 0).
+
+    >>> calls = tk.callbacks.CallbackList([tk.callbacks.LambdaCallback(
+    ...     on_epoch_end=lambda epoch, logs: print(epoch, logs))])
+    >>> calls.on_epoch_end(0, {"loss": 0.5})
+    0 {'loss': 0.5}
+    """
+
+    def __init__(self, callbacks=None, add_history=False, add_progbar=False, model=None,
+                 **params):
+        self.callbacks = list(callbacks or [])
+        for c in self.callbacks:
+            if not isinstance(c, Callback):
+                raise TypeError(f"callbacks: expected tk.callbacks.Callback instances, got "
+                                f"{type(c).__name__}; wrap a function in "
+                                f"tk.callbacks.LambdaCallback(on_epoch_end=...)")
+        if add_history and not any(isinstance(c, History) for c in self.callbacks):
+            self.callbacks.append(History())
+        if add_progbar and not any(isinstance(c, ProgbarLogger) for c in self.callbacks):
+            self.callbacks.append(ProgbarLogger())
+        self.model, self.params = model, params
+        for c in self.callbacks:
+            c.set_params(params)
+            if model is not None:
+                c.set_model(model)
+
+    def __iter__(self):
+        return iter(self.callbacks)
+
+
+def _dispatch(name):
+    def hook(self, *args):
+        for c in self.callbacks:
+            getattr(c, name)(*args)
+    hook.__name__ = name
+    return hook
+
+
+for _hook in _HOOKS:
+    setattr(CallbackList, _hook, _dispatch(_hook))

@@ -1,0 +1,379 @@
+"""compile/fit/evaluate/predict (Keras 3's training surface) against hand-written tape loops,
+callbacks, progress output, optimizer.apply and schedules, and the losses compile takes."""
+import io
+import re
+
+import numpy as np
+import pytest
+
+import tapekit as tk
+
+
+def make_model(seed=0, units=(5, 3)):
+    tk.random.set_seed(seed)
+    model = tk.Sequential([tk.layers.Dense(units[0], activation="relu", input_shape=(4,)),
+                           tk.layers.Dense(units[1])])
+    return model
+
+
+def data(n=20, seed=1):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, 4)).astype(np.float32)
+    y = (x[:, 0] > 0).astype(np.int64) + (x[:, 1] > 0)
+    return x, y
+
+
+def hand_loop(model, x, y, optimizer, loss_fn, batch_size, epochs, sample_weight=None):
+    """The guide's loop: batches in order, tape, gradient, optimizer step."""
+    for _ in range(epochs):
+        for start in range(0, len(x), batch_size):
+            xb, yb = tk.constant(x[start:start + batch_size]), tk.constant(y[start:start + batch_size])
+            sw = None if sample_weight is None else tk.constant(sample_weight[start:start + batch_size])
+            with tk.GradientTape() as tape:
+                loss = loss_fn(yb, model(xb, training=True), sample_weight=sw)
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply(grads, model.trainable_variables)
+
+
+def weights(model):
+    return [v.numpy().copy() for v in model.trainable_variables]
+
+
+@pytest.mark.parametrize("run_eagerly", [True, False])
+@pytest.mark.parametrize("make_opt", [lambda: tk.optimizers.SGD(0.1, momentum=0.9),
+                                      lambda: tk.optimizers.Adam(0.01)])
+def test_fit_equals_the_hand_written_loop(run_eagerly, make_opt):
+    x, y = data(22)
+    loss = tk.losses.SparseCategoricalCrossentropy(from_logits=True)
+    a, b = make_model(), make_model()
+    np.testing.assert_array_equal(weights(a)[0], weights(b)[0])
+    a.compile(optimizer=make_opt(), loss=loss, run_eagerly=run_eagerly)
+    a.fit(x, y, batch_size=8, epochs=3, shuffle=False, verbose=0)
+    hand_loop(b, x, y, make_opt(), loss, batch_size=8, epochs=3)
+    for wa, wb in zip(weights(a), weights(b)):
+        np.testing.assert_allclose(wa, wb, rtol=1e-6, atol=1e-6)
+    assert int(a.optimizer.iterations) == 9
+
+
+def test_fit_with_sample_weight_equals_the_weighted_loop():
+    x, y = data(16)
+    w = np.linspace(0.0, 2.0, 16).astype(np.float32)
+    loss = tk.losses.SparseCategoricalCrossentropy(from_logits=True)
+    a, b = make_model(), make_model()
+    a.compile(optimizer=tk.optimizers.SGD(0.5), loss=loss)
+    a.fit(x, y, sample_weight=w, batch_size=5, epochs=2, shuffle=False, verbose=0)
+    hand_loop(b, x, y, tk.optimizers.SGD(0.5), loss, 5, 2, sample_weight=w)
+    for wa, wb in zip(weights(a), weights(b)):
+        np.testing.assert_allclose(wa, wb, rtol=1e-6, atol=1e-6)
+
+
+def test_a_list_of_batches_trains_like_the_arrays():
+    x, y = data(12)
+    batches = [(x[i:i + 4], y[i:i + 4]) for i in range(0, 12, 4)]
+    a, b = make_model(), make_model()
+    for m in (a, b):
+        m.compile(optimizer="sgd", loss="sparse_categorical_crossentropy")
+    # outputs are logits, but both train the same way: only equality matters here
+    a.fit(x, y, batch_size=4, epochs=2, shuffle=False, verbose=0)
+    b.fit(batches, epochs=2, verbose=0)
+    for wa, wb in zip(weights(a), weights(b)):
+        np.testing.assert_array_equal(wa, wb)
+
+
+def test_epoch_loss_is_the_batch_size_weighted_mean_and_history_keys():
+    x, y = data(10)
+    model = make_model()
+    model.compile(optimizer=tk.optimizers.SGD(0.0), loss=tk.losses.SparseCategoricalCrossentropy(
+        from_logits=True), metrics=["accuracy"])
+    history = model.fit(x, y, batch_size=4, epochs=2, shuffle=False, verbose=0,
+                        validation_data=(x[:3], y[:3]))
+    assert history is model.history and history.epoch == [0, 1]
+    assert list(history.history) == ["loss", "accuracy", "val_loss", "val_accuracy"]
+    logits = model.predict(x, verbose=0).astype(np.float64)
+    per_sample = np.log(np.exp(logits).sum(1)) - logits[np.arange(10), y]
+    assert history.history["loss"][1] == pytest.approx(per_sample.mean(), rel=1e-5)
+    acc = np.mean(logits.argmax(1) == y)
+    assert history.history["accuracy"] == [pytest.approx(acc)] * 2
+    assert history.history["val_loss"][0] == pytest.approx(per_sample[:3].mean(), rel=1e-5)
+    assert all(isinstance(v, float) for vs in history.history.values() for v in vs)
+
+
+def test_validation_split_takes_the_last_fraction():
+    x, y = data(10)
+    model = make_model()
+    model.compile(optimizer=tk.optimizers.SGD(0.0), loss=tk.losses.SparseCategoricalCrossentropy(
+        from_logits=True))
+    history = model.fit(x, y, validation_split=0.3, epochs=1, verbose=0)   # floor(10 * 0.7) = 7
+    assert history.history["val_loss"][0] == pytest.approx(model.evaluate(x[7:], y[7:], verbose=0))
+    assert history.history["loss"][0] == pytest.approx(model.evaluate(x[:7], y[:7], verbose=0))
+    with pytest.raises(ValueError, match="validation_split"):
+        model.fit(x[:1], y[:1], validation_split=0.5, verbose=0)
+
+
+def test_evaluate_and_predict_shapes_and_forms():
+    x, y = data(9)
+    model = make_model()
+    model.compile(optimizer="adam", loss=tk.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy", tk.metrics.SparseTopKCategoricalAccuracy(k=2)])
+    out = model.predict(x, batch_size=4, verbose=0)
+    assert isinstance(out, np.ndarray) and out.shape == (9, 3)
+    np.testing.assert_allclose(out, model(x).numpy(), rtol=1e-6)
+    result = model.evaluate(x, y, batch_size=4, verbose=0)
+    assert isinstance(result, list) and len(result) == 3
+    d = model.evaluate(x, y, verbose=0, return_dict=True)
+    assert list(d) == ["loss", "accuracy", "sparse_top_k_categorical_accuracy"]
+    assert d["accuracy"] == pytest.approx(np.mean(out.argmax(1) == y))
+    assert model.metrics_names == list(d)
+
+
+def test_accuracy_resolves_from_shapes():
+    x, _ = data(8)
+    binary = tk.Sequential([tk.layers.Dense(1, activation="sigmoid", input_shape=(4,))])
+    binary.compile(optimizer="sgd", loss="binary_crossentropy", metrics=["accuracy"])
+    binary.fit(x, (x[:, :1] > 0).astype(np.float32), verbose=0)
+    assert type(binary.metrics[1]).__name__ == "BinaryAccuracy" and binary.metrics[1].name == "accuracy"
+    cat = make_model()
+    cat.compile(optimizer="sgd", loss="categorical_crossentropy", metrics=["acc"])
+    cat.fit(x, np.eye(3, dtype=np.float32)[np.arange(8) % 3], verbose=0)
+    assert type(cat.metrics[1]).__name__ == "CategoricalAccuracy"
+
+
+def test_custom_train_step_is_used_by_fit():
+    calls = []
+
+    class Custom(tk.Sequential):
+        def train_step(self, data):
+            x, y = data
+            calls.append(x.shape)
+            with tk.GradientTape() as tape:
+                loss = tk.reduce_mean(tk.square(self(x, training=True) - y))
+            self.optimizer.apply(tape.gradient(loss, self.trainable_variables),
+                                 self.trainable_variables)
+            return {"my_loss": loss}
+
+    model = Custom([tk.layers.Dense(1, input_shape=(4,))])
+    model.compile(optimizer="sgd", loss="mse", run_eagerly=True)
+    x, _ = data(10)
+    history = model.fit(x, np.ones((10, 1), np.float32), batch_size=4, epochs=2, verbose=0)
+    assert calls == [(4, 4), (4, 4), (2, 4)] * 2
+    assert int(model.optimizer.iterations) == 6
+    # names other than model.metrics': the epoch's logs are the last batch's (as Keras)
+    assert list(history.history) == ["my_loss"]
+
+
+def test_extra_losses_are_added():
+    class WithPenalty(tk.Sequential):
+        @property
+        def losses(self):
+            return [tk.reduce_sum(tk.square(self.layers[0].kernel))]
+
+    a, b = WithPenalty([tk.layers.Dense(1, input_shape=(4,))]), tk.Sequential(
+        [tk.layers.Dense(1, input_shape=(4,))])
+    b.layers[0].kernel.assign(a.layers[0].kernel)
+    b.layers[0].bias.assign(a.layers[0].bias)
+    x, _ = data(8)
+    y = np.ones((8, 1), np.float32)
+    a.compile(optimizer=tk.optimizers.SGD(0.1), loss="mse")
+    a.fit(x, y, batch_size=8, verbose=0)
+    opt = tk.optimizers.SGD(0.1)
+    with tk.GradientTape() as tape:
+        loss = tk.losses.MeanSquaredError()(y, b(x)) + tk.reduce_sum(tk.square(b.layers[0].kernel))
+    opt.apply(tape.gradient(loss, b.trainable_variables), b.trainable_variables)
+    np.testing.assert_allclose(a.layers[0].kernel.numpy(), b.layers[0].kernel.numpy(), rtol=1e-6)
+
+
+class Scripted(tk.callbacks.Callback):
+    """Overwrites logs[key] with a scripted value per epoch and records the weights."""
+
+    def __init__(self, key, values):
+        super().__init__()
+        self.key, self.values, self.weights = key, values, []
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs[self.key] = self.values[epoch]
+        self.weights.append(weights(self.model))
+
+
+@pytest.mark.parametrize("restore", [False, True])
+def test_early_stopping_stops_at_the_right_epoch(restore):
+    x, y = data(8)
+    model = make_model()
+    model.compile(optimizer="adam", loss=tk.losses.SparseCategoricalCrossentropy(from_logits=True))
+    script = Scripted("val_loss", [1.0, 0.8, 0.79, 0.9, 0.85, 0.95, 0.5, 0.4])
+    stop = tk.callbacks.EarlyStopping(patience=2, min_delta=0.05, restore_best_weights=restore)
+    history = model.fit(x, y, epochs=8, verbose=0, callbacks=[script, stop])
+    # best 0.8 at epoch 1 (0.79 is not 0.05 better); epochs 2 and 3 wait; stop after epoch 3
+    assert history.epoch == [0, 1, 2, 3] and stop.stopped_epoch == 3 and stop.best_epoch == 1
+    expected = script.weights[1] if restore else script.weights[3]
+    for w, e in zip(weights(model), expected):
+        np.testing.assert_array_equal(w, e)
+
+
+def test_early_stopping_max_mode_for_accuracy():
+    stop = tk.callbacks.EarlyStopping(monitor="val_accuracy", patience=0)
+    stop.set_model(make_model())
+    stop.on_train_begin()
+    for epoch, acc in enumerate([0.5, 0.6, 0.55]):
+        stop.on_epoch_end(epoch, {"val_accuracy": acc})
+    assert stop.stopped_epoch == 2 and stop.best == 0.6
+
+
+LINE = re.compile(r"^\d+/\d+ - loss: \d+\.\d{4}( - [a-z_]+: -?\d\.\d{4}(e[-+]\d+)?|"
+                  r" - [a-z_]+: \d+\.\d{4})*$")
+
+
+def test_verbose_2_prints_a_deterministic_line_per_epoch(capsys):
+    x, y = data(10)
+    model = make_model()
+    model.compile(optimizer="sgd", loss=tk.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy"])
+    model.fit(x, y, batch_size=4, epochs=2, verbose=2, validation_split=0.2)
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert lines[0] == "Epoch 1/2" and lines[2] == "Epoch 2/2" and len(lines) == 4
+    for line in (lines[1], lines[3]):
+        assert line.startswith("2/2 - loss: ") and LINE.match(line), line
+        assert re.search(r" - accuracy: \d\.\d{4} - val_loss: \d+\.\d{4} - val_accuracy: ", line)
+    assert err == ""         # no bar at verbose=2
+
+
+def test_verbose_1_shows_a_tqdm_bar(capsys):
+    x, y = data(10)
+    model = make_model()
+    model.compile(optimizer="sgd", loss=tk.losses.SparseCategoricalCrossentropy(from_logits=True))
+    model.fit(x, y, batch_size=4, epochs=1)       # verbose="auto" is 1
+    out, err = capsys.readouterr()
+    assert out.splitlines()[0] == "Epoch 1/1" and LINE.match(out.splitlines()[1])
+    assert re.search(r"\d+/3 \[", err) and "step" in err    # tqdm's "3/3 [00:00<..., step/s]"
+    model.evaluate(x, y, batch_size=5)
+    out, _ = capsys.readouterr()
+    assert LINE.match(out.strip()) and out.startswith("2/2 - loss: ")
+
+
+def test_monitor_callback_feeds_the_training_monitor():
+    x, y = data(8)
+    model = make_model()
+    model.compile(optimizer="sgd", loss=tk.losses.SparseCategoricalCrossentropy(from_logits=True))
+    mon = tk.widgets.TrainingMonitor(total=4, file=io.StringIO(), mode="text")
+    history = model.fit(x, y, batch_size=4, epochs=2, verbose=0,
+                        callbacks=[tk.callbacks.MonitorCallback(mon)])
+    assert mon.count == 4 and mon._finished
+    assert mon.log_.last_loss == pytest.approx(history.history["loss"][-1])
+
+
+def test_lambda_callback_and_call_order():
+    events = []
+    cb = tk.callbacks.LambdaCallback(
+        on_train_begin=lambda logs=None: events.append("begin"),
+        on_epoch_end=lambda epoch, logs: events.append(("epoch", epoch, sorted(logs))),
+        on_train_batch_end=lambda batch, logs: events.append(("batch", batch)),
+        on_train_end=lambda logs=None: events.append("end"))
+    x, y = data(6)
+    model = make_model()
+    model.compile(optimizer="sgd", loss=tk.losses.SparseCategoricalCrossentropy(from_logits=True))
+    model.fit(x, y, batch_size=4, epochs=1, verbose=0, callbacks=[cb])
+    assert events == ["begin", ("batch", 0), ("batch", 1), ("epoch", 0, ["loss"]), "end"]
+    with pytest.raises(TypeError, match="unknown hook 'on_epoch_ends'"):
+        tk.callbacks.LambdaCallback(on_epoch_ends=print)
+
+
+def test_errors_name_the_fix():
+    model = make_model()
+    with pytest.raises(RuntimeError, match="compile"):
+        model.fit(*data(4), verbose=0)
+    with pytest.raises(ValueError, match="Could not interpret loss identifier: 'mse2'"):
+        model.compile(loss="mse2")
+    model.compile(optimizer="sgd", loss="mse")
+    with pytest.raises(ValueError, match="x has 4 samples but y has 3"):
+        model.fit(np.ones((4, 4)), np.ones((3, 3)), verbose=0)
+
+
+def test_optimizer_apply_build_and_schedules():
+    w = tk.Variable([1.0, 2.0])
+    opt = tk.optimizers.SGD(learning_rate=tk.optimizers.schedules.PiecewiseConstantDecay(
+        [1], [0.5, 0.1]))
+    opt.build([w])
+    for _ in range(3):     # steps 0 and 1 use 0.5, step 2 uses 0.1
+        opt.apply([tk.constant([1.0, 1.0])])
+    np.testing.assert_allclose(w.numpy(), [1.0 - 1.1, 2.0 - 1.1], rtol=1e-6)
+    with pytest.raises(ValueError, match="2 gradients for 1 variables"):
+        opt.apply([tk.constant(1.0), tk.constant(1.0)], [w])
+    decay = tk.optimizers.schedules.ExponentialDecay(0.1, decay_steps=10, decay_rate=0.5)
+    adam = tk.optimizers.Adam(learning_rate=decay)
+    assert float(adam.learning_rate) == pytest.approx(0.1)
+    adam.iterations.assign(20)
+    assert float(adam.learning_rate) == pytest.approx(0.025)
+
+
+def test_losses_mae_huber_weights_and_reductions():
+    y, p = np.array([[0.0], [0.0], [0.0]]), np.array([[0.5], [3.0], [-1.0]])
+    assert float(tk.losses.MeanAbsoluteError()(y, p)) == pytest.approx(4.5 / 3)
+    huber = [0.125, 2.5, 0.5]
+    assert float(tk.losses.Huber()(y, p)) == pytest.approx(sum(huber) / 3)
+    w = np.array([1.0, 0.0, 2.0])
+    mse = [0.25, 9.0, 1.0]
+    weighted = sum(a * b for a, b in zip(mse, w))
+    assert float(tk.losses.MeanSquaredError()(y, p, sample_weight=w)) == pytest.approx(weighted / 3)
+    assert float(tk.losses.MeanSquaredError(reduction="sum")(y, p, sample_weight=w)) == \
+        pytest.approx(weighted)
+    assert float(tk.losses.MeanSquaredError(reduction="mean_with_sample_weight")(
+        y, p, sample_weight=w)) == pytest.approx(weighted / 3.0)
+    assert tk.losses.get("mae") is tk.losses.mean_absolute_error
+    assert isinstance(tk.losses.get("Huber"), tk.losses.Huber)
+    with pytest.raises(ValueError, match="reduction must be one of"):
+        tk.losses.MeanSquaredError(reduction="avg")
+
+
+def test_compile_takes_a_loss_function_like_the_guide():
+    """basic_training_loops: compile(loss=tf.keras.losses.mean_squared_error), fit(x, y)."""
+    tk.random.set_seed(0)
+    x = tk.random.normal([200]).numpy()
+    y = 3.0 * x + 2.0
+
+    class Linear(tk.Sequential):
+        def __init__(self):
+            super().__init__()
+            self.w, self.b = tk.Variable(5.0), tk.Variable(0.0)
+
+        def call(self, x, training=None):
+            return self.w * x + self.b
+
+    model = Linear()
+    model.compile(run_eagerly=False, optimizer=tk.optimizers.SGD(learning_rate=0.1),
+                  loss=tk.losses.mean_squared_error)
+    model.fit(x, y, epochs=10, batch_size=200, verbose=0)
+    w, b = tk.Variable(5.0), tk.Variable(0.0)      # the guide's hand loop
+    for _ in range(10):
+        with tk.GradientTape() as tape:
+            loss = tk.reduce_mean(tk.square(y - (w * x + b)))
+        dw, db = tape.gradient(loss, [w, b])
+        w.assign_sub(0.1 * dw)
+        b.assign_sub(0.1 * db)
+    assert float(model.w) == pytest.approx(float(w), rel=1e-5)
+    assert float(model.b) == pytest.approx(float(b), rel=1e-5)
+
+
+def test_compiled_metrics_exist_for_a_custom_train_step():
+    """Keras's "customizing fit" guide: a train_step that updates self.metrics itself."""
+    class Custom(tk.Sequential):
+        def train_step(self, data):
+            x, y = data
+            with tk.GradientTape() as tape:
+                y_pred = self(x, training=True)
+                loss = self.compute_loss(y=y, y_pred=y_pred)
+            grads = tape.gradient(loss, self.trainable_variables)
+            self.optimizer.apply(grads, self.trainable_variables)
+            for metric in self.metrics:
+                if metric.name == "loss":
+                    metric.update_state(loss)
+                else:
+                    metric.update_state(y, y_pred)
+            return {m.name: m.result() for m in self.metrics}
+
+    x, y = data(12)
+    model = Custom([tk.layers.Dense(3, input_shape=(4,))])
+    model.compile(optimizer="sgd", loss=tk.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy"])
+    history = model.fit(x, y, batch_size=4, epochs=2, verbose=0)
+    assert list(history.history) == ["loss", "accuracy"]
+    assert type(model.metrics[1]).__name__ == "SparseCategoricalAccuracy"
