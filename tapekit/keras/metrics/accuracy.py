@@ -5,13 +5,11 @@
     acc.result()                    # tk.Tensor(0.5, ...): the first is right, the second not
 
 Each function returns one 0/1 value per sample (float32); the classes average them with
-`MeanMetricWrapper`. The predicted class is the first index of the largest score, as
-`argmax` picks it, computed with recorded ops (reduce_max, equal, where, reduce_min) so
-that a `tk.function` replay recomputes it for new predictions.
+`MeanMetricWrapper`. The predicted class is `tk.math.argmax` on the last axis (the
+first index of the largest score), an op, so a `tk.function` replay recomputes it.
 """
 from ...convert import convert_to_tensor
-from ...ops import (cast, equal, expand_dims, greater, less, range, reduce_max, reduce_min,
-                    reduce_sum, squeeze, where)
+from ...ops import (argmax, cast, equal, expand_dims, greater, less, range, reduce_sum, squeeze, where)
 from ..losses import _squeeze_or_expand
 from .base import MeanMetricWrapper
 
@@ -23,9 +21,7 @@ __all__ = ["accuracy", "binary_accuracy", "categorical_accuracy", "sparse_catego
 
 def _argmax(x):
     """The index of the largest value on the last axis (the first one on ties), as int64."""
-    n = x.shape[-1]
-    is_max = equal(x, reduce_max(x, axis=-1, keepdims=True))
-    return reduce_min(where(is_max, range(n, dtype="int64"), n), axis=-1)
+    return argmax(x, axis=-1)
 
 
 def _float_pred(y_pred):
