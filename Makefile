@@ -1,12 +1,15 @@
 # tapekit developer tasks. Nothing needs an activated venv: every command runs through $(PY).
 #
 #   make lab        run the lessons in JupyterLab (installs graphviz + the [lab] extra first)
-#   make test       unit + browser tests, then the notebooks under nbval (what CI runs)
+#   make test       unit + browser tests, the notebooks under nbval, then the unit tests on
+#                   the other Pythons the package claims (make test-pythons): what CI runs
+#   make test-pythons  the unit tests on Python 3.10 and 3.13 (.venv-3.10, .venv-3.13)
+#   make dist       the sdist and wheel in dist/, checked by twine
 #   make notebooks  sync the lessons' .md text into their .ipynb, re-execute them for nbval
 #   make docs       the documentation site in docs/_build/html (lessons not re-executed)
 #   make bench      benchmarks against NumPy and PyTorch (torch's CPU wheel from /opt/wheels)
 #   make sysdeps    apt-get install graphviz + chromium if missing (root only)
-#   make clean      caches and build artefacts; `make distclean` also removes .venv
+#   make clean      caches and build artefacts; `make distclean` also removes the venvs
 #
 # pip installs are cached: .venv/.stamp-<extra> is rebuilt only when pyproject.toml is newer.
 
@@ -25,6 +28,14 @@ PYTEST_TIMEOUT ?= 300
 NBVAL_CELL_TIMEOUT ?= 120
 NBVAL_TIMEOUT ?= 300
 PYTEST_ARGS ?=
+# The Pythons besides $(PYTHON) that requires-python and the classifiers claim: the oldest and
+# the newest. Each is found as pyenv's newest X.Y.* ($(PYENV_ROOT)/versions), else pythonX.Y
+# on PATH. Missing: a failure under CI (CI=true), otherwise a loud skip.
+OTHER_PYTHONS ?= 3.10 3.13
+PYENV_ROOT ?= $(HOME)/.pyenv
+# What those runs leave out: the browser tests, the release test (one Python is enough) and
+# the slow tests (the main suite runs them).
+UNIT_PYTEST_ARGS ?= --ignore=tests/ui --ignore=tests/release -m "not slow and not ui and not release"
 # e.g. make bench BENCH_ARGS='--quick W1' (see benchmarks/run.py --help)
 BENCH_ARGS ?=
 
@@ -62,10 +73,10 @@ define ensure_apt
 	echo "sysdeps: installed$$missing in $$(( $$(date +%s) - t0 ))s"
 endef
 
-.PHONY: help lab test docs sysdeps sysdeps-graphviz bench notebooks clean distclean
+.PHONY: help lab test test-pythons dist docs sysdeps sysdeps-graphviz bench notebooks clean distclean
 
 help:
-	@sed -n '3,10s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
+	@sed -n '3,13s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
 sysdeps:
 	$(call ensure_apt,graphviz:dot chromium:chromium)
@@ -110,8 +121,48 @@ test: sysdeps $(VENV)/.stamp-test
 	else \
 	  echo "== no notebooks/*.ipynb: nbval not run"; \
 	fi; \
+	$(MAKE) --no-print-directory test-pythons || { r=$$?; [ $$rc -ne 0 ] || rc=$$r; }; \
 	if [ $$rc -ne 0 ]; then echo "make test: FAILED (exit $$rc)" >&2; fi; \
 	exit $$rc
+
+# For each of $(OTHER_PYTHONS): .venv-X.Y with the [unit] extra (editable; reinstalled when
+# pyproject.toml is newer than .venv-X.Y/.stamp-unit), then the unit tests. Runs every
+# version even if one fails; exits with the first non-zero status.
+test-pythons:
+	@rc=0; ci=$$(echo "$${CI:-}" | tr A-Z a-z); \
+	for v in $(OTHER_PYTHONS); do \
+	  py=$$(ls -d $(PYENV_ROOT)/versions/$$v.*/bin/python$$v 2>/dev/null | sort -V | tail -n 1 || true); \
+	  if [ -z "$$py" ] && python$$v -c 'import sys' >/dev/null 2>&1; then py=$$(command -v python$$v); fi; \
+	  if [ -z "$$py" ]; then \
+	    echo "== Python $$v: NOT FOUND (no $(PYENV_ROOT)/versions/$$v.*, no working python$$v on PATH)" >&2; \
+	    if [ -n "$$ci" ] && [ "$$ci" != 0 ] && [ "$$ci" != false ]; then \
+	      echo "   CI: failing, the package claims Python $$v (pyproject.toml)" >&2; rc=1; \
+	    else echo "   SKIPPED: its unit tests did not run; install it (e.g. pyenv install $$v)" >&2; fi; \
+	    continue; \
+	  fi; \
+	  venv=.venv-$$v; t0=$$(date +%s); \
+	  if [ ! -x $$venv/bin/python ]; then \
+	    { $$py -m venv $$venv && $$venv/bin/python -m pip install -q --upgrade pip 2>&1 | { grep -v "$(PIP_NOISE)" || true; }; } \
+	      || { rc=1; echo "== Python $$v: could not create $$venv with $$py" >&2; continue; }; \
+	  fi; \
+	  if [ ! -f $$venv/.stamp-unit ] || [ pyproject.toml -nt $$venv/.stamp-unit ]; then \
+	    $$venv/bin/python -m pip install -q -e '.[unit]' 2>&1 | { grep -v "$(PIP_NOISE)" || true; } \
+	      && touch $$venv/.stamp-unit || { rc=1; echo "== Python $$v: pip install -e '.[unit]' FAILED" >&2; continue; }; \
+	    echo "pip: $$venv (.[unit], $$($$venv/bin/python -V)) ready in $$(( $$(date +%s) - t0 ))s"; \
+	  fi; \
+	  echo "== pytest tests on $$($$venv/bin/python -V) (unit tests only)"; t0=$$(date +%s); \
+	  $$venv/bin/python -m pytest --timeout=$(PYTEST_TIMEOUT) $(UNIT_PYTEST_ARGS) $(PYTEST_ARGS) tests \
+	    || { r=$$?; [ $$rc -ne 0 ] || rc=$$r; echo "== Python $$v: unit tests FAILED (exit $$r)" >&2; }; \
+	  echo "== Python $$v: $$(( $$(date +%s) - t0 ))s"; \
+	done; \
+	exit $$rc
+
+# The sdist and wheel in dist/ (built afresh), checked by twine. tests/release/test_wheel.py
+# builds its own copy and installs it into a fresh venv.
+dist: $(VENV)/.stamp-release
+	rm -rf dist
+	$(PY) -m build --outdir dist .
+	$(PY) -m twine check --strict dist/*
 
 # Sphinx + myst-nb, offline, warnings are errors; the command lives in docs/build.py, which the
 # site's browser test (tests/ui/test_site.py) also runs when docs/_build/html is missing or stale.
@@ -134,8 +185,8 @@ notebooks: sysdeps-graphviz $(VENV)/.stamp-test
 clean:
 	rm -rf build dist *.egg-info .pytest_cache .hypothesis .ruff_cache tests/ui/output
 	rm -rf docs/_build docs/api docs/notebooks docs/jupyter_execute
-	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -exec rm -rf {} +
+	find . \( -path ./$(VENV) -o -path './$(VENV)-*' \) -prune -o -name __pycache__ -type d -exec rm -rf {} +
 	find notebooks -name .ipynb_checkpoints -type d -exec rm -rf {} + 2>/dev/null || true
 
 distclean: clean
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(addprefix .venv-,$(OTHER_PYTHONS))

@@ -17,7 +17,8 @@ from pathlib import Path
 DOCS = Path(__file__).resolve().parent
 REPO = DOCS.parent
 OUT = DOCS / "_build" / "html"
-SOURCES = ["README.md", "docs", "notebooks", "tapekit"]   # what the site is made from
+SOURCES = ["README.md", "LICENSE", "CITATION.cff", "CHANGELOG.md", "docs", "notebooks",
+           "tapekit"]   # what the site is made from
 
 
 def command(out=OUT):

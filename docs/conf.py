@@ -38,6 +38,7 @@ def _sync_lessons():
     dst = DOCS / "notebooks"
     dst.mkdir(exist_ok=True)
     wanted = {p.name: p for p in (REPO / "notebooks").glob("*.ipynb")}
+    wanted["LICENSE"] = REPO / "notebooks" / "LICENSE"      # copied by _sync_project_files
     for name, src in wanted.items():
         out = dst / name
         if not out.exists() or out.read_bytes() != src.read_bytes():
@@ -47,7 +48,23 @@ def _sync_lessons():
             old.unlink() if old.is_file() else shutil.rmtree(old)
 
 
+# The README's links to the license, citation and changelog files resolve on the site too:
+# copies beside index.md (generated, like docs/notebooks/). Sphinx serves LICENSE,
+# notebooks/LICENSE and CITATION.cff as downloads; CHANGELOG.md is a page.
+PROJECT_FILES = {"LICENSE": "LICENSE", "CITATION.cff": "CITATION.cff",
+                 "CHANGELOG.md": "CHANGELOG.md", "notebooks/LICENSE": "notebooks/LICENSE"}
+
+
+def _sync_project_files():
+    for src, dst in PROJECT_FILES.items():
+        data = (REPO / src).read_bytes()
+        out = DOCS / dst
+        if not out.exists() or out.read_bytes() != data:
+            out.write_bytes(data)
+
+
 _sync_lessons()
+_sync_project_files()
 tapekit_api.write_pages(DOCS / "api")
 
 root_doc = "index"

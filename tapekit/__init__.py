@@ -8,7 +8,7 @@
 
 The public names mirror TensorFlow's (see the API contract in the docs).
 """
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 from . import _malloc
 

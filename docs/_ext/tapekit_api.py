@@ -12,7 +12,9 @@ time) and the tests (tests/site/ import this file), so the pages and their check
   docstring of its own: its reference entry shows the record's ``doc`` and the examples
   for it in the docstring of the module that defines it (``tapekit/ops/elementwise.py``).
 """
+import ast
 import doctest
+import functools
 import importlib
 import inspect
 import re
@@ -103,9 +105,18 @@ def borrowed_from(obj):
         return importlib.import_module("tapekit.dtypes")
     if inspect.isfunction(obj) and obj.__doc__:
         mod = inspect.getmodule(obj)
-        if mod is not None and obj.__doc__ not in inspect.getsource(mod):
+        if mod is not None and inspect.cleandoc(obj.__doc__) not in _strings_in_source(mod):
             return mod
     return None
+
+
+@functools.lru_cache(maxsize=None)
+def _strings_in_source(mod):
+    """Every string literal written in a module's source, as inspect.cleandoc gives it.
+    Compared cleaned: Python 3.13 strips a docstring's indentation (a function's __doc__ is
+    then no longer a substring of its source)."""
+    return {inspect.cleandoc(node.value) for node in ast.walk(ast.parse(inspect.getsource(mod)))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)}
 
 
 def borrowed_examples(obj, name):
