@@ -6,7 +6,6 @@ tools/guides/extract.py prints them) re-stated in our own code. The guide's data
 the same gradient-descent steps written out in NumPy.
 """
 import numpy as np
-import pytest
 
 import tapekit as tk
 
@@ -71,8 +70,6 @@ def test_training_loop_matches_gradient_descent():
         np.testing.assert_allclose(loss(y, model(x)).numpy(), l, rtol=1e-4)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 23: tk.keras.Model (subclassing), compile, fit "
-                                       "missing")
 def test_same_solution_with_keras_fit():
     # basic_training_loops.ipynb cells 30-34: a Model subclass; fit with SGD(0.1), MSE and
     # batch_size 1000 > 201 is one full batch per epoch: the same 10 steps as above.

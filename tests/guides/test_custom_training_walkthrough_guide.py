@@ -40,7 +40,6 @@ def _forward(model, x):
     return x
 
 
-@missing("tk.Sequential (tf.keras.Sequential -> tk.Sequential)")
 def test_model_top_level_sequential():
     # custom_training_walkthrough.ipynb cell 26 is written tf.keras.Sequential -> tk.Sequential
     assert tk.Sequential is tk.keras.Sequential
@@ -80,7 +79,6 @@ def test_one_optimizer_step():
         np.testing.assert_allclose(v.numpy(), b - 0.01 * g.numpy(), rtol=1e-5, atol=1e-7)
 
 
-@missing("tk.math.argmax")
 def test_argmax_predictions():
     # cells 33, 54, 59: the predicted class is the argmax of the logits (int64 on request)
     logits = tk.constant([[0.1, 2.0, -1.0], [3.0, 0.0, 0.5]])
@@ -89,7 +87,6 @@ def test_argmax_predictions():
     assert int(tk.math.argmax(logits[0]).numpy()) == 1
 
 
-@missing("tk.keras.metrics (Mean, SparseCategoricalAccuracy, Accuracy)")
 def test_training_loop_metrics():
     # cells 46, 54: running mean of batch losses; accuracy of argmax(logits) vs labels
     mean = tk.keras.metrics.Mean()

@@ -14,7 +14,6 @@ def missing(name):
     return pytest.mark.xfail(strict=True, reason=f"issue 24: {name} missing")
 
 
-@missing("tk.print")
 def test_while_loop_on_a_tensor(capfd):
     # function.ipynb cell 59: tanh until the sum is <= 1, printing x on each pass
     @tk.function
@@ -33,7 +32,6 @@ def test_while_loop_on_a_tensor(capfd):
     assert len((out + err).strip().splitlines()) == passes
 
 
-@missing("Tensor % int (floormod), tk.print")
 def test_fizzbuzz(capfd):
     # function.ipynb cell 63: for over tk.range with if/elif on tensor values
     @tk.function
@@ -66,7 +64,6 @@ def test_loop_over_python_data():
     assert int(train([(1, 3), (4, 1)])) == 5
 
 
-@missing("tk.TensorArray")
 def test_accumulating_values_in_a_loop():
     # function.ipynb cell 70: rnn_step = inp + state from zeros is a running sum over time
     @tk.function

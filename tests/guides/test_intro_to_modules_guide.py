@@ -144,12 +144,6 @@ class FlexibleDense(tk.keras.layers.Layer):
         return tk.matmul(inputs, self.w) + self.b
 
 
-CALL_WITHOUT_TRAINING = pytest.mark.xfail(
-    strict=True, reason="issue 23: Layer.__call__ passes training= to a call() that does not "
-                        "take it (Keras 3 passes it only when call's signature has it)")
-
-
-@CALL_WITHOUT_TRAINING
 def test_keras_layer():
     # intro_to_modules.ipynb cell 55 (a tensor input: Keras 3 refuses a bare list there)
     simple_layer = MyDense(name="simple", in_features=3, out_features=3)
@@ -163,7 +157,6 @@ def test_build_step_no_variables_before_call():
     assert len(FlexibleDense(out_features=3).variables) == 0
 
 
-@CALL_WITHOUT_TRAINING
 def test_build_step():
     # intro_to_modules.ipynb cells 61, 62: built on the first call, from the last input axis
     flexible_dense = FlexibleDense(out_features=3)
@@ -175,7 +168,6 @@ def test_build_step():
     assert [v.shape for v in flexible_dense.variables] == [(3, 3), (3,)]
 
 
-@missing("tk.errors.InvalidArgumentError")
 def test_build_step_wrong_width():
     # intro_to_modules.ipynb cell 64: once built for width 3, a width-4 input fails
     flexible_dense = FlexibleDense(out_features=3)
@@ -184,7 +176,6 @@ def test_build_step_wrong_width():
         flexible_dense(tk.constant([[2.0, 2.0, 2.0, 2.0]]))
 
 
-@missing("tk.keras.Model (subclassing)")
 def test_keras_model_subclass():
     # intro_to_modules.ipynb cells 66, 68: two FlexibleDense layers, four variables
     class MySequentialModel(tk.keras.Model):
@@ -216,7 +207,6 @@ def test_register_keras_serializable():
     assert Registered is not None
 
 
-@missing("tk.keras.Input, functional tk.keras.Model")
 def test_functional_model():
     # intro_to_modules.ipynb cells 71, 72: Input(shape=[3]) -> FlexibleDense(3) -> (2)
     inputs = tk.keras.Input(shape=[3])

@@ -22,7 +22,6 @@ def _digits(n=64, seed=0):
             rng.integers(0, 10, size=n).astype(np.uint8))
 
 
-@missing("keras.Input, functional keras.Model")
 def test_first_end_to_end_model():
     # cell 1: Input(784) -> Dense(64, relu) -> Dense(64, relu) -> Dense(10)
     inputs = keras.Input(shape=(784,), name="digits")
@@ -33,7 +32,6 @@ def test_first_end_to_end_model():
         (784, 64), (64,), (64, 64), (64,), (64, 10), (10,)]
 
 
-@missing("Optimizer.apply(grads, variables), Layer.trainable_weights")
 def test_optimizer_apply():
     # cell 3: optimizer.apply(grads, model.trainable_weights); Adam's first step (Keras 3:
     # m = 0.1 g, v = 0.001 g^2, lr_t = lr sqrt(1 - 0.999) / (1 - 0.9)) is
@@ -65,7 +63,6 @@ def test_sparse_categorical_crossentropy_from_logits():
                                rtol=1e-5)
 
 
-@missing("keras.metrics.SparseCategoricalAccuracy")
 def test_metrics_update_result_reset():
     # cells 4-5: update_state per batch, result over all batches, reset_state
     acc = keras.metrics.SparseCategoricalAccuracy()
@@ -76,7 +73,6 @@ def test_metrics_update_result_reset():
     assert float(acc.result()) == 0.0
 
 
-@missing("Layer.add_loss, Model.losses")
 def test_activity_regularization_losses():
     # cells 9-11: a layer adds 1e-2 * sum(inputs) to model.losses during the forward pass
     class ActivityRegularizationLayer(keras.layers.Layer):
@@ -89,7 +85,6 @@ def test_activity_regularization_losses():
     np.testing.assert_allclose(float(sum(model.losses)), 0.06, rtol=1e-6)
 
 
-@missing("keras.layers.LeakyReLU, GlobalMaxPooling2D, Reshape, Conv2DTranspose")
 def test_gan_layers_shapes():
     # cells 12, 13: the discriminator's and the generator's output shapes
     x = tk.constant(np.ones((2, 28, 28, 1), np.float32))
