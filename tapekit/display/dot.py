@@ -86,8 +86,9 @@ def to_digraph(model, *, rankdir="TB", show_values=True, precision=4, highlight=
         style = _node_style(node)
         if highlight is not None and node.id == highlight:
             style.update(HIGHLIGHT)
-        if len(node.label) > NAME_WIDTH:  # the picture shows the name clipped; hover shows it all
-            style["tooltip"] = dot_quoted(clip(plain(node.label), TOOLTIP_WIDTH))
+        name = plain(node.label)   # one line: control characters as \x.. escapes
+        if len(name) > NAME_WIDTH:  # the picture shows the name clipped; hover shows it all
+            style["tooltip"] = dot_quoted(clip(name, TOOLTIP_WIDTH))
         g.node(_node_id(node.id), _label(node, show_values, precision), **_checked(style))
     for e in model.edges:
         g.edge(_node_id(e.src), _node_id(e.dst), **_checked(_edge_style(e)))
@@ -164,7 +165,7 @@ def to_png(digraph):
 def _label(node, show_values, precision):
     dim = node.dimmed
     small = f'<FONT POINT-SIZE="9" COLOR="{DIM if dim else GREY}">'
-    head = f"<B>{dot_text(clip(node.label, NAME_WIDTH))}</B> {small}{node.id}</FONT>"
+    head = f"<B>{dot_text(clip(plain(node.label), NAME_WIDTH))}</B> {small}{node.id}</FONT>"
     lines = [head]
     if node.args:  # the op's inputs, in argument order
         lines.append(small + dot_text(clip("(" + ", ".join(node.args) + ")", WIDTH)) + "</FONT>")
