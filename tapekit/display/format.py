@@ -10,6 +10,7 @@ with ">" to `dot` unquoted, as an HTML string, where it could end the attribute 
 and add attributes of its own (URL=..., href=...).
 """
 import html
+import re
 
 import graphviz
 import numpy as np
@@ -90,8 +91,13 @@ def dot_text(text):
 
 
 def dot_quoted(text):
-    """Safe as a quoted Graphviz attribute value (a tooltip): one line of plain text,
-    backslashes doubled (Graphviz expands \\N, \\G, \\l, ... in escString attributes),
-    and marked so that `graphviz` always quotes it (escaping its quotes), never passes
-    it on as an HTML string."""
-    return graphviz.nohtml(plain(text).replace("\\", "\\\\"))
+    """Safe as a quoted Graphviz attribute value (a tooltip): one line of plain text, marked
+    so that `graphviz` always quotes it (escaping its quotes), never passes it on as an HTML
+    string. Backslashes are doubled; before a capital letter Graphviz still expands \\N,
+    \\G, ... (node and graph name) in a tooltip, so a zero-width space follows the backslash
+    there. `&` becomes &amp;: Graphviz passes an entity in a tooltip on to the SVG as it is."""
+    text = _BACKSLASH.sub(lambda m: "\\\\\u200b" if m.group(1) else "\\\\", plain(text))
+    return graphviz.nohtml(text.replace("&", "&amp;"))
+
+
+_BACKSLASH = re.compile(r"\\(?=([A-Z])?)")
