@@ -238,6 +238,13 @@ def test_graph_view_and_stepper_traits_carry_no_link(kind, name):
     grads = stepper.model.gradients()
     np.testing.assert_allclose(grads[0], tape.gradient(y, sources)[0].numpy(), rtol=1e-6)
 
+    if kind == "scope":          # the inspector lists every record: no scope box there
+        return
+    inspector = tk.widgets.NodeInspector(tape, y, sources)
+    assert inspector.select(node.id).op == label
+    assert html.escape(label, quote=True) in inspector.details.value
+    assert_no_links(inspector.details.value, svg=False)
+
 
 def test_dot_refuses_an_id_or_attribute_that_is_not_its_own():
     model = tk.display.GraphModel("t", [tk.display.Node("x]; evil [URL=1", "op", "add")], [])
