@@ -124,18 +124,18 @@ def test_what_display_shows_of_each_record():
     with tk.display.option_context(record=True):
         with tk.GradientTape(persistent=True) as tape:
             y = x * x * x
-    shown = graph.tape_records(tape)
+    shown = graph.snapshot(tape).records
     assert [r.index for r in shown] == [0, 1] and float(shown[1].value) == 27.0
     assert tuple(shown[0])[1:7] == tuple(tape.records[0])           # the Record's own fields
-    assert graph.source_records(tape) is tape._records
-    g = backprop.backward(graph.source_records(tape), {y._tid: np.float32(1.0)}, [x._tid])
+    assert graph.snapshot(tape).source_records is tape._records
+    g = backprop.backward(graph.snapshot(tape).source_records, {y._tid: np.float32(1.0)}, [x._tid])
     assert float(g[x._tid]) == 27.0
     with tk.GradientTape(persistent=True) as tape:                  # cached, and extended
         tape.watch(x)
         y = x * 2.0
-        first = graph.tape_records(tape)
+        first = graph.snapshot(tape).records
         z = y + 1.0
-    again = graph.tape_records(tape)
+    again = graph.snapshot(tape).records
     assert again[0] is first[0] and [r.op.name for r in again] == ["multiply", "add"]
 
 

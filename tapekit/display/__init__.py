@@ -5,10 +5,11 @@
     tape.explain(loss, b)                  # plain words: why d loss / d b is None
     tk.display.set_options(record=True)    # keep every value and gradient (default in IPython)
 
-Three layers, each a pure function that only reads the tape (STYLE.md 2.5):
-graph.py (tape -> GraphModel), dot.py (GraphModel -> Graphviz DOT/SVG),
-html.py (GraphModel -> HTML / text table); mimebundle.py puts them together
-for IPython, explain.py answers "why is my gradient None?".
+One way, never back (STYLE.md 2.5): snapshot.py reads the tape once (tape -> TapeSnapshot),
+graph.py builds the picture's model from that snapshot (-> GraphModel), dot.py
+(GraphModel -> Graphviz DOT/SVG; every user string is escaped there, once) and html.py
+(GraphModel -> HTML / text table) draw it; mimebundle.py puts them together for IPython,
+explain.py answers "why is my gradient None?" from a snapshot too.
 """
 from ..tape import GradientTape
 from .dot import to_digraph, to_svg
@@ -18,10 +19,11 @@ from .html import to_html, to_text
 from .mimebundle import TapeView, show, tape_mimebundle
 from .options import in_ipython, option_context, recording, set_options
 from .scopes import name_scope
+from .snapshot import TapeSnapshot, snapshot
 
 __all__ = ["Edge", "Explanation", "GraphModel", "Node", "TapeView", "build", "explain",
-           "name_scope", "option_context", "recording", "set_options", "show", "to_digraph",
-           "to_html", "to_svg", "to_text"]
+           "name_scope", "option_context", "recording", "set_options", "show", "snapshot",
+           "TapeSnapshot", "to_digraph", "to_html", "to_svg", "to_text"]
 
 
 def _explain_method(self, target, source):

@@ -12,17 +12,23 @@ How the picture reads (the legend):
 - yellow 3-D box: collapsed records (summarised graphs);
 - red: the path from the target to the sources; grey: nodes off that path;
   pink with a double border: where the gradient path breaks (`tape.explain`).
-Every label is an HTML-like label whose text is escaped, so names cannot inject markup.
-Names are clipped to NAME_WIDTH characters (the whole name is the node's tooltip), the
+This module is the one place where user strings (tensor, variable, scope and layer names,
+op attributes) reach Graphviz, and every one is escaped here, once: labels are HTML-like
+labels built from escaped text (format.dot_text), a long name's tooltip is a quoted string
+(format.dot_quoted), node ids are generated ("n3", "s0", "b12"), and `_checked` refuses any
+other attribute value that is not one of this module's own constants. The SVG from `dot`
+is checked once more (`to_svg`): it never carries a link (<a>, href, URL), since a page
+would follow one on a click. Names are clipped to NAME_WIDTH characters (the whole name is the node's tooltip), the
 caption's notes are wrapped, and a picture wider than MAX_WIDTH_INCHES is scaled down to it.
 """
 import base64
+import re
 import textwrap
 from dataclasses import replace
 
 import graphviz
 
-from .format import clip, dot_text, plain, shape_text, summary
+from .format import clip, dot_quoted, dot_text, plain, shape_text, summary
 
 FONT = "Helvetica"
 RED, GREY, DIM = "#d62728", "#666666", "#b0b0b0"
@@ -80,13 +86,14 @@ def to_digraph(model, *, rankdir="TB", show_values=True, precision=4, highlight=
         style = _node_style(node)
         if highlight is not None and node.id == highlight:
             style.update(HIGHLIGHT)
-        if len(node.label) > NAME_WIDTH:  # the picture shows the name clipped; hover shows it all
-            style["tooltip"] = clip(plain(node.label), TOOLTIP_WIDTH).replace("\\", "\\\\")
-        g.node(node.id, _label(node, show_values, precision), **style)
+        name = plain(node.label)   # one line: control characters as \x.. escapes
+        if len(name) > NAME_WIDTH:  # the picture shows the name clipped; hover shows it all
+            style["tooltip"] = dot_quoted(clip(name, TOOLTIP_WIDTH))
+        g.node(_node_id(node.id), _label(node, show_values, precision), **_checked(style))
     for e in model.edges:
-        g.edge(e.src, e.dst, **_edge_style(e))
+        g.edge(_node_id(e.src), _node_id(e.dst), **_checked(_edge_style(e)))
     if not model.nodes:
-        g.node("empty", "<" + dot_text(model.title) + ">", shape="plaintext")
+        g.node("empty", "<" + dot_text(model.title) + ">", shape="plaintext")  # our own id
     return g
 
 
@@ -101,7 +108,49 @@ def to_svg(digraph):
     >>> svg.lstrip().startswith("<?xml") or svg.lstrip().startswith("<svg")
     True
     """
-    return digraph.pipe(format="svg", encoding="utf-8", quiet=True)
+    return without_links(digraph.pipe(format="svg", encoding="utf-8", quiet=True))
+
+
+_NODE_ID = re.compile(r"[nsb][0-9]+")
+_CONSTANT = re.compile(r"[A-Za-z0-9_#.,]*")   # colours, shapes, styles, numbers, "current"
+
+
+def _node_id(node_id):
+    """Node ids are generated from record order, never from a name: refuse anything else."""
+    if not _NODE_ID.fullmatch(node_id):
+        raise ValueError(f"tapekit.display: node id {node_id!r} is not a generated id "
+                         f"(n<i>, s<k> or b<i>); ids never come from names")
+    return node_id
+
+
+def _checked(attrs):
+    """The attributes, if each value is escaped text (a tooltip) or one of our constants."""
+    for key, value in attrs.items():
+        if not (isinstance(value, graphviz.quoting.NoHtml) or _CONSTANT.fullmatch(value)):
+            raise ValueError(f"tapekit.display: attribute {key}={value!r} is neither escaped "
+                             f"text nor a constant; escape user strings with format.dot_quoted")
+    return attrs
+
+
+_LINK_OPEN = re.compile(r"<a\b([^>]*)>")
+_TOOLTIP = re.compile(r'\bxlink:title="([^"]*)"')
+_LINK_ATTR = re.compile(r'\s(?:xlink:href|href|URL|target)="[^"]*"', re.IGNORECASE)
+
+
+def without_links(svg):
+    """The SVG with no link in it: Graphviz wraps a node with a tooltip in
+    <a xlink:title="...">, which a page treats as a link; here that becomes a group with a
+    <title> (the same hover text), and any other <a> (never made by this module) loses its
+    link. The final defence: whatever reaches `dot`, no stored picture can navigate."""
+    if "<a" not in svg and "href" not in svg:
+        return svg
+
+    def group(m):
+        title = _TOOLTIP.search(m.group(1))
+        return f"<g><title>{title.group(1)}</title>" if title else "<g>"
+
+    svg = _LINK_OPEN.sub(group, svg).replace("</a>", "</g>")
+    return _LINK_ATTR.sub("", svg)
 
 
 def to_png(digraph):
@@ -116,7 +165,7 @@ def to_png(digraph):
 def _label(node, show_values, precision):
     dim = node.dimmed
     small = f'<FONT POINT-SIZE="9" COLOR="{DIM if dim else GREY}">'
-    head = f"<B>{dot_text(clip(node.label, NAME_WIDTH))}</B> {small}{node.id}</FONT>"
+    head = f"<B>{dot_text(clip(plain(node.label), NAME_WIDTH))}</B> {small}{node.id}</FONT>"
     lines = [head]
     if node.args:  # the op's inputs, in argument order
         lines.append(small + dot_text(clip("(" + ", ".join(node.args) + ")", WIDTH)) + "</FONT>")

@@ -1,12 +1,18 @@
 """Numbers and names as short, safe text: value summaries and escaping for HTML and DOT.
 
 Every renderer (DOT, HTML, plain text) formats values through `summary`, so the
-same node reads the same everywhere, and every user-supplied string (variable
-names, function names, name scopes) is escaped before it reaches an HTML table
-(`html_text`) or a Graphviz HTML-like label (`dot_text`).
+same node reads the same everywhere, and every user-supplied string (tensor and
+variable names, name scopes, layer names, op attributes) is escaped before it
+reaches an HTML table (`html_text`), a Graphviz HTML-like label (`dot_text`) or a
+quoted Graphviz attribute such as a tooltip (`dot_quoted`). No user string is ever
+passed to Graphviz as it is: `graphviz` sends a string that starts with "<" and ends
+with ">" to `dot` unquoted, as an HTML string, where it could end the attribute list
+and add attributes of its own (URL=..., href=...).
 """
 import html
+import re
 
+import graphviz
 import numpy as np
 
 MAX_ITEMS = 6  # arrays with more elements are summarised as min / mean / max
@@ -69,7 +75,8 @@ def plain(text):
     text = str(text)
     if text.isprintable():
         return text
-    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256
+                   else f"\\u{ord(c):04x}" for c in text)
 
 
 def html_text(text):
@@ -81,3 +88,16 @@ def dot_text(text):
     """Safe inside a Graphviz HTML-like label: escaped as HTML, and backslashes doubled,
     because Graphviz expands \\N, \\G, ... (node name, graph name) even in HTML labels."""
     return html_text(text).replace("\\", "\\\\")
+
+
+def dot_quoted(text):
+    """Safe as a quoted Graphviz attribute value (a tooltip): one line of plain text, marked
+    so that `graphviz` always quotes it (escaping its quotes), never passes it on as an HTML
+    string. Backslashes are doubled; before a capital letter Graphviz still expands \\N,
+    \\G, ... (node and graph name) in a tooltip, so a zero-width space follows the backslash
+    there. `&` becomes &amp;: Graphviz passes an entity in a tooltip on to the SVG as it is."""
+    text = _BACKSLASH.sub(lambda m: "\\\\\u200b" if m.group(1) else "\\\\", plain(text))
+    return graphviz.nohtml(text.replace("&", "&amp;"))
+
+
+_BACKSLASH = re.compile(r"\\(?=([A-Z])?)")

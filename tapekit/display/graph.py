@@ -1,6 +1,6 @@
-"""tape -> GraphModel: the recorded computation as plain nodes and edges.
+"""snapshot -> GraphModel: the recorded computation as plain nodes and edges.
 
-This only reads the tape. Node ids come from record order, never from `id()`,
+This reads a tape's snapshot (snapshot.py: the tape, read once), never the tape itself. Node ids come from record order, never from `id()`,
 so the same program gives the same ids in every process:
 - "n<i>" is the op of record i;
 - "s<k>" is the k-th leaf: the watched tensors in watch order, then the
@@ -10,7 +10,7 @@ so the same program gives the same ids in every process:
   records where a gradient path breaks, and boxes for the records in between.
 Python numbers an op reads (the 2.0 of `x * 2.0`) are shown among its arguments.
 
-Values come from display's own log of the tape (tape_log.py): each record's output
+Values come from display's own log of the tape (tape_log.py, in the snapshot): each record's output
 when display recording is on, else what the derivative rules saved. Gradients
 come from the same log (the last `gradient` call while recording). A node whose
 value was not kept shows shape and dtype.
@@ -21,9 +21,8 @@ import numpy as np
 
 from ..tensor import Tensor, Variable
 from .format import number, shape_text, summary
-from .reading import (ancestors, index_tape, kept_structure_only, last_grads, reach_from,
-                      records_freed, source_records, tape_records, tensors, values_seen)
-from .scopes import ranges as scope_ranges
+from .reading import ancestors, index_tape, reach_from, tensors, values_seen
+from .snapshot import snapshot
 from .summary import collapse
 
 KINDS = ("variable", "unwatched", "watched", "constant", "op", "stop_gradient", "block")
@@ -111,7 +110,8 @@ class GraphModel:
 # --- building the model --------------------------------------------------------------
 
 def build(tape, target=None, sources=None, *, breaks=None, max_nodes=None):
-    """The GraphModel of `tape`; with `target`, the paths to `sources` (default: watched).
+    """The GraphModel of `tape` (a GradientTape, read once, or its TapeSnapshot); with
+    `target`, the paths to `sources` (default: watched).
 
     >>> x = tk.Variable(2.0, name="x")
     >>> with tk.display.option_context(record=True):   # on by default in Jupyter
@@ -121,11 +121,12 @@ def build(tape, target=None, sources=None, *, breaks=None, max_nodes=None):
     >>> [(n.id, n.label) for n in model.nodes]
     [('s0', 'x:0'), ('n0', 'sin'), ('n1', 'multiply')]
     """
-    records = tape_records(tape)
+    snap = snapshot(tape)   # from here on, only the snapshot: never the tape
+    records = snap.records
     targets, srcs = tensors(target, "target"), tensors(sources, "sources")
-    known = dict(tape._watched)
+    known = dict(snap.watched)
     known.update((t._tid, t) for t in targets + srcs)
-    ids, leaves = index_tape(tape, records, extra=srcs)
+    ids, leaves = index_tape(snap, records, extra=srcs)
     shown, gaps = records, []
     if max_nodes is not None and len(records) > HUGE_TAPE:
         shown, gaps = _ends(records, breaks or {}, max_nodes)
@@ -134,13 +135,13 @@ def build(tape, target=None, sources=None, *, breaks=None, max_nodes=None):
         ids = dict(ids)
         for a, b in gaps:              # a left-out record's output is shown as its box
             ids.update((rec.out_tid, f"b{a}") for rec in records[a:b])
-    values, metas = values_seen(tape, shown)
-    grads = last_grads(tape)
+    values, metas = values_seen(snap, shown)
+    grads = snap.grads
 
-    nodes = [_leaf(tape, ids[tid], tid, known.get(tid), values, metas, grads) for tid in leaves]
+    nodes = [_leaf(snap, ids[tid], tid, known.get(tid), values, metas, grads) for tid in leaves]
     edges = []
     for rec in shown:
-        nodes.append(_op_node(tape, rec, ids, values, grads))
+        nodes.append(_op_node(snap, rec, ids, values, grads))
         d = rec.op.differentiable
         for i, tid in enumerate(rec.in_tids):
             if tid is not None:
@@ -151,19 +152,19 @@ def build(tape, target=None, sources=None, *, breaks=None, max_nodes=None):
         _gap_boxes(records, gaps, ids, nodes, edges)
 
     if targets:
-        src_tids = [t._tid for t in srcs] if srcs else list(tape._watched)
+        src_tids = [t._tid for t in srcs] if srcs else list(snap.watched)
         _mark_path(nodes, edges, records, [t._tid for t in targets], src_tids)
     for node in nodes:
         node.broken = (breaks or {}).get(node.id, "")
         node.dimmed = node.dimmed and not node.broken
-    notes = _notes(tape, records, nodes)
+    notes = _notes(snap, records, nodes)
     if gaps:
         notes.append(f"A long tape: the picture shows its first and last records and those where "
                      f"a gradient path breaks; {len(records) - len(shown)} records in between are "
                      f"the boxes.")
-    model = GraphModel(_title(tape, records), nodes, edges, notes, has_grads=bool(grads))
+    model = GraphModel(_title(snap, records), nodes, edges, notes, has_grads=bool(grads))
     if max_nodes is not None and len(nodes) > max_nodes:
-        model = collapse(model, scope_ranges(tape, source_records(tape)), max_nodes)
+        model = collapse(model, snap.scopes, max_nodes)
     return model
 
 
@@ -200,16 +201,16 @@ def _gap_boxes(records, gaps, ids, nodes, edges):
     nodes.sort(key=lambda n: (n.id[0] != "s", n.records[0] if n.records else 0))
 
 
-def _leaf(tape, node_id, tid, obj, values, metas, grads):
+def _leaf(snap, node_id, tid, obj, values, metas, grads):
     value = values.get(tid)
     if value is None and obj is not None:
         value = obj._value
     info = value if value is not None else metas.get(tid)
-    watched = tid in tape._watched
+    watched = tid in snap.watched
     if isinstance(obj, Variable):  # "variable, watched" or "variable, not watched" (and why)
         kind = "variable" if watched else "unwatched"
         note = ("" if watched else "trainable=False" if not obj.trainable
-                else "watch_accessed_variables=False" if not tape._watch_accessed
+                else "watch_accessed_variables=False" if not snap.watch_accessed
                 else "no recorded op read it")
         label = obj.name
     else:
@@ -220,7 +221,7 @@ def _leaf(tape, node_id, tid, obj, values, metas, grads):
                 _array(grads.get(tid)), note=note, tid=tid)
 
 
-def _op_node(tape, rec, ids, values, grads):
+def _op_node(snap, rec, ids, values, grads):
     value = rec.value if rec.value is not None else rec.ans
     info = value
     if not isinstance(value, (np.ndarray, np.generic)):
@@ -228,7 +229,7 @@ def _op_node(tape, rec, ids, values, grads):
     args = tuple(ids[tid] if tid is not None else _literal(v)
                  for v, tid in zip(rec.inputs, rec.in_tids))
     kind = "stop_gradient" if rec.op.name == "stop_gradient" else "op"
-    note = "watched" if rec.out_tid in tape._watched else ""
+    note = "watched" if rec.out_tid in snap.watched else ""
     return Node(f"n{rec.index}", kind, rec.op.name, _shape(info), _dtype(info), value,
                 _array(grads.get(rec.out_tid)), args, (rec.index,), note=note, tid=rec.out_tid)
 
@@ -267,20 +268,20 @@ def _mark_path(nodes, edges, records, target_tids, source_tids):
         e.dimmed = not e.on_path
 
 
-def _title(tape, records):
-    kind = " (persistent)" if tape._persistent else ""
-    text = f"GradientTape{kind}: {len(records)} records, {len(tape._watched)} watched"
-    if last_grads(tape):
+def _title(snap, records):
+    kind = " (persistent)" if snap.persistent else ""
+    text = f"GradientTape{kind}: {len(records)} records, {len(snap.watched)} watched"
+    if snap.grads:
         text += "; gradients of the last gradient() call"
     return text
 
 
-def _notes(tape, records, nodes):
+def _notes(snap, records, nodes):
     notes = []
-    if records_freed(tape):
+    if snap.freed:
         notes.append("gradient() of this non-persistent tape released its records. To see them "
                      "afterwards, use persistent=True or tk.display.set_options(record=True).")
-    elif records and kept_structure_only(tape):
+    elif records and snap.structure_only:
         notes.append("gradient() released the arrays of this non-persistent tape; what is left "
                      "is its structure (ops, shapes, dtypes), kept because a gradient was None.")
     elif not records:

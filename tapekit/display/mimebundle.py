@@ -15,8 +15,7 @@ import graphviz
 from . import dot, html, why
 from .graph import build
 from .options import OPTIONS
-
-
+from .snapshot import snapshot
 
 class TapeView:
     """A snapshot of a tape's graph that displays itself; see `show`.
@@ -35,9 +34,10 @@ class TapeView:
         if unknown:
             raise TypeError(f"tk.show: unknown option(s) {sorted(unknown)}; known: {', '.join(OPTIONS)}")
         self.options = {**OPTIONS, **options}
+        snap = snapshot(tape)   # the one read of the tape: tape -> snapshot -> model -> output
         if breaks is None:  # {node id: why the path breaks there}; explain passes its answer
-            breaks = why.breaks(tape, target, sources)
-        self.model = build(tape, target, sources, breaks=breaks,
+            breaks = why.breaks(snap, target, sources)
+        self.model = build(snap, target, sources, breaks=breaks,
                            max_nodes=self.options["max_nodes"])
 
     @property

@@ -1,10 +1,9 @@
-"""Reading a tape for display: its records as display shows them, and questions about them.
+"""Questions about a tape's snapshot (snapshot.py): node ids, values seen, dependencies.
 
-Display never changes a tape. What the tape does not keep (every output value, the
-cotangents of the last gradient call, the records a non-persistent gradient released)
-comes from display's own log of it (tape_log.py). A ShownRecord is a Record with its
-position on the tape and that value; the walks below (reach_from, ancestors) answer
-"which ids depend on these?" and "which ids do these depend on?".
+Nothing here reads a tape: every function takes a TapeSnapshot or its records. A
+ShownRecord is a Record with its position on the tape and its output value (when
+display recording kept it); the walks below (reach_from, ancestors) answer "which ids
+depend on these?" and "which ids do these depend on?".
 """
 from collections import namedtuple
 
@@ -12,7 +11,6 @@ import numpy as np
 
 from .. import nest
 from ..tensor import Tensor
-from .tape_log import log_of
 
 
 # A record as display shows it: its position on the tape, the Record's fields (record.py),
@@ -21,50 +19,7 @@ from .tape_log import log_of
 ShownRecord = namedtuple("ShownRecord", "index op in_tids inputs ans attrs out_tid value")
 
 
-def tape_records(tape):
-    """The records to show, as ShownRecords: the tape's own, or what display kept of the ones
-    a non-persistent gradient() released: all of them (display recording), or their structure
-    without arrays (kept when a requested gradient was None, for tape.explain)."""
-    log, records = log_of(tape), source_records(tape)
-    shown = log.shown if log.shown_from is records else []
-    if len(shown) < len(records):   # records are only appended: wrap the new ones
-        values = log.values
-        shown = shown + [ShownRecord(i, *rec, values.get(rec[-1]))   # rec[-1]: its out_tid
-                         for i, rec in enumerate(records[len(shown):], start=len(shown))]
-        log.shown, log.shown_from = shown, records
-    return shown
-
-
-def source_records(tape):
-    """The list of Records tape_records shows (the tape's, or the one display kept)."""
-    log = log_of(tape)
-    if not tape._records:
-        for kept in (log.released, log.structure):
-            if kept and kept[-1][-1] in tape._tracked:  # its last out_tid: not from before reset()
-                return kept
-    return tape._records
-
-
-def last_grads(tape):
-    """{tape id: cotangent} of the tape's last gradient call (empty unless display recorded it)."""
-    return log_of(tape).grads
-
-
-def records_freed(tape):
-    """True when gradient() of a non-persistent tape released records and display kept none of
-    them (every gradient it was asked for was computed, and display recording was off)."""
-    log = log_of(tape)
-    return (tape._used and not tape._persistent and log.freed > 0 and not tape._records
-            and log.released is None and log.structure is None)
-
-
-def kept_structure_only(tape):
-    """True when what is shown of `tape` is the structure display kept after gradient()."""
-    log = log_of(tape)
-    return not tape._records and log.structure is not None and log.released is None
-
-
-def index_tape(tape, records, extra=()):
+def index_tape(snap, records, extra=()):
     """({tid: node id}, [leaf tids in order]) for every tensor the records touch."""
     ids = {rec.out_tid: f"n{rec.index}" for rec in records}
     leaves = []
@@ -74,7 +29,7 @@ def index_tape(tape, records, extra=()):
             ids[tid] = f"s{len(leaves)}"
             leaves.append(tid)
 
-    for tid in tape._watched:
+    for tid in snap.watched:
         add(tid)
     for rec in records:
         for tid in rec.in_tids:
@@ -137,10 +92,10 @@ def tensors(structure, role):
     return items
 
 
-def values_seen(tape, records):
+def values_seen(snap, records):
     """Values and Metas of tape ids, as the records saved them for their rules, and the
     constants' values display recording kept (tape_log.py)."""
-    values, metas = dict(log_of(tape).constants), {}
+    values, metas = dict(snap.constants), {}
     for rec in records:
         for v, tid in zip(rec.inputs, rec.in_tids):
             if tid is None:

@@ -12,9 +12,12 @@ on the model only, in time linear in the number of records, and says in
 """
 from dataclasses import replace
 
+from .format import clip
+
 MAX_PERIOD = 32    # longest repeated op sequence looked for
 MIN_RUN = 16       # a sequence seen only twice is collapsed when it is at least this long
 MAX_NOTES = 8      # collapsed boxes listed by name in the notes
+NOTE_NAME = 80     # longest box name in a note (a name scope can be any string)
 
 
 def collapse(model, scope_ranges, max_nodes):
@@ -33,7 +36,7 @@ def collapse(model, scope_ranges, max_nodes):
         box = _box(label, members)
         new_ops.append(box)
         rep.update((m.id, box.id) for m in members)
-        notes.append(f"{box.id}: {label} ({len(members)} records, "
+        notes.append(f"{box.id}: {clip(label, NOTE_NAME)} ({len(members)} records, "
                      f"n{box.records[0]}-n{box.records[-1]})")
     # Constants stay only where they feed an op still shown on its own.
     kept_ids = {n.id for n in new_ops if n.kind != "block"}

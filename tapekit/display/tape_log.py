@@ -31,7 +31,7 @@ class TapeLog:
         self.released = None    # the records a non-persistent gradient() dropped, if kept
         self.structure = None   # or their structure only (a gradient was None)
         self.freed = 0          # how many records that gradient() dropped
-        self.shown, self.shown_from = [], None   # graph.tape_records' wrappers, and of what list
+        self.shown, self.shown_from = [], None   # snapshot.py's ShownRecord wrappers, and of what list
 
 
 _logs = weakref.WeakKeyDictionary()   # tape -> TapeLog

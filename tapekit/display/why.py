@@ -4,14 +4,14 @@
 in an `Explanation` that can show itself, and mimebundle.py's pictures use `breaks` to
 mark where each source's path breaks. Keeping the reasoning here, below both, is what
 lets the picture use it and the answer show a picture without an import cycle.
-Like the picture, this only reads the tape.
+Like the picture, this reads a tape's snapshot (snapshot.py), never the tape itself:
+pass a TapeSnapshot to ask several questions of one reading.
 """
 import numpy as np
 
-from ..context import state
 from ..tensor import Tensor, Variable
-from .reading import (ancestors, index_tape, out_dtype, reach_from, records_freed, tape_records,
-                      tensors)
+from .reading import ancestors, index_tape, out_dtype, reach_from, tensors
+from .snapshot import snapshot
 
 REASONS = ("connected", "not_a_tensor", "integer_dtype", "not_trainable",
            "watch_accessed_variables_false", "unwatched_constant", "records_freed",
@@ -31,24 +31,26 @@ def breaks(tape, target, sources):
     targets = tensors(target, "target")
     if len(targets) != 1:
         return {}  # several targets: a source may reach one of them and not the other
-    marks = {}
+    marks, snap = {}, snapshot(tape)
     for s in tensors(sources, "sources")[:MAX_EXPLAINED]:
-        reason, _, node, _ = why(tape, targets[0], s)
+        reason, _, node, _ = why(snap, targets[0], s)
         if node is not None and reason != "connected":
             marks.setdefault(node, SHORT.get(reason, reason))
     return marks
 
 
 def why(tape, target, source):
-    """(reason, message, node, path): see explain.explain and Explanation."""
+    """(reason, message, node, path): see explain.explain and Explanation.
+    `tape`: a GradientTape (read once here) or its TapeSnapshot."""
     for role, t in (("target", target), ("source", source)):
         if not isinstance(t, Tensor):
             hint = " (a gradient that came back None?)" if t is None else ""
             return ("not_a_tensor", f"The {role} is {type(t).__name__}{hint}, not a tk.Tensor or "
                     f"tk.Variable; tape.gradient needs tensors.", None, ())
-    records = tape_records(tape)
-    ids, _ = index_tape(tape, records, extra=[source])
-    name = _namer(tape, records, ids, {target._tid: target, source._tid: source})
+    snap = snapshot(tape)   # from here on, only the snapshot: never the tape
+    records = snap.records
+    ids, _ = index_tape(snap, records, extra=[source])
+    name = _namer(snap, records, ids, {target._tid: target, source._tid: source})
     S, T = name(source._tid), name(target._tid)
     for role, t in (("source", source), ("target", target)):
         if t.dtype.kind not in "fc":
@@ -58,9 +60,9 @@ def why(tape, target, source):
                     ids.get(t._tid), ())
     produced = {rec.out_tid: rec for rec in records}      # output id -> record
     used = source._tid in produced or any(source._tid in rec.in_tids for rec in records)
-    if source._tid not in tape._tracked and not used:
-        return _unwatched(tape, source, S, ids)
-    if records_freed(tape):
+    if source._tid not in snap.tracked and not used:
+        return _unwatched(snap, source, S, ids)
+    if snap.freed:
         return ("records_freed", "gradient() of this non-persistent tape already released its "
                 "records, so there is nothing left to inspect. Record again with "
                 "tk.GradientTape(persistent=True), or turn on tk.display.set_options(record=True) "
@@ -68,8 +70,8 @@ def why(tape, target, source):
     if target._tid == source._tid:
         return ("connected", f"The target is the source {S}: its gradient is all ones.",
                 None, (ids.get(source._tid),))
-    if target._tid not in produced and target._tid not in tape._tracked:
-        return _not_recorded(tape, source, target, S, records, name)
+    if target._tid not in produced and target._tid not in snap.tracked:
+        return _not_recorded(snap, source, target, S, records, name)
 
     reach = reach_from(records, [source._tid])
     if target._tid in reach:
@@ -78,7 +80,7 @@ def why(tape, target, source):
             path = _path(records, produced, floats, source._tid, target._tid, ids)
             steps = _steps([ids[t] + (f" ({produced[t].op.name})" if t in produced else "")
                             for t in _ends(path)], len(path))
-            note = "" if source._tid in tape._tracked else (
+            note = "" if source._tid in snap.tracked else (
                 f" {S} is not watched, but the ops reading it were recorded because another "
                 f"input is, so tape.gradient still computes it (as TensorFlow does).")
             return ("connected", f"Connected: the gradient of {T} flows back to {S} along "
@@ -105,13 +107,13 @@ def why(tape, target, source):
                 return ("not_differentiable", f"The path from {S} to {T} passes through {n}, an "
                         f"operation without a gradient (comparisons, logical ops and other "
                         f"integer- or bool-valued results have none).", ids[rec.out_tid], ())
-    return _no_path(tape, source, target, S, T, records, ids, name)
+    return _no_path(snap, source, target, S, T, records, ids, name)
 
 
-def _namer(tape, records, ids, known):
+def _namer(snap, records, ids, known):
     """'n3 (multiply)', 's0 (Variable 'x:0')', 's2 (constant)' for a tape id."""
     ops = {rec.out_tid: rec.op.name for rec in records}
-    known = {**tape._watched, **known}
+    known = {**snap.watched, **known}
 
     def name(tid):
         node = ids.get(tid, "the tensor")
@@ -121,19 +123,19 @@ def _namer(tape, records, ids, known):
         if isinstance(obj, Variable):
             return f"{node} (Variable {obj.name!r})"
         if obj is not None and obj._name:
-            return f"{node} ({'watched tensor' if tid in tape._watched else 'constant'} {obj._name!r})"
-        return f"{node} ({'watched tensor' if tid in tape._watched else 'constant'})"
+            return f"{node} ({'watched tensor' if tid in snap.watched else 'constant'} {obj._name!r})"
+        return f"{node} ({'watched tensor' if tid in snap.watched else 'constant'})"
     return name
 
 
-def _unwatched(tape, source, S, ids):
+def _unwatched(snap, source, S, ids):
     node = ids.get(source._tid)  # a leaf of its own: tk.show(tape, target, source) marks it
     if isinstance(source, Variable):
         if not source.trainable:
             return ("not_trainable", f"{S} was created with trainable=False, so the tape does not "
                     f"watch it automatically. Call tape.watch(...) on it inside the `with` block, "
                     f"or create it with trainable=True.", node, ())
-        if not tape._watch_accessed:
+        if not snap.watch_accessed:
             return ("watch_accessed_variables_false", f"This tape was created with "
                     f"watch_accessed_variables=False, so it watches only what tape.watch(...) "
                     f"names, and {S} was not watched. Call tape.watch(...) on it inside the "
@@ -148,12 +150,12 @@ def _unwatched(tape, source, S, ids):
             f"tk.Variable.", node, ())
 
 
-def _not_recorded(tape, source, target, S, records, name):
+def _not_recorded(snap, source, target, S, records, name):
     reach = reach_from(records, [source._tid], differentiable=False)
     last = max((r for r in records if r.out_tid in reach), key=lambda r: r.index, default=None)
     after = not records or target._tid > max(r.out_tid for r in records)
     when = ("it was probably computed after the `with` block ended, or "
-            if after and tape not in state.tapes else "")
+            if after and not snap.recording else "")
     tail = (f" The last recorded op that depends on {S} is {name(last.out_tid)}: compute the target "
             f"from it with tapekit ops inside the `with` block." if last else "")
     return ("left_tape", f"The target (shape {target.shape}, {target.dtype.name}) was not recorded by "
@@ -193,7 +195,7 @@ def _path(records, produced, reach, source_tid, target_tid, ids):
     return path[::-1]
 
 
-def _no_path(tape, source, target, S, T, records, ids, name):
+def _no_path(snap, source, target, S, T, records, ids, name):
     anc = ancestors(records, [target._tid], differentiable=False)
     # A constant holding exactly the numbers of a value computed from the source, created
     # after it: that value left the tape (.numpy()) and came back. Compared by their bytes.
@@ -207,7 +209,7 @@ def _no_path(tape, source, target, S, T, records, ids, name):
         if rec.out_tid not in anc:
             continue
         for v, tid in zip(rec.inputs, rec.in_tids):
-            if tid is None or tid in tape._tracked or not isinstance(v, (np.ndarray, np.generic)):
+            if tid is None or tid in snap.tracked or not isinstance(v, (np.ndarray, np.generic)):
                 continue  # literals, tracked tensors, and values the record did not save
             twin = computed.get((v.shape, v.dtype.str, v.tobytes()))
             if twin is not None and twin < tid:

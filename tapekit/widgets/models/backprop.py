@@ -111,26 +111,27 @@ class BackpropModel:
                             f"{type(target).__name__}")
         self.tape = tape
         self.target = target
-        records = _graph.tape_records(tape)
-        if _graph.records_freed(tape):
+        self.snapshot = snap = _graph.snapshot(tape)   # the one read of the tape
+        records = snap.records
+        if snap.freed:
             raise ValueError("gradient() of this non-persistent tape already released its "
                              "records. Record again with tk.GradientTape(persistent=True) or "
                              "after tk.display.set_options(record=True).")
         if any(rec.value is None for rec in records):
             raise ValueError(NOT_RECORDED)
         out_tids = {rec.out_tid for rec in records}
-        if target._tid not in out_tids and target._tid not in tape._watched:
+        if target._tid not in out_tids and target._tid not in snap.watched:
             raise ValueError("The target was not recorded on this tape: compute it inside the "
                              "tape's `with` block, from a watched tensor or a trainable Variable "
                              "(and pass the tensor the block produced, not a copy).")
         if sources is None:
-            srcs = list(tape._watched.values())
+            srcs = list(snap.watched.values())
         else:
             srcs = _graph.tensors(sources, "sources")
         self.sources = srcs
         self.records = records
-        self.ids, _ = _graph.index_tape(tape, records, extra=srcs)
-        nodes = _graph.build(tape).nodes
+        self.ids, _ = _graph.index_tape(snap, records, extra=srcs)
+        nodes = _graph.build(snap).nodes
         self._labels = {n.id: n.label for n in nodes}
         self._args = {n.id: tuple(n.args) for n in nodes}
         self.steps = self._compute()
@@ -200,7 +201,7 @@ class BackpropModel:
         """Every step, taken from backprop.backward itself as it runs (its `observe` hook)."""
         records, ids = self.records, self.ids
         source_tids = [s._tid for s in self.sources]
-        reach = backprop.reachable(_graph.source_records(self.tape), source_tids)
+        reach = backprop.reachable(self.snapshot.source_records, source_tids)
         target = self.target._tid
         seed = backprop.seed_like(self.target)
         tnode = ids[target]
@@ -226,7 +227,7 @@ class BackpropModel:
         saved = state.tapes, state.accumulators
         state.tapes, state.accumulators = [], []
         try:
-            backprop.backward(_graph.source_records(self.tape), {target: seed}, source_tids,
+            backprop.backward(self.snapshot.source_records, {target: seed}, source_tids,
                               reach=reach, observe=observe)
         finally:
             state.tapes, state.accumulators = saved

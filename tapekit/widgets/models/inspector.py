@@ -65,8 +65,9 @@ class InspectorModel:
 
     def __init__(self, tape, target=None, sources=None):
         self.tape = tape
-        self.graph = _graph.build(tape)
-        records = _graph.tape_records(tape)
+        self.snapshot = snap = _graph.snapshot(tape)   # the one read of the tape
+        self.graph = _graph.build(snap)
+        records = snap.records
         self.records = records
         if target is None and records:
             last = records[-1]
@@ -85,7 +86,7 @@ class InspectorModel:
         self.grads = grads
         self.target_node = None
         if target is not None:
-            ids, _ = _graph.index_tape(tape, records)
+            ids, _ = _graph.index_tape(snap, records)
             self.target_node = ids.get(target._tid)
 
     @property
@@ -123,11 +124,11 @@ class InspectorModel:
 
     def _replay_function(self, node):
         """f(node value) -> sum(target), replaying the records after the node with NumPy."""
-        records, tape = self.records, self.tape
+        records, snap = self.records, self.snapshot
         values = {}
-        vals_seen, _ = _graph.values_seen(tape, records)
+        vals_seen, _ = _graph.values_seen(snap, records)
         values.update(vals_seen)
-        for tid, t in tape._watched.items():
+        for tid, t in snap.watched.items():
             values[tid] = t._value
         for rec in records:
             values[rec.out_tid] = rec.value

@@ -4,16 +4,57 @@
 
 const NS = "tk-gv";
 
-function parseSvg(text) {
-  // DOMParser + removal of scripts and on* attributes: a picture, never code.
+// What a Graphviz picture needs, and nothing else: the sanitizer keeps only these elements
+// and attributes. No <a> (its children are kept, in a <g>), no href/xlink:href, no script,
+// foreignObject, <use>, <image>, animation (<set>/<animate> can write an href), no on*
+// handler, and no style that loads a URL or runs code.
+const SVG_NS = "http://www.w3.org/2000/svg";
+const ELEMENTS = new Set(["svg", "g", "title", "polygon", "polyline", "ellipse", "circle",
+  "path", "line", "rect", "text", "tspan", "defs", "linearGradient", "radialGradient", "stop"]);
+const ATTRIBUTES = new Set(["id", "class", "width", "height", "viewBox", "preserveAspectRatio",
+  "transform", "fill", "fill-opacity", "stroke", "stroke-width", "stroke-dasharray",
+  "stroke-opacity", "stroke-linecap", "stroke-linejoin", "points", "cx", "cy", "r", "rx", "ry",
+  "x", "y", "x1", "y1", "x2", "y2", "dx", "dy", "d", "text-anchor", "font-family", "font-size",
+  "font-weight", "font-style", "text-decoration", "style", "offset", "stop-color",
+  "stop-opacity", "gradientUnits", "gradientTransform", "fx", "fy", "xmlns", "xmlns:xlink",
+  "version"]);
+const BAD_STYLE = /url\s*\(|javascript:|expression\s*\(|@import|behavior\s*:/i;
+
+function clean(el) {
+  for (const child of [...el.children]) {
+    const name = child.localName;
+    if (name === "a") {                  // a link: keep what it draws, drop the link
+      const g = child.ownerDocument.createElementNS(SVG_NS, "g");
+      g.append(...child.childNodes);
+      child.replaceWith(g);
+      clean(g);
+    } else if (!ELEMENTS.has(name) || child.namespaceURI !== SVG_NS) {
+      child.remove();
+    } else {
+      clean(child);
+    }
+  }
+  for (const a of [...el.attributes]) {
+    const value = a.value.replace(/[\s\x00-\x1f]/g, "");
+    if (!ATTRIBUTES.has(a.name) || /javascript:|data:|vbscript:/i.test(value) ||
+        (a.name === "style" && BAD_STYLE.test(a.value))) {
+      el.removeAttribute(a.name);
+    }
+  }
+}
+
+export function sanitizeSvg(text) {
+  // DOMParser + an allow-list of elements and attributes: a picture, never code or a link.
   const doc = new DOMParser().parseFromString(text, "image/svg+xml");
   const svg = doc.documentElement;
-  if (!svg || svg.nodeName !== "svg") return null;
-  for (const s of svg.querySelectorAll("script, foreignObject")) s.remove();
-  for (const el of svg.querySelectorAll("*")) {
-    for (const a of [...el.attributes]) if (/^on/i.test(a.name)) el.removeAttribute(a.name);
-  }
-  return document.importNode(svg, true);
+  if (!svg || svg.localName !== "svg" || svg.namespaceURI !== SVG_NS) return null;
+  clean(svg);
+  return svg;
+}
+
+function parseSvg(text) {
+  const svg = sanitizeSvg(text);
+  return svg && document.importNode(svg, true);
 }
 
 function index(svg) {
@@ -25,7 +66,8 @@ function index(svg) {
     if (!title) continue;
     const id = title.textContent;
     g.dataset.id = id;
-    title.remove();                      // our tooltip replaces the browser's native one
+    for (const t of g.querySelectorAll("title")) t.remove();   // our tooltip replaces the
+                                         // browser's native ones (the id, a long name)
     nodes.set(id, g);
   }
   for (const g of svg.querySelectorAll("g.edge")) {
