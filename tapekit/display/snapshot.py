@@ -24,7 +24,15 @@ from .tape_log import log_of
 
 @dataclass(frozen=True)
 class TapeSnapshot:
-    """What display knows about one tape at one moment; see `snapshot`."""
+    """What display knows about one tape at one moment; see `snapshot`.
+
+    >>> x = tk.Variable(2.0, name="x")
+    >>> with tk.GradientTape() as tape:
+    ...     y = x * x
+    >>> snap = tk.display.snapshot(tape)
+    >>> [r.op.name for r in snap.records], snap.recording, snap.persistent
+    (['multiply'], False, False)
+    """
 
     records: list                 # ShownRecords: the records display shows, in order
     source_records: list          # the Records themselves (for backprop.backward's walks)
