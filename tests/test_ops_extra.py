@@ -292,3 +292,13 @@ def test_print_writes_values_to_stderr_by_default(capsys):
     assert buf.getvalue() == "[0 1 ... 98 99],[1, a]!"
     tk.print(tk.constant([True, False]), output_stream=sys.stdout)
     assert capsys.readouterr().out == "[True False]\n"
+
+
+def test_where_of_two_python_numbers_has_tensorflows_dtypes():
+    # np.where(c, 1.0, 0.2) is float64; TensorFlow makes float32 constants, and refuses to
+    # mix an int with a float.
+    c = tk.constant([1.0, -1.0]) > 0
+    out = tk.where(c, 1.0, 0.2)
+    assert out.dtype == np.float32 and np.allclose(out, [1.0, 0.2])
+    with pytest.raises(TypeError, match=r"where: x and y must have one dtype.*int32.*float32"):
+        tk.where(c, 1, 0.2)

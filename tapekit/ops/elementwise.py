@@ -109,6 +109,7 @@ import math
 import numpy as np
 
 from .. import dtypes
+from ..tensor import _to_array
 from .creation import _where_indices
 from .registry import defop, numpy_function
 
@@ -269,7 +270,18 @@ def where(condition, x=None, y=None, name=None):
         return _where_indices(condition)
     if x is None or y is None:
         raise ValueError("where: give both x and y, or neither (for the indices of true elements)")
+    if type(x) in _PY_NUMBERS and type(y) in _PY_NUMBERS:
+        # Two Python numbers are constants of TensorFlow's dtypes (float32, int32), not the
+        # float64 NumPy would make of them; and TensorFlow refuses to mix the two.
+        x, y = _to_array(x), _to_array(y)     # arrays: op inputs in raw mode too
+        if x.dtype != y.dtype:
+            raise TypeError(f"where: x and y must have one dtype; got the Python numbers "
+                            f"{x.item()!r} ({x.dtype.name}) and {y.item()!r} ({y.dtype.name}). "
+                            f"Write both as floats, e.g. tk.where(c, 1.0, 0.2)")
     return where_op(condition, x, y)
+
+
+_PY_NUMBERS = (int, float)
 
 
 def _clip(x, lo, hi):

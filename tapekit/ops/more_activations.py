@@ -78,7 +78,8 @@ selu_op = _defop("selu", lambda x: _SELU_SCALE * np.where(x > 0, x, _SELU_ALPHA 
 relu6_op = _defop("relu6", lambda x: np.minimum(np.maximum(x, 0), 6), "x",
                   lambda ans, x: cast((x > 0) & (x < 6), x.dtype), "min(max(x, 0), 6).")
 leaky_relu_op = _defop("leaky_relu", lambda x, alpha: np.where(x > 0, x, x * alpha), "x",
-                       lambda ans, x, alpha: where(x > 0, 1, alpha), "x above 0, alpha * x below.")
+                       lambda ans, x, alpha: cast(where(x > 0, 1.0, alpha), x.dtype),
+                       "x above 0, alpha * x below.")
 
 
 def _gelu(x, approximate):
