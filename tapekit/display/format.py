@@ -49,9 +49,30 @@ def summary(value, precision=4):
     bad = arr.size - finite.size
     if finite.size == 0:
         return f"all {arr.size} values nan/inf"
-    text = (f"min {number(finite.min(), precision)} mean {number(finite.mean(), precision)} "
+    text = (f"min {number(finite.min(), precision)} mean {_mean(finite, precision)} "
             f"max {number(finite.max(), precision)}")
     return text + (f" ({bad} nan/inf)" if bad else "")
+
+
+def _mean(finite, precision):
+    """The mean, written 0.0 when it is below the rounding error of the values it averages.
+
+    Values that sum to exactly zero in exact arithmetic (the gradient at softmax logits,
+    p - onehot, for one) have a computed mean like 7e-10: zero to `precision` digits after
+    the point, while its scientific digits are rounding noise that changes from machine to
+    machine. A mean that is small but larger than that keeps its digits.
+
+    >>> from tapekit.display.format import _mean
+    >>> _mean(np.array([0.1, -0.3, 0.2], dtype=np.float32), 4)           # 0 in exact arithmetic
+    '0.0'
+    >>> _mean(np.array([0.25, -0.5, 0.25390625], dtype=np.float32), 4)   # 1/768
+    '0.0013'
+    """
+    m = finite.mean()
+    eps = np.finfo(finite.dtype).eps if finite.dtype.kind == "f" else 0.0
+    if abs(m) <= 8 * eps * np.abs(finite).mean():
+        m = 0.0
+    return number(m, precision)
 
 
 def _nested(items, precision):
