@@ -2,7 +2,7 @@
 
 - every notebooks/*.ipynb is in README's lessons table, and every table entry exists;
 - a notebook imports only declared dependencies (stdlib, numpy, tapekit, graphviz,
-  ipywidgets, IPython; scikit-learn only in lesson 08, from the [lab]/[test] extras);
+  ipywidgets, IPython; scikit-learn only in lesson 13, from the [lab]/[test] extras);
 - every exercise has a solution in a collapsed (source_hidden) code cell tagged `solution`,
   and no other cell is collapsed;
 - the kernelspec is python3; no stored output contains a 0x... memory address.
@@ -22,7 +22,7 @@ README = (REPO / "README.md").read_text(encoding="utf-8")
 # Import name -> distribution name, for the packages the lessons may use.
 RUNTIME = {"numpy": "numpy", "tapekit": "tapekit", "graphviz": "graphviz",
            "ipywidgets": "ipywidgets", "IPython": "ipython"}  # IPython comes with ipykernel
-EXTRA_ONLY = {"sklearn": ("scikit-learn", {"08"})}          # import -> (distribution, lessons)
+EXTRA_ONLY = {"sklearn": ("scikit-learn", {"13"})}          # import -> (distribution, lessons)
 
 
 def lessons_section():
