@@ -14,6 +14,7 @@ from . import _malloc
 
 # Import-time side effects, all of them (docs/PERFORMANCE.md lists them too):
 # - malloc tuning, below: TAPEKIT_MALLOC_TUNING=0 turns it off (tapekit/_malloc.py);
+# - a warnings filter for NumPy's floating-point warnings raised in tapekit's own modules;
 # - tapekit.ops binds Tensor's operators (ops/operators.py), without which tensors
 #   have no +, @ or x[i];
 # - tapekit.layers, .losses, ... are added to sys.modules as aliases of tapekit.keras.*;
@@ -22,6 +23,16 @@ from . import _malloc
 #   the default inside IPython. Off: tk.display.set_options(record=False) and
 #   tk.stop_observing_all_tapes(tapekit.display.tape_log.STRUCTURE).
 _malloc.tune()  # keep freed array memory between training steps (see tapekit/_malloc.py)
+
+# NumPy's floating-point warnings ("overflow encountered in exp", "invalid value ...") raised
+# inside tapekit's own ops are not shown, as TensorFlow shows none: they named tapekit's files,
+# not the user's line. Find NaNs and infs with tk.debugging.enable_check_numerics(). Undo:
+# warnings.filterwarnings("default", category=RuntimeWarning, module=r"tapekit\.").
+import warnings as _warnings  # noqa: E402
+
+_warnings.filterwarnings("ignore", r"(overflow|invalid value|divide by zero|underflow) encountered",
+                         RuntimeWarning, r"tapekit\.")
+del _warnings
 
 from . import linalg, math, nn, random, testing  # noqa: F401
 from . import debugging, errors, test  # noqa: F401  (tk.debugging, tk.test: issue 7; tk.errors)

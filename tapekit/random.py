@@ -12,7 +12,7 @@ baking the first call's numbers in as a constant.
 import numpy as np
 
 from . import dtypes
-from .ops.registry import defop
+from .ops.registry import defop, python_value
 
 _global_seed = None
 _generator = np.random.default_rng()
@@ -45,8 +45,7 @@ def _rng(seed):
 
 
 def _shape(shape):
-    if hasattr(shape, "_value"):
-        shape = shape._value
+    shape = python_value(shape)
     return tuple(int(s) for s in np.atleast_1d(np.asarray(shape)).tolist()) if np.ndim(shape) or shape != () else ()
 
 
@@ -71,7 +70,8 @@ random_uniform = defop("random_uniform", _uniform, args="",
 
 
 def _plain(v):
-    return v._value[()] if hasattr(v, "_value") else v
+    v = python_value(v)
+    return v[()] if isinstance(v, np.ndarray) else v
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):

@@ -10,7 +10,6 @@ import itertools
 import os as _os
 import sys as _sys
 import threading
-import warnings
 
 import numpy as np
 

@@ -377,3 +377,13 @@ def test_compiled_metrics_exist_for_a_custom_train_step():
     history = model.fit(x, y, batch_size=4, epochs=2, verbose=0)
     assert list(history.history) == ["loss", "accuracy"]
     assert type(model.metrics[1]).__name__ == "SparseCategoricalAccuracy"
+
+
+def test_monitor_callback_makes_its_own_monitor():
+    # MonitorCallback() without a monitor imported tk.widgets one package level too high.
+    model = tk.Sequential([tk.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    callback = tk.callbacks.MonitorCallback()
+    history = model.fit(np.ones((4, 1)), np.ones((4, 1)), epochs=2, verbose=0, callbacks=[callback])
+    assert len(history.history["loss"]) == 2
+    assert callback.monitor is not None

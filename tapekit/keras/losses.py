@@ -31,7 +31,7 @@ def mean_squared_error(y_true, y_pred):
 
 
 def mean_absolute_error(y_true, y_pred):
-    """mean(|y_true - y_pred|) over the last axis.
+    """mean(abs(y_true - y_pred)) over the last axis.
 
     >>> tk.losses.mean_absolute_error(tk.constant([[0.0, 1.0]]), tk.constant([[1.0, 3.0]]))
     tk.Tensor([1.5], shape=(1,), dtype=float32)
@@ -41,7 +41,7 @@ def mean_absolute_error(y_true, y_pred):
 
 
 def huber(y_true, y_pred, delta=1.0):
-    """0.5 x**2 where |x| <= delta, else delta * (|x| - 0.5 delta); x = y_true - y_pred.
+    """0.5 x**2 where abs(x) <= delta, else delta * (abs(x) - 0.5 delta); x = y_true - y_pred.
 
     >>> tk.losses.huber(tk.constant([[0.0, 0.0]]), tk.constant([[0.5, 3.0]]))   # (0.125 + 2.5) / 2
     tk.Tensor([1.3125], shape=(1,), dtype=float32)
@@ -53,7 +53,7 @@ def huber(y_true, y_pred, delta=1.0):
 
 
 def sigmoid_cross_entropy_with_logits(labels, logits):
-    """TensorFlow's stable form: max(x, 0) - x * z + log(1 + exp(-|x|))."""
+    """TensorFlow's stable form: max(x, 0) - x * z + log(1 + exp(-abs(x)))."""
     positive = logits >= 0
     relu_logits = where(positive, logits, 0)
     neg_abs_logits = where(positive, -logits, logits)
@@ -169,7 +169,7 @@ class MeanSquaredError(Loss):
 
 
 class MeanAbsoluteError(Loss):
-    """mean(|y_true - y_pred|) (`keras.losses.MeanAbsoluteError`).
+    """mean(abs(y_true - y_pred)) (`keras.losses.MeanAbsoluteError`).
 
     >>> mae = tk.losses.MeanAbsoluteError()
     >>> mae(tk.constant([[0.0], [1.0]]), tk.constant([[2.0], [1.0]]))     # mean of 2 and 0

@@ -4,12 +4,17 @@ import numpy as np
 from .. import dtypes
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor, _wrap
-from .registry import as_axis, as_int, defop
+from .registry import as_axis, as_int, defop, python_value
 from .shapes import shape_argument
 
 
-def _plain(x):
+def _unguarded(x):
+    # Only the shape or dtype is read: nothing about the values is decided, so no guard.
     return x._value if isinstance(x, Tensor) else x
+
+
+def _plain(x):
+    return python_value(x)   # range's bounds, linspace's ends: guarded under tk.function
 
 
 def _shape(shape, op):
@@ -47,7 +52,7 @@ def zeros_like(input, dtype=None, name=None):  # noqa: A002
     >>> tk.zeros_like(tk.constant([1.5, 2.5]))
     tk.Tensor([0. 0.], shape=(2,), dtype=float32)
     """
-    v = np.asarray(_plain(input)) if not isinstance(input, (list, tuple)) else np.asarray(Tensor(input)._value)
+    v = np.asarray(_unguarded(input)) if not isinstance(input, (list, tuple)) else np.asarray(Tensor(input)._value)
     return _wrap(np.zeros(v.shape, dtypes.as_dtype(dtype) or v.dtype))
 
 
@@ -57,7 +62,7 @@ def ones_like(input, dtype=None, name=None):  # noqa: A002
     >>> tk.ones_like(tk.constant([[1, 2, 3]]))
     tk.Tensor([[1 1 1]], shape=(1, 3), dtype=int32)
     """
-    v = np.asarray(_plain(input)) if not isinstance(input, (list, tuple)) else np.asarray(Tensor(input)._value)
+    v = np.asarray(_unguarded(input)) if not isinstance(input, (list, tuple)) else np.asarray(Tensor(input)._value)
     return _wrap(np.ones(v.shape, dtypes.as_dtype(dtype) or v.dtype))
 
 
@@ -127,7 +132,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=None, 
     depth = as_int(_plain(depth), "one_hot: depth")
     if depth < 0:
         raise ValueError(f"one_hot: depth must be >= 0, got {depth}")
-    ndim = np.ndim(_plain(indices)) + 1
+    ndim = np.ndim(_unguarded(indices)) + 1
     axis = as_axis(axis, ndim, "one_hot: axis")
     return one_hot_op(indices, depth=depth, on=on, off=off, axis=axis, dtype=dtype)
 

@@ -96,7 +96,7 @@ log_abs_det_op = defop("log_abs_det", lambda x: np.linalg.slogdet(x)[1], save="x
                        vjp=[lambda g, ans, x: _expand2(g) * swapaxes_last2(inv_op(x))],
                        jvp=[lambda t, ans, x: reduce_sum_op(swapaxes_last2(inv_op(x)) * t, axis=(-2, -1),
                                                             keepdims=False)],
-                       doc="log |det| of each square matrix (slogdet's second output).")
+                       doc="log abs(det) of each square matrix (slogdet's second output).")
 det_sign_op = defop("det_sign", lambda x: np.linalg.slogdet(x)[0],
                     doc="The sign of each determinant (slogdet's first output; no gradient).")
 
@@ -142,7 +142,7 @@ def det(input, name=None):  # noqa: A002
 
 
 def slogdet(input, name=None):  # noqa: A002
-    """(sign, log |det|) of each square matrix (`tf.linalg.slogdet`), without overflow.
+    """(sign, log abs(det)) of each square matrix (`tf.linalg.slogdet`), without overflow.
 
     >>> sign, logdet = tk.linalg.slogdet(tk.constant([[0.0, 2.0], [3.0, 0.0]]))
     >>> sign, logdet

@@ -7,7 +7,7 @@ Examples (an object's reference entry shows the paragraphs that name it):
 >>> x = tk.constant([-1.0, 0.0, 2.0])
 >>> tk.nn.softplus(x)                      # log(1 + exp(x))
 tk.Tensor([0.3132617 0.6931472 2.126928 ], shape=(3,), dtype=float32)
->>> tk.nn.softsign(x)                      # x / (1 + |x|)
+>>> tk.nn.softsign(x)                      # x / (1 + abs(x))
 tk.Tensor([-0.5        0.         0.6666667], shape=(3,), dtype=float32)
 >>> tk.nn.elu(x)                           # exp(x) - 1 below 0
 tk.Tensor([-0.63212055  0.          2.        ], shape=(3,), dtype=float32)
@@ -65,7 +65,7 @@ softplus_op = _defop("softplus", _softplus, "x", lambda ans, x: sigmoid(x),
 log_sigmoid_op = _defop("log_sigmoid", lambda x: -_softplus(-x), "x", lambda ans, x: sigmoid(-x),
                         "log(sigmoid(x)) = -softplus(-x); its derivative is sigmoid(-x).")
 softsign_op = _defop("softsign", lambda x: x / (1 + np.abs(x)), "x",
-                     lambda ans, x: 1 / square(1 + abs(x)), "x / (1 + |x|).")
+                     lambda ans, x: 1 / square(1 + abs(x)), "x / (1 + abs(x)).")
 
 # elu and selu differentiate from their output, as TensorFlow's EluGrad / SeluGrad: below 0
 # the derivative of exp(x) - 1 is ans + 1.
@@ -114,7 +114,7 @@ def _sigmoid_np(z):
 
 # --- TensorFlow's functions ----------------------------------------------------------------------
 def softplus(features, name=None):
-    """log(1 + exp(features)), stable for large |features| (`tf.nn.softplus`, `tf.math.softplus`).
+    """log(1 + exp(features)), stable for large abs(features) (`tf.nn.softplus`, `tf.math.softplus`).
 
     >>> tk.nn.softplus(tk.constant([0.0, 100.0]))      # log 2; no overflow at 100
     tk.Tensor([  0.6931472 100.       ], shape=(2,), dtype=float32)
@@ -123,7 +123,7 @@ def softplus(features, name=None):
 
 
 def softsign(features, name=None):
-    """features / (1 + |features|) (`tf.nn.softsign`).
+    """features / (1 + abs(features)) (`tf.nn.softsign`).
 
     >>> tk.nn.softsign(tk.constant([-3.0, 1.0]))
     tk.Tensor([-0.75  0.5 ], shape=(2,), dtype=float32)

@@ -58,7 +58,7 @@ import numpy as np
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor
 from .elementwise import cast_op, where
-from .registry import as_axis, defop, numpy_function
+from .registry import as_axis, defop, numpy_function, python_value
 from .shapes import broadcast_to, expand_dims_op, reshape_op, transpose_op
 
 
@@ -66,8 +66,7 @@ def _axes(axis, ndim, op="reduction"):
     """`axis` as a sorted tuple of negative axes (None: all axes)."""
     if axis is None:
         return tuple(range(-ndim, 0))
-    if hasattr(axis, "_value"):
-        axis = axis._value
+    axis = python_value(axis)
     axes = np.atleast_1d(np.asarray(axis)).tolist()
     out = set()
     for a in axes:

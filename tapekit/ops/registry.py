@@ -28,7 +28,7 @@ import numpy as np
 from ..context import RAW, state
 from ..context import hints as _hints
 from ..errors import InvalidArgumentError
-from ..tensor import Tensor
+from ..tensor import Tensor, _guard
 from .dispatch import apply, apply1, apply2
 
 OPS = {}           # name -> Op: the whole table, for tests, display and NumPy dispatch
@@ -193,6 +193,21 @@ def numpy_function(*np_funcs):
 
 # --- checked arguments: integers where TensorFlow wants integers ------------------------
 
+def python_value(x):
+    """The value of `x` for tapekit to decide with in Python: a shape, a size, an axis, a
+    range's bounds. A Tensor gives its array; anything else comes back as it is.
+
+    While a tk.function traces, reading a tensor here records a guard on its whole value, so
+    a replay with another value traces again instead of reusing a program built for this
+    one (tk.range(n) with n = 3, then 4, must not give the first call's 3 numbers).
+    """
+    if isinstance(x, Tensor):
+        if state.tapes:
+            _guard(x, "numpy", x._value)
+        return x._value
+    return x
+
+
 def as_int(value, what):
     """`value` as a Python int; a float (1.7), a bool or a non-integer tensor raises TypeError.
 
@@ -200,8 +215,7 @@ def as_int(value, what):
     TensorFlow refuses a float where it wants an integer, and so does tapekit. `what` names
     the operation and the argument ("reduce_sum: axis").
     """
-    if isinstance(value, Tensor):
-        value = value._value
+    value = python_value(value)   # a traced tensor's value: guarded (tk.function)
     if isinstance(value, (bool, np.bool_)) or (isinstance(value, np.ndarray) and value.dtype == bool):
         raise TypeError(f"{what} must be an integer, got the bool {value!r}")
     try:

@@ -10,9 +10,8 @@ import math
 
 import numpy as np
 
-from ..tensor import Tensor
 from .indexing import _ndim, getitem
-from .registry import as_axis, as_int, defop, numpy_function
+from .registry import as_axis, as_int, defop, numpy_function, python_value
 
 
 def _lead(g, ans):
@@ -104,8 +103,7 @@ def shape_argument(shape, op, arg="shape", allow_unknown=True):
     Each entry must be an integer (3.9 raises: int() would make it 3), >= 0, or -1 once
     (an unknown dimension) when `allow_unknown`. `op` and `arg` name the call in errors.
     """
-    if isinstance(shape, Tensor):
-        shape = shape._value
+    shape = python_value(shape)   # a traced tensor's value: guarded (tk.function)
     if isinstance(shape, np.ndarray):
         if shape.ndim > 1:
             raise ValueError(f"{op}: {arg} must be a list of integers, got an array of shape {shape.shape}")

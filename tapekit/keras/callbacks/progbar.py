@@ -153,7 +153,7 @@ class MonitorCallback(Callback):
 
     def on_train_begin(self, logs=None):
         if self.monitor is None:
-            from ....widgets import TrainingMonitor     # lazily: the display side is optional
+            from ...widgets import TrainingMonitor     # lazily: the display side is optional
             steps, epochs = self.params.get("steps"), self.params.get("epochs")
             total = steps * epochs if steps and epochs else None
             self.monitor = TrainingMonitor(total=total, title=self.title)

@@ -101,7 +101,7 @@ class Dropout(Layer):
 
 
 class Reshape(Layer):
-    """(batch, ...) -> (batch, *target_shape); one entry of target_shape may be -1.
+    """(batch, ...) -> (batch, ``*target_shape``); one entry of target_shape may be -1.
 
     >>> tk.layers.Reshape((2, -1))(tk.zeros([5, 6])).shape
     (5, 2, 3)

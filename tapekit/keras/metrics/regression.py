@@ -23,7 +23,7 @@ class MeanSquaredError(MeanMetricWrapper):
 
 
 class MeanAbsoluteError(MeanMetricWrapper):
-    """The mean of |y_true - y_pred| over every value seen.
+    """The mean of abs(y_true - y_pred) over every value seen.
 
     >>> m = tk.metrics.MeanAbsoluteError()
     >>> m.update_state([[0.0, 1.0], [0.0, 0.0]], [[1.0, 1.0], [1.0, 0.0]])
