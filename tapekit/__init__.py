@@ -23,7 +23,7 @@ from . import _malloc
 #   tk.stop_observing_all_tapes(tapekit.display.tape_log.STRUCTURE).
 _malloc.tune()  # keep freed array memory between training steps (see tapekit/_malloc.py)
 
-from . import linalg, math, nn, random, testing  # noqa: F401
+from . import image, linalg, math, nn, random, testing  # noqa: F401
 from . import debugging, errors, test  # noqa: F401  (tk.debugging, tk.test: issue 7; tk.errors)
 from .custom import custom_gradient
 from .dtypes import bool, float16, float32, float64, int32, int64  # noqa: A004
@@ -37,7 +37,7 @@ from .ops import (abs, add, cast, clip_by_global_norm, clip_by_norm, clip_by_val
                   divide, equal, exp, expand_dims, gather, global_norm, greater, greater_equal,
                   identity, is_finite, is_nan, less, less_equal, linspace, log, logical_and,
                   logical_not, logical_or, matmul, maximum, minimum, multiply, negative,
-                  not_equal, one_hot, ones, ones_like, pow, range, reduce_max, reduce_mean,
+                  not_equal, one_hot, ones, ones_like, pad, pow, range, reduce_max, reduce_mean,
                   reduce_min, reduce_prod, reduce_sum, reshape, sigmoid, sign, sin, sqrt, square,
                   squeeze, stack, stop_gradient, subtract, tanh, transpose, where, zeros,
                   zeros_like)

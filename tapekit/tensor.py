@@ -32,6 +32,9 @@ class Tensor:
            [3., 4.]], dtype=float32)
     >>> t[0] * 2.0 + 1.0                 # operators and indexing are recorded ops
     tk.Tensor([3. 5.], shape=(2,), dtype=float32)
+
+    NumPy functions on a tensor (`np.mean(t)`) are recorded too, or refused: unlike TensorFlow,
+    where they leave the tape and the gradient comes back None (ops/numpy_dispatch.py).
     """
 
     __slots__ = ("_value", "_tid", "_name", "__weakref__")
