@@ -63,8 +63,6 @@ def test_gradients_wrt_a_model_values():
     np.testing.assert_allclose(dk.numpy(), x.numpy().T @ dz, rtol=1e-5)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 23: Keras 3 weight names: Dense's variables are "
-                                       "named 'kernel' and 'bias' (tapekit: 'dense/kernel:0')")
 def test_gradients_wrt_a_model_names():
     # autodiff.ipynb cell 22 prints "kernel, shape: (3, 2)" and "bias, shape: (2,)"
     layer, _, grads = _dense_relu_grads()
