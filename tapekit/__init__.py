@@ -34,7 +34,7 @@ _warnings.filterwarnings("ignore", r"(overflow|invalid value|divide by zero|unde
                          RuntimeWarning, r"tapekit\.")
 del _warnings
 
-from . import linalg, math, nn, random, testing  # noqa: F401
+from . import image, linalg, math, nn, random, testing  # noqa: F401
 from . import debugging, errors, test  # noqa: F401  (tk.debugging, tk.test: issue 7; tk.errors)
 from .custom import custom_gradient
 from .dtypes import bool, float16, float32, float64, int32, int64  # noqa: A004
@@ -48,7 +48,7 @@ from .ops import (abs, add, cast, clip_by_global_norm, clip_by_norm, clip_by_val
                   divide, equal, exp, expand_dims, gather, global_norm, greater, greater_equal,
                   identity, is_finite, is_nan, less, less_equal, linspace, log, logical_and,
                   logical_not, logical_or, matmul, maximum, minimum, multiply, negative,
-                  not_equal, one_hot, ones, ones_like, pow, range, reduce_max, reduce_mean,
+                  not_equal, one_hot, ones, ones_like, pad, pow, range, reduce_max, reduce_mean,
                   reduce_min, reduce_prod, reduce_sum, reshape, sigmoid, sign, sin, sqrt, square,
                   squeeze, stack, stop_gradient, subtract, tanh, transpose, where, zeros,
                   zeros_like)
@@ -68,13 +68,13 @@ from .tensor import Tensor, Variable
 # `import tapekit.layers` all reach the same modules.
 from . import keras  # noqa: E402
 from .keras import (activations, callbacks, initializers, layers, losses, metrics,  # noqa: E402
-                    models, optimizers)
+                    models, optimizers, saving)
 from .keras import Input, Model, Sequential  # noqa: E402
 
 import sys as _sys  # noqa: E402
 
 for _name in ("activations", "callbacks", "initializers", "layers", "losses", "metrics", "models",
-              "optimizers"):
+              "optimizers", "saving"):
     _sys.modules[f"{__name__}.{_name}"] = getattr(keras, _name)
 del _sys, _name
 # tk.display (after the core): tape pictures, tk.show, and GradientTape.explain / its notebook display

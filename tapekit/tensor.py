@@ -31,6 +31,9 @@ class Tensor:
            [3., 4.]], dtype=float32)
     >>> t[0] * 2.0 + 1.0                 # operators and indexing are recorded ops
     tk.Tensor([3. 5.], shape=(2,), dtype=float32)
+
+    NumPy functions on a tensor (`np.mean(t)`) are recorded too, or refused: unlike TensorFlow,
+    where they leave the tape and the gradient comes back None (ops/numpy_dispatch.py).
     """
 
     __slots__ = ("_value", "_tid", "_name", "__weakref__")
@@ -184,7 +187,7 @@ class Variable(Tensor):
     tk.Tensor([3. 5.], shape=(2,), dtype=float32)
     """
 
-    __slots__ = ("_trainable", "_lock")
+    __slots__ = ("_trainable", "_lock", "_path")
     _count = itertools.count()
 
     def __init__(self, initial_value, trainable=True, dtype=None, name=None):
@@ -202,6 +205,7 @@ class Variable(Tensor):
         self._tid = _next_tid()
         self._trainable = bool(trainable)
         self._name = name if name is not None else "Variable"
+        self._path = None   # a layer's weight (add_weight): "dense/kernel", and its name is "kernel"
         # Held while assign* replaces or updates the value: 8 threads adding 1.0 2,000 times
         # each give 16,000, not the 6,000-15,000 an unguarded read-add-write gave.
         self._lock = threading.Lock()
@@ -209,7 +213,7 @@ class Variable(Tensor):
             _hook("_record_create", self)
 
     def __getstate__(self):       # copy/deepcopy/pickle: everything but the lock
-        return {k: getattr(self, k) for k in ("_value", "_tid", "_name", "_trainable")}
+        return {k: getattr(self, k) for k in ("_value", "_tid", "_name", "_trainable", "_path")}
 
     def __setstate__(self, state):
         for k, v in state.items():
@@ -221,8 +225,10 @@ class Variable(Tensor):
         return self._trainable
 
     @property
-    def name(self):
-        return f"{self._name}:0"
+    def name(self):   # TensorFlow's "w:0"; a Keras 3 layer weight's is "kernel" (its path: .path)
+        return self._name if self._path is not None else f"{self._name}:0"
+
+    path = property(lambda self: self._path or self._name, doc="Keras 3's path: 'dense/kernel' for a layer weight, else the name.")
 
     def assign(self, value):
         new = self._checked(value, "assign")
@@ -300,7 +306,7 @@ class Variable(Tensor):
         return _ops.identity(self)
 
     def __repr__(self):
-        return (f"<tk.Variable {self.name!r} shape={self.shape} dtype={self.dtype.name}, "
+        return (f"<tk.Variable {self._path or self.name!r} shape={self.shape} dtype={self.dtype.name}, "
                 f"numpy={_format_value(self._value, '')}>")
 
     __str__ = __repr__
@@ -316,7 +322,7 @@ class _Where:
 
     def __str__(self):
         v = self.variable
-        return f"Variable.{self.what} of {v.name!r} ({v.dtype.name}, shape {v.shape})"
+        return f"Variable.{self.what} of {v._path or v.name!r} ({v.dtype.name}, shape {v.shape})"
 
     def __format__(self, spec):
         return format(str(self), spec)

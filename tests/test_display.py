@@ -114,6 +114,21 @@ def test_showing_inside_the_tape_records_nothing(record):
         assert len(tape._records) == n
 
 
+def test_layer_weights_are_labelled_by_their_path(record):
+    # Keras 3 names every Dense weight "kernel" or "bias"; two layers in one picture would
+    # show two "kernel" boxes, so the picture labels a layer weight by its path.
+    first, second = tk.layers.Dense(2, name="first"), tk.layers.Dense(1, name="second")
+    w = tk.Variable([[1.0, 2.0]], name="w")
+    with tk.GradientTape() as tape:
+        y = tk.reduce_sum(second(first(tk.matmul(w, tk.ones((2, 3))))))
+    sources = [first.kernel, first.bias, second.kernel, w]
+    m = graph.build(tape, y, sources)
+    labels = {n.label for n in m.nodes if n.kind == "variable"}
+    assert {"first/kernel", "first/bias", "second/kernel", "w:0"} <= labels
+    assert first.kernel.name == "kernel" and w.name == "w:0" and w.path == "w"
+    assert repr(first.kernel).startswith("<tk.Variable 'first/kernel' shape=(3, 2)")
+
+
 def test_watched_intermediate_and_unused_source(record):
     x = tk.constant(1.0)
     unused = tk.Variable(5.0, name="unused")

@@ -65,7 +65,7 @@ def program(kind, name):
                 y = tk.reduce_sum(layer(x))
             sources = [layer.kernel, layer.bias]
             tape.gradient(y, sources)
-            return tape, y, sources, layer.kernel.name, None
+            return tape, y, sources, layer.kernel.path, None    # display labels weights by path
         if kind == "tensor":
             x = tk.constant([1.0, 2.0], name=name)
         else:

@@ -51,7 +51,8 @@ def test_add_weight_defaults_to_glorot_uniform_for_floats_and_zeros_for_ints():
     np.testing.assert_array_equal(layers.Layer().add_weight(shape=(40, 60)).numpy(), w)
     counts = layer.add_weight(shape=(3,), dtype=tk.int32, name="n")
     assert counts.dtype == tk.int32 and counts.numpy().tolist() == [0, 0, 0]
-    assert [v.name for v in layer.weights] == ["demo/w:0", "demo/n:0"]
+    # Keras 3: a weight's name is what add_weight was given, its path adds the layer's name
+    assert [(v.name, v.path) for v in layer.weights] == [("w", "demo/w"), ("n", "demo/n")]
 
 
 def test_add_weight_takes_names_objects_and_callables_and_rejects_the_old_order():
@@ -177,7 +178,7 @@ def test_weights_get_set_and_freezing():
     dense = layers.Dense(2, input_shape=(3,))
     dense.set_weights([np.ones((3, 2)), np.array([1.0, -1.0])])
     assert dense(tk.ones((1, 3))).numpy().tolist() == [[4.0, 2.0]]
-    with pytest.raises(ValueError, match=r"kernel:0 has shape \(3, 2\), got an array of shape \(2, 2\)"):
+    with pytest.raises(ValueError, match=r"dense\w*/kernel has shape \(3, 2\), got an array of shape \(2, 2\)"):
         dense.set_weights([np.ones((2, 2)), np.ones(2)])
     dense.trainable = False
     assert dense.trainable_weights == [] and len(dense.non_trainable_weights) == 2
@@ -204,9 +205,9 @@ def test_batch_normalization_training_uses_and_updates_batch_statistics():
         mm, mv = 0.1 * mean, 0.9 + 0.1 * var
         np.testing.assert_allclose(y, (x - mm) / np.sqrt(mv + 0.01) * [2, 1] + [0.5, 0], rtol=1e-12)
     np.testing.assert_allclose(bn.moving_mean.numpy(), 0.1 * mean, rtol=1e-12)   # not updated
-    assert [v.name for v in bn.weights] == [
-        "batch_normalization/gamma:0", "batch_normalization/beta:0",
-        "batch_normalization/moving_mean:0", "batch_normalization/moving_variance:0"]
+    assert [v.path for v in bn.weights] == [
+        "batch_normalization/gamma", "batch_normalization/beta",
+        "batch_normalization/moving_mean", "batch_normalization/moving_variance"]
     assert len(bn.trainable_weights) == 2
 
 

@@ -250,6 +250,25 @@ def test_verbose_1_shows_a_tqdm_bar(capsys):
     assert LINE.match(out.strip()) and out.startswith("2/2 - loss: ")
 
 
+def test_verbose_1_with_tqdm_disabled_prints_the_lines_and_no_bar(capsys, monkeypatch):
+    # basic_training_loops cell 34 under TQDM_DISABLE=1: the disabled bar lacks mininterval
+    # (fit raised AttributeError); it must simply not draw.
+    monkeypatch.setenv("TQDM_DISABLE", "1")
+    x, y = data(10)
+    model = make_model()
+    model.compile(optimizer="sgd", loss=tk.losses.SparseCategoricalCrossentropy(from_logits=True))
+    history = model.fit(x, y, batch_size=4, epochs=2, verbose=1)
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert lines[0] == "Epoch 1/2" and lines[2] == "Epoch 2/2" and len(lines) == 4
+    assert LINE.match(lines[1]) and lines[3].startswith("3/3 - loss: ")
+    assert f"{history.history['loss'][-1]:.4f}" in lines[3]
+    assert err == ""            # no bar drawn
+    mon = tk.widgets.TrainingMonitor(total=2, file=io.StringIO(), mode="text")
+    model.fit(x, y, batch_size=8, epochs=1, verbose=0, callbacks=[tk.callbacks.MonitorCallback(mon)])
+    assert mon.count == 2 and mon._finished
+
+
 def test_monitor_callback_feeds_the_training_monitor():
     x, y = data(8)
     model = make_model()

@@ -34,6 +34,8 @@ NAMESPACES = [
     ("tapekit.keras.models", "tk.models", "Model, Sequential"),
     ("tapekit.keras.losses", "tk.losses", "loss functions and classes"),
     ("tapekit.keras.optimizers", "tk.optimizers", "SGD, Adam, RMSprop"),
+    ("tapekit.keras.saving", "tk.saving", "register_keras_serializable (a registry; no files)"),
+    ("tapekit.image", "tk.image", "adjust_contrast (an op without a gradient)"),
     ("tapekit.display", "tk.display", "pictures of the tape, explanations"),
     ("tapekit.widgets", "tk.widgets", "interactive views and their models"),
     ("tapekit.debugging", "tk.debugging", "NaN and Inf hunting"),

@@ -212,7 +212,7 @@ def _leaf(snap, node_id, tid, obj, values, metas, grads):
         note = ("" if watched else "trainable=False" if not obj.trainable
                 else "watch_accessed_variables=False" if not snap.watch_accessed
                 else "no recorded op read it")
-        label = obj.name
+        label = obj._path or obj.name      # a layer weight: "dense/kernel", not "kernel"
     else:
         kind = "watched" if watched else "constant"
         label = obj._name if obj is not None and obj._name else kind

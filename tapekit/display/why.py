@@ -121,7 +121,7 @@ def _namer(snap, records, ids, known):
             return f"{node} ({ops[tid]})"
         obj = known.get(tid)
         if isinstance(obj, Variable):
-            return f"{node} (Variable {obj.name!r})"
+            return f"{node} (Variable {obj._path or obj.name!r})"
         if obj is not None and obj._name:
             return f"{node} ({'watched tensor' if tid in snap.watched else 'constant'} {obj._name!r})"
         return f"{node} ({'watched tensor' if tid in snap.watched else 'constant'})"

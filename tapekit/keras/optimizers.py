@@ -148,7 +148,7 @@ class Optimizer:
     def _slots_for(self, var):
         entry = self._slots.get(id(var))
         if entry is None:
-            base = var.name.rsplit(":", 1)[0]
+            base = var.path
             named = {s: Variable(np.zeros(var.shape, var.dtype), trainable=False,
                                  name=f"{self.name}/{base}/{s}") for s in self._slot_names}
             entry = self._slots[id(var)] = (var, named)  # keeps var alive: ids stay unique

@@ -18,6 +18,7 @@ from .matrix import (det, diag, diag_part, eye, inv, l2_normalize, matvec, norm,
                      tensordot, trace)
 from .more_activations import (elu, gelu, leaky_relu, log_sigmoid, relu6, selu, silu, softplus,
                                softsign, swish)
+from .padding import pad
 from .pooling import avg_pool, avg_pool2d, conv2d_transpose, max_pool
 from .statistics import (argmax, argmin, count_nonzero, reduce_logsumexp, reduce_std,
                          reduce_variance)

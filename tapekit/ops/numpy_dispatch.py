@@ -10,6 +10,11 @@ carry a gradient anyway. Of those, the ones that return the tensor's values them
 (np.sort, np.unique, np.round) raise too while a tape records the tensor: the result
 would be a plain array, and the path from it to the tape would break silently
 (API.md: "recorded or loud"). Outside any tape they return arrays.
+
+This differs from TensorFlow on purpose: there, `np.mean(x)` inside a tape turns x into a
+NumPy array, the tape loses the path, and `tape.gradient` gives None (the autodiff guide's
+"calculations outside of TensorFlow"); in tapekit the same code is recorded and gives the
+gradient (for y = mean(x ** 2): 2x / n).
 """
 import numpy as np
 

@@ -71,12 +71,31 @@ def meta(value):
     return value  # Python scalars are kept as they are
 
 
+# `defop(..., vjp=NO_GRADIENT)`: TensorFlow has no gradient registered for this op (image
+# adjustments such as AdjustContrastv2). Unlike `vjp=None` (not differentiable: comparisons,
+# argmax; the gradient is None), a gradient that must pass through it raises LookupError, as
+# tf.GradientTape does. An integer output carries no gradient anyway: there the rule gives None.
+NO_GRADIENT = "no gradient registered"
+
+
+def _no_gradient_rule(name):
+    def rule(g, ans, *inputs, **attrs):
+        if ans.dtype.kind not in "fc":
+            return None
+        raise LookupError(
+            f"No gradient defined for operation {name!r}: TensorFlow registers no gradient for "
+            f"it, and neither does tapekit. If you want to treat its result as a constant, wrap "
+            f"it in tk.stop_gradient(...); to differentiate through it, write the computation "
+            f"with differentiable ops (or give it one with tk.custom_gradient).")
+    return rule
+
+
 class Op:
     """One differentiable operation: forward, per-input VJP and JVP rules, what it saves."""
 
     __slots__ = ("name", "forward", "args", "vjp", "jvp", "save_ans", "save_mask", "save_all", "save_none",
                  "variadic", "same_dtype", "differentiable", "doc", "float_only",
-                 "call_vjp")
+                 "call_vjp", "gradient_registered")
 
     def __init__(self, name, forward, args, vjp, jvp, save, variadic, same_dtype, doc,
                  float_only=False):
@@ -84,6 +103,9 @@ class Op:
         self.forward = forward
         self.float_only = float_only
         self.args = tuple(args.split()) if isinstance(args, str) else tuple(args)
+        self.gradient_registered = vjp is not NO_GRADIENT
+        if not self.gradient_registered:   # every input reaches the output; its rules raise
+            vjp = jvp = (_no_gradient_rule(name),) * len(self.args)
         self.variadic = variadic
         self.vjp = vjp if variadic or vjp is None else tuple(vjp)
         self.jvp = jvp if variadic or jvp is None else tuple(jvp)
@@ -165,7 +187,8 @@ def _rule_caller(rules, variadic):
 
 def defop(name, forward, *, args="x", save="", vjp=None, jvp=None, variadic=False,
           same_dtype=False, ufunc=None, doc=None, float_only=False):
-    """Register an op; `vjp=None` marks it non-differentiable (comparisons, argmax, ...).
+    """Register an op; `vjp=None` marks it non-differentiable (comparisons, argmax, ...),
+    `vjp=NO_GRADIENT` an op without a registered gradient (a gradient through it raises).
 
     `same_dtype=True`: the inputs must share one dtype (TensorFlow's arithmetic).
     `float_only=True`: the inputs must be floating (exp, log, sin, ...): TensorFlow refuses

@@ -191,7 +191,6 @@ def test_einsum_diagonal():
     np.testing.assert_array_equal(got.numpy(), j[np.arange(7), :, np.arange(7), :])
 
 
-@missing("tk.pad")
 def test_pad_constant_values():
     # advanced_autodiff.ipynb cell 72: pad two axes by 1 on each side with a constant
     j = tk.ones((2, 3, 2, 3))

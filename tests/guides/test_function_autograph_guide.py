@@ -32,6 +32,26 @@ def test_while_loop_on_a_tensor(capfd):
     assert len((out + err).strip().splitlines()) == passes
 
 
+def test_to_code_of_the_python_function():
+    # function.ipynb cell 61: print(tf.autograph.to_code(f.python_function)). TensorFlow prints
+    # AutoGraph's converted source; tapekit converts nothing and returns the function's own
+    # source under a comment saying how it runs it (and how to see the generated program).
+    @tk.function
+    def f(x):
+        while tk.reduce_sum(x) > 1:
+            x = tk.tanh(x)
+        return x
+
+    code = tk.autograph.to_code(f.python_function)
+    header = [line for line in code.splitlines() if line.startswith("#")]
+    body = code.splitlines()[len(header):]
+    assert body[:2] == ["@tk.function", "def f(x):"]
+    assert body[2].strip() == "while tk.reduce_sum(x) > 1:"
+    words = " ".join(header)
+    assert "does not convert" in words and "guard" in words and "get_concrete_function" in words
+    compile(code, "<to_code>", "exec")        # still Python: the header is comments
+
+
 def test_fizzbuzz(capfd):
     # function.ipynb cell 63: for over tk.range with if/elif on tensor values
     @tk.function

@@ -126,11 +126,12 @@ GUIDES = {
     "function": {
         "SCOPE": {5, 7} | set(range(58, 71)),
         "SCOPE_REASON": OUT["not_autograph"],
-        "SUB": {67: [("measure_graph_size(train, tf.data.Dataset.from_generator(\n"
-                      "    lambda: small_data, (tf.int32, tf.int32)))\n"
-                      "measure_graph_size(train, tf.data.Dataset.from_generator(\n"
-                      "    lambda: big_data, (tf.int32, tf.int32)))",
-                      "# the tf.data half of this cell is out of scope")]},
+        "SKIP": {67: "prints the node counts of TensorFlow's graphs (concrete_function.graph"
+                     ".as_graph_def().node; and tf.data in its second half): tapekit's trace is a "
+                     "Python program, not a GraphDef, so no count would match TensorFlow's (print "
+                     "f.get_concrete_function(...) to see it grow with the data). The loop's "
+                     "result: tests/guides/test_function_autograph_guide.py::"
+                     "test_loop_over_python_data"},
         "RANDOM": {59, 70},
     },
 }

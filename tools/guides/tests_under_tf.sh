@@ -3,7 +3,7 @@
 # runs each tests/guides/test_*.py with `import tapekit as tk` -> `import tensorflow as tk`
 # (and `import tapekit as keras` -> `import keras`) in a TensorFlow venv that has pytest.
 # Expected: every plain test passes and every xfail XPASSes (strict -> reported as failed),
-# except the tapekit-only ones (tk.Sequential alias, the np.mean contract question).
+# except the tapekit-only ones (tk.Sequential alias; np.mean on a tensor, which tapekit records on purpose).
 # usage: tools/guides/tests_under_tf.sh [/work/tfvenv/bin/python]
 set -euo pipefail
 PY=${1:-/work/tfvenv/bin/python}

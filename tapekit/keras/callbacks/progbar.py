@@ -1,5 +1,6 @@
 """Progress: ProgbarLogger (fit's printing), format_logs, and MonitorCallback, the
 adaptor that feeds a tk.widgets.TrainingMonitor from fit."""
+import os
 import sys
 import time
 
@@ -68,10 +69,15 @@ class ProgbarLogger(Callback):
 
     def _open(self, total):
         self._seen = 0
-        if self.verbose == 1:
+        # TQDM_DISABLE (any non-empty value, as tqdm reads it) turns the bar off; tqdm reads it
+        # once, at import, so it is checked here too for a variable set later.
+        if self.verbose == 1 and not os.environ.get("TQDM_DISABLE"):
             from tqdm.auto import tqdm          # lazily: only a run that shows a bar needs it
-            self._bar = tqdm(total=total, leave=False, unit="step",
-                             file=self.bar_file or sys.stderr, dynamic_ncols=True)
+            bar = tqdm(total=total, leave=False, unit="step",
+                       file=self.bar_file or sys.stderr, dynamic_ncols=True)
+            # A disabled bar (tqdm's choice) draws nothing and lacks most attributes
+            # (mininterval): no bar then; the epoch's line is still printed.
+            self._bar = None if bar.disable else bar
 
     def _advance(self, logs):
         self._seen += 1

@@ -5,8 +5,8 @@
     layer.trainable_variables         # [kernel, bias], in creation order as in Keras
 
 A layer creates its weights the first time it sees an input (`build`), or at once when
-given `input_shape=`. Names follow Keras: `dense`, `dense_1`, ... per process, and the
-weights are named `dense/kernel:0`, `dense/bias:0`.
+given `input_shape=`. Names follow Keras 3: `dense`, `dense_1`, ... per process; the
+weights are named `kernel`, `bias`, with the paths `dense/kernel`, `dense/bias` (`.path`).
 
 `Layer.__call__` is Keras 3's recipe (keras/src/layers/layer.py), in numbered steps below:
 convert the inputs, build once, resolve `training`, call, keep the losses. Whether `call`
@@ -79,8 +79,8 @@ class Layer(Module):
     >>> layer = Scale()
     >>> layer(tk.constant([[1.0, 2.0]]))            # built on the first call
     tk.Tensor([[1. 2.]], shape=(1, 2), dtype=float32)
-    >>> [v.name for v in layer.trainable_variables]
-    ['scale/s:0']
+    >>> [(v.name, v.path) for v in layer.trainable_variables]    # Keras 3's names and paths
+    [('s', 'scale/s')]
     """
 
     _sorted_attributes = False   # weights in creation order (kernel, then bias), as Keras
@@ -116,15 +116,15 @@ class Layer(Module):
     # --- weights ----------------------------------------------------------------------------
     def add_weight(self, shape=None, initializer=None, dtype=None, trainable=True,
                    regularizer=None, constraint=None, name=None, **kwargs):
-        """Create and track a Variable named `<layer>/<name>` (Keras 3's signature).
+        """Create and track a Variable named `name`, with the path `<layer>/<name>` (Keras 3).
 
         The initializer defaults to Glorot-uniform for float dtypes and zeros otherwise; it
         may be a name, an initializer object or a callable `(shape, dtype) -> array`.
 
         >>> layer = tk.layers.Layer(name="demo")
         >>> w = layer.add_weight(shape=(2, 3), name="w")
-        >>> w.name, w.shape, bool((w.numpy() != 0).any())
-        ('demo/w:0', (2, 3), True)
+        >>> w.name, w.path, w.shape, bool((w.numpy() != 0).any())
+        ('w', 'demo/w', (2, 3), True)
         """
         if isinstance(shape, str):
             raise TypeError(f"{type(self).__name__}.add_weight: the first argument is the shape, "
@@ -134,8 +134,8 @@ class Layer(Module):
         if initializer is None:
             initializer = "glorot_uniform" if dtype.kind == "f" else "zeros"
         value = initializers.get(initializer)(shape, dtype)
-        var = Variable(value, trainable=trainable and self.trainable, dtype=dtype,
-                       name=f"{self.name}/{name or 'variable'}")
+        var = Variable(value, trainable=trainable and self.trainable, dtype=dtype, name=name or "variable")
+        var._path = f"{self.name}/{var._name}"     # Keras 3: name "kernel", path "dense/kernel"
         self._weights.append(var)
         if regularizer is not None:
             self._regularizers.append((var, regularizer))
@@ -186,10 +186,10 @@ class Layer(Module):
         mine = self.weights
         if len(weights) != len(mine):
             raise ValueError(f"{self.name}.set_weights: expected {len(mine)} arrays "
-                             f"({[v.name for v in mine]}), got {len(weights)}")
+                             f"({[v.path for v in mine]}), got {len(weights)}")
         for var, value in zip(mine, weights):
             if tuple(np.shape(value)) != var.shape:
-                raise ValueError(f"{self.name}.set_weights: {var.name} has shape {var.shape}, "
+                raise ValueError(f"{self.name}.set_weights: {var.path} has shape {var.shape}, "
                                  f"got an array of shape {np.shape(value)}")
         for var, value in zip(mine, weights):
             var.assign(np.asarray(value, var.dtype))

@@ -19,8 +19,8 @@ class BatchNormalization(Layer):
      [ 0.9995004]], shape=(2, 1), dtype=float32)
     >>> bn.moving_mean.numpy(), bn.moving_variance.numpy()   # 0*0.5 + 1*0.5, 1*0.5 + 1*0.5
     (array([0.5], dtype=float32), array([1.], dtype=float32))
-    >>> [v.name for v in bn.non_trainable_weights]
-    ['batch_normalization/moving_mean:0', 'batch_normalization/moving_variance:0']
+    >>> [v.path for v in bn.non_trainable_weights]
+    ['batch_normalization/moving_mean', 'batch_normalization/moving_variance']
     """
 
     _cast_integer_inputs = True
