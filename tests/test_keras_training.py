@@ -406,3 +406,21 @@ def test_monitor_callback_makes_its_own_monitor():
     history = model.fit(np.ones((4, 1)), np.ones((4, 1)), epochs=2, verbose=0, callbacks=[callback])
     assert len(history.history["loss"]) == 2
     assert callback.monitor is not None
+
+
+def test_fit_in_a_notebook_stores_the_epoch_lines_not_frozen_bars():
+    # verbose=1 in Jupyter shows a tqdm widget per epoch; a saved notebook has no widget state,
+    # so each bar used to be stored as its text fallback, "0%| | 0/4". Closing it empties it.
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(
+        "import numpy as np, tapekit as tk\n"
+        "m = tk.Sequential([tk.layers.Dense(1)]); m.compile(optimizer='sgd', loss='mse')\n"
+        "h = m.fit(np.ones((64, 1)), np.ones((64, 1)), epochs=2, batch_size=16, verbose=1)")]
+    nbclient.NotebookClient(nb, kernel_name="python3", timeout=120).execute()
+    outputs = nb.cells[0].outputs
+    text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+    assert re.fullmatch(r"Epoch 1/2\n4/4 - loss: \S+\nEpoch 2/2\n4/4 - loss: \S+\n", text), text
+    shown = [o["data"].get("text/plain", "") for o in outputs if o.output_type == "display_data"]
+    assert shown and all(s == "" for s in shown), shown   # the live bars, emptied when done

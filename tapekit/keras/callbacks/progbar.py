@@ -55,6 +55,7 @@ class ProgbarLogger(Callback):
         super().__init__()
         self.file, self.bar_file, self.clock = file, bar_file, clock
         self._bar = None
+        self._bar_display = None     # Jupyter: the bar's display handle
         self._in_fit = False
         self._seen = 0
         self._last_postfix = 0.0
@@ -73,11 +74,18 @@ class ProgbarLogger(Callback):
         # once, at import, so it is checked here too for a variable set later.
         if self.verbose == 1 and not os.environ.get("TQDM_DISABLE"):
             from tqdm.auto import tqdm          # lazily: only a run that shows a bar needs it
+            in_jupyter = any(c.__module__ == "tqdm.notebook" for c in tqdm.__mro__)   # a widget
+            options = {"display": False} if in_jupyter else {}
             bar = tqdm(total=total, leave=False, unit="step",
-                       file=self.bar_file or sys.stderr, dynamic_ncols=True)
+                       file=self.bar_file or sys.stderr, dynamic_ncols=True, **options)
             # A disabled bar (tqdm's choice) draws nothing and lacks most attributes
             # (mininterval): no bar then; the epoch's line is still printed.
             self._bar = None if bar.disable else bar
+            if self._bar is not None and in_jupyter:
+                # Shown under a display id, so that closing it also empties the stored
+                # output: a saved notebook keeps the epoch's line, not a frozen "0%" bar.
+                from IPython.display import display
+                self._bar_display = display(bar.container, display_id=True)
 
     def _advance(self, logs):
         self._seen += 1
@@ -92,6 +100,9 @@ class ProgbarLogger(Callback):
         if self._bar is not None:
             self._bar.close()
             self._bar = None
+        if self._bar_display is not None:
+            self._bar_display.update({"text/plain": ""}, raw=True)
+            self._bar_display = None
         steps = self.params.get("steps") or self._seen
         text = f"{self._seen}/{steps}" + (f" - {format_logs(logs)}" if logs else "")
         self._print(text + what)
