@@ -63,18 +63,18 @@ def generate(program, stores):
                     kw = [f"**a{out}"]
                 line, comment = f"s{out} = {name}({', '.join(args + kw)})", ""
         elif kind is READ:
-            var = names.bind(g, obj._name, obj)
-            line, comment = f"s{out} = {var}._value", f"read {obj.name}"
+            var = names.bind(g, obj._path or obj._name, obj)
+            line, comment = f"s{out} = {var}._value", f"read {_shown(obj)}"
         elif kind is ASSIGN:
-            var = names.bind(g, obj._name, obj)
+            var = names.bind(g, obj._path or obj._name, obj)
             g["assign"] = assign
-            line, comment = f"assign({var}, {args[0]})", f"{obj.name} = {args[0]}"
+            line, comment = f"assign({var}, {args[0]})", f"{_shown(obj)} = {args[0]}"
         elif kind is UPDATE:
-            var = names.bind(g, obj._name, obj)
+            var = names.bind(g, obj._path or obj._name, obj)
             what = "assign_add" if attrs is np.add else "assign_sub"
             g[what] = functools.partial(update, attrs)
             sign = "+=" if what == "assign_add" else "-="
-            line, comment = f"{what}({var}, {args[0]})", f"{obj.name} {sign} {args[0]}, under its lock"
+            line, comment = f"{what}({var}, {args[0]})", f"{_shown(obj)} {sign} {args[0]}, under its lock"
         elif kind is CHECK:
             name = names.bind(g, f"check_{k}", obj)
             line, comment = f"{name}({args[0]})", "tk.debugging.check_numerics"
@@ -199,3 +199,9 @@ def _dead_after(steps, keep):
             dead[k].append(slot)
     # A step's own output nobody reads (a check's None): nothing to free.
     return dead
+
+
+def _shown(variable):
+    """A variable as the program's comments name it: a layer weight by its path
+    ("dense/kernel", as two layers' kernels would otherwise read alike), else "w:0"."""
+    return variable._path or variable.name
