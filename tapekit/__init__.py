@@ -34,7 +34,7 @@ _warnings.filterwarnings("ignore", r"(overflow|invalid value|divide by zero|unde
                          RuntimeWarning, r"tapekit\.")
 del _warnings
 
-from . import image, linalg, math, nn, random, testing  # noqa: F401
+from . import autodiff, image, linalg, math, nn, random, testing  # noqa: F401
 from . import debugging, errors, test  # noqa: F401  (tk.debugging, tk.test: issue 7; tk.errors)
 from .custom import custom_gradient
 from .dtypes import bool, float16, float32, float64, int32, int64  # noqa: A004

@@ -1,0 +1,12 @@
+"""`tk.autodiff`, as `tf.autodiff`: the same ForwardAccumulator and GradientTape as `tk.`.
+
+    >>> x = tk.constant([1.0, 2.0])
+    >>> with tk.autodiff.ForwardAccumulator(x, tk.constant([1.0, 0.0])) as acc:
+    ...     y = x * x
+    >>> acc.jvp(y)
+    tk.Tensor([2. 0.], shape=(2,), dtype=float32)
+"""
+from .forward import ForwardAccumulator
+from .tape import GradientTape
+
+__all__ = ["ForwardAccumulator", "GradientTape"]
