@@ -17,6 +17,9 @@ usage: python tools/execute_notebooks.py [--timeout 120] [--kernel python3] [--c
 - --check executes without writing anything back: "do all notebooks still run?"
 - consecutive stdout (or stderr) chunks of a cell are stored as one output: how the kernel
   happened to flush them varies from run to run, the text does not
+- the repository's absolute path in stored outputs (tracebacks through tapekit, warnings)
+  becomes relative (`tapekit/function.py`): the stored notebook does not depend on where
+  it was executed, and a reader sees the file, not the author's machine
 - widget model ids (random in the kernel) are renamed to ids derived from the notebook's
   name and each widget's place in it, so re-running an unchanged lesson changes nothing
 
@@ -89,6 +92,20 @@ def coalesce_streams(nb: nbformat.NotebookNode) -> None:
             cell.outputs = merged
 
 
+def relative_paths(nb: nbformat.NotebookNode) -> None:
+    """Strip the repository's absolute path from every stored output's text (in place)."""
+    prefix = str(REPO) + os.sep
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            if "text" in out:
+                out.text = out.text.replace(prefix, "")
+            if "traceback" in out:
+                out.traceback = [line.replace(prefix, "") for line in out.traceback]
+            for mime, value in out.get("data", {}).items():
+                if isinstance(value, str):
+                    out.data[mime] = value.replace(prefix, "")
+
+
 def execute(path: Path, kernel: str, timeout: int) -> nbformat.NotebookNode:
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
@@ -105,6 +122,7 @@ def execute(path: Path, kernel: str, timeout: int) -> nbformat.NotebookNode:
     client.execute()
     nb.metadata["kernelspec"] = dict(KERNELSPEC, name=kernel)
     coalesce_streams(nb)
+    relative_paths(nb)
     return stable_widget_ids(nb, path.name)
 
 
