@@ -22,6 +22,7 @@ LAZY_OK = {
     ("widgets/plots.py", "matplotlib.figure"),
     ("widgets/monitor.py", "tqdm.auto"),            # tqdm only when a monitor runs
     ("widgets/monitor.py", "tqdm"),
+    ("keras/callbacks/progbar.py", "IPython.display"),   # only when fit shows a bar in Jupyter
     ("keras/callbacks/progbar.py", "tqdm.auto"),    # tqdm only when fit shows a bar (verbose=1)
     ("keras/callbacks/progbar.py", None),           # MonitorCallback makes a TrainingMonitor
 }

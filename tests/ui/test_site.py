@@ -112,7 +112,7 @@ def _open(page, url):
 
 
 def _stored_outputs(path):
-    """[[mime types or output_type of each output] for each code cell with outputs].
+    """[[mime types or output_type of each output] for each shown code cell with outputs].
     Consecutive prints to the same stream are one output area, as in Jupyter (and the site:
     nb_merge_streams in docs/conf.py)."""
     nb = nbformat.read(path, as_version=4)
@@ -120,6 +120,8 @@ def _stored_outputs(path):
     for cell in nb.cells:
         if cell.cell_type != "code" or not cell.outputs:
             continue
+        if "remove-cell" in cell.metadata.get("tags", []):
+            continue   # a lesson's hidden check cell: not on the site, by design
         outs, prev_stream = [], None
         for o in cell.outputs:
             stream = o.get("name") if o.output_type == "stream" else None
