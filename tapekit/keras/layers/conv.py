@@ -41,9 +41,10 @@ class Conv2D(Layer):
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", activation=None,
                  use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  input_shape=None, name=None, **kwargs):
-        self.filters = _positive_int(filters, "filters", "Conv2D")
-        self.kernel_size = _pair(kernel_size, "kernel_size", "Conv2D")
-        self.strides = _pair(strides, "strides", "Conv2D")
+        layer = type(self).__name__     # Conv2D, or Conv2DTranspose, which shares this
+        self.filters = _positive_int(filters, "filters", layer)
+        self.kernel_size = _pair(kernel_size, "kernel_size", layer)
+        self.strides = _pair(strides, "strides", layer)
         self.padding = _padding(padding)
         self.activation = get_activation(activation)
         self.use_bias = use_bias
@@ -109,7 +110,7 @@ def _transpose_length(n, k, stride, padding):
     return n * stride if padding == "same" else n * stride + max(k - stride, 0)
 
 
-class Conv2DTranspose(Layer):
+class Conv2DTranspose(Conv2D):
     """Transposed 2-D convolution ("deconvolution"): upsamples NHWC inputs by `strides`.
 
     The kernel is (height, width, filters, in_channels), TensorFlow's layout for
@@ -120,21 +121,7 @@ class Conv2DTranspose(Layer):
     (None, 14, 14, 8)
     """
 
-    ndim = 4
-    _cast_integer_inputs = True
-
-    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", activation=None,
-                 use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros",
-                 input_shape=None, name=None, **kwargs):
-        self.filters = _positive_int(filters, "filters", "Conv2DTranspose")
-        self.kernel_size = _pair(kernel_size, "kernel_size", "Conv2DTranspose")
-        self.strides = _pair(strides, "strides", "Conv2DTranspose")
-        self.padding = _padding(padding)
-        self.activation = get_activation(activation)
-        self.use_bias = use_bias
-        self.kernel_initializer = kernel_initializer
-        self.bias_initializer = bias_initializer
-        super().__init__(name=name, input_shape=input_shape, **kwargs)
+    # __init__ and its argument checks are Conv2D's.
 
     def build(self, input_shape):
         shape = self.kernel_size + (self.filters, input_shape[-1])
