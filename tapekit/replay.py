@@ -47,6 +47,7 @@ class Program:
         self.created = list(tracer.created)
         output_slots = {s for is_slot, s in outputs if is_slot}
         self.consts = dict(tracer.consts)
+        self.kernels = tracer.kernels   # slot -> (what its step calls, dtype): codegen.py
         steps = _live_steps(tracer.steps, output_slots)
         self.steps = _fold_constants(steps, self.consts)
         # What each guard must see, in program order: programs of one signature that agree

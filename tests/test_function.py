@@ -237,10 +237,11 @@ def test_the_program_is_printable():
         return v * 2.0
     f(tk.constant(1.0))
     ((program,),) = f.programs.values()   # one signature, one path
-    # Straight-line Python, one line per step; the update is one step under v's lock.
+    # Straight-line Python, one line per step; the update is one step under v's lock; the
+    # Python number 2.0 beside a float32 array is a float32 constant (codegen._typed_number).
     assert [line.split("#")[0].rstrip() for line in str(program).splitlines()] == [
         "def f(s0):", "    assign_add(v, s0)", "    del s0", "    s1 = v._value",
-        "    s3 = multiply(s1, 2.0)", "    del s1", "    return s3"]
+        "    s3 = multiply(s1, f32_2)", "    del s1", "    return s3"]
 
 
 def test_steps_on_constants_are_computed_once():
@@ -370,3 +371,37 @@ def test_a_replay_never_writes_into_a_buffer_a_view_still_reads():
         (b, v), (wb, wv) = traced(x), f(x)
         np.testing.assert_array_equal(b.numpy(), wb.numpy())
         np.testing.assert_array_equal(v.numpy(), wv.numpy())
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered")   # 1e6 in float16, eager and replay alike
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_python_numbers_in_a_program_give_eager_bits(dtype):
+    # codegen makes 0.1, 3 and 1e6 beside a float array 0-d arrays of its dtype; NumPy casts a
+    # Python number to the array's dtype (NEP 50), so every bit must match eager's. 1e6 is
+    # not finite in float16: it stays a Python number there.
+    def g(x):
+        return (x * 0.1 + 3) / 7.0 - x ** 2 + 1e6 * x
+    f = tk.function(g)
+    x = tk.constant(np.linspace(-2, 2, 8).astype(dtype))   # no 0: 0 * inf
+    want = g(x).numpy()
+    for _ in range(2):
+        got = f(x).numpy()
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    src = tk.autograph.to_code(f)
+    tag = {np.float16: "f16", np.float32: "f32", np.float64: "f64"}[dtype]
+    assert f"multiply(s0, {tag}_0_1)" in src and f"{tag}_3" in src
+    assert ("1000000.0" in src) == (dtype is np.float16)
+
+
+def test_add_calls_the_ufunc_unless_its_shapes_may_tile():
+    # The bias add of a conv layer (a short vector over a large NHWC array) keeps the tiled
+    # forward; a small add calls np.add itself. Both give eager's numbers.
+    f = tk.function(lambda x, b: x + b)
+    big = np.random.default_rng(0).standard_normal((32, 26, 26, 8)).astype(np.float32)
+    bias = np.arange(8, dtype=np.float32)
+    np.testing.assert_array_equal(f(big, bias).numpy(), big + bias)
+    np.testing.assert_array_equal(f(big[:1, :2, :2], bias).numpy(), big[:1, :2, :2] + bias)
+    programs = [p for ps in f.programs.values() for p in ps]
+    by_size = {p.code and p._globals["add"] is np.add: p for p in programs}
+    assert len(programs) == 2 and set(by_size) == {True, False}   # one np.add, one tiled forward
