@@ -199,10 +199,13 @@ def machine_info(torch):
     except OSError:
         pass
     try:
+        # The checkout tapekit was imported from (PYTHONPATH may point at another worktree).
+        src = os.path.dirname(os.path.dirname(os.path.abspath(tapekit.__file__)))
+        info["tapekit_path"] = src
         info["tapekit_commit"] = subprocess.run(
-            ["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+            ["git", "-C", src, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
             timeout=5).stdout.strip() or None
-        dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--", "tapekit"],
+        dirty = subprocess.run(["git", "-C", src, "status", "--porcelain", "--", "tapekit"],
                                capture_output=True, text=True, timeout=5).stdout.strip()
         info["tapekit_dirty"] = bool(dirty)
     except (OSError, subprocess.SubprocessError):
