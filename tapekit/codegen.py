@@ -4,6 +4,8 @@
         s2 = w._value                       # read w:0
         s3 = matmul(s0, s2)
         guard_0(s3)                         # bool(...) was True at model.py:12; else trace again
+        s5 = subtract(f32_1, s4)            # 1 beside a float32 array: a float32 constant
+        s6 = tanh(s5, s5)                   # written into s5's array: nothing reads s5 again
         assign_sub(w, s7)                   # w:0 -= s7, under its lock
         del s3
         return s9
