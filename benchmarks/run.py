@@ -3,6 +3,7 @@
     python benchmarks/run.py                 # every workload (about 2-3 minutes)
     python benchmarks/run.py W1 W6           # only some (names: W1 W3 W4 W6 MLP CNN FIT)
     python benchmarks/run.py --quick         # fewer repetitions, for a smoke check
+    python benchmarks/run.py W1 --tf-python /work/tfvenv/bin/python   # + tf.function (its own Python)
     make bench                               # the same as the first line, in .venv
 
 Prints one table per workload (medians over interleaved repetitions, ratios to the
@@ -51,8 +52,9 @@ MODULES = {"W1": "w1_overhead", "W3": "w3_hessian", "W4": "w4_jacobian", "W6": "
 class Context:
     """What every workload's run(ctx) gets: the libraries and the repetition policy."""
 
-    def __init__(self, tk, torch, torch_missing, quick):
+    def __init__(self, tk, torch, torch_missing, quick, tf_python=None):
         self.tk = tk
+        self.tf_python = tf_python   # W1's tf.function contender runs in this interpreter, if given
         self.torch = torch
         self.torch_missing = torch_missing
         self.quick = quick
@@ -197,10 +199,13 @@ def machine_info(torch):
     except OSError:
         pass
     try:
+        # The checkout tapekit was imported from (PYTHONPATH may point at another worktree).
+        src = os.path.dirname(os.path.dirname(os.path.abspath(tapekit.__file__)))
+        info["tapekit_path"] = src
         info["tapekit_commit"] = subprocess.run(
-            ["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+            ["git", "-C", src, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
             timeout=5).stdout.strip() or None
-        dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--", "tapekit"],
+        dirty = subprocess.run(["git", "-C", src, "status", "--porcelain", "--", "tapekit"],
                                capture_output=True, text=True, timeout=5).stdout.strip()
         info["tapekit_dirty"] = bool(dirty)
     except (OSError, subprocess.SubprocessError):
@@ -217,6 +222,10 @@ def main(argv=None):
                     help="where to write the results (default: benchmarks/results.json); "
                          "workloads not run keep their previous entry")
     ap.add_argument("--no-torch", action="store_true", help="skip PyTorch even if it is installed")
+    ap.add_argument("--tf-python", metavar="PATH", default=os.environ.get("TAPEKIT_BENCH_TF_PYTHON"),
+                    help="a Python with tensorflow installed (never a tapekit dependency): W1 then also "
+                         "times tf.function in that interpreter, against its own NumPy floor "
+                         "(default: $TAPEKIT_BENCH_TF_PYTHON; without it that row is N/A)")
     ap.add_argument("--markdown", action="store_true",
                     help="print the results file (--out) as Markdown tables and exit (runs nothing)")
     ap.add_argument("--same-process", action="store_true",
@@ -238,7 +247,7 @@ def main(argv=None):
         torch, torch_missing = None, "PyTorch skipped (--no-torch)"
     else:
         torch, torch_missing = harness.import_torch()
-    ctx = Context(tk, torch, torch_missing, args.quick)
+    ctx = Context(tk, torch, torch_missing, args.quick, args.tf_python)
     meta = machine_info(torch)
     if args.child:
         results = {name: run_workload(name, ctx, meta, args) for name in selected}
@@ -263,7 +272,7 @@ def main(argv=None):
         if args.same_process or len(selected) == 1:
             res = run_workload(name, ctx, meta, args)
         else:
-            res = run_in_child(name, argv if argv is not None else sys.argv[1:])
+            res = run_in_child(name, argv if argv is not None else sys.argv[1:], args.tf_python)
         results[name] = res
         print(format_workload(name, res))
         if "traceback" in res:
@@ -307,12 +316,14 @@ def run_workload(name, ctx, meta, args):
     return res
 
 
-def run_in_child(name, argv):
+def run_in_child(name, argv, args_tf_python=None):
     """One workload in a fresh Python process: what earlier workloads left in the heap and
     the caches does not tilt its contenders (they still share one process among themselves)."""
     flags = [a for a in argv if a in ("--quick", "--no-torch")]
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "result.json")
+        if args_tf_python:
+            flags += ["--tf-python", args_tf_python]
         proc = subprocess.run([sys.executable, os.path.abspath(__file__), name, "--child", path] + flags,
                               capture_output=True, text=True)
         if proc.returncode != 0 or not os.path.exists(path):

@@ -26,9 +26,14 @@ def numpy_sgd(params, grads, lr=LR):
 
 # --- tapekit steps ---------------------------------------------------------------------------
 
-def tapekit_variants(tk, tk_loss, init, lr=LR):
+GUARD_LABEL = "tapekit tk.function, one guard"
+
+
+def tapekit_variants(tk, tk_loss, init, lr=LR, guard=False):
     """[(label, make_step or None, why)]: eager with assign_sub, eager with optimizers.SGD,
-    and tk.function, each when tapekit has it. make_step() -> (step(x, y), variables)."""
+    and tk.function, each when tapekit has it; with `guard`, also the tk.function step with a
+    Python `if` on the loss (one guard, checked at every replay). make_step() -> (step(x, y),
+    variables)."""
     names = list(init)
     SGD = optional_attr(tk, "optimizers.SGD")
     function = optional_attr(tk, "function")
@@ -66,7 +71,7 @@ def tapekit_variants(tk, tk_loss, init, lr=LR):
             return loss
         return step, vs
 
-    def traced():
+    def traced(with_guard=False):
         vs = fresh()
         params = dict(zip(names, vs))
         opt = SGD(learning_rate=lr) if SGD is not None else None
@@ -76,6 +81,10 @@ def tapekit_variants(tk, tk_loss, init, lr=LR):
             with tk.GradientTape() as tape:
                 loss = tk_loss(tk, params, x, y)
             grads = tape.gradient(loss, vs)
+            # A cross-entropy is never negative: the branch below is never taken, but tk.function
+            # cannot know that and checks the decision at every replay (a guard).
+            if with_guard and loss < 0:
+                raise ValueError("a negative cross-entropy")
             if opt is not None:
                 opt.apply_gradients(zip(grads, vs))
             else:
@@ -85,12 +94,14 @@ def tapekit_variants(tk, tk_loss, init, lr=LR):
         return step, vs
 
     fn_label = "tapekit tk.function" + (" + optimizers.SGD" if SGD is not None else " + assign_sub") + fn_note
+    guarded = [(GUARD_LABEL, (lambda: traced(True)) if function is not None else None,
+                "tk.function not importable")] if guard else []
     return [
         ("tapekit eager (assign_sub)", eager_assign, None),
         ("tapekit eager + optimizers.SGD", eager_sgd if SGD is not None else None,
          "tk.optimizers.SGD not importable yet (being written)"),
         (fn_label, traced if function is not None else None, "tk.function not importable yet (being written)"),
-    ]
+    ] + guarded
 
 
 # --- torch step ---------------------------------------------------------------------------------
@@ -117,7 +128,7 @@ def torch_step_factory(torch, torch_loss, init_torch, lr=LR):
 def run_training_workload(ctx, *, init, x, y, numpy_grads, tk_loss, torch_loss=None,
                           to_torch=None, from_torch=None, torch_xy=None, extra_numpy=None,
                           tapekit_missing=None, reps=50, budget=20.0, rtol=1e-4, atol=1e-6,
-                          targets=(1.0, 1.1)):
+                          targets=(1.0, 1.1), guard=False):
     """Verify every contender's gradients/one SGD step against the hand-written NumPy step,
     then time the steps interleaved. Returns the workload result dict.
 
@@ -182,7 +193,7 @@ def run_training_workload(ctx, *, init, x, y, numpy_grads, tk_loss, torch_loss=N
         except VerificationError as e:
             failures.append(str(e))
             tapekit_missing = f"VERIFY FAILED, not timed: {e}"
-    for label, make, why in tapekit_variants(tk, tk_loss, init):
+    for label, make, why in tapekit_variants(tk, tk_loss, init, guard=guard):
         if tapekit_missing is not None:
             tk_rows[label] = na(label, UNIT, tapekit_missing)
             continue
@@ -228,7 +239,7 @@ def run_training_workload(ctx, *, init, x, y, numpy_grads, tk_loss, torch_loss=N
     rows.append(timed("NumPy by hand"))
     for label in (extra_numpy or {}):
         rows.append(timed(label))
-    tk_labels = [label for label, _, _ in tapekit_variants(tk, tk_loss, init)]
+    tk_labels = [label for label, _, _ in tapekit_variants(tk, tk_loss, init, guard=guard)]
     for label in tk_labels:
         rows.append(timed(label, tk_notes.get(label)) if label in stats else tk_rows[label])
     rows.append(timed("PyTorch eager") if "PyTorch eager" in stats else na("PyTorch eager", UNIT, ctx.torch_missing))
@@ -242,6 +253,8 @@ def run_training_workload(ctx, *, init, x, y, numpy_grads, tk_loss, torch_loss=N
                             eager_target, rows))
     if fn_target is not None:
         checks.append(check("tapekit tk.function / NumPy", tk_labels[2], "NumPy by hand", fn_target, rows))
+    if guard:   # issue 24: a guard costs at most 5% of the step
+        checks.append(check("tk.function with a guard / without", GUARD_LABEL, tk_labels[2], 1.05, rows))
     verified = ["PyTorch"] if torch is not None else []
     verified += [lb for lb in tk_labels if lb in stats]
     notes.append("Verified before timing: loss and every parameter gradient of PyTorch and the tape, and "

@@ -10,6 +10,10 @@ The constants are close to 1 and 0 so that the gradient stays a normal float32
 number (1e-11..1e-4) after 1000 ops: no vanishing to zero, no slow denormals,
 and the verification below compares real numbers.
 """
+import json
+import os
+import subprocess
+
 import numpy as np
 
 from harness import assert_close, check, interleaved, na, optional_attr, row, to_numpy
@@ -124,6 +128,36 @@ def check_numerics_contender(tk, x, c1, c2):
     return run, None
 
 
+# --- tk.function, and TensorFlow's tf.function in its own interpreter -------------------------
+
+def traced_contender(tk, x, c1, c2):
+    """(callable, None): the whole call (forward under a tape + gradient) under tk.function."""
+    function = optional_attr(tk, "function")
+    if function is None:
+        return None, "tk.function not importable"
+    f = function(lambda a: tapekit_chain(tk, a, c1, c2))
+    return (lambda: f(x)), None
+
+
+def tf_ratio(tf_python, reps, budget):
+    """tf.function / NumPy floor, timed by w1_tf.py in TensorFlow's interpreter: (result, None)
+    or (None, why). Only the ratio crosses processes: each side has its own NumPy floor."""
+    if not tf_python:
+        return None, ("no TensorFlow interpreter given: run.py --tf-python PATH "
+                      "(or TAPEKIT_BENCH_TF_PYTHON=PATH) adds tf.function, timed in that Python")
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        proc = subprocess.run([tf_python, os.path.join(here, "w1_tf.py"), "--reps", str(reps),
+                               "--budget", str(budget)], capture_output=True, text=True, timeout=900,
+                              check=False)
+    except (OSError, subprocess.SubprocessError) as e:
+        return None, f"{tf_python} w1_tf.py could not run: {type(e).__name__}: {e}"
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        return None, f"{tf_python} w1_tf.py failed (exit {proc.returncode}): {proc.stderr.strip()[-600:]}"
+    return json.loads(lines[-1]), None
+
+
 def verify(tk, torch, xs):
     """Same inputs, same gradient: hand-written NumPy == tapekit (== PyTorch)."""
     x, c1, c2 = xs
@@ -153,12 +187,37 @@ def run(ctx):
     cn, why = check_numerics_contender(tk, tx, tc1, tc2)
     if cn is not None:
         contenders["tapekit, check_numerics on"] = cn
+    traced, why_traced = traced_contender(tk, tx, tc1, tc2)
+    if traced is not None:
+        h_f, g_f = traced()
+        h_f, g_f = traced()   # the replay, not the trace
+        h_np, g_np = numpy_chain(x, c1, c2)
+        assert_close("W1 tk.function output vs NumPy", to_numpy(h_f), h_np, rtol=1e-4, atol=0)
+        assert_close("W1 tk.function gradient vs NumPy", to_numpy(g_f), g_np, rtol=1e-3, atol=0)
+        contenders["tapekit tk.function"] = traced
     if torch is not None:
         px, pc1, pc2 = torch.from_numpy(x), torch.from_numpy(c1), torch.from_numpy(c2)
         contenders["PyTorch eager"] = lambda: torch_chain(torch, px, pc1, pc2)
     stats = interleaved(contenders, reps=ctx.reps(300), time_budget=ctx.budget(30))
+    # TensorFlow afterwards, in its own process (never at the same time as the timing above).
+    tf_res, why_tf = tf_ratio(getattr(ctx, "tf_python", None), ctx.reps(300), ctx.budget(30))
     rows = []
-    for label in ("NumPy by hand", "tapekit", "tapekit, check_numerics on", "PyTorch eager"):
+    for label in ("NumPy by hand", "tapekit", "tapekit, check_numerics on", "tapekit tk.function",
+                  "TensorFlow tf.function", "PyTorch eager"):
+        if label == "TensorFlow tf.function":
+            if tf_res is None:
+                rows.append(na(label, UNIT, why_tf))
+                continue
+            # Shown at TensorFlow's ratio to its own NumPy floor times this process's floor,
+            # so the "vs NumPy" column is the ratio measured in TensorFlow's interpreter.
+            scale = stats["NumPy by hand"]["median"] * 1e6 / N_OPS / tf_res["stats"]["NumPy by hand"]["median"]
+            st = {k: (v * scale if k in ("median", "p25", "p75", "min") else v)
+                  for k, v in tf_res["stats"]["tf.function"].items()}
+            rows.append(row(label, st["median"], UNIT, stats=st,
+                            note=f"timed in another interpreter (TensorFlow {tf_res['tensorflow']}) against "
+                                 f"its own NumPy floor: ratio {tf_res['ratio']:.3f}; shown scaled to this "
+                                 f"process's NumPy floor"))
+            continue
         if label in stats:
             s = stats[label]
             rows.append(row(label, s["median"] * 1e6 / N_OPS, UNIT,
@@ -166,9 +225,18 @@ def run(ctx):
                                    for k, v in s.items()}))
         elif label == "PyTorch eager":
             rows.append(na(label, UNIT, ctx.torch_missing))
+        elif label == "tapekit tk.function":
+            rows.append(na(label, UNIT, why_traced))
         else:
             rows.append(na(label, UNIT, why))
     checks = [check("tapekit / PyTorch eager", "tapekit", "PyTorch eager", 0.8, rows)]
+    if tf_res is not None:   # issue 24: tk.function at most tf.function, each against its NumPy floor
+        checks.append(check("tk.function / NumPy, at most tf.function's", "tapekit tk.function",
+                            "NumPy by hand", round(tf_res["ratio"], 3), rows))
+        notes.append(f"tf.function: {tf_res['ratio']:.3f}x its NumPy floor, timed by w1_tf.py in "
+                     f"TensorFlow {tf_res['tensorflow']}'s interpreter right after this process's timing.")
+    else:
+        notes.append(f"tf.function N/A: {why_tf}")
     notes.append(f"Verified before timing: {'tapekit' if torch is None else 'tapekit and PyTorch'}: output "
                  f"and gradient equal the hand-written NumPy ones (rtol 1e-3) for the 1000-op chain and a "
                  f"40-op chain.")

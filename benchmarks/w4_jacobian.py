@@ -1,6 +1,7 @@
 """W4: tape.jacobian of y = tanh(W @ x), R^256 -> R^256, float32, forward included.
 
-tapekit: tape.jacobian(y, x), which pushes a batch of 256 one-hot cotangents
+tapekit: tape.jacobian(y, x) with W @ x written tk.linalg.matvec(W, x) (tk.matmul on an
+older tapekit, which took a vector), which pushes a batch of 256 one-hot cotangents
 through the backward pass at once.
 PyTorch: torch.func.jacrev(f)(x) (vmap-vectorised).
 Hand-written NumPy, two ways:
@@ -45,9 +46,13 @@ def numpy_row_loop(W, x):
 
 
 def tapekit_jacobian(tk, W, x):
+    # W @ x for a vector x is tf.linalg.matvec (tk.matmul takes rank 2 or more, as
+    # tf.linalg.matmul does); a tapekit from before tk.linalg.matvec multiplies by tk.matmul.
+    linalg = getattr(tk, "linalg", None)
+    matvec = getattr(linalg, "matvec", None) or tk.matmul
     with tk.GradientTape() as tape:
         tape.watch(x)
-        y = tk.tanh(tk.matmul(W, x))
+        y = tk.tanh(matvec(W, x))
     return tape.jacobian(y, x)
 
 

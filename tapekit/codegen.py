@@ -4,6 +4,8 @@
         s2 = w._value                       # read w:0
         s3 = matmul(s0, s2)
         guard_0(s3)                         # bool(...) was True at model.py:12; else trace again
+        s5 = subtract(f32_1, s4)            # 1 beside a float32 array: a float32 constant
+        s6 = tanh(s5, s5)                   # written into s5's array: nothing reads s5 again
         assign_sub(w, s7)                   # w:0 -= s7, under its lock
         del s3
         return s9
@@ -27,13 +29,15 @@ from .tracing import ASSIGN, CHECK, GUARD, OP, PRINT, READ, UPDATE, GuardFailed,
 _LITERAL_TYPES = (bool, int, str, type(None))
 
 
-def generate(program, stores):
-    """(source, globals) of `program`; `stores` = (assign, update, show) functions to bind."""
+def generate(program, stores, donate=False):
+    """(source, globals) of `program`; `stores` = (assign, update, show) functions to bind;
+    `donate`: a step may write its result into a dead input's array (`_donors`)."""
     assign, update, show = stores
     names = _Names()
     g = {"GuardFailed": GuardFailed, "dtype": np.dtype}
     keep = {s for is_slot, s in program.outputs if is_slot} | set(program.consts)
     dead = _dead_after(program.steps, keep)
+    donors = _donors(program, dead, keep) if donate else {}
     lines = [f"def {_ident(program.name)}({', '.join(f's{i}' for i in range(program.n_args))}):"]
 
     def ref(slot, inline=True):
@@ -56,12 +60,20 @@ def generate(program, stores):
                 line = f"s{out} = {name}({', '.join(args + [f's{h}' for h in holes])})"
                 comment = f"attributes filled from {', '.join(f's{h}' for h in holes)}"
             else:
-                name = names.bind(g, obj.name, obj.forward)
+                kernel, dtype, _ = program.kernels.get(out, (obj.forward, None, None))
+                name = names.bind(g, obj.name, kernel)
+                if isinstance(kernel, np.ufunc) and dtype is not None and dtype.kind == "f":
+                    args = [_typed_number(names, g, program.consts[i][0], dtype, a)
+                            if i in program.consts else a for i, a in zip(ins, args)]
                 kw = _kwargs(attrs)
                 if kw is None:
                     g[f"a{out}"] = dict(attrs)
                     kw = [f"**a{out}"]
                 line, comment = f"s{out} = {name}({', '.join(args + kw)})", ""
+                if k in donors:
+                    d = donors[k]
+                    line = f"s{out} = {name}({', '.join(args)}, s{d})"
+                    comment = f"written into s{d}'s array: nothing reads s{d} again"
         elif kind is READ:
             var = names.bind(g, obj._path or obj._name, obj)
             line, comment = f"s{out} = {var}._value", f"read {_shown(obj)}"
@@ -150,6 +162,28 @@ def _literal(v):
     return None
 
 
+def _typed_number(names, g, value, dtype, written):
+    """A Python number beside an array of `dtype` in a ufunc call, as a 0-d array of that dtype:
+    `f32_1` for 1 or 1.0 beside float32, `f64_0_5` for 0.5 beside float64. The numbers are the same (NumPy casts the Python number to the
+    array's dtype, NEP 50); the call is twice as fast (W1 under tk.function: 12%, PERFORMANCE.md).
+    Anything else (arrays, bools, a number not finite in that dtype) stays as `written`."""
+    if type(value) not in (int, float):
+        return written
+    with np.errstate(over="ignore"):
+        typed = np.array(value, dtype=dtype)
+    if not np.isfinite(typed):
+        return written
+    key = ("number", dtype.str, value)
+    ident = names.by_obj.get(key)
+    if ident is None:
+        typed.flags.writeable = False
+        shown = int(value) if type(value) is float and value.is_integer() and abs(value) < 1e16 else value
+        tag = repr(shown).replace("-", "m").replace("+", "").replace(".", "_")
+        ident = names.bind(g, f"{dtype.kind}{dtype.itemsize * 8}_{tag}", typed)
+        names.by_obj[key] = ident
+    return ident
+
+
 def _kwargs(attrs):
     out = []
     for k, v in attrs.items():
@@ -185,6 +219,45 @@ def _describe_guard(kind, outcome, arg):
 def _site(site):
     filename, line = site
     return f"{filename.rsplit('/', 1)[-1]}:{line}"
+
+
+def _donors(program, dead, keep):
+    """{step index: slot}: the ufunc steps that write their result into a dead input's array.
+
+    Worth 10% on W1 under tk.function (PERFORMANCE.md). The input must be an array this call
+    made and nobody else can hold: the result of an earlier ufunc step of this program (a
+    ufunc's result is a new array, never a view), read only by ufunc steps (no view of it
+    lives on), not an output, not a constant, and of the result's dtype and (traced) shape.
+    Only pure programs donate (replay.py): when the shapes at a call differ from the trace's,
+    NumPy refuses the write (the result must fill the input exactly) and the program runs
+    again without donation."""
+    kernels, steps = program.kernels, program.steps
+
+    def ufunc_step(step):
+        kind, _, ins, attrs, out, holes = step
+        kernel = kernels.get(out, (None,))[0] if kind is OP else None
+        return isinstance(kernel, np.ufunc) and kernel.nout == 1 and kernel.nin == len(ins) \
+            and not attrs and not holes
+
+    other_readers = set()
+    for step in steps:
+        if not ufunc_step(step):
+            other_readers.update(step[2] + step[5])
+    owned, donors = set(), {}
+    for k, step in enumerate(steps):
+        if not ufunc_step(step):
+            continue
+        out = step[4]
+        _, dtype, shape = kernels[out]
+        if shape is None:
+            continue   # a NumPy scalar (0-d inputs): nothing to write into
+        for i in step[2]:
+            if i in owned and i in dead[k] and i not in keep and i not in other_readers \
+                    and kernels[i][1:] == (dtype, shape):
+                donors[k] = i
+                break
+        owned.add(out)
+    return donors
 
 
 def _dead_after(steps, keep):

@@ -47,6 +47,7 @@ class Program:
         self.created = list(tracer.created)
         output_slots = {s for is_slot, s in outputs if is_slot}
         self.consts = dict(tracer.consts)
+        self.kernels = tracer.kernels   # slot -> (what its step calls, dtype, shape): codegen.py
         steps = _live_steps(tracer.steps, output_slots)
         self.steps = _fold_constants(steps, self.consts)
         # What each guard must see, in program order: programs of one signature that agree
@@ -58,6 +59,10 @@ class Program:
         self.written = [written[k] for k in sorted(written)]   # lock order: by id, always
         self.draws = any(s[0] is OP and _is_random(s[1]) for s in self.steps)
         self._code = self._fn = None   # generated and compiled at the first replay
+        # A program that only computes (no writes, prints or random draws) may write a step's
+        # result into a dead input's array (codegen.py); it can always run again without that.
+        self.pure = not self.draws and not any(s[0] in (ASSIGN, UPDATE, PRINT) for s in self.steps)
+        self._plain = None
         self._n_slots_out = sum(1 for is_slot, _ in outputs if is_slot)
         self._single = len(outputs) == 1 and outputs[0][0] and skeleton is None
         self._tensor_template = None
@@ -68,7 +73,7 @@ class Program:
         if self._code is None:
             stores = (_assign_unlocked, _update_unlocked, _buffer_print) if self.transactional \
                 else (_assign, _update, _show)
-            self._code, self._globals = generate(self, stores)
+            self._code, self._globals = generate(self, stores, donate=self.pure)
         return self._code
 
     def _compile(self):
@@ -80,11 +85,31 @@ class Program:
         """Replay on NumPy arrays: the generated function, nothing else."""
         if self._fn is None:
             self._compile()
-        out = self._transaction(arg_values) if self.transactional else self._fn(*arg_values)
+        if self.transactional:
+            out = self._transaction(arg_values)
+        else:
+            try:
+                out = self._fn(*arg_values)
+            except GuardFailed:
+                raise
+            except Exception:
+                if not self.pure:
+                    raise
+                out = self._without_donation()(*arg_values)
         if self._single:
             return _wrap(out)
         out = iter((out,) if self._n_slots_out == 1 else out)
         return self._pack([_wrap(next(out)) if is_slot else s for is_slot, s in self.outputs])
+
+    def _without_donation(self):
+        """The program with every result in a new array: what a pure program runs again when
+        its replay raised. A step that writes into a dead input's array (codegen.py) raises
+        where the arrays' shapes at this call differ from the trace's (an input_signature with
+        None, a data-dependent shape); this run gives eager's result, or eager's error."""
+        if self._plain is None:
+            source, g = generate(self, (_assign, _update, _show), donate=False)
+            self._plain = compile_program(source, g, self.name)
+        return self._plain
 
     def _transaction(self, arg_values):
         locks = [v._lock for v in self.written]

@@ -95,6 +95,7 @@ class Tracer:
         self.consts = {}       # slot -> (value, the original Tensor or None)
         self._const_ids = {}   # id(array) -> slot (each captured array once)
         self.steps = []        # (kind, op or variable, input slots, attrs, output slot, holes)
+        self.kernels = {}      # output slot -> (the function its program calls, dtype, shape)
         self._read_slot = {}   # id(variable) -> slot of its value since the last write
         self._values = {id(t._value): (k, t._value) for k, t in enumerate(arg_tensors)}
         self.unsupported = None
@@ -119,6 +120,10 @@ class Tracer:
         attrs, holes = self._attrs(attrs)
         out = self._new_slot(result._value)
         self.steps.append((OP, op, ins, attrs, out, holes))
+        specialize = getattr(op.forward, "specialize", None)
+        kernel = specialize(*values) if specialize is not None and not attrs else op.forward
+        v = result._value
+        self.kernels[out] = (kernel, getattr(v, "dtype", None), v.shape if type(v) is np.ndarray else None)
         self.slot_of[result._tid] = out
 
     # --- called by Variable (tensor.py) -------------------------------------------------

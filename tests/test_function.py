@@ -237,10 +237,11 @@ def test_the_program_is_printable():
         return v * 2.0
     f(tk.constant(1.0))
     ((program,),) = f.programs.values()   # one signature, one path
-    # Straight-line Python, one line per step; the update is one step under v's lock.
+    # Straight-line Python, one line per step; the update is one step under v's lock; the
+    # Python number 2.0 beside a float32 array is a float32 constant (codegen._typed_number).
     assert [line.split("#")[0].rstrip() for line in str(program).splitlines()] == [
         "def f(s0):", "    assign_add(v, s0)", "    del s0", "    s1 = v._value",
-        "    s3 = multiply(s1, 2.0)", "    del s1", "    return s3"]
+        "    s3 = multiply(s1, f32_2)", "    del s1", "    return s3"]
 
 
 def test_steps_on_constants_are_computed_once():
@@ -370,3 +371,111 @@ def test_a_replay_never_writes_into_a_buffer_a_view_still_reads():
         (b, v), (wb, wv) = traced(x), f(x)
         np.testing.assert_array_equal(b.numpy(), wb.numpy())
         np.testing.assert_array_equal(v.numpy(), wv.numpy())
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered")   # 1e6 in float16, eager and replay alike
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_python_numbers_in_a_program_give_eager_bits(dtype):
+    # codegen makes 0.1, 3 and 1e6 beside a float array 0-d arrays of its dtype; NumPy casts a
+    # Python number to the array's dtype (NEP 50), so every bit must match eager's. 1e6 is
+    # not finite in float16: it stays a Python number there.
+    def g(x):
+        return (x * 0.1 + 3) / 7.0 - x ** 2 + 1e6 * x
+    f = tk.function(g)
+    x = tk.constant(np.linspace(-2, 2, 8).astype(dtype))   # no 0: 0 * inf
+    want = g(x).numpy()
+    for _ in range(2):
+        got = f(x).numpy()
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    src = tk.autograph.to_code(f)
+    tag = {np.float16: "f16", np.float32: "f32", np.float64: "f64"}[dtype]
+    assert f"multiply(s0, {tag}_0_1)" in src and f"{tag}_3" in src
+    assert ("1000000.0" in src) == (dtype is np.float16)
+
+
+def test_add_calls_the_ufunc_unless_its_shapes_may_tile():
+    # The bias add of a conv layer (a short vector over a large NHWC array) keeps the tiled
+    # forward; a small add calls np.add itself. Both give eager's numbers.
+    f = tk.function(lambda x, b: x + b)
+    big = np.random.default_rng(0).standard_normal((32, 26, 26, 8)).astype(np.float32)
+    bias = np.arange(8, dtype=np.float32)
+    np.testing.assert_array_equal(f(big, bias).numpy(), big + bias)
+    np.testing.assert_array_equal(f(big[:1, :2, :2], bias).numpy(), big[:1, :2, :2] + bias)
+    programs = [p for ps in f.programs.values() for p in ps]
+    by_size = {p.code and p._globals["add"] is np.add: p for p in programs}
+    assert len(programs) == 2 and set(by_size) == {True, False}   # one np.add, one tiled forward
+
+
+def _donations(f):
+    return sum(p.code.count("written into") for ps in f.programs.values() for p in ps)
+
+
+def test_a_step_writes_into_a_dead_input_only_when_nothing_else_can_see_it():
+    # y is read by a reshape (its result may be a view of y) and returned: never written into.
+    # Only the array made by the first multiply and read by nothing but ufuncs is reused.
+    def g(x):
+        y = tk.sin(x * 2.0)
+        z = tk.reshape(y, (2, 2))
+        return tk.tanh(y) + 1.0, z, x
+    f = tk.function(g)
+    x = tk.constant([0.1, 0.2, 0.3, 0.4])
+    out = f(x)
+    for _ in range(2):
+        again = f(x)
+        for a, b in zip(again, g(x)):
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert _donations(f) == 2   # sin into x * 2.0's array; add into tanh's
+    np.testing.assert_array_equal(out[1].numpy(), np.sin(np.float32([0.2, 0.4, 0.6, 0.8])).reshape(2, 2))
+    np.testing.assert_array_equal(x.numpy(), np.float32([0.1, 0.2, 0.3, 0.4]))   # the argument untouched
+    arrays = [np.asarray(t) for t in again] + [np.asarray(t) for t in out]
+    for i, a in enumerate(arrays):        # every call's results are arrays of their own
+        for b in arrays[i + 1:]:
+            assert a is b or not np.shares_memory(a, b) or (a.base is b or b.base is a)
+
+
+def test_programs_that_write_variables_do_not_donate():
+    v = tk.Variable([1.0, 2.0])
+
+    @tk.function
+    def f(x):
+        v.assign(tk.sin(x * 2.0) + 1.0)
+        return tk.exp(v * 3.0) - 1.0
+    x = tk.constant([0.5, 0.25])
+    got = f(x).numpy()
+    want_v = np.sin(np.float32([1.0, 0.5])) + np.float32(1)
+    np.testing.assert_array_equal(v.numpy(), want_v)
+    np.testing.assert_array_equal(got, np.exp(want_v * np.float32(3)) - np.float32(1))
+    assert _donations(f) == 0
+
+
+def test_a_donating_replay_with_other_shapes_runs_again_without_donation():
+    # Traced with shapes (1,) and (1,): add writes into x * 2's array. Programs are kept per
+    # shape, but should a value's shape differ from the trace's at a replay (a data-dependent
+    # shape), that array may be too small for the result: NumPy refuses the write and the
+    # program runs again with new arrays, giving eager's numbers or eager's error.
+    f = tk.function(lambda x, y: tk.sin(x * 2.0 + y))
+    one = np.float32([0.5])
+    np.testing.assert_array_equal(f(one, one).numpy(), np.sin(np.float32([1.5])))
+    ((program,),) = f.programs.values()
+    assert _donations(f) == 2
+    three = np.float32([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(program.run_fast([one, three]).numpy(), np.sin(np.float32([2.0, 3.0, 4.0])))
+    np.testing.assert_array_equal(program.run_fast([three, one]).numpy(), np.sin(np.float32([2.5, 4.5, 6.5])))
+    with pytest.raises(ValueError, match="could not be broadcast together with shapes"):
+        program.run_fast([np.float32([1.0, 2.0]), three])
+
+
+def test_a_failed_guard_in_a_donating_program_traces_the_other_branch():
+    @tk.function
+    def f(x):
+        y = tk.sin(x * 2.0)
+        if tk.reduce_sum(y) > 0:
+            return tk.tanh(y) * 3.0
+        return tk.cos(y) * 3.0
+    pos, neg = tk.constant([0.5, 0.25]), tk.constant([-0.5, -0.25])
+    s = np.sin(np.float32([1.0, 0.5]))
+    np.testing.assert_allclose(f(pos).numpy(), np.tanh(s) * 3, rtol=1e-6)
+    np.testing.assert_allclose(f(neg).numpy(), np.cos(-s) * 3, rtol=1e-6)
+    np.testing.assert_allclose(f(pos).numpy(), np.tanh(s) * 3, rtol=1e-6)
+    assert _donations(f) > 0

@@ -40,6 +40,11 @@ SAMPLES = {
     "cast": (lambda x: tk.cast(x, tk.float64) * x, [(3,)]),  # float32 round trips defeat finite differences
     "identity": (lambda x: tk.identity(x) * x, [(3,)]),
     "matmul": (tk.matmul, [(3, 4), (4, 2)]),
+    # A column or a row against one matrix: a batch of cotangents (a jacobian) takes a rule
+    # of its own there (one matrix product, not a stack of matrix-vector products).
+    "matmul_column": (tk.matmul, [(3, 4), (4, 1)]),
+    "matmul_row": (tk.matmul, [(1, 4), (4, 3)]),
+    "matvec": (tk.linalg.matvec, [(3, 4), (4,)]),
     "reduce_sum": (lambda x: tk.reduce_sum(x, axis=1), [(3, 4, 2)]),
     "reduce_mean": (lambda x: tk.reduce_mean(x, axis=[0, 2], keepdims=True), [(3, 4, 2)]),
     "reduce_max": (lambda x: tk.reduce_max(x, axis=0), [(3, 4)]),
@@ -225,3 +230,22 @@ def test_numerical_jacobian_itself_is_right():
     # the reference must be trustworthy: d(x^3)/dx = 3x^2 by hand
     (j,) = numerical_jacobian(lambda x: x ** 3, [np.array([1.0, 2.0])])
     np.testing.assert_allclose(j, np.diag([3.0, 12.0]), rtol=1e-8)
+
+
+def test_jacobian_of_a_matvec_jacobian_is_its_closed_form():
+    # W4's path with an outer tape recording: the batched column rule runs as ops on tensors.
+    # y = tanh(W x): J = (1 - y^2)[:, None] * W, and dJ_ij/dx_k = -2 y_i (1 - y_i^2) W_ij W_ik.
+    rng = np.random.default_rng(5)
+    W, x0 = rng.standard_normal((3, 4)), rng.standard_normal(4)
+    x = tk.constant(x0)
+    with tk.GradientTape() as outer:
+        outer.watch(x)
+        with tk.GradientTape() as inner:
+            inner.watch(x)
+            y = tk.tanh(tk.linalg.matvec(tk.constant(W), x))
+        J = inner.jacobian(y, x)
+    H = outer.jacobian(J, x)
+    t = np.tanh(W @ x0)
+    np.testing.assert_allclose(J.numpy(), (1 - t ** 2)[:, None] * W, rtol=1e-12)
+    want = (-2 * t * (1 - t ** 2))[:, None, None] * W[:, :, None] * W[:, None, :]
+    np.testing.assert_allclose(H.numpy(), want, rtol=1e-10, atol=1e-12)

@@ -136,6 +136,10 @@ def _trailing_broadcast(ufunc):
     runs over 8 numbers at a time and pays its per-loop cost 21632 times (5x slower than
     the arithmetic). Tiling the short operand r times along the trailing axes makes each
     inner loop r times longer. Same numbers, same dtype: only the loop shape changes.
+
+    `forward.specialize(x, y)` is what a tk.function program calls for inputs like these
+    (codegen.py): the bare ufunc when the shapes rule tiling out, one Python call less per
+    op (W1 under tk.function: 9% faster, PERFORMANCE.md).
     """
     def forward(x, y):
         if type(x) is np.ndarray and type(y) is np.ndarray and x.shape != y.shape:
@@ -154,7 +158,13 @@ def _trailing_broadcast(ufunc):
                     out = ufunc(rows, tiled) if big is x else ufunc(tiled, rows)
                     return out.reshape(big.shape)
         return ufunc(x, y)
+
+    def specialize(x, y):
+        may_tile = (type(x) is np.ndarray and type(y) is np.ndarray and x.shape != y.shape
+                    and max(x.size, y.size) >= _LARGE)
+        return forward if may_tile else ufunc
     forward.__name__ = ufunc.__name__
+    forward.specialize = specialize
     return forward
 
 
