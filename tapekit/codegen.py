@@ -4,14 +4,15 @@
         s2 = w._value                       # read w:0
         s3 = matmul(s0, s2)
         guard_0(s3)                         # bool(...) was True at model.py:12; else trace again
-        s5 = subtract(f32_1, s4)            # 1 beside a float32 array: a float32 constant
+        s5 = subtract(f32_1, s4)
         s6 = tanh(s5, s5)                   # written into s5's array: nothing reads s5 again
         assign_sub(w, s7)                   # w:0 -= s7, under its lock
         del s3
         return s9
 
 Each name in the source is bound in the function's globals: the ops' NumPy forwards
-(by op name), the variables (by their names), constants (`c5`), guards, checks and
+(by op name), the variables (by their paths), constants (`c5`; a number beside a float32
+array as `f32_1`, its name spelling its value), guards, checks and
 prints. `generate` returns the source and those globals; `compile_program` execs it.
 This is the replay itself (no per-step dispatch) and what a learner reads:
 `f.get_concrete_function(x)` prints it and `tk.autograph.to_code(f)` returns it.
