@@ -183,3 +183,15 @@ def test_an_exploding_gradient_is_silent_like_tensorflow():
         warnings.simplefilter("error")
         g = tape.gradient(y, x)
     assert np.isinf(float(g))
+
+
+def test_numpy_function_on_a_trainable_variable_inside_a_tape_raises():
+    # A trainable Variable is watched as soon as an op reads it; np.sort would have read it
+    # past the tape and returned a plain array (the path to v broken, silently).
+    v = tk.Variable([2.0, 1.0])
+    with tk.GradientTape():
+        with pytest.raises(TypeError, match="numpy.sort"):
+            np.sort(v)
+    with tk.GradientTape(watch_accessed_variables=False):
+        assert np.sort(v).tolist() == [1.0, 2.0]     # nothing watches v here
+    assert np.sort(v).tolist() == [1.0, 2.0]         # and outside any tape

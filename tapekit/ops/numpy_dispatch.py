@@ -19,7 +19,7 @@ gradient (for y = mean(x ** 2): 2x / n).
 import numpy as np
 
 from ..context import state
-from ..tensor import Tensor
+from ..tensor import Tensor, Variable
 from .registry import FUNCTIONS, UFUNCS
 
 # Functions that only read values and return no differentiable result.
@@ -54,11 +54,16 @@ def _unsupported(what):
 
 
 def _tracked(args, kwargs):
-    """True when a tensor among the arguments is tracked by a recording tape."""
-    tids = [a._tid for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
+    """True when a tensor among the arguments is tracked by a recording tape, or is a
+    trainable Variable that a tape would watch on access (as any op would make it)."""
+    tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
+    tids = [a._tid for a in tensors]
     for tape in state.tapes:
         tracked = getattr(tape, "_tracked", None)
         if tracked is None or any(t in tracked for t in tids):   # a tk.function trace: all
+            return True
+        if getattr(tape, "_watch_accessed", False) and any(
+                isinstance(a, Variable) and a.trainable for a in tensors):
             return True
     return False
 
