@@ -63,6 +63,7 @@ class _CallContext(threading.local):
 
 _context = _CallContext()
 _loss_holders = weakref.WeakSet()    # layers that add_loss'ed since their last clear
+_regularized = weakref.WeakSet()     # layers with a weight regularizer
 
 
 class Layer(Module):
@@ -139,6 +140,7 @@ class Layer(Module):
         self._weights.append(var)
         if regularizer is not None:
             self._regularizers.append((var, regularizer))
+            _regularized.add(self)
         if constraint is not None:
             var_constraints = self.__dict__.setdefault("_constraints", {})
             var_constraints[id(var)] = constraint
@@ -229,10 +231,13 @@ class Layer(Module):
     @property
     def losses(self):
         """The add_loss losses of this layer and its sublayers, then weight regularization."""
+        if not _loss_holders and not _regularized:
+            return []   # no layer anywhere has a loss: no walk (fit asks at every step)
+        layers = [self] + self._flatten_layers(recursive=True)
         out = []
-        for layer in [self] + self._flatten_layers(recursive=True):
+        for layer in layers:
             out += layer.__dict__.get("_losses", [])
-        for layer in [self] + self._flatten_layers(recursive=True):
+        for layer in layers:
             out += [reg(var) for var, reg in layer.__dict__.get("_regularizers", [])]
         return out
 
