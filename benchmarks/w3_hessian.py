@@ -44,11 +44,14 @@ def numpy_row_loop(A, x):
 
 
 def tapekit_hessian(tk, A, x):
+    # A @ x for a vector x is tf.linalg.matvec (tk.matmul takes rank 2, as TensorFlow's does);
+    # a tapekit from before tk.linalg.matvec multiplies by tk.matmul.
+    matvec = getattr(getattr(tk, "linalg", None), "matvec", None) or tk.matmul
     with tk.GradientTape() as outer:
         outer.watch(x)
         with tk.GradientTape() as inner:
             inner.watch(x)
-            y = tk.reduce_sum(tk.tanh(tk.matmul(A, x)))
+            y = tk.reduce_sum(tk.tanh(matvec(A, x)))
         g = inner.gradient(y, x)
     return outer.jacobian(g, x)
 
