@@ -33,6 +33,8 @@ tk.custom_gradient run eagerly.
 import collections
 import functools
 import inspect
+import os
+import sys
 import threading
 import warnings
 import weakref
@@ -49,6 +51,8 @@ from .signature import (TensorSpec, bind_input_signature, describe_change, fast_
                         is_tensor_arg, signature)
 from .tensor import Tensor, TracedValueWarning
 from .tracing import GuardFailed, Tracer
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 MAX_PATHS = 8          # programs per signature (paths through its Python), then eager
 MAX_SIGNATURES = 64    # signatures kept per function; the oldest goes first
@@ -269,12 +273,16 @@ class Function:
                             f"(tk.constant(lr)) rather than Python floats, give the function "
                             f"an input_signature=[tk.TensorSpec(...)], or use "
                             f"reduce_retracing=True for changing shapes; and define the "
-                            f"tk.function once, outside any loop", stacklevel=4)
+                            f"tk.function once, outside any loop")
 
-    def _warn_once(self, what, message, category=UserWarning, stacklevel=5):
+    def _warn_once(self, what, message, category=UserWarning):
         if what not in self._warned:
             self._warned.add(what)
-            warnings.warn(message, category, stacklevel=stacklevel)
+            # Point at the user's line: the first frame outside tapekit (stacklevel 1 is here).
+            level, frame = 1, sys._getframe()
+            while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+                frame, level = frame.f_back, level + 1
+            warnings.warn(message, category, stacklevel=level)
 
     def get_concrete_function(self, *args, **kwargs):
         """The program for these arguments (tensors, or tk.TensorSpec with None as size 1),

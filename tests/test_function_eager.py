@@ -387,3 +387,14 @@ def test_a_loop_over_tk_range_of_a_tensor_follows_the_count():
     traced = tk.function(f)
     for n in (3, 4, 2):
         assert float(traced(tk.constant(2.0), tk.constant(n))) == float(f(tk.constant(2.0), tk.constant(n)))
+
+
+def test_the_retracing_warning_points_at_the_callers_line():
+    @tk.function
+    def f(x, p):
+        return x * p
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i in range(7):
+            f(tk.constant(1.0), float(i))
+    assert len(caught) == 1 and caught[0].filename == __file__, caught[0].filename
