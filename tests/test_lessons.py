@@ -228,3 +228,19 @@ def test_consecutive_stream_chunks_are_joined():
     tool.coalesce_streams(nb)
     assert [(o.name, o.text) for o in nb.cells[0].outputs] == [
         ("stdout", "1\n2\n"), ("stderr", "warning\n"), ("stdout", "3\n")]
+
+
+def test_readme_minutes_are_the_lessons_own():
+    # The course table says how long each lesson takes; the lesson says it too ("About N
+    # minutes"): the two must not drift apart.
+    rows = 0
+    for line in lessons_section().splitlines():
+        name = re.findall(r"\(notebooks/([\w.-]+)\.ipynb\)", line)
+        if not name:
+            continue
+        stated = re.search(r"About (\d+)\s+minutes", (REPO / "notebooks" / f"{name[0]}.md").read_text(encoding="utf-8"))
+        assert stated, f"{name[0]}.md does not say how long it takes ('About N minutes')"
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells[3] == stated.group(1), f"README says {cells[3]} minutes for {name[0]}, the lesson {stated.group(1)}"
+        rows += 1
+    assert rows == len(list((REPO / "notebooks").glob("*.md")))
