@@ -33,15 +33,13 @@ tk.custom_gradient run eagerly.
 import collections
 import functools
 import inspect
-import os
-import sys
 import threading
-import warnings
 import weakref
 
 import numpy as np
 
 from . import nest
+from .callsite import warn_at_user
 from .concrete import ConcreteFunction, dummy_arguments
 from .context import state
 from .convert import convert_to_tensor
@@ -51,8 +49,6 @@ from .signature import (TensorSpec, bind_input_signature, describe_change, fast_
                         is_tensor_arg, signature)
 from .tensor import Tensor, TracedValueWarning
 from .tracing import GuardFailed, Tracer
-
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 MAX_PATHS = 8          # programs per signature (paths through its Python), then eager
 MAX_SIGNATURES = 64    # signatures kept per function; the oldest goes first
@@ -278,11 +274,7 @@ class Function:
     def _warn_once(self, what, message, category=UserWarning):
         if what not in self._warned:
             self._warned.add(what)
-            # Point at the user's line: the first frame outside tapekit (stacklevel 1 is here).
-            level, frame = 1, sys._getframe()
-            while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-                frame, level = frame.f_back, level + 1
-            warnings.warn(message, category, stacklevel=level)
+            warn_at_user(message, category)
 
     def get_concrete_function(self, *args, **kwargs):
         """The program for these arguments (tensors, or tk.TensorSpec with None as size 1),

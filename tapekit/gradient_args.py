@@ -4,11 +4,10 @@ tensors, that they are floating (else a GradientDtypeWarning at the user's line)
 that `output_gradients` match their targets.
 """
 import enum
-import sys
-import warnings
 
 import numpy as np
 
+from .callsite import warn_at_user
 from .context import state
 from .tensor import Tensor, Variable
 
@@ -90,13 +89,7 @@ class GradientDtypeWarning(UserWarning):
 
 def _warn(message):
     # Shown every time (TensorFlow warns only a few times per process), at the user's line.
-    frame = sys._getframe(1)
-    pkg = __name__.rsplit(".", 1)[0]
-    while frame is not None and frame.f_globals.get("__name__", "").startswith(pkg):
-        frame = frame.f_back
-    filename = frame.f_code.co_filename if frame else "<tapekit>"
-    lineno = frame.f_lineno if frame else 0
-    warnings.warn_explicit(message, GradientDtypeWarning, filename, lineno, registry=None)
+    warn_at_user(message, GradientDtypeWarning)
 
 
 def output_gradient(t, og):

@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 
+from .callsite import user_frame
 from .ops.registry import Meta
 from .tensor import Tensor
 
@@ -18,8 +19,7 @@ LIBRARY = ("tapekit", "numpy")
 
 def user_site(frame):
     """(filename, lineno, function) of the innermost frame outside tapekit and NumPy."""
-    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] in LIBRARY:
-        frame = frame.f_back
+    frame = user_frame(frame, LIBRARY)
     if frame is None:
         return ("<unknown>", 0, "<unknown>")
     return (frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)

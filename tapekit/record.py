@@ -47,12 +47,11 @@ The registry of every-tape observers is shared by all threads (behind a lock);
 `thread_change` lets one thread add or remove an every-tape observer for the tapes it
 creates, without the others seeing it (tk.display.option_context(record=...)).
 """
-import os
-import sys
 import threading
-import warnings
 import weakref
 from collections import namedtuple
+
+from .callsite import warn_at_user
 
 
 class Record(namedtuple("Record", "op in_tids inputs ans attrs out_tid")):
@@ -233,7 +232,6 @@ class ObserverWarning(RuntimeWarning):
 
 
 _warned = weakref.WeakSet()     # observers already warned about: one warning each
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 def observer_failed(tape, event, methods, failed, exc, args):
@@ -278,7 +276,4 @@ def _detach(tape, observer, event, exc, args):
                f"{type(exc).__name__}: {exc} in {event}(){where}. It is detached from this tape"
                f"{also}, and not called again there; the tape's results are unaffected. Fix it "
                f"and attach it again (tape.add_observer, tk.observe_all_tapes)")
-    frame, level = sys._getframe(0), 1
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-        frame, level = frame.f_back, level + 1     # point at the user's line
-    warnings.warn(message, ObserverWarning, stacklevel=level)
+    warn_at_user(message, ObserverWarning)

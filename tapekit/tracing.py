@@ -29,6 +29,7 @@ import sys
 import numpy as np
 
 from . import nest
+from .callsite import user_frame
 from .tensor import Tensor, Variable
 
 OP, READ, ASSIGN, UPDATE, CHECK, GUARD, PRINT = (
@@ -269,13 +270,9 @@ class Tracer:
         return outputs, skeleton
 
 
-_PACKAGE = __name__.partition(".")[0]
-
-
 def _user_site(frame):
     """(file, line) of the innermost frame outside tapekit: where the decision was made."""
-    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == _PACKAGE:
-        frame = frame.f_back
+    frame = user_frame(frame)
     return (frame.f_code.co_filename, frame.f_lineno) if frame is not None else ("?", 0)
 
 
