@@ -123,10 +123,10 @@ class _Printer:
     def __init__(self, sep, end, output_stream, summarize):
         self.sep, self.end, self.stream, self.summarize = sep, end, output_stream, summarize
 
-    def text(self, values, tensors=None):
+    def text(self, values):
         return format_inputs(*values, summarize=self.summarize, sep=self.sep, end="")
 
-    def show(self, values, tensors=None):
+    def show(self, values):
         write(self.text(values) + self.end, self.stream)
 
     def __repr__(self):

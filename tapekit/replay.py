@@ -234,8 +234,7 @@ def _update_unlocked(ufunc, variable, delta):
 
 def _show(printer, template, *values):
     values = _fill(template, values)
-    printer.show([np.asarray(v) if is_slot else v for (is_slot, _), v in zip(template, values)],
-                 [is_slot for is_slot, _ in template])
+    printer.show([np.asarray(v) if is_slot else v for (is_slot, _), v in zip(template, values)])
 
 
 _pending = threading.local()   # a transaction's prints, shown once it succeeds

@@ -15,6 +15,7 @@ from ..ops import (abs, broadcast_to, cast, clip_by_value, equal, exp, expand_di
                   square, squeeze, where)
 from ..ops.cross_entropy import check_class_ids
 from ..convert import convert_to_tensor
+from ..module import _snake   # MeanSquaredError -> mean_squared_error, as Keras names them
 
 EPSILON = 1e-7  # keras.backend.epsilon()
 
@@ -272,11 +273,6 @@ def get(identifier):
 
 # --- helpers --------------------------------------------------------------------------------
 REDUCTIONS = ("sum_over_batch_size", "mean", "mean_with_sample_weight", "sum", "none", None)
-
-
-def _snake(cls_name):
-    """MeanSquaredError -> mean_squared_error (Keras's default loss names)."""
-    return "".join("_" + c.lower() if c.isupper() else c for c in cls_name).lstrip("_")
 
 
 def _weigh(values, sample_weight):

@@ -14,6 +14,7 @@ import numpy as np
 
 from ... import dtypes
 from ...convert import convert_to_tensor
+from ...module import _snake   # SparseCategoricalAccuracy -> sparse_categorical_accuracy
 from ...ops import broadcast_to, cast, divide, equal, reduce_mean, reduce_sum, where
 from ...tensor import Tensor, Variable
 from ..losses import _squeeze_or_expand
@@ -76,11 +77,6 @@ class Metric:
 
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name!r}>"
-
-
-def _snake(cls_name):
-    out = "".join("_" + c.lower() if c.isupper() else c for c in cls_name)
-    return out.lstrip("_")
 
 
 def divide_no_nan(a, b):
