@@ -358,6 +358,40 @@ def test_random_programs_with_data_dependent_control_flow_match_eager(ops, input
             np.testing.assert_array_equal(traced(x).numpy(), eager(x).numpy())
 
 
+def _program_with_variables(ops, scale, count):
+    """_program's decisions, plus a variable read live and one updated inside."""
+    inner = _program(ops)
+
+    def f(x):
+        count.assign_add(1.0)
+        x = inner(x * scale)
+        if tk.reduce_sum(x) > count:          # a decision on a value just written
+            x = x - count
+        return x * scale.read_value()
+    return f
+
+
+@settings(max_examples=30, deadline=None)
+@given(ops=_OPS, calls=st.lists(st.tuples(st.lists(st.floats(-3.0, 3.0, width=32), min_size=2,
+                                                    max_size=2),
+                                           st.floats(-2.0, 2.0, width=32)),
+                                 min_size=2, max_size=6))
+def test_random_programs_with_variables_assigned_between_calls_match_eager(ops, calls):
+    # Each side has its own variables; between calls both are assigned the same new scale.
+    eager_vars = tk.Variable(1.0), tk.Variable(0.0)
+    traced_vars = tk.Variable(1.0), tk.Variable(0.0)
+    eager = _program_with_variables(ops, *eager_vars)
+    traced = tk.function(_program_with_variables(ops, *traced_vars))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for values, new_scale in calls + calls[:2]:
+            eager_vars[0].assign(new_scale)
+            traced_vars[0].assign(new_scale)
+            x = tk.constant(np.array(values, np.float32))
+            np.testing.assert_array_equal(traced(x).numpy(), eager(x).numpy())
+            assert float(traced_vars[1]) == float(eager_vars[1])    # every update, once
+
+
 @pytest.mark.parametrize("f, calls", [
     (lambda n: tk.reduce_sum(tk.range(n)), [(3,), (4,), (3,)]),
     (lambda n: tk.zeros(tk.stack([n])), [(2,), (5,)]),
