@@ -134,12 +134,15 @@ def test_exercise_has_hidden_solution(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_only_solutions_are_hidden(path):
-    """A hidden cell that is not a solution hides code the reader needs (and vice versa)."""
+    """A hidden cell that is neither a solution nor a check hides code the reader needs; a
+    check cell left open shows the reader our tests (issue 30); a solution left open gives
+    the exercise away."""
     nb = nbformat.read(path, as_version=4)
     for i, cell in enumerate(nb.cells):
-        tagged = "solution" in cell.metadata.get("tags", [])
+        tags = cell.metadata.get("tags", [])
+        tagged = "solution" in tags or "check" in tags
         assert is_hidden(cell) == tagged, f"{path.name}, cell {i}: hidden={is_hidden(cell)}, " \
-                                          f"tagged solution={tagged}\n{cell.source[:200]}"
+                                          f"tagged solution or check={tagged}\n{cell.source[:200]}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
