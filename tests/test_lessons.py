@@ -247,3 +247,19 @@ def test_readme_minutes_are_the_lessons_own():
         assert cells[3] == stated.group(1), f"README says {cells[3]} minutes for {name[0]}, the lesson {stated.group(1)}"
         rows += 1
     assert rows == len(list((REPO / "notebooks").glob("*.md")))
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "notebooks").glob("*.md")), ids=lambda p: p.name)
+def test_stated_minutes_cover_the_reading_model(path):
+    # Issue 30: the stated minutes were half the real effort. The reading model
+    # (tools/lesson_minutes.py: prose at 130 words a minute, visible code at 5 lines a
+    # minute) sets the floor, and no lesson runs past MAX_MINUTES.
+    sys.path.insert(0, str(REPO / "tools"))
+    import lesson_minutes
+    stated, model = lesson_minutes.stated_minutes(path), lesson_minutes.model_minutes(path)
+    assert stated is not None, f"{path.name} does not say how long it takes ('About N minutes')"
+    assert stated >= model, (f"{path.name} says about {stated} minutes; the reading model gives "
+                             f"{model} (python tools/lesson_minutes.py {path.relative_to(REPO)})")
+    assert stated <= lesson_minutes.MAX_MINUTES, (
+        f"{path.name} takes about {stated} minutes, over {lesson_minutes.MAX_MINUTES}: split it "
+        f"where its topic breaks")
