@@ -21,7 +21,8 @@ README = (REPO / "README.md").read_text(encoding="utf-8")
 
 # Import name -> distribution name, for the packages the lessons may use.
 RUNTIME = {"numpy": "numpy", "tapekit": "tapekit", "graphviz": "graphviz",
-           "ipywidgets": "ipywidgets", "IPython": "ipython"}  # IPython comes with ipykernel
+           "ipywidgets": "ipywidgets", "matplotlib": "matplotlib",
+           "IPython": "ipython"}  # IPython comes with ipykernel
 EXTRA_ONLY = {"sklearn": ("scikit-learn", {"13"})}          # import -> (distribution, lessons)
 
 
