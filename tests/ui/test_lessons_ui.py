@@ -62,6 +62,33 @@ BLANK_STATIC = """() => [...document.querySelectorAll('.jp-OutputArea-output')].
 TABLE_HEADER = "node  kind"   # the first line of a tape's text table (html.to_text)
 
 
+# Per cell of the open notebook: is its source shown (an editor with height), and does
+# JupyterLab show the collapsed-input placeholder ("…") in its place?
+INPUTS = """() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell')]
+  .map(cell => {
+    const editor = cell.querySelector('.jp-InputArea-editor');
+    return {shown: !!editor && editor.getBoundingClientRect().height > 0,
+            placeholder: !!cell.querySelector('.jp-InputPlaceholder')};
+  })"""
+
+
+def _check_inputs(page, nb):
+    """Check and solution cells render collapsed (issue 30: students saw our test cells);
+    every other code cell shows its source."""
+    seen = page.evaluate(INPUTS)
+    assert len(seen) == len(nb.cells), f"{len(seen)} cells on the page, {len(nb.cells)} in the file"
+    problems = []
+    for k, (cell, dom) in enumerate(zip(nb.cells, seen)):
+        tags = cell.metadata.get("tags", [])
+        if "check" in tags or "solution" in tags:
+            if dom["shown"] or not dom["placeholder"]:
+                problems.append(f"cell {k} ({'check' if 'check' in tags else 'solution'}) "
+                                f"shows its source: {cell.source[:80]!r}")
+        elif cell.cell_type == "code" and not dom["shown"]:
+            problems.append(f"cell {k} hides its source: {cell.source[:80]!r}")
+    return problems
+
+
 def _is_graph(output):
     """A tape picture (a graph, or explain's marked graph); widgets are not counted here."""
     data = output.get("data", {})
@@ -177,6 +204,7 @@ def test_lesson_as_shipped_and_after_run_all(lab_server, page, screenshot_dir, l
     page.wait_for_function(KERNEL_READY, timeout=90_000, polling=100)
     page.wait_for_timeout(500)                       # outputs render after the cells
     problems, pictures, words = _check_page(page, shipped_nb, "as shipped")
+    problems += _check_inputs(page, shipped_nb)
     graphs = sum(g for g, _ in _expected(shipped_nb))
     stats["shipped"] = f"{pictures}/{graphs}"
     _screenshot(page, screenshot_dir / f"{stem}-shipped.png")
