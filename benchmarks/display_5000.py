@@ -3,7 +3,8 @@
 Two tapes, recorded with display recording on (what a notebook does):
 - loop: 2,500 steps of `h = tanh(h * w + b)` on shape (8,): 7,500 ops, a repeated block;
 - mixed: 5,000 ops cycling through 7 different ops, with irregular runs;
-then `gradient`, and the time for each display step: the GraphModel (summarised
+then `gradient`, and the time for each display step; and `tape.explain` on a chain of
+200,000 ops: the GraphModel (summarised
 to max_nodes=100), its DOT text, the text table, and the SVG (when `dot` exists).
 
 usage: python benchmarks/display_5000.py [n_ops]
@@ -53,7 +54,7 @@ def main(n_ops=5000):
     tk.display.set_options(record=True)
     for make in (loop_tape, mixed_tape):
         tape, loss, sources = make(n_ops)
-        print(f"{make.__name__}: {len(tk.display.graph.tape_records(tape))} records")
+        print(f"{make.__name__}: {len(tape.records)} records")
         total = 0.0
         view, dt = timed("model (tk.show, max_nodes=100)", lambda: tk.show(tape, loss, sources))
         total += dt
@@ -67,6 +68,15 @@ def main(n_ops=5000):
             svg, dt = timed("SVG (dot)", view.svg)
             print(f"  {'-> whole notebook display':<34}{(total + dt) * 1000:9.1f} ms")
         _, dt = timed("model, all nodes (max_nodes=None)", lambda: tk.show(tape, max_nodes=None).model)
+    # explain on a long chain (issue 14: 22 s at 200k ops once; the unit test has no clock)
+    x = tk.Variable(1.0)
+    with tk.GradientTape(persistent=True) as tape:
+        y = x
+        for _ in range(200_000):
+            y = y * 1.0
+    print("chain: 200000 records")
+    e, _ = timed("tape.explain (words)", lambda: tape.explain(y, x))
+    timed("its picture (view + mimebundle)", lambda: e.view()._repr_mimebundle_())
 
 
 if __name__ == "__main__":

@@ -256,25 +256,20 @@ def test_a_long_path_is_told_by_its_ends_and_a_count():
 
 
 @pytest.mark.slow
-def test_explain_on_a_200k_op_tape_is_quick_and_short():
-    """Issue 14: explain took 22 s and wrote a 3.8 MB message at 200k ops."""
-    import time
+def test_explain_on_a_200k_op_tape_stays_short():
+    """Issue 14: explain took 22 s and wrote a 3.8 MB message at 200k ops. Its time is measured
+    by benchmarks/display_5000.py (issue 33: no clock in unit tests, the machines are shared);
+    here, what explain does: one short message, a picture of at most ~100 nodes."""
     x = tk.Variable(1.0)
     with tk.GradientTape(persistent=True) as tape:
         y = x
         for _ in range(200_000):
             y = y * 1.0
-    t0 = time.perf_counter()
     e = tape.explain(y, x)
-    took = time.perf_counter() - t0
     assert e.connected and len(str(e)) < 400 and "(199993 more steps)" in str(e)
-    assert took < 2.0, f"explain took {took:.2f} s at 200k ops"
-    t0 = time.perf_counter()                 # what a notebook cell `tape.explain(y, x)` shows
-    view = e.view()
+    view = e.view()                          # what a notebook cell `tape.explain(y, x)` shows
     bundle = view._repr_mimebundle_()
-    took = time.perf_counter() - t0
     assert len(view.model.nodes) <= 110 and sum(len(v) for v in bundle.values()) < 1_000_000
-    assert took < 2.0, f"explain's picture took {took:.2f} s at 200k ops"
 
 
 def test_in_a_notebook_explain_shows_the_words_then_the_picture():
