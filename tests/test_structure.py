@@ -142,3 +142,23 @@ def test_function_keeps_its_public_names():
     assert isinstance(f, Function)
     assert float(f(tapekit.constant(3.0))) == 6.0 and float(f(tapekit.constant(4.0))) == 8.0
     assert f.trace_count == 1
+
+
+# Folders of tests/ that are not about one package of tapekit: the lessons (notebooks/),
+# the course's graded homework (course/), external material run against tapekit (guides/),
+# the browser (ui/), the wheel (release/) and the site (site/).
+NOT_MIRRORED = {"notebooks", "course", "guides", "ui", "release", "site"}
+
+
+def test_tests_sit_at_the_path_of_what_they_test():
+    """tests/keras/metrics/ tests tapekit/keras/metrics/: a folder of tests names a package."""
+    tests = pathlib.Path(__file__).parent
+    strays = []
+    for folder in sorted(p for p in tests.rglob("*") if p.is_dir()):
+        rel = folder.relative_to(tests)
+        if rel.parts[0] in NOT_MIRRORED or rel.parts[0].startswith((".", "_")) \
+                or "__pycache__" in rel.parts or not any(folder.glob("test_*.py")):
+            continue
+        if not (ROOT / rel / "__init__.py").exists():
+            strays.append(f"tests/{rel}/ has tests, but tapekit/{rel}/ is not a package")
+    assert not strays, "\n".join(strays)

@@ -16,7 +16,7 @@ the outputs that nbval compares. Both are committed (CONTRIBUTING.md).
   or if jupytext would lay out the .md differently when saving the .ipynb (stable text).
 
 LESSON: .md or .ipynb paths (either file of a pair); default: every pair in notebooks/.
-The comparison is the one tests/test_lesson_pairs.py runs under `make test`.
+The comparison is the one tests/notebooks/test_lesson_pairs.py runs under `make test`.
 """
 import argparse
 import difflib

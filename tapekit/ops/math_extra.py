@@ -55,7 +55,7 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 # interpolation of math.erf at build time, stored in the power basis: evaluation is a Horner
 # loop over gathered coefficients, about 20 array passes). Beyond |x| = 6 erf is +-1 in float64
 # (erfc(6) = 2e-17). Measured against math.erf: relative error below 2.5e-15 everywhere
-# (tests/test_ops_extra.py checks 5e-15), so float32 results are correctly rounded or one ulp off.
+# (tests/ops/test_ops_extra.py checks 5e-15), so float32 results are correctly rounded or one ulp off.
 _PIECE, _N_PIECES, _DEGREE = 0.25, 24, 10
 
 

@@ -198,11 +198,10 @@ def test_training_monitor_widget_mode_context_and_generator():
 
 
 @needs_dot
-def test_stepper_at_1000_records_builds_and_steps_fast_and_its_memory_is_linear():
-    """Issue 17: 1,000 records build in under 2 s and a step takes under 50 ms in Python (the
-    benchmark, benchmarks/widgets_scale.py, has the real numbers: about 0.1 s and 0.1 ms);
-    the model keeps each step's changes, not a snapshot per step."""
-    import time
+def test_stepper_at_1000_records_steps_without_redrawing_and_its_memory_is_linear():
+    """Issue 17: at 1,000 records a step moves the highlight and redraws nothing (its time,
+    about 0.1 ms, is benchmarks/widgets_scale.py's: unit tests keep no clock, issue 33); the
+    model keeps each step's changes, not a snapshot per step."""
     import tracemalloc
 
     def chain(n):
@@ -214,16 +213,11 @@ def test_stepper_at_1000_records_builds_and_steps_fast_and_its_memory_is_linear(
         return tape, y, x
 
     tape, y, x = chain(1000)
-    t0 = time.perf_counter()
     s = BackpropStepper(tape, y, [x])
-    assert time.perf_counter() - t0 < 2.0 * 3          # generous: a shared, noisy machine
     svg = s.view.svg
-    steps = []
-    for _ in range(20):
-        t0 = time.perf_counter()
+    for _ in range(20):                 # a step redraws nothing (times: benchmarks/widgets_scale.py)
         s.next_button.click()
-        steps.append(time.perf_counter() - t0)
-    assert sorted(steps)[10] < 0.05 and s.position == 20 and s.view.svg == svg
+    assert s.position == 20 and s.view.svg is svg
     assert s.view.current.startswith(("n", "b"))       # a node, or the block holding it
     np.testing.assert_allclose(s.model.gradients()[0], tape.gradient(y, x).numpy(), rtol=1e-6)
 

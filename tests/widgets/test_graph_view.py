@@ -2,7 +2,6 @@
 real tape, the static bundle, and the cost of a step on a 1,000-record tape."""
 import base64
 import shutil
-import time
 
 import numpy as np
 import pytest
@@ -125,7 +124,7 @@ def test_static_files_ship_with_the_package():
 
 @needs_dot
 @pytest.mark.slow
-def test_scale_1000_records_build_and_step_costs():
+def test_scale_1000_records_a_step_redraws_nothing():
     with tk.display.option_context(record=True):
         x = tk.Variable([1.0, 2.0, 3.0], name="x")
         with tk.GradientTape(persistent=True) as tape:
@@ -134,16 +133,12 @@ def test_scale_1000_records_build_and_step_costs():
                 y = tk.sin(y)
         tape.gradient(y, x)
     assert len(tape._records) == 1000
-    t0 = time.perf_counter()
     view = GraphView.from_tape(tape, y, [x], order="backward", max_nodes=None)  # every node
-    build = time.perf_counter() - t0
     assert len(view.order) == 1000 and view.order[0] == "n999"
-    costs = []
+    # A step moves the highlight only: nothing is drawn or indexed again (its time is
+    # benchmarks/widgets_scale.py's; unit tests keep no clock, issue 33).
+    svg, nodes, ids = view.svg, view.nodes, view._ids
     for i in range(0, 1000, 20):
-        t0 = time.perf_counter()
         view.current = view.order[i]
-        costs.append(time.perf_counter() - t0)
-    print(f"from_tape 1000 records: {build * 1000:.0f} ms; nodes {len(view.nodes)}; "
-          f"set current: max {max(costs) * 1000:.2f} ms, median {sorted(costs)[len(costs) // 2] * 1000:.3f} ms")
-    assert build < 2.0
-    assert max(costs) < 0.05
+        assert view.position == i
+    assert view.svg is svg and view.nodes is nodes and view._ids is ids

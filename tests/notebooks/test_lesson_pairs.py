@@ -13,7 +13,7 @@ import jupytext
 import nbformat
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
 
 _spec = importlib.util.spec_from_file_location("sync_lessons", REPO / "tools" / "sync_lessons.py")
