@@ -14,6 +14,7 @@ Two ways to make one, as in Keras 3:
 """
 from ..layers import _utils
 from ..layers.base import Layer
+from ..saving import weights_h5
 from ..trainer import Trainer
 from . import summary as _summary
 from .functional import Graph
@@ -117,6 +118,16 @@ class Model(Trainer, Layer):
                              "input_shape=... (or start a Sequential with tk.Input(shape=...))")
         _summary.summary(self, [(layer, _summary.output_shape(self, layer)) for layer in self.layers],
                          print_fn)
+
+    def save_weights(self, filepath, overwrite=True):
+        """Write the weights to `filepath` (`*.weights.h5`) in Keras 3's layout: Keras 3 loads
+        the file into the same architecture (keras/saving/weights_h5.py)."""
+        weights_h5.save_weights(self, filepath, overwrite=overwrite)
+
+    def load_weights(self, filepath, skip_mismatch=False):
+        """Read weights that `save_weights` or Keras 3 wrote (`*.weights.h5` or `*.keras`);
+        a file that does not fit raises and changes nothing."""
+        weights_h5.load_weights(self, filepath, skip_mismatch=skip_mismatch)
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.name!r}: {len(self.layers)} layers>"

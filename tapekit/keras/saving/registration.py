@@ -1,8 +1,5 @@
 """keras.saving's registry of custom objects (Keras 3's names): a class or function is
 registered under "package>name" so that code decorated for Keras runs unchanged.
-
-Saving to and loading from files (`model.save`, `keras.saving.load_model`) is out of scope
-(API.md); the registry only answers the look-ups below.
 """
 
 _OBJECTS = {}   # "package>name" -> the registered class or function
