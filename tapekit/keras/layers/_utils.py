@@ -28,8 +28,8 @@ def check_name(name, what):
     a letter or `_`, then letters, digits, `_`, `.` and `-`. Python reads identifiers in NFKC
     form, so two Unicode names that look different (`aµ`, `aμ`) can be one name to code
     that uses them; and a `/` would make the weight's path (`dense/kernel`) ambiguous."""
-    if name is None:
-        return None
+    if name is None or name == "":
+        return name           # the default name
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise ValueError(f"{what}: {name!r} is not a valid module name: it must start with an "
                          f"ASCII letter or _ and hold only ASCII letters, digits, _ . and - "
