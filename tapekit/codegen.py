@@ -165,14 +165,16 @@ class Namespace:
     `create(text)` turns any text into an ASCII identifier: NFKC-normalized first (Python
     reads identifiers in NFKC form: `ﬁ` and `fi` are one name to it), every run of
     characters outside [A-Za-z0-9_] one `_`, no leading or trailing `_` (no dunders),
-    clipped to 40 characters; then, if it is a keyword, a builtin, `__debug__`, a name the
-    generator writes by pattern (`s3`, `c5`, `a7`) or one this program already uses, `_2`,
-    `_3`, ... until it is new. So `dense/kernel` stays `dense_kernel`, two variables `ﬁ` and
-    `fi` become `fi` and `fi_2`, and a name of line breaks and quotes becomes `v`.
+    clipped to 40 characters; a keyword or builtin gets PEP 8's trailing `_` (`pow_`; a
+    `__debug__` has lost its underscores already); then, if it is a name the generator
+    writes by pattern (`s3`, `c5`, `a7`) or one this program already uses, `_2`, `_3`, ...
+    until it is new. So `dense/kernel` stays `dense_kernel`, two variables `ﬁ` and `fi`
+    become `fi` and `fi_2`, and a name of line breaks and quotes becomes `v`.
 
+    >>> from tapekit.codegen import Namespace
     >>> ns = Namespace()
     >>> [ns.create(t) for t in ["dense/kernel", "\ufb01", "fi", "print('x')\n#", "class", "s0", ""]]
-    ['dense_kernel', 'fi', 'fi_2', 'print_x', 'class_2', 's0_2', 'v']
+    ['dense_kernel', 'fi', 'fi_2', 'print_x', 'class_', 's0_2', 'v']
     """
 
     def __init__(self):
@@ -183,8 +185,10 @@ class Namespace:
         base = _clean(text) or fallback
         if base[0].isdigit():
             base = f"{fallback}_{base}"
+        if _taken_by_python(base):
+            base += "_"       # PEP 8's way around a keyword or builtin: `class_`, `pow_`
         ident, n = base, 1
-        while ident in self._used or _taken_by_python(ident) or _PATTERN.fullmatch(ident):
+        while ident in self._used or _PATTERN.fullmatch(ident):
             n += 1
             ident = f"{base}_{n}"
         self._used.add(ident)
@@ -218,6 +222,7 @@ def inert(text):
     and each character that is not printable become escapes (`\n`, `\x00`, `\u2028`,
     `\ud800`), so nothing is dropped and the escaped text reads back unambiguously.
 
+    >>> from tapekit.codegen import inert
     >>> inert("w\n    print('INJECTED')  #\r\x00\u2028")
     "w\\n    print('INJECTED')  #\\r\\x00\\u2028"
     """
