@@ -331,7 +331,7 @@ def _optimizer_name(text):
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(names=st.lists(name_text, min_size=6, max_size=6))
+@given(names=st.lists(name_text, min_size=8, max_size=8))
 def test_any_unicode_names_make_a_program_that_is_only_its_own_steps(names):
     stdout = io.StringIO()
     with contextlib.redirect_stdout(stdout):
@@ -339,18 +339,44 @@ def test_any_unicode_names_make_a_program_that_is_only_its_own_steps(names):
     assert "INJECTED" not in stdout.getvalue()     # nothing printed but by the injected code
 
 
+class _Scaled(tk.layers.Layer):
+    def __init__(self, weight_name, **kwargs):
+        super().__init__(**kwargs)
+        self.weight_name = weight_name
+
+    def build(self, input_shape):
+        self.s = self.add_weight(shape=input_shape[-1:], initializer="ones", name=self.weight_name)
+
+    def call(self, x):
+        return x * self.s
+
+
+def _layer_or_refusal(make):
+    """The layer, or None when its name breaks the ASCII rule (refused, clearly)."""
+    try:
+        return make()
+    except ValueError as e:
+        assert "not a valid module name" in str(e) and "ASCII" in str(e)
+        return None
+
+
 def _any_names(names):
-    v1, v2, fname, pname, oname, mname = names
+    v1, v2, fname, pname, oname, mname, lname, wname = names
     a = tk.Variable([1.0, 2.0], name=v1)
     b = tk.Variable([0.5, -0.5], name=v2)
+    layer = _layer_or_refusal(lambda: _Scaled(wname, name=lname)) or _Scaled(wname)
+    if _layer_or_refusal(lambda: layer(tk.constant([1.0, 2.0]))) is None:
+        layer.weight_name = "w"               # the weight's name was refused: build with w
+        layer(tk.constant([1.0, 2.0]))
+    assert len(layer.trainable_variables) == 1
     opt = tk.optimizers.Adam(0.1, name=oname)
     metric = tk.metrics.Mean(name=mname)
 
     def py(x):
         with tk.GradientTape() as tape:
-            loss = tk.reduce_sum(x * a * a + b)
-        grads = tape.gradient(loss, [a, b])
-        opt.apply_gradients(zip(grads, [a, b]))
+            loss = tk.reduce_sum(layer(x) * a * a + b)
+        grads = tape.gradient(loss, [a, b, layer.s])
+        opt.apply_gradients(zip(grads, [a, b, layer.s]))
         metric.update_state(loss)
         tk.print(pname, loss, output_stream=printed)
         return loss
@@ -359,21 +385,21 @@ def _any_names(names):
     xs = [tk.constant([1.0, 2.0]), tk.constant([0.5, 0.25]), tk.constant([-1.0, 3.0]),
           tk.constant([2.0, 2.0]), tk.constant([0.0, -1.5])]
 
-    start = [a.numpy(), b.numpy()]
+    start = [a.numpy(), b.numpy(), layer.s.numpy()]
     eager = []
     for x in xs:
         eager.append(py(x).numpy())
-    after_eager = [a.numpy(), b.numpy(), metric.result().numpy()]
+    after_eager = [a.numpy(), b.numpy(), layer.s.numpy(), metric.result().numpy()]
     # The same from the start, compiled (fresh optimizer and metric of the same names).
-    a.assign(start[0])
-    b.assign(start[1])
+    for v, value in zip([a, b, layer.s], start):
+        v.assign(value)
     opt = tk.optimizers.Adam(0.1, name=oname)
     metric = tk.metrics.Mean(name=mname)
     fn = tk.function(py)
     got = [fn(x).numpy() for x in xs]
     for e, r in zip(eager, got):
         assert same(e, r)
-    for e, r in zip(after_eager, [a.numpy(), b.numpy(), metric.result().numpy()]):
+    for e, r in zip(after_eager, [a.numpy(), b.numpy(), layer.s.numpy(), metric.result().numpy()]):
         assert same(e, r)
     text = printed.getvalue()
     assert pname == "" or text.count(pname) >= 2 * len(xs)   # eager's prints, then the function's
