@@ -1,5 +1,10 @@
-"""Issue 22 item 4: the every-tape registry and the display options under threads."""
+"""Issue 22 item 4: the every-tape registry and the display options under threads;
+issue 29 row 12: compiled optimizer steps are atomic under threads."""
 import threading
+import time
+
+import numpy as np
+import pytest
 
 import tapekit as tk
 from tapekit import record as observing
@@ -109,12 +114,6 @@ def test_a_new_thread_sees_the_process_defaults_not_another_threads_context():
 
 
 # --- issue 29 row 12: compiled optimizer steps from four threads --------------------------
-
-import time  # noqa: E402
-
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
 
 class _PreemptedLock:
     """A variable's lock that lets the other threads run first at every write: the
