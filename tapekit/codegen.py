@@ -17,10 +17,15 @@ prints. `generate` returns the source and those globals; `compile_program` execs
 This is the replay itself (no per-step dispatch) and what a learner reads:
 `f.get_concrete_function(x)` prints it and `tk.autograph.to_code(f)` returns it.
 """
+import builtins
 import functools
+import itertools
 import keyword
+import linecache
 import math
 import re
+import unicodedata
+import weakref
 
 import numpy as np
 
@@ -31,15 +36,20 @@ _LITERAL_TYPES = (bool, int, str, type(None))
 
 
 def generate(program, stores, donate=False):
-    """(source, globals) of `program`; `stores` = (assign, update, show) functions to bind;
-    `donate`: a step may write its result into a dead input's array (`_donors`)."""
+    """(source, globals, name) of `program`: `name` is the generated function's identifier in
+    `globals`. `stores` = (assign, update, show) functions to bind; `donate`: a step may write
+    its result into a dead input's array (`_donors`).
+
+    Every identifier in the source is made here, by one `Namespace`: user text (a variable's
+    path, an op's or the function's name) only suggests a readable name, and reaches the
+    source otherwise only inside a comment, made inert by `inert`."""
     assign, update, show = stores
-    names = _Names()
+    names = Namespace()
     g = {"GuardFailed": GuardFailed, "dtype": np.dtype}
     keep = {s for is_slot, s in program.outputs if is_slot} | set(program.consts)
     dead = _dead_after(program.steps, keep)
     donors = _donors(program, dead, keep) if donate else {}
-    lines = [f"def {_ident(program.name)}({', '.join(f's{i}' for i in range(program.n_args))}):"]
+    lines = []
 
     def ref(slot, inline=True):
         if slot in program.consts:
@@ -80,68 +90,161 @@ def generate(program, stores, donate=False):
             line, comment = f"s{out} = {var}._value", f"read {_shown(obj)}"
         elif kind is ASSIGN:
             var = names.bind(g, obj._path or obj._name, obj)
-            g["assign"] = assign
-            line, comment = f"assign({var}, {args[0]})", f"{_shown(obj)} = {args[0]}"
+            fn = names.bind(g, "assign", assign)
+            line, comment = f"{fn}({var}, {args[0]})", f"{_shown(obj)} = {args[0]}"
         elif kind is UPDATE:
             var = names.bind(g, obj._path or obj._name, obj)
             what = "assign_add" if attrs is np.add else "assign_sub"
-            g[what] = functools.partial(update, attrs)
+            fn = names.bind(g, what, functools.partial(update, attrs), key=(what, update))
             sign = "+=" if what == "assign_add" else "-="
-            line, comment = f"{what}({var}, {args[0]})", f"{_shown(obj)} {sign} {args[0]}, under its lock"
+            line, comment = f"{fn}({var}, {args[0]})", f"{_shown(obj)} {sign} {args[0]}, under its lock"
         elif kind is CHECK:
-            name = names.bind(g, f"check_{k}", obj)
+            name = names.bind(g, f"check_{k}", obj, key=("check", k))
             line, comment = f"{name}({args[0]})", "tk.debugging.check_numerics"
         elif kind is GUARD:
-            g[f"guard_{n_guard}"] = _guard(n_guard, obj, attrs)
-            line = f"guard_{n_guard}({args[0]})"
+            name = names.bind(g, f"guard_{n_guard}", _guard(n_guard, obj, attrs), key=("guard", k))
+            line = f"{name}({args[0]})"
             comment = f"{_describe_guard(obj, attrs, args[0])} at {_site(out)}, else trace again"
             n_guard += 1
         else:  # PRINT
-            g[f"print_{k}"] = functools.partial(show, obj, attrs)
-            shown = ", ".join(args[v] if is_slot else repr(v) for is_slot, v in attrs)
-            line, comment = f"print_{k}({', '.join(args)})", f"tk.print({shown})"
-        lines.append(f"    {line:<36}  # {comment}" if comment else f"    {line}")
+            name = names.bind(g, f"print_{k}", functools.partial(show, obj, attrs), key=("print", k))
+            shown = ", ".join(args[v] if is_slot else _clip(repr(v)) for is_slot, v in attrs)
+            line, comment = f"{name}({', '.join(args)})", f"tk.print({shown})"
+        lines.append(f"    {line:<36}  # {inert(comment)}" if comment else f"    {line}")
         if dead[k]:
             lines.append(f"    del {', '.join(f's{d}' for d in sorted(dead[k]))}")
     results = [ref(s, inline=False) for is_slot, s in program.outputs if is_slot]
     lines.append(f"    return {results[0] if len(results) == 1 else '(' + ', '.join(results) + (',)' if results else ')')}")
-    return "\n".join(lines) + "\n", g
+    # Named last, so it is none of the names the body calls: `def add(...)` would replace the
+    # op `add` in the globals it shares with them.
+    fn_name = names.create(program.name, fallback="f")
+    params = ", ".join(f"s{i}" for i in range(program.n_args))
+    shown = "" if fn_name == program.name else f"  # tk.function {inert(_clip(str(program.name)))}"
+    lines.insert(0, f"def {fn_name}({params}):{shown}")
+    return "\n".join(lines) + "\n", g, fn_name
 
 
-def compile_program(source, g, name):
-    code = compile(source, f"<tk.function {name}>", "exec")
-    exec(code, g)  # noqa: S102 - our own generated source
-    return g[_ident(name)]
+_programs = itertools.count()
 
 
-class _Names:
-    """Identifiers for ops and variables: the op's or variable's name, made unique."""
+def compile_program(source, g, fn_name, name):
+    """Compile and run `source` in `g`; its function `fn_name`. The source is registered with
+    linecache under a file name of its own, so a traceback through a replay shows the line
+    that failed, with its comment (torch.fx does the same)."""
+    filename = f"<tk.function {inert(_clip(str(name), 60))} #{next(_programs)}>"
+    code = compile(source, filename, "exec")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(code, g)  # noqa: S102 - our own generated source: every identifier made by Namespace
+    fn = g[fn_name]
+    # The entry goes when the function does (no growth with every retrace of a long session).
+    weakref.finalize(fn, linecache.cache.pop, filename, None)
+    return fn
+
+
+# --- identifiers ---------------------------------------------------------------------------
+
+# Names the generator writes by pattern (slots s3, constants c5, attribute dicts a7) and the
+# globals every program may use: no made name is ever one of them.
+_PATTERN = re.compile(r"[sca]\d+")
+_FIXED = frozenset({"GuardFailed", "dtype"})
+_MAX_LEN = 40
+
+
+def _taken_by_python(ident):
+    return (keyword.iskeyword(ident) or keyword.issoftkeyword(ident) or ident in _BUILTINS
+            or ident == "__debug__")
+
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+class Namespace:
+    r"""The identifiers of one generated program, each made from a suggestion (torch.fx's
+    `_Namespace` is the model).
+
+    `create(text)` turns any text into an ASCII identifier: NFKC-normalized first (Python
+    reads identifiers in NFKC form: `ﬁ` and `fi` are one name to it), every run of
+    characters outside [A-Za-z0-9_] one `_`, no leading or trailing `_` (no dunders),
+    clipped to 40 characters; a keyword or builtin gets PEP 8's trailing `_` (`pow_`; a
+    `__debug__` has lost its underscores already); then, if it is a name the generator
+    writes by pattern (`s3`, `c5`, `a7`) or one this program already uses, `_2`, `_3`, ...
+    until it is new. So `dense/kernel` stays `dense_kernel`, two variables `ﬁ` and `fi`
+    become `fi` and `fi_2`, and a name of line breaks and quotes becomes `v`.
+
+    >>> from tapekit.codegen import Namespace
+    >>> ns = Namespace()
+    >>> [ns.create(t) for t in ["dense/kernel", "\ufb01", "fi", "print('x')\n#", "class", "s0", ""]]
+    ['dense_kernel', 'fi', 'fi_2', 'print_x', 'class_', 's0_2', 'v']
+    """
 
     def __init__(self):
-        self.by_obj = {}
-        self.used = set()
+        self._used = set(_FIXED)
+        self._by_key = {}
 
-    def bind(self, g, name, obj, prefix=""):
-        got = self.by_obj.get(id(obj))
-        if got is not None:
-            return got
-        base = prefix + _ident(name)
+    def create(self, text, fallback="v"):
+        base = _clean(text) or fallback
+        if base[0].isdigit():
+            base = f"{fallback}_{base}"
+        if _taken_by_python(base):
+            base += "_"       # PEP 8's way around a keyword or builtin: `class_`, `pow_`
         ident, n = base, 1
-        while ident in self.used or ident in g:
+        while ident in self._used or _PATTERN.fullmatch(ident):
             n += 1
             ident = f"{base}_{n}"
-        self.used.add(ident)
-        self.by_obj[id(obj)] = ident
-        g[ident] = obj
+        self._used.add(ident)
         return ident
 
+    def bind(self, g, text, obj, key=None):
+        """The identifier of `obj` (the same object gets the same one), bound in `g`."""
+        key = id(obj) if key is None else key
+        ident = self._by_key.get(key)
+        if ident is None:
+            ident = self._by_key[key] = self.create(text)
+            g[ident] = obj
+        return ident
 
-def _ident(name):
-    s = re.sub(r"\W", "_", str(name)) or "f"
-    if s[0].isdigit() or keyword.iskeyword(s) or re.fullmatch(r"[sca]\d+|guard_\d+|print_\d+", s) \
-            or s in ("GuardFailed", "dtype", "assign", "assign_add", "assign_sub"):
-        s = "op_" + s
-    return s
+    def lookup(self, key):
+        return self._by_key.get(key)
+
+    def remember(self, key, ident):
+        self._by_key[key] = ident
+
+
+def _clean(text):
+    s = re.sub(r"[^A-Za-z0-9_]+", "_", unicodedata.normalize("NFKC", str(text)))
+    return re.sub(r"_+", "_", s).strip("_")[:_MAX_LEN].rstrip("_")
+
+
+# Characters Python (str.splitlines) or an editor treats as a line break, or that are not
+# printable (NUL, other controls, format characters such as bidi overrides, lone surrogates).
+def inert(text):
+    r"""`text` safe inside a `#` comment: one line, every character printable. A backslash
+    and each character that is not printable become escapes (`\n`, `\x00`, `\u2028`,
+    `\ud800`), so nothing is dropped and the escaped text reads back unambiguously.
+
+    >>> from tapekit.codegen import inert
+    >>> inert("w\n    print('INJECTED')  #\r\x00\u2028")
+    "w\\n    print('INJECTED')  #\\r\\x00\\u2028"
+    """
+    text = str(text)
+    if text.isprintable() and "\\" not in text:
+        return text
+    return "".join(_escape(c) for c in text)
+
+
+def _escape(c):
+    if c == "\\":
+        return "\\\\"
+    if c.isprintable():
+        return c
+    code = ord(c)
+    if c in "\n\r\t":
+        return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}[c]
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def _clip(text, most=80):
+    return text if len(text) <= most else text[:most - 1] + "…"
 
 
 def _literal(v):
@@ -175,13 +278,13 @@ def _typed_number(names, g, value, dtype, written):
     if not np.isfinite(typed):
         return written
     key = ("number", dtype.str, value)
-    ident = names.by_obj.get(key)
+    ident = names.lookup(key)
     if ident is None:
         typed.flags.writeable = False
         shown = int(value) if type(value) is float and value.is_integer() and abs(value) < 1e16 else value
         tag = repr(shown).replace("-", "m").replace("+", "").replace(".", "_")
         ident = names.bind(g, f"{dtype.kind}{dtype.itemsize * 8}_{tag}", typed)
-        names.by_obj[key] = ident
+        names.remember(key, ident)
     return ident
 
 

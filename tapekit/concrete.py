@@ -17,6 +17,7 @@ a call takes them (guards).
 import numpy as np
 
 from . import nest
+from .codegen import inert
 from .signature import TensorSpec
 from .tensor import Tensor
 
@@ -74,7 +75,8 @@ class ConcreteFunction:
             spec = TensorSpec.from_tensor(a) if isinstance(a, Tensor) else a
             parts.append(f"{name}: {spec!r}")
         parts += [f"{k}: {v!r}" for k, v in self._kwargs.items()]
-        return f"ConcreteFunction {self.function._name}({', '.join(parts)})\n{self.code}"
+        # The header is one line (user text made inert), then the program's source.
+        return f"ConcreteFunction {inert(self.function._name)}({inert(', '.join(parts))})\n{self.code}"
 
     def __repr__(self):
         return f"<{str(self)}>"

@@ -79,6 +79,12 @@ class Function:
     """
 
     def __init__(self, python_function, name=None, input_signature=None, reduce_retracing=False):
+        if inspect.isgeneratorfunction(python_function) or inspect.isasyncgenfunction(python_function) \
+                or inspect.iscoroutinefunction(python_function):
+            raise TypeError(_not_tensors(name or getattr(python_function, "__name__", "function"),
+                                         "a generator function (it uses yield)"
+                                         if inspect.isgeneratorfunction(python_function)
+                                         else "an async function"))
         functools.update_wrapper(self, python_function)
         self.python_function = python_function
         self._name = name or getattr(python_function, "__name__", "function")
@@ -233,6 +239,9 @@ class Function:
                     with variable._lock:
                         variable._value = value
                 _rng_restore(rng)
+        if inspect.isgenerator(result) or inspect.isawaitable(result) or inspect.isasyncgen(result):
+            # A replay would hand back this one, already run, object at every call.
+            raise TypeError(_not_tensors(self._name, f"one that returned a {type(result).__name__}"))
         program = Program(self._name, tracer, *tracer.finish(result))
         program.keepalive = [leaf for leaf in leaves if not is_tensor_arg(leaf)]
         with self._lock:
@@ -301,6 +310,14 @@ class Function:
 def _sites(paths):
     sites = {s for p in paths.programs for s in p.guard_sites}
     return ", ".join(f"{f.rsplit('/', 1)[-1]}:{n}" for f, n in sorted(sites)[:4]) or "none seen"
+
+
+def _not_tensors(name, what):
+    return (f"tk.function {name!r}: the function is {what}; a tk.function must return tensors "
+            f"(or nests of them, Python values, or None), as in tf.function: a replay would "
+            f"hand back the first call's generator, already used up. Return the values "
+            f"instead: collect them in a list (`return [x * 2.0 for x in xs]`) or stack them "
+            f"(`return tk.stack([...])`), or call the Python function without tk.function")
 
 
 def _create_error(name):

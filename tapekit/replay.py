@@ -32,7 +32,7 @@ from .printing import print_
 from .ops.cross_entropy import check_class_ids, sparse_softmax_cross_entropy_op
 from .tensor import _wrap
 from .tracing import ASSIGN, CHECK, GUARD, GUARD_KINDS, OP, PRINT, READ, UPDATE, GuardFailed, \
-    fill_holes, outcome_of
+    fill_holes, hold_in_traces, outcome_of
 
 
 class Program:
@@ -57,6 +57,8 @@ class Program:
         self.transactional = _has_late_guard(self.steps)
         written = {id(s[1]): s[1] for s in self.steps if s[0] in (ASSIGN, UPDATE)}
         self.written = [written[k] for k in sorted(written)]   # lock order: by id, always
+        # Locks an eager step holds (an optimizer's): held through the whole replay, in one order.
+        self.locks = [lock for _, lock in sorted(tracer.locks.items())]
         self.draws = any(s[0] is OP and _is_random(s[1]) for s in self.steps)
         self._code = self._fn = None   # generated and compiled at the first replay
         # A program that only computes (no writes, prints or random draws) may write a step's
@@ -73,18 +75,29 @@ class Program:
         if self._code is None:
             stores = (_assign_unlocked, _update_unlocked, _buffer_print) if self.transactional \
                 else (_assign, _update, _show)
-            self._code, self._globals = generate(self, stores, donate=self.pure)
+            self._code, self._globals, self._fn_name = generate(self, stores, donate=self.pure)
         return self._code
 
     def _compile(self):
         # A trace that is never replayed (a check run, a Python float new at every call)
         # never pays for generating and compiling its source.
-        self._fn = compile_program(self.code, self._globals, self.name)
+        self._fn = compile_program(self.code, self._globals, self._fn_name, self.name)
 
     def run_fast(self, arg_values):
         """Replay on NumPy arrays: the generated function, nothing else."""
         if self._fn is None:
             self._compile()
+        if not self.locks:
+            return self._run_fast(arg_values)
+        for lock in self.locks:
+            lock.acquire()
+        try:
+            return self._run_fast(arg_values)
+        finally:
+            for lock in reversed(self.locks):
+                lock.release()
+
+    def _run_fast(self, arg_values):
         if self.transactional:
             out = self._transaction(arg_values)
         else:
@@ -107,8 +120,8 @@ class Program:
         where the arrays' shapes at this call differ from the trace's (an input_signature with
         None, a data-dependent shape); this run gives eager's result, or eager's error."""
         if self._plain is None:
-            source, g = generate(self, (_assign, _update, _show), donate=False)
-            self._plain = compile_program(source, g, self.name)
+            source, g, fn_name = generate(self, (_assign, _update, _show), donate=False)
+            self._plain = compile_program(source, g, fn_name, self.name)
         return self._plain
 
     def _transaction(self, arg_values):
@@ -141,6 +154,16 @@ class Program:
         tracing around this one records that decision too. Callers run transactional
         programs eagerly instead (function.py): undoing writes an outer tape saw is not safe.
         """
+        for lock in self.locks:
+            lock.acquire()
+            hold_in_traces(lock)    # a tk.function tracing this call holds it in its replays
+        try:
+            return self._run_tensors(arg_tensors)
+        finally:
+            for lock in reversed(self.locks):
+                lock.release()
+
+    def _run_tensors(self, arg_tensors):
         if self._tensor_template is None:
             self._tensor_template = {
                 slot: (tensor if tensor is not None else _wrap(value))

@@ -30,6 +30,7 @@ import numpy as np
 
 from . import nest
 from .callsite import user_frame
+from .context import state
 from .tensor import Tensor, Variable
 
 OP, READ, ASSIGN, UPDATE, CHECK, GUARD, PRINT = (
@@ -104,6 +105,7 @@ class Tracer:
         self.dry = dry
         self.create_error = None   # set: creating a variable raises ValueError(create_error)
         self.undo = {}         # id(variable) -> (variable, value before the first write)
+        self.locks = {}        # id(lock) -> lock: held through every replay (hold_in_traces)
 
     def _new_slot(self, value):
         self.n_slots += 1
@@ -149,6 +151,9 @@ class Tracer:
     def _record_read(self, variable, tensor):
         """`variable.read_value()`: the returned tensor is the variable's value at this point."""
         self.slot_of[tensor._tid] = self._read(variable)
+
+    def _record_lock(self, lock):
+        self.locks.setdefault(id(lock), lock)
 
     def _record_create(self, variable):
         if self.create_error is not None:
@@ -268,6 +273,17 @@ class Tracer:
                 outputs.append((False, leaf))
         skeleton = nest.pack_like(result, [None] * len(flat)) if nest.is_nested(result) else None
         return outputs, skeleton
+
+
+def hold_in_traces(lock):
+    """Called with `lock` held by code that must run as one step for other threads (an
+    optimizer's apply_gradients: slots, variables and iterations together). A tk.function
+    tracing it then holds `lock` through each replay of its program, so a replayed step is
+    as atomic as the eager one."""
+    for tape in state.tapes:
+        record = getattr(tape, "_record_lock", None)
+        if record is not None:
+            record(lock)
 
 
 def _user_site(frame):

@@ -479,3 +479,29 @@ def test_a_failed_guard_in_a_donating_program_traces_the_other_branch():
     np.testing.assert_allclose(f(neg).numpy(), np.cos(-s) * 3, rtol=1e-6)
     np.testing.assert_allclose(f(pos).numpy(), np.tanh(s) * 3, rtol=1e-6)
     assert _donations(f) > 0
+
+
+def test_a_generator_function_is_refused_as_tensorflow_refuses_it():
+    """Issue 29: the second call returned the first call's used-up generator ([], eager
+    [4.0]); tf.function raises TypeError (a tf.function must return tensors)."""
+    def gen(x):
+        yield x * 2.0
+    with pytest.raises(TypeError, match=r"tk.function 'gen'.*generator.*must return tensors.*"
+                                        r"collect them in a list"):
+        tk.function(gen)
+    with pytest.raises(TypeError, match="generator"):
+        tk.function()(gen)
+
+    async def coro(x):
+        return x
+    with pytest.raises(TypeError, match="async"):
+        tk.function(coro)
+    # A plain function that returns a generator: refused at its first call, and again.
+    fn = tk.function(lambda x: (v for v in [x * 2.0]))
+    for _ in range(2):
+        with pytest.raises(TypeError, match="returned a generator"):
+            fn(tk.constant(2.0))
+    # What the message suggests works, and replays.
+    listed = tk.function(lambda x: [v for v in [x * 2.0]])
+    assert [float(v) for v in listed(tk.constant(2.0))] == [4.0]
+    assert [float(v) for v in listed(tk.constant(3.0))] == [6.0]

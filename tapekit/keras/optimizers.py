@@ -20,6 +20,7 @@ import numpy as np
 from ..ops import cast, pow, sqrt, square
 from ..convert import convert_to_tensor
 from ..tensor import Tensor, Variable
+from ..tracing import hold_in_traces
 from . import schedules
 from .schedules import LearningRateSchedule
 
@@ -138,6 +139,7 @@ class Optimizer:
                                 f"Cast it on purpose: tk.cast(g, tk.{dtype.name})")
             checked.append((g if g._value.dtype == dtype else cast(g, dtype), v))
         with self._lock:
+            hold_in_traces(self._lock)   # a tk.function's replay of this step holds it too
             for g, v in checked:
                 dtype = v._value.dtype
                 lr = lr32 if dtype == lr32._value.dtype else cast(lr32, dtype)

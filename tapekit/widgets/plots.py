@@ -20,7 +20,9 @@ DPI = 100
 COLORS = {"f": "#1f77b4", "df": "#ff7f0e", "d2f": "#2ca02c", "tangent": "#d62728"}
 PALETTE = ["#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
 RC = {"font.family": "DejaVu Sans", "font.size": 9, "svg.hashsalt": "tapekit",
-      "path.simplify": False, "axes.unicode_minus": False}
+      "path.simplify": False, "axes.unicode_minus": False,
+      # Names (a variable's, a title) are drawn as plain text: `$` is a dollar, not TeX.
+      "text.parse_math": False, "text.usetex": False}
 
 
 def _mpl():

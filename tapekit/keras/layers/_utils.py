@@ -1,6 +1,7 @@
 """Helpers every layer shares: Keras's default names, argument checks, the input checks."""
 import itertools
 import re
+import unicodedata
 from collections import defaultdict
 
 import numpy as np
@@ -17,6 +18,29 @@ def snake_name(cls_name):
     """Keras's default layer name: Dense -> dense, Conv2D -> conv2d, MaxPooling2D -> max_pooling2d."""
     name = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", cls_name)
     return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+
+
+def check_name(name, what):
+    """A layer's or weight's name, checked with the ASCII rule TensorFlow applies to op and scope names:
+    a letter or `_`, then letters, digits, `_`, `.` and `-`. Python reads identifiers in NFKC
+    form, so two Unicode names that look different (`aµ`, `aμ`) can be one name to code
+    that uses them; and a `/` would make the weight's path (`dense/kernel`) ambiguous."""
+    if name is None or name == "":
+        return name           # the default name
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise ValueError(f"{what}: {name!r} is not a valid module name: it must start with an "
+                         f"ASCII letter or _ and hold only ASCII letters, digits, _ . and - "
+                         f"(TensorFlow's rule for op and scope names). Use e.g. {_suggest(name)!r}")
+    return name
+
+
+def _suggest(name):
+    s = re.sub(r"[^A-Za-z0-9_.\-]+", "_", unicodedata.normalize("NFKC", str(name))).strip("_")
+    s = s if s and (s[0].isalpha() or s[0] == "_") else "layer_" + s
+    return s[:40]
 
 
 def _is_int(value):

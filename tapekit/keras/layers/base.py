@@ -99,6 +99,7 @@ class Layer(Module):
         if unknown:
             raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: "
                              f"{ {k: kwargs[k] for k in sorted(unknown)} }")
+        _utils.check_name(name, f"{type(self).__name__}(name=...)")
         super().__init__(name=name or _utils.unique_name(_utils.snake_name(type(self).__name__)))
         self.dtype = dtypes.as_dtype(dtype or dtypes.float32)
         self._trainable = bool(trainable)
@@ -130,6 +131,7 @@ class Layer(Module):
         if isinstance(shape, str):
             raise TypeError(f"{type(self).__name__}.add_weight: the first argument is the shape, "
                             f"got {shape!r}; name the weight with add_weight(shape=..., name={shape!r})")
+        _utils.check_name(name, f"{type(self).__name__}.add_weight(name=...)")
         shape = () if shape is None else tuple(int(d) for d in shape)
         dtype = dtypes.as_dtype(dtype or self.dtype)
         if initializer is None:

@@ -26,7 +26,8 @@ class TrainingLog:
         self.steps = []          # step numbers (0, 1, ...)
         self.losses = []
         self.epochs = []         # epoch of each step (None when not given)
-        self.grad_norms = {}     # variable name -> list of norms (one per logged step with grads)
+        self.grad_norms = {}     # variable's path -> list of norms (one per logged step with grads)
+        self._keys = {}          # id(variable) -> (its series' key, the variable)
         self.metrics = {}        # other keyword values -> list
 
     def log(self, loss=None, grads=None, *, step=None, epoch=None, variables=None, **metrics):
@@ -37,7 +38,7 @@ class TrainingLog:
         self.losses.append(None if loss is None else float(np.asarray(_arr(loss))))
         self.epochs.append(epoch)
         if grads is not None:
-            for name, g in _named_grads(grads, variables):
+            for name, g in _named_grads(grads, variables, self._keys):
                 norm = float(np.sqrt(np.sum(np.square(np.asarray(_arr(g), dtype=np.float64)))))
                 self.grad_norms.setdefault(name, []).append(norm)
         for k, v in metrics.items():
@@ -79,7 +80,7 @@ class TrainingLog:
         return "  ".join(parts)
 
 
-def _named_grads(grads, variables):
+def _named_grads(grads, variables, keys):
     if isinstance(grads, dict):
         return [(str(k), g) for k, g in grads.items() if g is not None]
     items = list(grads)
@@ -87,11 +88,28 @@ def _named_grads(grads, variables):
     for k, item in enumerate(items):
         if isinstance(item, tuple) and len(item) == 2:
             g, v = item
-            name = getattr(v, "name", f"var{k}")
         else:
             g = item
             v = variables[k] if variables is not None else None
-            name = getattr(v, "name", None) or f"var{k}"
         if g is not None:
-            out.append((str(name), g))
+            out.append((_series_key(v, k, keys), g))
     return out
+
+
+def _series_key(v, k, keys):
+    """A variable's gradient series: keyed by its unique path (`dense/kernel`,
+    `dense_1/kernel`: every Dense layer's weight is named `kernel`), else its name (`w:0`);
+    a second variable of the same name gets `w:0 (2)`, never the first one's curve."""
+    if v is None:
+        return f"var{k}"
+    got = keys.get(id(v))
+    if got is not None:
+        return got[0]
+    base = str(getattr(v, "_path", None) or getattr(v, "name", None) or f"var{k}")
+    taken = {key for key, _ in keys.values()}
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base} ({n})"
+    keys[id(v)] = (name, v)    # holding the variable keeps its id its own
+    return name

@@ -230,3 +230,49 @@ def test_inspector_check_is_the_testing_checker(record):
     c = InspectorModel(tape, y).check("s0")
     assert isinstance(c, GradientCheck) and c.input == "s0" and c.ok
     assert c.stats["abs_error"] < 1e-4
+
+
+def test_monitor_keys_gradient_series_by_each_variables_path():
+    """Issue 29: every Dense layer's weight is named `kernel`; the series are per path."""
+    import io
+    tk.random.set_seed(1)
+    model = tk.Sequential([tk.layers.Dense(3), tk.layers.Dense(1)])
+    x = tk.constant([[1.0, 2.0], [3.0, -1.0]])
+    with tk.widgets.TrainingMonitor(total=2, file=io.StringIO()) as mon:
+        for _ in range(2):
+            with tk.GradientTape() as tape:
+                loss = tk.reduce_mean(model(x) ** 2)
+            grads = tape.gradient(loss, model.trainable_variables)
+            mon.log(loss=loss, grads=zip(grads, model.trainable_variables))
+    paths = [v.path for v in model.trainable_variables]
+    assert len(set(paths)) == 4 and list(mon.log_.grad_norms) == paths
+    for g, path in zip(grads, paths):      # each curve is its own variable's norms
+        norms = mon.log_.grad_norms[path]
+        assert len(norms) == 2
+        assert norms[-1] == pytest.approx(float(np.linalg.norm(g.numpy())), rel=1e-6)
+    # Two plain variables of one name: two series, never one.
+    log = TrainingLog()
+    a, b = tk.Variable(1.0, name="w"), tk.Variable(2.0, name="w")
+    log.log(loss=1.0, grads=[(tk.constant(3.0), a), (tk.constant(4.0), b)])
+    log.log(loss=1.0, grads=[(tk.constant(5.0), a), (tk.constant(6.0), b)])
+    assert log.grad_norms == {"w:0": [3.0, 5.0], "w:0 (2)": [4.0, 6.0]}
+
+
+@pytest.mark.parametrize("name", ["cost_$a_b_c$_usd", "$\\undefinedmacro{$", "$$", "a$b"])
+def test_monitor_draws_names_as_plain_text_not_tex(name):
+    """A `$` in a variable's name or the title is a dollar sign: matplotlib's mathtext would
+    read `$\\undefinedmacro{$` as TeX and raise in the middle of training."""
+    from tapekit.widgets import plots
+    log = TrainingLog()
+    w = tk.Variable(1.0, name=name)
+    for k in range(3):
+        log.log(loss=1.0 / (k + 1), grads=[(tk.constant(float(k)), w)])
+    png = plots.monitor_png(log, 4, f"train {name}")
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    import matplotlib
+    with matplotlib.rc_context(plots.RC):
+        import matplotlib.pyplot as plt
+        fig = plt.figure()
+        t = fig.text(0, 0, name)
+        assert t.get_parse_math() is False
+        plt.close(fig)
