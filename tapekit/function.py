@@ -40,6 +40,7 @@ import numpy as np
 
 from . import nest
 from .callsite import warn_at_user
+from .codegen import inert
 from .concrete import ConcreteFunction, dummy_arguments
 from .context import state
 from .convert import convert_to_tensor
@@ -304,7 +305,7 @@ class Function:
         return ConcreteFunction(self, program, specs)
 
     def __repr__(self):
-        return f"<tk.function {self._name}: {self.trace_count} trace(s)>"
+        return f"<tk.function {inert(self._name)}: {self.trace_count} trace(s)>"   # a name is data
 
 
 def _sites(paths):

@@ -27,7 +27,7 @@ import numpy as np
 
 from . import nest
 from . import random as _random
-from .codegen import compile_program, generate
+from .codegen import compile_program, generate, inert
 from .printing import print_
 from .ops.cross_entropy import check_class_ids, sparse_softmax_cross_entropy_op
 from .tensor import _wrap
@@ -208,7 +208,7 @@ class Program:
         return self.code
 
     def __repr__(self):
-        return (f"<tk.function program {self.name}: {self.n_args} tensor argument(s), "
+        return (f"<tk.function program {inert(self.name)}: {self.n_args} tensor argument(s), "
                 f"{len(self.steps)} steps, {len(self.guard_outcomes)} guard(s)>\n{self.code}")
 
 

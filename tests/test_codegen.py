@@ -405,3 +405,13 @@ def _any_names(names):
     assert pname == "" or text.count(pname) >= 2 * len(xs)   # eager's prints, then the function's
     source = assert_own_steps(fn)
     assert source.splitlines()[0].startswith("def ")
+
+
+def test_reprs_show_a_hostile_name_on_one_escaped_line():
+    """A name is data in a repr too: a notebook's text output shows it escaped, on one line."""
+    f = tk.function(lambda x: x * 2.0, name="f\n    print('INJECTED')\u2028")
+    f(tk.constant(1.0))
+    assert repr(f) == "<tk.function f\\n    print('INJECTED')\\u2028: 1 trace(s)>"
+    program = repr(f.get_concrete_function(tk.constant(1.0)).program) if hasattr(
+        f.get_concrete_function(tk.constant(1.0)), "program") else ""
+    assert "\n    print('INJECTED')" not in program.split("\n")[0]
