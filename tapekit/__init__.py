@@ -39,8 +39,8 @@ from . import debugging, errors, test  # noqa: F401  (tk.debugging, tk.test: iss
 from .custom import custom_gradient
 from .dtypes import bool, float16, float32, float64, int32, int64  # noqa: A004
 from .forward import ForwardAccumulator
-from .function import function
-from .signature import TensorSpec
+from .compiler import function
+from .compiler import TensorSpec
 from .tensor_array import TensorArray
 from . import autograph  # noqa: F401
 from .module import Module

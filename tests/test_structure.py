@@ -137,7 +137,7 @@ def test_modules_are_small(path):
 
 
 def test_function_keeps_its_public_names():
-    from tapekit.function import Function, function
+    from tapekit.compiler import Function, function
     assert tapekit.function is function
     f = function(lambda x: x * 2.0)
     assert isinstance(f, Function)

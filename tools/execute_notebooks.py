@@ -18,7 +18,7 @@ usage: python tools/execute_notebooks.py [--timeout 120] [--kernel python3] [--c
 - consecutive stdout (or stderr) chunks of a cell are stored as one output: how the kernel
   happened to flush them varies from run to run, the text does not
 - the repository's absolute path in stored outputs (tracebacks through tapekit, warnings)
-  becomes relative (`tapekit/function.py`): the stored notebook does not depend on where
+  becomes relative (`tapekit/compiler/function.py`): the stored notebook does not depend on where
   it was executed, and a reader sees the file, not the author's machine
 - widget model ids (random in the kernel) are renamed to ids derived from the notebook's
   name and each widget's place in it, so re-running an unchanged lesson changes nothing

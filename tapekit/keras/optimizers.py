@@ -20,7 +20,7 @@ import numpy as np
 from ..ops import cast, pow, sqrt, square
 from ..convert import convert_to_tensor
 from ..tensor import Tensor, Variable
-from ..tracing import hold_in_traces
+from ..compiler.tracing import hold_in_traces
 from . import schedules
 from .schedules import LearningRateSchedule
 

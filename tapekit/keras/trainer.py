@@ -15,7 +15,7 @@ then replayed), as Keras compiles it with `tf.function`.
 import numpy as np
 
 from ..tape import GradientTape
-from ..function import function
+from ..compiler import function
 from . import losses as losses_module
 from . import metrics as metrics_module
 from . import optimizers as optimizers_module

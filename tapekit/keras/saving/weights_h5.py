@@ -60,6 +60,13 @@ def save_weights(model, filepath, overwrite=True):
 
     The file is written beside its final name and moved there when complete, so a failure
     never leaves half a file in place of an old one.
+
+    >>> import os, tempfile
+    >>> model = tk.Sequential([tk.Input(shape=(3,)), tk.layers.Dense(2)])
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.weights.h5")
+    >>> model.save_weights(path)           # the method calls this function
+    >>> os.path.getsize(path) > 0
+    True
     """
     path = _checked_path("save_weights", filepath, (SUFFIX,))
     if not model.built:
@@ -87,6 +94,19 @@ def load_weights(model, filepath, skip_mismatch=False):
 
     Every group is checked before any weight is assigned. With `skip_mismatch=True` the
     weights that fit are loaded and each one that does not is reported in a warning.
+
+    >>> import os, tempfile
+    >>> model = tk.Sequential([tk.Input(shape=(3,)), tk.layers.Dense(2)])
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.weights.h5")
+    >>> model.save_weights(path)
+    >>> other = tk.Sequential([tk.Input(shape=(3,)), tk.layers.Dense(2)])
+    >>> other.load_weights(path)
+    >>> bool((other.weights[0].numpy() == model.weights[0].numpy()).all())
+    True
+    >>> tk.Sequential([tk.Input(shape=(3,)), tk.layers.Dense(5)]).load_weights(path)
+    Traceback (most recent call last):
+    ValueError: load_weights: ... does not fit model ...:
+    ...
     """
     path = _checked_path("load_weights", filepath, (SUFFIX, ".keras"))
     h5py = _h5py("load_weights")

@@ -38,17 +38,17 @@ import weakref
 
 import numpy as np
 
-from . import nest
-from .callsite import warn_at_user
+from .. import nest
+from ..callsite import warn_at_user
+from ..context import state
+from ..convert import convert_to_tensor
+from ..ops.elementwise import identity
+from ..tensor import Tensor, TracedValueWarning
 from .codegen import inert
 from .concrete import ConcreteFunction, dummy_arguments
-from .context import state
-from .convert import convert_to_tensor
-from .ops.elementwise import identity
 from .replay import Program, _rng_restore, _rng_state
 from .signature import (TensorSpec, bind_input_signature, describe_change, fast_key,
                         is_tensor_arg, signature)
-from .tensor import Tensor, TracedValueWarning
 from .tracing import GuardFailed, Tracer
 
 MAX_PATHS = 8          # programs per signature (paths through its Python), then eager

@@ -16,10 +16,10 @@ a call takes them (guards).
 """
 import numpy as np
 
-from . import nest
+from .. import nest
+from ..tensor import Tensor
 from .codegen import inert
 from .signature import TensorSpec
-from .tensor import Tensor
 
 
 def dummy_arguments(args, kwargs):

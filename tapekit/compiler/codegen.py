@@ -171,7 +171,7 @@ class Namespace:
     until it is new. So `dense/kernel` stays `dense_kernel`, two variables `ﬁ` and `fi`
     become `fi` and `fi_2`, and a name of line breaks and quotes becomes `v`.
 
-    >>> from tapekit.codegen import Namespace
+    >>> from tapekit.compiler.codegen import Namespace
     >>> ns = Namespace()
     >>> [ns.create(t) for t in ["dense/kernel", "\ufb01", "fi", "print('x')\n#", "class", "s0", ""]]
     ['dense_kernel', 'fi', 'fi_2', 'print_x', 'class_', 's0_2', 'v']
@@ -222,7 +222,7 @@ def inert(text):
     and each character that is not printable become escapes (`\n`, `\x00`, `\u2028`,
     `\ud800`), so nothing is dropped and the escaped text reads back unambiguously.
 
-    >>> from tapekit.codegen import inert
+    >>> from tapekit.compiler.codegen import inert
     >>> inert("w\n    print('INJECTED')  #\r\x00\u2028")
     "w\\n    print('INJECTED')  #\\r\\x00\\u2028"
     """

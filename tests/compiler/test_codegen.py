@@ -80,7 +80,7 @@ def replays_equal_eager(make, calls=3):
 # --- Namespace and inert ------------------------------------------------------------------
 
 def test_namespace_makes_readable_unique_ascii_identifiers():
-    from tapekit.codegen import Namespace
+    from tapekit.compiler.codegen import Namespace
     ns = Namespace()
     made = [ns.create(t) for t in ["dense/kernel", "dense_1/kernel", "\ufb01", "fi", "µ", "μ",
                                    "class", "print", "__debug__", "s0", "c12", "a3", "", "9x",
@@ -100,7 +100,7 @@ def test_namespace_makes_readable_unique_ascii_identifiers():
 
 
 def test_inert_escapes_every_line_break_nul_and_surrogate_without_dropping():
-    from tapekit.codegen import inert
+    from tapekit.compiler.codegen import inert
     for brk in BREAKS + ["\x00", "\ud800", "\u202e", "\t"]:
         text = f"a{brk}b"
         shown = inert(text)

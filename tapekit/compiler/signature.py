@@ -8,9 +8,9 @@ an optimizer, a Variable) its identity.
 """
 import numpy as np
 
-from . import dtypes, nest
-from .convert import convert_to_tensor
-from .tensor import Tensor, Variable
+from .. import dtypes, nest
+from ..convert import convert_to_tensor
+from ..tensor import Tensor, Variable
 
 
 class TensorSpec:

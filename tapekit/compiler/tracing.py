@@ -28,10 +28,10 @@ import sys
 
 import numpy as np
 
-from . import nest
-from .callsite import user_frame
-from .context import state
-from .tensor import Tensor, Variable
+from .. import nest
+from ..callsite import user_frame
+from ..context import state
+from ..tensor import Tensor, Variable
 
 OP, READ, ASSIGN, UPDATE, CHECK, GUARD, PRINT = (
     "op", "read", "assign", "update", "check", "guard", "print")

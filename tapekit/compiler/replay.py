@@ -25,12 +25,12 @@ import threading
 
 import numpy as np
 
-from . import nest
-from . import random as _random
+from .. import nest
+from .. import random as _random
+from ..ops.cross_entropy import check_class_ids, sparse_softmax_cross_entropy_op
+from ..printing import print_
+from ..tensor import _wrap
 from .codegen import compile_program, generate, inert
-from .printing import print_
-from .ops.cross_entropy import check_class_ids, sparse_softmax_cross_entropy_op
-from .tensor import _wrap
 from .tracing import ASSIGN, CHECK, GUARD, GUARD_KINDS, OP, PRINT, READ, UPDATE, GuardFailed, \
     fill_holes, hold_in_traces, outcome_of
 
