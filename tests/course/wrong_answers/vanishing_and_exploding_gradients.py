@@ -9,7 +9,7 @@ for s in np.round(np.arange(0.15, 0.225, 0.005), 3):
     for _ in range(20):
         h = layers.Dense(64, activation="relu",
                          kernel_initializer=initializers.RandomNormal(stddev=s))(h)
-        if float(tk.reduce_std(h)) > 10:
+        if float(tk.math.reduce_std(h)) > 10:
             ok = False
     if ok:
         good_scales.append(float(s))
