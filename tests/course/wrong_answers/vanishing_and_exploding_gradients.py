@@ -7,8 +7,8 @@ for s in np.round(np.arange(0.15, 0.225, 0.005), 3):
     h = x
     ok = True
     for _ in range(20):
-        h = layers.Dense(64, activation="relu",
-                         kernel_initializer=initializers.RandomNormal(stddev=s))(h)
+        h = tk.layers.Dense(64, activation="relu",
+                            kernel_initializer=tk.initializers.RandomNormal(stddev=s))(h)
         if float(tk.math.reduce_std(h)) > 10:
             ok = False
     if ok:
