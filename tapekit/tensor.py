@@ -10,12 +10,12 @@ import itertools
 import os as _os
 import sys as _sys
 import threading
-import weakref
 
 import numpy as np
 
 from . import dtypes
 from .context import state as _state
+from .writes import note as _note_write
 
 _next_tid = itertools.count().__next__
 _ops = None  # the tapekit.ops namespace, set by ops/operators.py when tapekit.ops loads
@@ -235,7 +235,6 @@ class Variable(Tensor):
         new = self._checked(value, "assign")
         if _state.tapes:  # a tk.function tracing this call records the write
             _hook("_record_assign", self, value, new)
-            _note_write(self, "assign", value)
         with self._lock:
             self._value = new
         return self
@@ -243,18 +242,14 @@ class Variable(Tensor):
     def assign_add(self, delta):
         # While tracing, the delta stays a recorded tensor and the tracer records one update
         # step, which a replay runs under the lock as this does (read, add, write as one).
-        if _state.tapes:
-            if _tracing():
-                return self._traced_update(np.add, self._delta(delta, "assign_add"))
-            _note_write(self, "assign_add", delta)
+        if _state.tapes and _tracing():
+            return self._traced_update(np.add, self._delta(delta, "assign_add"))
         self._update(np.add, self._checked(delta, "assign_add"))
         return self
 
     def assign_sub(self, delta):
-        if _state.tapes:
-            if _tracing():
-                return self._traced_update(np.subtract, self._delta(delta, "assign_sub"))
-            _note_write(self, "assign_sub", delta)
+        if _state.tapes and _tracing():
+            return self._traced_update(np.subtract, self._delta(delta, "assign_sub"))
         self._update(np.subtract, self._checked(delta, "assign_sub"))
         return self
 
@@ -279,8 +274,8 @@ class Variable(Tensor):
             return checked
         return delta if delta.dtype == self.dtype else _ops.cast(delta, self.dtype)
 
-    def _checked(self, value, what):
-        # A new array each time, never in place: records that saved the old value stay right.
+    def _checked(self, value, what):   # a new array each time, never in place: records keep the old
+        _state.tapes and _note_write(self, what, value)   # for tape.explain (tapekit/writes.py)
         mine = self._value
         dtype = mine.dtype
         if isinstance(value, Tensor):
@@ -360,24 +355,6 @@ def _guard(tensor, kind, value, user_only=False):
         if caller.startswith(_PACKAGE_DIR):
             return
     _hook("_record_guard", tensor, kind, value)
-
-
-# Variable writes made while a tape records, per tape: (method, variable tid, variable name,
-# tid of the value written or None). A write is a state change the tape does not
-# differentiate through; tape.explain reads these to name it (display/why.py).
-WRITES = weakref.WeakKeyDictionary()
-_MAX_WRITES = 1000   # per tape: an optimizer stepping inside one tape must not grow it forever
-
-
-def _note_write(variable, method, value):
-    for tape in _state.tapes:
-        try:
-            notes = WRITES.setdefault(tape, [])
-        except TypeError:   # a pseudo-tape that takes no weak reference: not a GradientTape
-            continue
-        if len(notes) < _MAX_WRITES:
-            notes.append((method, variable._tid, variable._path or variable._name,
-                          value._tid if isinstance(value, Tensor) else None))
 
 
 def _tracing():

@@ -17,7 +17,7 @@ a snapshot already taken.
 from dataclasses import dataclass, field
 
 from ..context import state
-from ..tensor import WRITES
+from ..writes import WRITES
 from .reading import ShownRecord
 from .scopes import ranges as scope_ranges
 from .tape_log import log_of
