@@ -90,6 +90,7 @@ BINARY = [
     ("atan2", "lambda x, y: m.math.atan2(x, y)"),
     ("xlogy", "lambda x, y: m.math.xlogy(x, y)"),
     ("divide_no_nan", "lambda x, y: m.math.divide_no_nan(x, y)"),
+    ("xdivy", "lambda x, y: m.math.xdivy(x, y)"),
 ]
 
 VECTORS = [f32(v) for v in ([0.0, 0.0, 0.0], [0.0, 1.0, 2.0], [1.0, 1.0, -1.0], [1.0, INF, 2.0],
@@ -148,7 +149,7 @@ IMAGE = [
 
 SECOND_ORDER = {"sqrt", "rsqrt", "reciprocal", "exp", "log", "log1p", "square", "abs", "sin", "tanh",
                 "sigmoid", "relu", "softplus", "elu", "erf", "pow_const_half", "asin", "acos", "lgamma",
-                "where_sqrt", "max_pool2d", "conv2d", "avg_pool2d", "softmax", "reduce_prod", "det", "inv"}
+                "where_sqrt", "max_pool2d", "atan2", "xlogy", "xdivy", "divide_no_nan", "divide", "pow", "conv2d", "avg_pool2d", "softmax", "reduce_prod", "det", "inv"}
 
 
 def all_cases():
