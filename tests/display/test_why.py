@@ -62,3 +62,14 @@ def test_writes_outside_a_tape_are_not_noted():
     with tk.GradientTape() as tape:
         y = x1 ** 2
     assert tape.explain(y, x0).reason == "left_tape"
+
+
+def test_a_non_persistent_tape_still_names_the_assignment_after_gradient():
+    # gradient() releases the records; the structure kept for explain still shows the path
+    x0 = tk.Variable(3.0, name="x0")
+    x1 = tk.Variable(0.0, name="x1")
+    with tk.GradientTape() as tape:
+        x1.assign_add(x0)
+        y = x1 ** 2
+    assert tape.gradient(y, x0) is None
+    assert tape.explain(y, x0).reason == "assigned"
