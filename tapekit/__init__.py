@@ -56,6 +56,10 @@ from .ops import (abs, add, cast, clip_by_global_norm, clip_by_norm, clip_by_val
 from .ops import (argmax, argmin, ceil, count_nonzero, einsum, erf, expm1, eye, floor, floordiv,  # noqa: E402
                   floormod, log1p, mod, norm, reciprocal, reduce_logsumexp, reduce_std,
                   reduce_variance, round, rsqrt, squared_difference, tensordot)
+# Issue 30: tf.asin, tf.acos and tf.atan2 are top level in TensorFlow (lgamma, xlogy,
+# divide_no_nan only in tf.math), and so here.
+from .ops import acos, asin, atan2  # noqa: E402
+from .ops.shapes import broadcast_to_shape as broadcast_to  # noqa: E402 - tf.broadcast_to
 from .printing import print  # noqa: E402,A004 - tf.print
 from .record import Record, TapeObserver, observe_all_tapes, stop_observing_all_tapes
 from .gradient_args import GradientDtypeWarning, UnconnectedGradients

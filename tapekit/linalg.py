@@ -1,5 +1,5 @@
 """tapekit.linalg: matrices (tf.linalg). tk.linalg.matmul and tk.matmul are the same function."""
-from .ops import (det, diag, diag_part, einsum, eye, inv, l2_normalize, matmul, matvec, norm, slogdet,
+from .ops import (det, diag, diag_part, einsum, eye, global_norm, inv, l2_normalize, matmul, matvec, norm, slogdet,
                   solve, tensordot, trace)
 from .ops.matrix import adjoint, matrix_transpose
 

@@ -1,5 +1,6 @@
 """tapekit.math: every math function of tapekit (tk.math.log and tk.log are the same)."""
-from .ops import (abs, add, argmax, argmin, cast, ceil, clip_by_global_norm, clip_by_norm,
+from .ops import (abs, acos, add, asin, atan2, digamma, divide_no_nan, lgamma, xdivy, xlogy,  # noqa: F401
+                   argmax, argmin, cast, ceil, clip_by_global_norm, clip_by_norm,
                   clip_by_value, concat, cos, count_nonzero, divide, equal, erf, exp, expand_dims,
                   expm1, floor, floordiv, floormod, gather, global_norm, greater, greater_equal,
                   is_finite, is_nan, l2_normalize, less, less_equal, linspace, log, log1p,

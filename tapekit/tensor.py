@@ -15,6 +15,7 @@ import numpy as np
 
 from . import dtypes
 from .context import state as _state
+from .writes import note as _note_write
 
 _next_tid = itertools.count().__next__
 _ops = None  # the tapekit.ops namespace, set by ops/operators.py when tapekit.ops loads
@@ -273,8 +274,8 @@ class Variable(Tensor):
             return checked
         return delta if delta.dtype == self.dtype else _ops.cast(delta, self.dtype)
 
-    def _checked(self, value, what):
-        # A new array each time, never in place: records that saved the old value stay right.
+    def _checked(self, value, what):   # a new array each time, never in place: records keep the old
+        _state.tapes and _note_write(self, what, value)   # for tape.explain (tapekit/writes.py)
         mine = self._value
         dtype = mine.dtype
         if isinstance(value, Tensor):

@@ -17,6 +17,7 @@ a snapshot already taken.
 from dataclasses import dataclass, field
 
 from ..context import state
+from ..writes import WRITES
 from .reading import ShownRecord
 from .scopes import ranges as scope_ranges
 from .tape_log import log_of
@@ -46,6 +47,8 @@ class TapeSnapshot:
     watch_accessed: bool          # watch_accessed_variables
     recording: bool               # the tape's `with` block is still open
     scopes: list = field(default_factory=list)   # [(scope path, start, end)], outermost
+    # Variable writes while the tape recorded: (method, variable tid, name, value tid or None)
+    writes: tuple = ()
 
 
 def snapshot(tape):
@@ -83,4 +86,5 @@ def snapshot(tape):
         grads=dict(log.grads), freed=freed, structure_only=structure_only,
         watched=dict(tape._watched), tracked=frozenset(tape._tracked),
         persistent=tape._persistent, watch_accessed=tape._watch_accessed,
-        recording=any(t is tape for t in state.tapes), scopes=scope_ranges(tape, sources))
+        recording=any(t is tape for t in state.tapes), scopes=scope_ranges(tape, sources),
+        writes=tuple(WRITES.get(tape, ())))

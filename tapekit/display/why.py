@@ -15,10 +15,11 @@ from .snapshot import snapshot
 
 REASONS = ("connected", "not_a_tensor", "integer_dtype", "not_trainable",
            "watch_accessed_variables_false", "unwatched_constant", "records_freed",
-           "left_tape", "stop_gradient", "not_differentiable", "no_path")
+           "left_tape", "assigned", "stop_gradient", "not_differentiable", "no_path")
 SHORT = {"integer_dtype": "integer dtype", "not_trainable": "trainable=False, not watched",
          "watch_accessed_variables_false": "not watched (watch_accessed_variables=False)",
          "unwatched_constant": "constant, not watched", "left_tape": "the value left the tape here",
+         "assigned": "assigned to a Variable: not differentiated",
          "stop_gradient": "stop_gradient", "not_differentiable": "op without a gradient",
          "no_path": "reads a plain array: did a value leave the tape?"}
 MAX_EXPLAINED = 20  # sources whose break point the picture looks for
@@ -61,7 +62,7 @@ def why(tape, target, source):
     produced = {rec.out_tid: rec for rec in records}      # output id -> record
     used = source._tid in produced or any(source._tid in rec.in_tids for rec in records)
     if source._tid not in snap.tracked and not used:
-        return _unwatched(snap, source, S, ids)
+        return _assigned(snap, source, target, S, T, records, ids) or _unwatched(snap, source, S, ids)
     if snap.freed:
         return ("records_freed", "gradient() of this non-persistent tape already released its "
                 "records, so there is nothing left to inspect. Record again with "
@@ -107,7 +108,34 @@ def why(tape, target, source):
                 return ("not_differentiable", f"The path from {S} to {T} passes through {n}, an "
                         f"operation without a gradient (comparisons, logical ops and other "
                         f"integer- or bool-valued results have none).", ids[rec.out_tid], ())
-    return _no_path(snap, source, target, S, T, records, ids, name)
+    return (_assigned(snap, source, target, S, T, records, ids)
+            or _no_path(snap, source, target, S, T, records, ids, name))
+
+
+def _assigned(snap, source, target, S, T, records, ids):
+    """The source's value (or one computed from it) was written into a Variable that the
+    target reads: TensorFlow's guide lists this cause of None (x1.assign_add(x0); y = x1**2)."""
+    if not snap.writes:
+        return None
+    reach = reach_from(records, [source._tid]) | {source._tid}
+    reads = ancestors(records, [target._tid]) | {target._tid}
+    for method, var_tid, var_name, value_tid in snap.writes:
+        if value_tid in reach and var_tid in reads:
+            v = var_name
+            if value_tid == source._tid:
+                via, src = "", (source._path or source._name if isinstance(source, Variable)
+                                else source._name) or "x"
+            else:
+                via, src = ", through a value computed from it,", "value"
+            expr = {"assign": src, "assign_add": f"{v} + {src}", "assign_sub": f"{v} - {src}"}[method]
+            return ("assigned", f"{S}{via} was written into the Variable {v!r} by {v}.{method}(...) "
+                    f"while the tape recorded, and {T} reads {v}. An assignment is a state change, "
+                    f"not an operation: the tape does not differentiate through it (neither does "
+                    f"TensorFlow's), so {T} does not depend on {S} and the gradient is None. To "
+                    f"differentiate through the update, compute it as an operation and use that "
+                    f"tensor: `{expr}` instead of `{v}.{method}({src})` followed by reading {v}. "
+                    f"Assign afterwards if {v} must hold the new value.", ids.get(var_tid), ())
+    return None
 
 
 def _namer(snap, records, ids, known):

@@ -207,8 +207,24 @@ pow = binary("pow", np.power, save="ans x y", ufunc=np.power,  # noqa: A001 - tf
 
 square = unary("square", np.square, save="x", ufunc=np.square, float_only=False,
                deriv=lambda ans, x: 2 * x)
-sqrt = unary("sqrt", np.sqrt, save="ans", ufunc=np.sqrt,
-             deriv=lambda ans, x: 0.5 / ans)          # inf at 0, as TensorFlow
+
+
+def zero_where_g_is_zero(g, d):
+    """g * d, but 0 wherever the arriving gradient g is 0, even where d is inf or NaN.
+
+    TensorFlow's SqrtGrad, RsqrtGrad and ReciprocalGrad kernels work so: at x = 0 (d = inf)
+    or x < 0 (d = NaN) a zero g gives 0, not NaN. That is what makes
+    tf.where(s > 0, tf.sqrt(s), 0.0) differentiable at s = 0: the branch where() did not
+    pick receives g = 0. (log, divide and the other ops multiply as they are: 0 * inf is NaN.)
+    """
+    return where(g == 0, 0, g * d)
+
+
+# sqrt's derivative 0.5 / sqrt(x) is inf at 0 and NaN below, as TensorFlow's; a zero arriving
+# gradient gives 0 there (zero_where_g_is_zero).
+sqrt = defop("sqrt", np.sqrt, save="ans", ufunc=np.sqrt, float_only=True,
+             vjp=[lambda g, ans, x: zero_where_g_is_zero(g, 0.5 / ans)],
+             jvp=[lambda t, ans, x: zero_where_g_is_zero(t, 0.5 / ans)])
 exp = unary("exp", np.exp, save="ans", ufunc=np.exp, deriv=lambda ans, x: ans)
 # g / x, not g * (1 / x): 1 / x overflows to inf for a float32 x below 3e-39.
 log = defop("log", np.log, save="x", ufunc=np.log, float_only=True,

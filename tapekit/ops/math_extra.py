@@ -43,7 +43,7 @@ import math
 
 import numpy as np
 
-from .elementwise import exp
+from .elementwise import exp, zero_where_g_is_zero
 from .registry import defop
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -99,9 +99,11 @@ log1p = defop("log1p", np.log1p, save="x", ufunc=np.log1p, float_only=True,
               vjp=[lambda g, ans, x: g / (1 + x)], jvp=[lambda t, ans, x: t / (1 + x)])
 expm1 = defop("expm1", np.expm1, save="ans", ufunc=np.expm1, float_only=True,
               vjp=[lambda g, ans, x: g * (ans + 1)], jvp=[lambda t, ans, x: t * (ans + 1)])
-# TensorFlow's ReciprocalGrad and RsqrtGrad: from the output alone.
+# TensorFlow's ReciprocalGrad and RsqrtGrad: from the output alone, and 0 wherever the
+# arriving gradient is 0 (at x = 0, where ans is inf, too: elementwise.zero_where_g_is_zero).
 reciprocal = defop("reciprocal", np.reciprocal, save="ans", ufunc=np.reciprocal,
-                   vjp=[lambda g, ans, x: -g * ans * ans], jvp=[lambda t, ans, x: -t * ans * ans])
+                   vjp=[lambda g, ans, x: zero_where_g_is_zero(g, -(ans * ans))],
+                   jvp=[lambda t, ans, x: zero_where_g_is_zero(t, -(ans * ans))])
 
 
 def _rsqrt(x):
@@ -109,8 +111,8 @@ def _rsqrt(x):
 
 
 rsqrt = defop("rsqrt", _rsqrt, save="ans", float_only=True,
-              vjp=[lambda g, ans, x: g * (-0.5 * ans * ans * ans)],
-              jvp=[lambda t, ans, x: t * (-0.5 * ans * ans * ans)])
+              vjp=[lambda g, ans, x: zero_where_g_is_zero(g, -0.5 * ans * ans * ans)],
+              jvp=[lambda t, ans, x: zero_where_g_is_zero(t, -0.5 * ans * ans * ans)])
 
 squared_difference = defop(
     "squared_difference", lambda x, y: np.square(np.subtract(x, y)), args="x y", save="x y",

@@ -47,6 +47,7 @@ import numpy as np
 
 from .. import dtypes
 from ..convert import convert_to_tensor
+from ..errors import InvalidArgumentError
 from ..tensor import Tensor, _wrap
 from .elementwise import abs, maximum, pow, sqrt, square
 from .linalg import matmul
@@ -70,7 +71,28 @@ def _check_square(what, x):
 
 
 # --- inverse, solve, determinant ----------------------------------------------------------------
-inv_op = defop("inv", np.linalg.inv, save="ans",
+_SINGULAR = ("a matrix is singular (not invertible; TensorFlow says 'Input is not invertible'). "
+             "det's and slogdet's gradients need the inverse too. Check the matrix, or add a "
+             "small multiple of the identity (a + eps * tk.eye(n)) if it is nearly singular")
+
+
+def _inv(x):
+    # np.linalg.inv's LinAlgError, here also where a backward pass calls it on plain arrays
+    # (det's gradient at a singular matrix): TensorFlow's InvalidArgumentError, one message.
+    try:
+        return np.linalg.inv(x)
+    except np.linalg.LinAlgError:
+        raise InvalidArgumentError(_SINGULAR) from None
+
+
+def _solve(a, b):
+    try:
+        return np.linalg.solve(a, b)
+    except np.linalg.LinAlgError:
+        raise InvalidArgumentError(_SINGULAR) from None
+
+
+inv_op = defop("inv", _inv, save="ans",
                vjp=[lambda g, ans, x: -(swapaxes_last2(ans) @ g @ swapaxes_last2(ans))],
                jvp=[lambda t, ans, x: -(ans @ t @ ans)],
                doc="The inverse of each square matrix.")
@@ -81,7 +103,7 @@ def _solve_vjp_rhs(g, ans, a, rhs):
 
 
 solve_op = defop(
-    "solve", np.linalg.solve, args="matrix rhs", save="matrix ans", same_dtype=True,
+    "solve", _solve, args="matrix rhs", save="matrix ans", same_dtype=True,
     vjp=[lambda g, ans, a, rhs: -(_solve_vjp_rhs(g, ans, a, rhs) @ swapaxes_last2(ans)), _solve_vjp_rhs],
     jvp=[lambda t, ans, a, rhs: -solve_op(a, t @ ans), lambda t, ans, a, rhs: solve_op(a, t)],
     doc="x with matrix @ x = rhs, for rhs of shape (..., n, k).")

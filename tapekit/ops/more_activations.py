@@ -68,11 +68,12 @@ softsign_op = _defop("softsign", lambda x: x / (1 + np.abs(x)), "x",
                      lambda ans, x: 1 / square(1 + abs(x)), "x / (1 + abs(x)).")
 
 # elu and selu differentiate from their output, as TensorFlow's EluGrad / SeluGrad: below 0
-# the derivative of exp(x) - 1 is ans + 1.
+# the derivative of exp(x) - 1 is ans + 1. TensorFlow tests `ans < 0`, so x = 0 takes the right
+# branch (selu: scale, not scale * alpha; elu's second derivative 0) and a NaN x passes g.
 elu_op = _defop("elu", lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0))), "ans",
-                lambda ans, x: where(ans > 0, 1, ans + 1), "x above 0, exp(x) - 1 below.")
+                lambda ans, x: where(ans < 0, ans + 1, 1), "x above 0, exp(x) - 1 below.")
 selu_op = _defop("selu", lambda x: _SELU_SCALE * np.where(x > 0, x, _SELU_ALPHA * np.expm1(np.minimum(x, 0))),
-                 "ans", lambda ans, x: where(ans > 0, _SELU_SCALE, ans + _SELU_SCALE * _SELU_ALPHA),
+                 "ans", lambda ans, x: where(ans < 0, ans + _SELU_SCALE * _SELU_ALPHA, _SELU_SCALE),
                  "scale * elu(x) with alpha * (exp(x) - 1) below 0 (self-normalising constants).")
 # Flat pieces: the derivative is a mask, and the mask's own derivative is 0 (as relu's).
 relu6_op = _defop("relu6", lambda x: np.minimum(np.maximum(x, 0), 6), "x",

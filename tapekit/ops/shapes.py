@@ -84,6 +84,21 @@ broadcast_to = defop("broadcast_to", _broadcast_to,
                      jvp=[lambda t, ans, x, shape: broadcast_to(t, shape=shape)])
 
 
+def broadcast_to_shape(input, shape, name=None):  # noqa: A002 - TensorFlow's argument name
+    """`input` repeated along new or size-1 axes to `shape` (`tf.broadcast_to`).
+
+    Exported as tk.broadcast_to; the gradient sums back over the repeated axes.
+
+    >>> tk.broadcast_to(tk.constant([1.0, 2.0]), [2, 2])
+    tk.Tensor(
+    [[1. 2.]
+     [1. 2.]], shape=(2, 2), dtype=float32)
+    """
+    dims = python_value(shape)
+    dims = tuple(as_int(d, "broadcast_to: shape") for d in np.asarray(dims).reshape(-1))
+    return broadcast_to(input, shape=dims)
+
+
 # --- reshape family: the VJP reshapes back ------------------------------------------------
 def _reshape_back(g, ans, x, **attrs):
     return reshape_op(g, shape=_lead(g, ans) + tuple(x.shape))

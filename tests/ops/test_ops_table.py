@@ -135,6 +135,16 @@ SAMPLES = {
                                  tk.reshape(tk.pad(x * x, [[2, 1], [0, 2]], "REFLECT"), (-1,)),
                                  tk.reshape(tk.pad(x * x, [[3, 1], [1, 4]], "symmetric"), (-1,))], axis=0),
             [(3, 4)]),
+    # issue 30: inverse trigonometry, lgamma, and the zero-safe products (inputs kept inside
+    # their domains: |x| < 1 for asin/acos, away from lgamma's poles, y > 0 for xlogy)
+    "asin": (lambda x: tk.asin(x * 0.9), [(6,)]),
+    "acos": (lambda x: tk.acos(x * 0.9), [(6,)]),
+    "atan2": (tk.atan2, [(3, 4), pos((4,))]),
+    "lgamma": (tk.math.lgamma, [pos((6,))]),
+    "digamma": (tk.math.digamma, [pos((6,))]),
+    "xlogy": (tk.math.xlogy, [(3, 4), pos((4,))]),
+    "xdivy": (tk.math.xdivy, [(3, 4), pos((4,))]),
+    "divide_no_nan": (tk.math.divide_no_nan, [(3, 4), pos((4,))]),
     "avg_pool2d_backprop": (lambda dy: tk.ops.pooling.avg_pool2d_backprop_op(
         dy * dy, input_size=(5, 5), window=(3, 3), strides=(1, 2), pads=(1, 1, 1, 1)), [(2, 5, 3, 2)]),
 }
@@ -173,10 +183,15 @@ def test_non_differentiable_ops_are_marked():
         assert not any(op.differentiable_input(i) for i in range(len(op.args))), name
 
 
+# Ops whose derivative op has no derivative of its own: checked to first order (their second
+# derivative raises LookupError, tested in tests/ops/test_special.py).
+FIRST_ORDER_ONLY = {"digamma"}   # d/dx digamma = trigamma, registered without a gradient
+
+
 @pytest.mark.parametrize("name", sorted(SAMPLES))
 def test_first_and_second_derivatives_match_finite_differences(name):
     f, specs = SAMPLES[name]
-    check_grads(f, *make_inputs(specs), order=2, modes=("rev", "fwd"))
+    check_grads(f, *make_inputs(specs), order=1 if name in FIRST_ORDER_ONLY else 2, modes=("rev", "fwd"))
 
 
 @pytest.mark.parametrize("name", sorted(SAMPLES))

@@ -20,11 +20,17 @@ BINARY = {
     "maximum": tk.maximum,
     "minimum": tk.minimum,
     "pow": lambda x, y: (x * x + 1.0) ** y,
+    "atan2": tk.atan2,
+    "xlogy": lambda x, y: tk.math.xlogy(x, y * y + 0.5),
+    "divide_no_nan": lambda x, y: tk.math.divide_no_nan(x, y * y + 0.5),
 }
 UNARY = {
     "exp": tk.exp, "sin": tk.sin, "cos": tk.cos, "tanh": tk.tanh, "sigmoid": tk.sigmoid,
     "square": tk.square, "log": lambda x: tk.log(x * x + 0.5), "sqrt": lambda x: tk.sqrt(x * x + 0.5),
     "abs": tk.abs, "relu": tk.nn.relu, "negative": tk.negative,
+    "asin": lambda x: tk.asin(tk.tanh(x) * 0.9), "acos": lambda x: tk.acos(tk.tanh(x) * 0.9),
+    "lgamma": lambda x: tk.math.lgamma(x * x + 0.3), "rsqrt": lambda x: tk.math.rsqrt(x * x + 0.5),
+    "reciprocal": lambda x: tk.math.reciprocal(x * x + 0.5),
 }
 REDUCTIONS = {"sum": tk.reduce_sum, "mean": tk.reduce_mean, "max": tk.reduce_max,
               "min": tk.reduce_min, "prod": tk.reduce_prod}
