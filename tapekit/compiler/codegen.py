@@ -6,7 +6,7 @@
         guard_0(s3)                         # bool(...) was True at model.py:12; else trace again
         s5 = subtract(f32_1, s4)
         s6 = tanh(s5, s5)                   # written into s5's array: nothing reads s5 again
-        assign_sub(w, s7)                   # w:0 -= s7, under its lock
+        assign_sub(w, s7)                   # w:0 -= s7
         del s3
         return s9
 
@@ -97,7 +97,7 @@ def generate(program, stores, donate=False):
             what = "assign_add" if attrs is np.add else "assign_sub"
             fn = names.bind(g, what, functools.partial(update, attrs), key=(what, update))
             sign = "+=" if what == "assign_add" else "-="
-            line, comment = f"{fn}({var}, {args[0]})", f"{_shown(obj)} {sign} {args[0]}, under its lock"
+            line, comment = f"{fn}({var}, {args[0]})", f"{_shown(obj)} {sign} {args[0]}"
         elif kind is CHECK:
             name = names.bind(g, f"check_{k}", obj, key=("check", k))
             line, comment = f"{name}({args[0]})", "tk.debugging.check_numerics"
