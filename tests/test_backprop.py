@@ -1,4 +1,4 @@
-"""The backward walk lesson 10 prints: short, and its rule callers built once by defop."""
+"""The backward walk lesson 12 prints: short, and its rule callers built once by defop."""
 import inspect
 
 import numpy as np
@@ -18,7 +18,7 @@ def _ops_defined_here_are_forgotten(monkeypatch):
 
 def test_backward_is_short_enough_to_print_in_a_lesson():
     lines = inspect.getsource(backprop.backward).splitlines()
-    assert len(lines) <= 60, f"backprop.backward is {len(lines)} lines; lesson 10 prints it"
+    assert len(lines) <= 60, f"backprop.backward is {len(lines)} lines; lesson 12 prints it"
 
 
 def test_defop_builds_the_rule_caller_once():

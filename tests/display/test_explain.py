@@ -190,7 +190,7 @@ def test_non_persistent_gradient_that_was_computed_frees_everything():
 
 
 def test_nothing_recorded_is_not_called_released():
-    """Lesson 05: a constant never watched: nothing was recorded, gradient() released nothing."""
+    """Lesson 06: a constant never watched: nothing was recorded, gradient() released nothing."""
     x = tk.constant(3.0)
     with tk.GradientTape() as tape:
         y = x * x

@@ -377,7 +377,7 @@ def test_long_notes_are_wrapped_not_cut_off(record):
 
 
 def test_unwatched_variables_say_so_and_why(record):
-    """Lesson 05 cell 9 called a trainable Variable "constant, source, not watched"."""
+    """Lesson 06 cell 9 called a trainable Variable "constant, source, not watched"."""
     x = tk.Variable(1.0)
     frozen = tk.Variable(1.0, trainable=False)
     with tk.GradientTape() as tape:

@@ -1,4 +1,4 @@
-"""Off-page checks of lesson 14b (notebooks/14b_compile_fit_and_callbacks.md): its claims
+"""Off-page checks of lesson 20 (notebooks/20_compile_fit_and_callbacks.md): its claims
 about fit's displays and its loop that need more than the lesson's own cells."""
 import io
 import re

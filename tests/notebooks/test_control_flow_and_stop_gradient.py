@@ -1,4 +1,4 @@
-"""Lesson 05's claims about what the tape recorded, checked with the tape's records and the
+"""Lesson 06's claims about what the tape recorded, checked with the tape's records and the
 BackpropModel's steps (the lesson's own check cells use only public API). The lesson's f is
 re-stated here."""
 import tapekit as tk

@@ -1,4 +1,4 @@
-"""Lesson 09's claims that need tapekit's internals (the lesson's cells use public API only)."""
+"""Lesson 11's claims that need tapekit's internals (the lesson's cells use public API only)."""
 import numpy as np
 
 import tapekit as tk

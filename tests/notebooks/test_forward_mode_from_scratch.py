@@ -1,10 +1,10 @@
-"""Lesson 16b's claims checked off the page."""
+"""Lesson 24's claims checked off the page."""
 from pathlib import Path
 
 import jupytext
 
 REPO = Path(__file__).resolve().parents[2]
-LESSON = REPO / "notebooks" / "16b_forward_mode_from_scratch.md"
+LESSON = REPO / "notebooks" / "24_forward_mode_from_scratch.md"
 
 
 def test_the_dual_class_is_about_40_lines():

@@ -1,4 +1,4 @@
-"""Off-page checks of lesson 14 (notebooks/14_from_the_tape_to_fit.md): claims about how
+"""Off-page checks of lesson 19 (notebooks/19_from_the_tape_to_fit.md): claims about how
 fit runs train_step that need more than the lesson's own cells."""
 import contextlib
 import io

@@ -2,7 +2,7 @@
 
 - every notebooks/*.ipynb is in README's lessons table, and every table entry exists;
 - a notebook imports only declared dependencies (stdlib, numpy, tapekit, graphviz,
-  ipywidgets, IPython; scikit-learn only in lesson 13, from the [lab]/[test] extras);
+  ipywidgets, IPython; scikit-learn only in lesson 18, from the [lab]/[test] extras);
 - every exercise has a solution in a collapsed (source_hidden) code cell tagged `solution`,
   and no other cell is collapsed;
 - the kernelspec is python3; no stored output contains a 0x... memory address.

@@ -1,4 +1,4 @@
-"""Lesson 04's claims that need tapekit's internals to check (the tape's records, an
+"""Lesson 05's claims that need tapekit's internals to check (the tape's records, an
 observer of the backward walk, the BackpropModel's steps); the lesson's own check cells use
 only public API. Each test re-states the lesson's computation."""
 import tapekit as tk

@@ -1,4 +1,4 @@
-"""Lesson 03's claims about what the tape recorded, checked with the tape's records and the
+"""Lesson 04's claims about what the tape recorded, checked with the tape's records and the
 BackpropModel's steps (the lesson's own check cells use only public API). Each test re-states
 the lesson's computation."""
 import tapekit as tk

@@ -1,4 +1,4 @@
-"""Off-page checks of lesson 15 (notebooks/15_what_tk_function_does.md)."""
+"""Off-page checks of lesson 21 (notebooks/21_what_tk_function_does.md)."""
 import contextlib
 import io
 import re

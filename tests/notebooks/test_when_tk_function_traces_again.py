@@ -1,4 +1,4 @@
-"""Off-page checks of lesson 15b (notebooks/15b_when_tk_function_traces_again.md)."""
+"""Off-page checks of lesson 22 (notebooks/22_when_tk_function_traces_again.md)."""
 import numpy as np
 
 import tapekit as tk

@@ -141,7 +141,7 @@ def test_stepper_on_1000_records_steps_fast(lab_server, page, screenshot_dir):
 
 def test_notebook7_hover_and_click_every_node_of_the_stepper_graph(lab_server, page, screenshot_dir):
     """Notebook 7 (the classic-style front end on the same server): the stepper's graph of
-    lesson 10's example renders; every node shows its tooltip on hover and opens in the
+    lesson 12's example renders; every node shows its tooltip on hover and opens in the
     inspector on click."""
     base, token, root = lab_server
     write_notebook(root / "stepper_nb7.ipynb", CELLS)

@@ -3,7 +3,7 @@
 1. A notebook executed by nbclient (widget state stored, as tools/execute_notebooks.py
    does) and opened as shipped, i.e. untrusted and without running it: JupyterLab renders
    only safe mime types, so every widget output must show its image/png, the last state.
-2. Lesson 10 after Run All: the explorer's slider holds exactly 2.0 (set_point(2.0) in the
+2. Lesson 12 after Run All: the explorer's slider holds exactly 2.0 (set_point(2.0) in the
    next cell used to be lost to the slider's grid) and the inspector shows n3 beside n3's
    check result (it showed s0 beside n3's).
 """
@@ -100,4 +100,4 @@ def test_lesson10_explorer_holds_2_and_inspector_agrees(lab_server, page, screen
         or "1.8186" in fe.locator(".tk-readout").inner_text()
     fe.screenshot(path=str(screenshot_dir / "explorer-live.png"))
     insp.screenshot(path=str(screenshot_dir / "inspector-live.png"))
-    print(f"lesson 10 widgets UI test body {time.monotonic() - t0:.1f}s")
+    print(f"lesson 12 widgets UI test body {time.monotonic() - t0:.1f}s")

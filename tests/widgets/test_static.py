@@ -37,7 +37,7 @@ def _png(bundle):
 
 
 def _mlp_tape():
-    """Lesson 10's second tape: nodes s0 (W), s1 (b), s2 (inputs), n0..n5."""
+    """Lesson 12's second tape: nodes s0 (W), s1 (b), s2 (inputs), n0..n5."""
     rng = np.random.default_rng(0)
     W = tk.Variable(rng.normal(size=(3, 2)).astype("float32"), name="W")
     b = tk.Variable(np.zeros(2, "float32"), name="b")
@@ -76,7 +76,7 @@ def test_pictures_are_deterministic_and_carry_no_software_stamp():
 # --- NodeInspector: selection and check result agree --------------------------------------
 
 def test_inspector_check_of_another_node_selects_it():
-    # lesson 10 runs `for node_id in ["s0", "s1", "n1", "n3"]: print(inspector.check(node_id))`
+    # lesson 12 runs `for node_id in ["s0", "s1", "n1", "n3"]: print(inspector.check(node_id))`
     # after displaying the inspector on s0; Run All then showed s0's details beside n3's check.
     tape, loss = _mlp_tape()
     insp = NodeInspector(tape, loss)
