@@ -40,6 +40,12 @@ def _build(args):
     print(f"{len(exercises)} assignment(s), {total} points, in {args.course}")
 
 
+def _table(args):
+    from .assignments import assignments_table, find_lessons
+
+    print(assignments_table(find_lessons(args.lessons)[0]))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m tapekit.teach", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -59,6 +65,9 @@ def main(argv=None):
                         "{name}: NN_slug); '' for none. Default: tapekit's repository for "
                         "its own lessons, none otherwise")
     b.set_defaults(func=_build)
+    t = sub.add_parser("table", help="print the Markdown table of assignments, points, minutes")
+    t.add_argument("lessons", nargs="?", default="notebooks", help="folder of lessons")
+    t.set_defaults(func=_table)
     s = sub.add_parser("sanitize-path", help="print the path of tapekit's nbval sanitize rules")
     s.set_defaults(func=lambda args: print(sanitize_path()))
     args = parser.parse_args(argv)

@@ -491,3 +491,16 @@ def grade_answers(course_dir, answers, feedback=True):
                                 "failures": failures,
                                 "feedback": html if html.exists() else None}
     return out
+
+
+def assignments_table(lessons):
+    """The Markdown table of docs/instructors.md: each assignment, its lesson, points, minutes.
+
+    Minutes are the lesson's own stated reading time ("About N minutes."), exercise included.
+    """
+    rows = ["| assignment | lesson | points | minutes |", "| --- | --- | ---: | ---: |"]
+    for path in lessons:
+        ex = read_exercise(path)
+        m = re.search(r"About (\d+) minutes", Path(path).read_text(encoding="utf-8"))
+        rows.append(f"| `{ex.name}` | {ex.title} | {ex.points} | {m[1] if m else '?'} |")
+    return "\n".join(rows)
