@@ -33,7 +33,7 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
-EXERCISE_HEADING = re.compile(r"^##\s+Exercise\b")
+EXERCISE_HEADING = re.compile(r"^##\s+Exercise\b", re.M)
 SOLUTION_FIRST_LINE = re.compile(r"^#\s*Solution\b")
 MARKER_TAGS = ("exercise", "solution", "grade")
 LESSON_NAME = re.compile(r"^\d+[a-z]?_\w+$")
@@ -119,16 +119,18 @@ def read_exercise(path):
     title = next((c.source.strip().splitlines()[0].lstrip("#").strip() for c in cells
                   if c.cell_type == "markdown" and c.source.strip().startswith("# ")), path.stem)
 
-    heads = [i for i, c in enumerate(cells)
-             if c.cell_type == "markdown" and EXERCISE_HEADING.match(c.source.lstrip())]
+    # In MyST text, the Markdown between two code cells is one cell: the heading may sit
+    # inside a cell that holds the end of the previous section too.
+    heads = [(i, m) for i, c in enumerate(cells) if c.cell_type == "markdown"
+             for m in EXERCISE_HEADING.finditer(c.source)]
     if not heads:
-        raise ExerciseError(f"{path.name}: no exercise: no Markdown cell starts with "
+        raise ExerciseError(f"{path.name}: no exercise: no Markdown line starts with "
                             "'## Exercise' (the exercise block starts with it)")
     if len(heads) > 1:
-        raise ExerciseError(f"{path.name}: {len(heads)} Markdown cells start with '## Exercise' "
-                            f"(cells {', '.join(str(i + 1) for i in heads)}); a lesson has one "
-                            "exercise block")
-    start = heads[0]
+        raise ExerciseError(f"{path.name}: {len(heads)} Markdown lines start with '## Exercise' "
+                            f"(cells {', '.join(str(i + 1) for i, _ in heads)}); a lesson has "
+                            "one exercise block")
+    start, heading = heads[0]
     for i, c in enumerate(cells[:start]):
         found = set(_tags(c)) & set(MARKER_TAGS)
         if found:
@@ -136,18 +138,27 @@ def read_exercise(path):
                                 "before the '## Exercise' cell; the block is: '## Exercise' "
                                 "Markdown, exercise cell, solution cell, grade cell(s)")
 
-    markdown, skeleton, solution, grades = [], None, None, []
+    markdown, skeleton, solution, grades, ended = [], None, None, [], None
     for i in range(start, len(cells)):
         c = cells[i]
         tags = set(_tags(c))
         where = _where(path, i, c)
+        if grades and "grade" not in tags and ended is None:
+            ended = i       # after the last grade cell: the lesson's own ending (not assigned)
+        if ended is not None:
+            if tags & set(MARKER_TAGS):
+                raise ExerciseError(f"{where}: tagged {sorted(tags & set(MARKER_TAGS))} after "
+                                    f"the exercise block ended at cell {ended + 1}; its grade "
+                                    "cells come one after the other, right after the solution")
+            continue
         if c.cell_type == "markdown":
-            if skeleton is None and solution is None and not grades:
-                markdown.append(c.source.strip())
+            if i == start or (skeleton is None and solution is None and not grades):
+                markdown.append(c.source[heading.start():] if i == start else c.source)
+                markdown[-1] = markdown[-1].strip()
                 continue
-            raise ExerciseError(f"{where}: a Markdown cell after the exercise's code cells; "
-                                "the exercise block ends the lesson (put the text before the "
-                                "exercise cell, or before '## Exercise')")
+            raise ExerciseError(f"{where}: a Markdown cell between the exercise's code cells; "
+                                "the block is '## Exercise' text, then the exercise, solution "
+                                "and grade cells one after the other")
         if c.cell_type != "code":
             continue
         if len(tags & set(MARKER_TAGS)) > 1:
@@ -426,9 +437,17 @@ def nbgrader(course_dir, *args, check=True):
 
 
 def generate_release(course_dir, names, log=print):
-    """`nbgrader generate_assignment` for each name, run in course_dir (needs nbgrader)."""
+    """`nbgrader generate_assignment` for each name, run in course_dir (needs nbgrader).
+
+    One nbgrader run releases all of them when they are every assignment in source/ (each
+    run costs nbgrader's start-up, seconds); otherwise one run per name.
+    """
+    names = list(names)
+    every = sorted(p.name for p in (Path(course_dir) / "source").iterdir() if p.is_dir())
+    for which in (["*"] if sorted(names) == every else names):
+        nbgrader(course_dir, "generate_assignment", f"--assignment={which}", "--force",
+                 "--log-level=WARN")
     for name in names:
-        nbgrader(course_dir, "generate_assignment", name, "--force", "--log-level=WARN")
         log(f"release/{name}/{name}.ipynb")
 
 

@@ -47,7 +47,7 @@ def _tiny_variant(tmp_path, old, new, count=1):
 
 # --- the markers ------------------------------------------------------------------------------
 BROKEN = {
-    "no exercise": ("## Exercise", "## Practice", r"no exercise: no Markdown cell starts with '## Exercise'"),
+    "no exercise": ("## Exercise", "## Practice", r"no exercise: no Markdown line starts with '## Exercise'"),
     "no exercise cell": (":tags: [exercise]", ":tags: [other]",
                          r"untagged code cell inside the exercise block|no cell tagged 'exercise'"),
     "no solution tag": ("tags: [solution]", "tags: [other]", r"untagged code cell"),
@@ -202,7 +202,7 @@ def test_tiny_lesson_walkthrough_of_the_page(tmp_path):
         if line.strip():
             assert line.strip() not in released, f"the release gives away {line.strip()!r}"
     assert "# your code here" in released
-    wrong = (WRONG / "tiny_lesson.py").read_text(encoding="utf-8")
+    wrong = (TINY.parent / "wrong_answers" / "tiny_lesson.py").read_text(encoding="utf-8")
     t0 = time.perf_counter()
     result = grade_answers(course, {(name, "instructor"): ex.solution, (name, "blank"): None,
                                     (name, "wrong"): wrong})
