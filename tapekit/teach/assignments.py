@@ -93,7 +93,7 @@ def _is_import_cell(cell):
 
 
 def has_exercise_markers(path):
-    """True if the lesson has a cell tagged `exercise`, `solution` with a `grade` cell, or `grade`."""
+    """True if a cell of the lesson is tagged `exercise` or `grade` (the new markers)."""
     nb = _read(path)
     tags = {t for c in nb.cells for t in _tags(c)}
     return "exercise" in tags or "grade" in tags
@@ -193,16 +193,19 @@ def read_exercise(path):
                                     f"'tapekit: {{points: N}}' with an int N >= 1, got {points!r}")
             if "assert" not in c.source:
                 raise ExerciseError(f"{where}: a grade cell checks the answer with "
-                                    "`assert condition, \"what was expected\"`; this one has no assert")
+                                    "`assert condition, \"what was expected\"`; this one has "
+                                    "no assert")
             grades.append((c.source.strip("\n"), points))
         elif set(_tags(c)) & {"check", "remove-cell"}:
             raise ExerciseError(f"{where}: a check cell inside the exercise block without the "
                                 "'grade' tag; tag it [check, remove-cell, grade] with "
                                 "'tapekit: {points: N}', or move it before '## Exercise'")
         else:
+            hint = (" If it is the reader's cell, tag it [exercise]." if skeleton is None
+                    and solution is None else "")
             raise ExerciseError(f"{where}: an untagged code cell inside the exercise block; "
                                 "the block holds only the exercise, solution and grade cells "
-                                "(the assignment would lose this one)")
+                                f"(the assignment would lose this one).{hint}")
     if skeleton is None:
         raise ExerciseError(f"{path.name}: the exercise has no cell tagged 'exercise' (the "
                             "reader's skeleton, e.g. '# your code here') after '## Exercise'")
@@ -266,7 +269,8 @@ def check_runs(ex, timeout=120):
             what = ("an import cell" if i < n else "the solution" if i == n
                     else f"grade cell {i - n} of {len(ex.grades)}")
             raise ExerciseError(f"{ex.path.name}: {what} raised {r[0]}: {r[1]} when the "
-                                "lesson's solution ran (the instructor's answer must get full marks)")
+                                "lesson's solution ran (the instructor's answer must get "
+                                "full marks)")
     for i, r in enumerate(res["skeleton"]["results"]):
         if i < n and r is not None:
             raise ExerciseError(f"{ex.path.name}: an import cell raised {r[0]}: {r[1]}")

@@ -3,7 +3,8 @@
 The tiny lesson (tests/teach/lesson/99_tiny_lesson.md) is built and released with nbgrader;
 the student sees the exercise's text, an empty answer cell and the visible tests, and no
 line of the solution or of the hidden tests. After Run All, the first test's message tells
-them what is missing (Run All stops there, as JupyterLab does at any error). Screenshot: tests/ui/output/assignment_released.png.
+them what is missing (Run All stops there, as JupyterLab does at any error).
+Screenshot: tests/ui/output/assignment_released.png.
 """
 import shutil
 from pathlib import Path
