@@ -9,7 +9,8 @@ ends with one exercise block, marked as described in docs/write_your_own_lesson.
 4. one or more graded checks, tagged `grade`, each with metadata `tapekit: {points: N}`.
 
 `build_course(lessons, course_dir)` writes `course_dir/source/<NN_slug>/<NN_slug>.ipynb` for
-each lesson: the lesson's import cell(s), a title that names the lesson, the exercise's
+each lesson: the lesson's first code cell (its imports) and other import-only cells, the
+cells tagged `exercise-setup` (lesson code the exercise builds on), a title, the exercise's
 Markdown, the solution as an nbgrader solution cell (its body between `### BEGIN SOLUTION` and
 `### END SOLUTION`) and the checks as nbgrader autograded test cells with their points. The
 skeleton cell is dropped: in the release, the cleared solution cell is the student's answer
@@ -36,6 +37,7 @@ from pathlib import Path
 EXERCISE_HEADING = re.compile(r"^##\s+Exercise\b", re.M)
 SOLUTION_FIRST_LINE = re.compile(r"^#\s*Solution\b")
 MARKER_TAGS = ("exercise", "solution", "grade")
+SETUP_TAG = "exercise-setup"     # a lesson cell the exercise builds on, copied to the assignment
 LESSON_NAME = re.compile(r"^\d+[a-z]?_\w+$")
 
 NBGRADER_CONFIG = '''\
@@ -61,7 +63,8 @@ class Exercise:
     path: Path
     name: str                      # NN_slug, the assignment's name
     title: str                     # the lesson's `# ...` heading, e.g. "Lesson 4: Persistent tapes"
-    imports: list                  # source of the lesson's import-only code cells
+    imports: list                  # the lesson's first code cell and its import-only cells
+    setup: list                    # source of the lesson's cells tagged `exercise-setup`
     markdown: list                 # the exercise's Markdown cell(s), `## Exercise` first
     skeleton: str                  # the reader's cell (dropped from the assignment)
     solution: str                  # the solution's body, without its `# Solution` line
@@ -83,7 +86,8 @@ def _tags(cell):
 
 
 def _is_import_cell(cell):
-    if cell.cell_type != "code" or set(_tags(cell)) & {"check", "remove-cell", *MARKER_TAGS}:
+    if cell.cell_type != "code" or set(_tags(cell)) & {"check", "remove-cell", SETUP_TAG,
+                                                         *MARKER_TAGS}:
         return False
     try:
         body = ast.parse(cell.source).body
@@ -215,8 +219,21 @@ def read_exercise(path):
     if not grades:
         raise ExerciseError(f"{path.name}: the exercise has no cell tagged 'grade' (a check "
                             "with 'tapekit: {points: N}') after its solution: nothing to grade")
-    imports = [c.source.strip() for c in cells[:start] if _is_import_cell(c)]
-    return Exercise(path, path.stem, title, imports, markdown, skeleton, solution, grades)
+    # The lesson's first code cell (its imports and settings, by the course's convention),
+    # and any later cell that holds only imports.
+    code = [c for c in cells[:start] if c.cell_type == "code"]
+    first = code[0] if code and not set(_tags(code[0])) & {"check", "remove-cell", SETUP_TAG,
+                                                            *MARKER_TAGS} else None
+    imports = [c.source.strip() for c in code if c is first or _is_import_cell(c)]
+    setup = []
+    for i, c in enumerate(cells[:start]):
+        if SETUP_TAG in _tags(c):
+            if c.cell_type != "code" or {"check", "remove-cell"} & set(_tags(c)):
+                raise ExerciseError(f"{_where(path, i, c)}: tagged '{SETUP_TAG}', which marks "
+                                    "a code cell of the lesson that the assignment copies; "
+                                    "not a Markdown or check cell")
+            setup.append(c.source.strip())
+    return Exercise(path, path.stem, title, imports, setup, markdown, skeleton, solution, grades)
 
 
 # --- running the block: each check fails on the skeleton and passes on the solution ---------
@@ -260,20 +277,26 @@ def check_runs(ex, timeout=120):
 
     Returns the seconds the solution's run took (imports, solution, checks).
     """
-    res = run_cells({"skeleton": ex.imports + [ex.skeleton] + [g for g, _ in ex.grades],
-                     "solution": ex.imports + [ex.solution] + [g for g, _ in ex.grades]},
+    before = ex.imports + ex.setup
+    res = run_cells({"skeleton": before + [ex.skeleton] + [g for g, _ in ex.grades],
+                     "solution": before + [ex.solution] + [g for g, _ in ex.grades]},
                     timeout=timeout)
-    n = len(ex.imports)
+    n = len(before)
     for i, r in enumerate(res["solution"]["results"]):
         if r is not None:
-            what = ("an import cell" if i < n else "the solution" if i == n
-                    else f"grade cell {i - n} of {len(ex.grades)}")
+            what = ("an import cell" if i < len(ex.imports) else
+                    f"the '{SETUP_TAG}' cell {i - len(ex.imports) + 1}" if i < n else
+                    "the solution" if i == n else f"grade cell {i - n} of {len(ex.grades)}")
+            hint = (f" The assignment holds only the lesson's import cells, its cells tagged "
+                    f"'{SETUP_TAG}' and the exercise block: tag the lesson's cells that the "
+                    f"exercise needs '{SETUP_TAG}'." if r[0] == "NameError" else "")
             raise ExerciseError(f"{ex.path.name}: {what} raised {r[0]}: {r[1]} when the "
                                 "lesson's solution ran (the instructor's answer must get "
-                                "full marks)")
+                                f"full marks).{hint}")
     for i, r in enumerate(res["skeleton"]["results"]):
         if i < n and r is not None:
-            raise ExerciseError(f"{ex.path.name}: an import cell raised {r[0]}: {r[1]}")
+            raise ExerciseError(f"{ex.path.name}: an import or '{SETUP_TAG}' cell raised "
+                                f"{r[0]}: {r[1]}")
         if i == n and r is not None:
             raise ExerciseError(f"{ex.path.name}: the exercise cell (the skeleton) raised "
                                 f"{r[0]}: {r[1]}; it must run without error")
@@ -349,6 +372,11 @@ def assignment_notebook(ex, lesson_url=None):
     cells = [cell(v4.new_markdown_cell, intro, f"{name}-intro", locked=True)]
     cells += [cell(v4.new_code_cell, src, f"{name}-imports-{i + 1}", locked=True)
               for i, src in enumerate(ex.imports)]
+    if ex.setup:
+        cells.append(cell(v4.new_markdown_cell, "The lesson's code that this exercise builds "
+                          "on (run it first):", f"{name}-setup-intro", locked=True))
+        cells += [cell(v4.new_code_cell, src, f"{name}-setup-{i + 1}", locked=True)
+                  for i, src in enumerate(ex.setup)]
     cells += [cell(v4.new_markdown_cell, _without_solution_pointer(md), f"{name}-task-{i + 1}",
                    locked=True)
               for i, md in enumerate(ex.markdown)]

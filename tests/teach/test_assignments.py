@@ -250,3 +250,16 @@ def test_course_assignment_is_graded_by_nbgrader(graded_course, lesson):
     leaked = [ln for ln in body if ln in released and ln not in "\n".join(ex.imports)]
     assert not leaked, f"{name}: the release holds solution lines {leaked}"
     _assert_graded(result, ex, name, wrong[name])
+
+
+def test_exercise_setup_cells_are_copied_locked(tmp_path):
+    path = _tiny_variant(tmp_path, "```{code-cell} ipython3\nx = tk.Variable(3.0)",
+                         "```{code-cell} ipython3\n:tags: [exercise-setup]\n\nx = tk.Variable(3.0)")
+    ex = read_exercise(path)
+    assert ex.setup == [TINY.read_text().split("```{code-cell} ipython3\n")[2].split("```")[0].strip()]
+    nb = assignment_notebook(ex)
+    setup = [c for c in nb.cells if c.id == "99_tiny_lesson-setup-1"]
+    assert len(setup) == 1 and setup[0].source.startswith("x = tk.Variable(3.0)")
+    assert setup[0].metadata["nbgrader"]["locked"] and not setup[0].metadata["nbgrader"]["grade"]
+    ids = [c.id for c in nb.cells]
+    assert ids.index("99_tiny_lesson-setup-1") < ids.index("99_tiny_lesson-answer")
