@@ -272,13 +272,19 @@ def run_cells(runs, timeout=120):
         return json.loads(result.read_text())
 
 
+EMPTY_ANSWER = "# your code here\n"   # the release's answer cell (nbgrader_config.py's code_stub)
+
+
 def check_runs(ex, timeout=120):
-    """Run `ex`'s block twice (skeleton, then solution); raise ExerciseError on a bad check.
+    """Run `ex`'s block three times: after the skeleton and after an empty answer cell (as
+    released) every check must fail with a message; after the solution every check passes.
+    Raise ExerciseError otherwise.
 
     Returns the seconds the solution's run took (imports, solution, checks).
     """
     before = ex.imports + ex.setup
     res = run_cells({"skeleton": before + [ex.skeleton] + [g for g, _ in ex.grades],
+                     "empty": before + [EMPTY_ANSWER] + [g for g, _ in ex.grades],
                      "solution": before + [ex.solution] + [g for g, _ in ex.grades]},
                     timeout=timeout)
     n = len(before)
@@ -293,28 +299,29 @@ def check_runs(ex, timeout=120):
             raise ExerciseError(f"{ex.path.name}: {what} raised {r[0]}: {r[1]} when the "
                                 "lesson's solution ran (the instructor's answer must get "
                                 f"full marks).{hint}")
-    for i, r in enumerate(res["skeleton"]["results"]):
-        if i < n and r is not None:
-            raise ExerciseError(f"{ex.path.name}: an import or '{SETUP_TAG}' cell raised "
-                                f"{r[0]}: {r[1]}")
-        if i == n and r is not None:
-            raise ExerciseError(f"{ex.path.name}: the exercise cell (the skeleton) raised "
-                                f"{r[0]}: {r[1]}; it must run without error")
-        if i > n:
-            k = i - n
-            if r is None:
-                raise ExerciseError(f"{ex.path.name}: grade cell {k} of {len(ex.grades)} passes "
-                                    "when only the skeleton ran: it would give points for "
-                                    "no work; make it fail on the skeleton")
-            if r[0] != "AssertionError":
-                raise ExerciseError(f"{ex.path.name}: grade cell {k} of {len(ex.grades)} fails "
-                                    f"on the skeleton with {r[0]}: {r[1]}; a check fails with "
-                                    "an AssertionError whose message says what is missing "
-                                    "(test `'name' in globals()` first)")
-            if not r[1].strip():
-                raise ExerciseError(f"{ex.path.name}: grade cell {k} of {len(ex.grades)} fails "
-                                    "on the skeleton with a bare AssertionError; give the "
-                                    "assert a message that tells the student what was expected")
+    for run, label in (("skeleton", "the skeleton (the lesson's exercise cell)"),
+                       ("empty", "an empty answer cell (the release as handed out)")):
+        for i, r in enumerate(res[run]["results"]):
+            if i < n and r is not None:
+                raise ExerciseError(f"{ex.path.name}: an import or '{SETUP_TAG}' cell raised "
+                                    f"{r[0]}: {r[1]}")
+            if i == n and r is not None:
+                raise ExerciseError(f"{ex.path.name}: the exercise cell (the skeleton) raised "
+                                    f"{r[0]}: {r[1]}; it must run without error")
+            if i > n:
+                k = f"grade cell {i - n} of {len(ex.grades)}"
+                if r is None:
+                    raise ExerciseError(f"{ex.path.name}: {k} passes on {label}: it would "
+                                        "give points for no work; make it fail there")
+                if r[0] != "AssertionError":
+                    raise ExerciseError(f"{ex.path.name}: {k} fails on {label} with {r[0]}: "
+                                        f"{r[1]}; a check fails with an AssertionError whose "
+                                        "message says what is missing (test `'name' in "
+                                        "globals()` first)")
+                if not r[1].strip():
+                    raise ExerciseError(f"{ex.path.name}: {k} fails on {label} with a bare "
+                                        "AssertionError; give the assert a message that tells "
+                                        "the student what was expected")
     return res["solution"]["seconds"]
 
 

@@ -78,7 +78,7 @@ def test_a_problem_in_a_cell_names_the_cell(tmp_path):
 
 def test_a_grade_cell_that_passes_on_the_skeleton_is_refused(tmp_path):
     path = _tiny_variant(tmp_path, "slope = None\n", "slope = 12.0\n")
-    with pytest.raises(ExerciseError, match=r"grade cell 1 of 2 passes when only the skeleton ran"):
+    with pytest.raises(ExerciseError, match=r"grade cell 1 of 2 passes on the skeleton"):
         build_course([path], tmp_path / "course")
     assert not (tmp_path / "course").exists(), "nothing is written when a lesson is refused"
 
@@ -87,7 +87,16 @@ def test_a_grade_cell_that_fails_with_a_name_error_is_refused(tmp_path):
     path = _tiny_variant(tmp_path, '"slope" in globals() and slope is not None',
                          "slope is not None", count=2)
     path.write_text(path.read_text().replace("slope = None\n", "pass\n"))
-    with pytest.raises(ExerciseError, match=r"fails on the skeleton with NameError.*globals\(\)"):
+    with pytest.raises(ExerciseError, match=r"fails on the skeleton .* with NameError.*globals\(\)"):
+        build_course([path], tmp_path / "course")
+
+
+def test_a_grade_cell_that_fails_with_a_name_error_on_the_release_is_refused(tmp_path):
+    # the skeleton defines slope; the release's empty answer cell does not
+    path = _tiny_variant(tmp_path, 'assert "slope" in globals() and slope is not None, "slope is not set"',
+                         'assert slope is not None, "slope is not set"')
+    with pytest.raises(ExerciseError, match=r"grade cell 2 of 2 fails on an empty answer cell "
+                                            r"\(the release as handed out\) with NameError"):
         build_course([path], tmp_path / "course")
 
 
@@ -217,8 +226,15 @@ def graded_course(tmp_path_factory):
     """Every marked lesson of the course, built, released and graded in one nbgrader run."""
     course = tmp_path_factory.mktemp("course")
     t0 = time.perf_counter()
-    exercises = {ex.name: ex for ex in build_course(COURSE_LESSONS, course, log=lambda s: None)}
-    generate_release(course, list(exercises), log=lambda s: None)
+    exercises, problems = {}, {}
+    for lesson in COURSE_LESSONS:     # one lesson at a time: a broken one fails only its test
+        try:
+            (ex,) = build_course([lesson], course, log=lambda s: None)
+            exercises[ex.name] = ex
+        except ExerciseError as e:
+            problems[lesson.stem] = str(e)
+    if exercises:
+        generate_release(course, list(exercises), log=lambda s: None)
     t1 = time.perf_counter()
     answers, wrong = {}, {}
     for name, ex in exercises.items():
@@ -228,18 +244,19 @@ def graded_course(tmp_path_factory):
         answers[(name, "blank")] = None
         if wrong[name] is not None:
             answers[(name, "wrong")] = wrong[name]
-    result = grade_answers(course, answers)
+    result = grade_answers(course, answers) if answers else {}
     t2 = time.perf_counter()
     print(f"\n{len(exercises)} assignments, {sum(e.points for e in exercises.values())} points: "
           f"build + release {t1 - t0:.1f} s, grading {len(answers)} submissions {t2 - t1:.1f} s")
-    return course, exercises, wrong, result
+    return course, exercises, wrong, result, problems
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("lesson", COURSE_LESSONS, ids=lambda p: p.stem)
 def test_course_assignment_is_graded_by_nbgrader(graded_course, lesson):
-    course, exercises, wrong, result = graded_course
+    course, exercises, wrong, result, problems = graded_course
     name = lesson.stem
+    assert name not in problems, f"python -m tapekit.teach build refuses it:\n{problems.get(name)}"
     ex = exercises[name]
     assert 3 <= ex.points <= 10, f"{name}: {ex.points} points; an exercise is worth 3-10"
     assert wrong[name] is not None, (f"{name}: no wrong answer in "
@@ -247,7 +264,8 @@ def test_course_assignment_is_graded_by_nbgrader(graded_course, lesson):
     released = _released_text(course, name)
     body = [ln.strip() for ln in ex.solution.splitlines()
             if ln.strip() and not ln.strip().startswith("#") and len(ln.strip()) > 12]
-    leaked = [ln for ln in body if ln in released and ln not in "\n".join(ex.imports)]
+    lesson_code = "\n".join(ex.imports + ex.setup)   # shown in the lesson before the exercise
+    leaked = [ln for ln in body if ln in released and ln not in lesson_code]
     assert not leaked, f"{name}: the release holds solution lines {leaked}"
     _assert_graded(result, ex, name, wrong[name])
 
