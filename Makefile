@@ -7,6 +7,8 @@
 #   make dist       the sdist and wheel in dist/, checked by twine
 #   make notebooks  sync the lessons' .md text into their .ipynb, re-execute them for nbval
 #   make docs       the documentation site in docs/_build/html (lessons not re-executed)
+#   make assignments  the lessons' exercises as an nbgrader course in build/course (source/
+#                   and release/; installs the [teach] extra: nbgrader)
 #   make bench      benchmarks against NumPy and PyTorch (torch's CPU wheel from /opt/wheels)
 #   make sysdeps    apt-get install graphviz + chromium if missing (root only)
 #   make clean      caches and build artefacts; `make distclean` also removes the venvs
@@ -73,10 +75,10 @@ define ensure_apt
 	echo "sysdeps: installed$$missing in $$(( $$(date +%s) - t0 ))s"
 endef
 
-.PHONY: help lab test test-pythons dist docs sysdeps sysdeps-graphviz bench notebooks clean distclean
+.PHONY: help lab test test-pythons dist docs assignments sysdeps sysdeps-graphviz bench notebooks clean distclean
 
 help:
-	@sed -n '3,13s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
+	@sed -n '3,15s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
 sysdeps:
 	$(call ensure_apt,graphviz:dot chromium:chromium)
@@ -90,7 +92,7 @@ $(PY):
 	$(PIP) install -q --upgrade pip 2>&1 | { grep -v "$(PIP_NOISE)" || true; }; \
 	echo "venv: created $(VENV) ($$($(PY) -V)) in $$(( $$(date +%s) - t0 ))s"
 
-# One stamp per extra: .venv/.stamp-test, .venv/.stamp-lab, .venv/.stamp-bench, .venv/.stamp-dev
+# One stamp per extra: .venv/.stamp-test, .venv/.stamp-lab, .venv/.stamp-teach, .venv/.stamp-bench, ...
 $(VENV)/.stamp-%: pyproject.toml | $(PY)
 	@t0=$$(date +%s); \
 	echo "pip: install -e '.[$*]' $(PIP_FLAGS) ..."; \
@@ -168,6 +170,14 @@ dist: $(VENV)/.stamp-release
 # site's browser test (tests/ui/test_site.py) also runs when docs/_build/html is missing or stale.
 docs: $(VENV)/.stamp-docs
 	$(PY) docs/build.py
+
+# Every lesson with exercise markers (docs/write_your_own_lesson.md) becomes
+# build/course/source/NN_slug/NN_slug.ipynb, checked against its skeleton and its solution,
+# then nbgrader generate_assignment writes build/course/release/. Rebuilt from scratch each
+# time; docs/instructors.md says how to take the folder to a JupyterHub.
+assignments: $(VENV)/.stamp-teach
+	rm -rf build/course
+	$(PY) -m tapekit.teach build notebooks --course build/course --release
 
 bench: $(VENV)/.stamp-bench
 	$(PY) benchmarks/run.py $(BENCH_ARGS)

@@ -1,0 +1,78 @@
+"""python -m tapekit.teach: build an nbgrader course from lessons; print the nbval rules' path."""
+import argparse
+import sys
+from pathlib import Path
+
+from . import sanitize_path
+
+
+def _build(args):
+    from .assignments import (ExerciseError, build_course, default_lesson_url, find_lessons,
+                              generate_release)
+
+    lessons = []
+    for given in args.lessons or ["notebooks"]:
+        p = Path(given)
+        if p.is_dir():
+            marked, unmarked = find_lessons(p)
+            for u in unmarked:
+                print(f"skipped {u}: no cell tagged 'exercise' or 'grade'", file=sys.stderr)
+            lessons += marked
+        elif p.is_file():
+            lessons.append(p)        # named explicitly: its markers must be there
+        else:
+            sys.exit(f"tapekit.teach build: no such lesson file or folder: {p}")
+    if not lessons:
+        sys.exit("tapekit.teach build: no lesson with exercise markers found in "
+                 f"{', '.join(args.lessons or ['notebooks'])}")
+    url = args.lesson_url
+    if url is None:
+        dirs = {p.parent.resolve() for p in lessons}
+        url = default_lesson_url(dirs.pop()) if len(dirs) == 1 else None
+    try:
+        exercises = build_course(lessons, args.course, course_id=args.course_id,
+                                 lesson_url=url or None, run=not args.no_run)
+    except ExerciseError as e:
+        sys.exit(f"tapekit.teach build: the exercise markers need fixing:\n{e}")
+    if args.release:
+        generate_release(args.course, [ex.name for ex in exercises])
+    total = sum(ex.points for ex in exercises)
+    print(f"{len(exercises)} assignment(s), {total} points, in {args.course}")
+
+
+def _table(args):
+    from .assignments import assignments_table, find_lessons
+
+    print(assignments_table(find_lessons(args.lessons)[0]))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m tapekit.teach", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    b = sub.add_parser("build", help="lessons' exercises -> an nbgrader course directory")
+    b.add_argument("lessons", nargs="*",
+                   help="lesson .md files or folders of them (default: notebooks)")
+    b.add_argument("--course", default="build/course", type=Path,
+                   help="the course directory to write (default: build/course)")
+    b.add_argument("--course-id", default="tapekit", help="nbgrader's course_id")
+    b.add_argument("--release", action="store_true",
+                   help="then run `nbgrader generate_assignment` for each (release/)")
+    b.add_argument("--no-run", action="store_true",
+                   help="do not run the checks against the skeleton and the solution")
+    b.add_argument("--lesson-url", default=None,
+                   help="link from each assignment to its lesson, e.g. "
+                        "'https://example.org/lessons/{file}' ({file}: NN_slug.ipynb, "
+                        "{name}: NN_slug); '' for none. Default: tapekit's repository for "
+                        "its own lessons, none otherwise")
+    b.set_defaults(func=_build)
+    t = sub.add_parser("table", help="print the Markdown table of assignments, points, minutes")
+    t.add_argument("lessons", nargs="?", default="notebooks", help="folder of lessons")
+    t.set_defaults(func=_table)
+    s = sub.add_parser("sanitize-path", help="print the path of tapekit's nbval sanitize rules")
+    s.set_defaults(func=lambda args: print(sanitize_path()))
+    args = parser.parse_args(argv)
+    args.func(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,283 @@
+"""tapekit.teach.assignments: lessons' exercise blocks -> an nbgrader course, graded by nbgrader.
+
+- the marker checks: each broken block gives an error naming the lesson and the cell;
+- the source notebook: nbgrader cells with stable, unique ids, points, no skeleton;
+- the walk-through of docs/write_your_own_lesson.md on tests/teach/lesson/99_tiny_lesson.md:
+  pair, execute, nbval with the packaged rules, build, release, grade three submissions with
+  nbgrader's CLI (the instructor's answer: full marks; the untouched release: 0; a wrong
+  answer: less, with a message a student can act on), feedback;
+- every lesson in notebooks/ with exercise markers, graded the same way in one course run,
+  with tests/course/wrong_answers/<slug>.py as the wrong answer;
+- the packaged nbval rules equal notebooks/nbval_sanitize.cfg; docs/instructors.md's table.
+TAPEKIT_NOTEBOOKS / TAPEKIT_WRONG_ANSWERS point the course test at other folders.
+"""
+import html
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tapekit.teach import sanitize_path
+from tapekit.teach.assignments import (ExerciseError, assignment_notebook, assignments_table,
+                                       build_course, find_lessons, generate_release,
+                                       grade_answers, read_exercise)
+
+REPO = Path(__file__).resolve().parents[2]
+TINY = Path(__file__).resolve().parent / "lesson" / "99_tiny_lesson.md"
+NOTEBOOKS = Path(os.environ.get("TAPEKIT_NOTEBOOKS") or REPO / "notebooks")
+WRONG = Path(os.environ.get("TAPEKIT_WRONG_ANSWERS") or REPO / "tests" / "course" / "wrong_answers")
+COURSE_LESSONS = find_lessons(NOTEBOOKS)[0]
+
+
+def _slug(path):
+    return re.sub(r"^\d+[a-z]?_", "", Path(path).stem)
+
+
+def _tiny_variant(tmp_path, old, new, count=1):
+    text = TINY.read_text(encoding="utf-8")
+    assert text.count(old) >= count, f"the tiny lesson no longer holds {old!r}"
+    path = tmp_path / TINY.name
+    path.write_text(text.replace(old, new, count), encoding="utf-8")
+    return path
+
+
+# --- the markers ------------------------------------------------------------------------------
+BROKEN = {
+    "no exercise": ("## Exercise", "## Practice", r"no exercise: no Markdown line starts with '## Exercise'"),
+    "no exercise cell": (":tags: [exercise]", ":tags: [other]",
+                         r"untagged code cell inside the exercise block|no cell tagged 'exercise'"),
+    "no solution tag": ("tags: [solution]", "tags: [other]", r"untagged code cell"),
+    "solution first line": ("# Solution\n", "# the answer\n", r"first line must be '# Solution'"),
+    "no grade cell": ("tags: [check, remove-cell, grade]", "tags: [check, remove-cell]",
+                      r"check cell inside the exercise block without the 'grade' tag"),
+    "points missing": ("tapekit:\n  points: 1\n", "", r"needs metadata 'tapekit: \{points: N\}'.*got None"),
+    "points zero": ("points: 1", "points: 0", r"int N >= 1, got 0"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_broken_markers_name_the_lesson_and_the_problem(tmp_path, case):
+    old, new, message = BROKEN[case]
+    path = _tiny_variant(tmp_path, old, new)
+    with pytest.raises(ExerciseError, match=message) as err:
+        read_exercise(path)
+    assert "99_tiny_lesson.md" in str(err.value)
+
+
+def test_a_problem_in_a_cell_names_the_cell(tmp_path):
+    path = _tiny_variant(tmp_path, "points: 2", "points: two")
+    with pytest.raises(ExerciseError, match=r"99_tiny_lesson\.md, cell \d+ \(code, starting "
+                                            r"'assert \"slope\" in globals\(\)"):
+        read_exercise(path)
+
+
+def test_a_grade_cell_that_passes_on_the_skeleton_is_refused(tmp_path):
+    path = _tiny_variant(tmp_path, "slope = None\n", "slope = 12.0\n")
+    with pytest.raises(ExerciseError, match=r"grade cell 1 of 2 passes on the skeleton"):
+        build_course([path], tmp_path / "course")
+    assert not (tmp_path / "course").exists(), "nothing is written when a lesson is refused"
+
+
+def test_a_grade_cell_that_fails_with_a_name_error_is_refused(tmp_path):
+    path = _tiny_variant(tmp_path, '"slope" in globals() and slope is not None',
+                         "slope is not None", count=2)
+    path.write_text(path.read_text().replace("slope = None\n", "pass\n"))
+    with pytest.raises(ExerciseError, match=r"fails on the skeleton .* with NameError.*globals\(\)"):
+        build_course([path], tmp_path / "course")
+
+
+def test_a_grade_cell_that_fails_with_a_name_error_on_the_release_is_refused(tmp_path):
+    # the skeleton defines slope; the release's empty answer cell does not
+    path = _tiny_variant(tmp_path, 'assert "slope" in globals() and slope is not None, "slope is not set"',
+                         'assert slope is not None, "slope is not set"')
+    with pytest.raises(ExerciseError, match=r"grade cell 2 of 2 fails on an empty answer cell "
+                                            r"\(the release as handed out\) with NameError"):
+        build_course([path], tmp_path / "course")
+
+
+def test_a_solution_that_fails_its_own_checks_is_refused(tmp_path):
+    path = _tiny_variant(tmp_path, "    f = x ** 3\n", "    f = x ** 2\n")
+    with pytest.raises(ExerciseError, match=r"grade cell 2 of 2 raised AssertionError: slope "
+                                            r"should be f'\(2\) = 3·2² = 12.0, got 4.0"):
+        build_course([path], tmp_path / "course")
+
+
+# --- the source notebook --------------------------------------------------------------------
+def test_source_notebook_cells():
+    ex = read_exercise(TINY)
+    nb = assignment_notebook(ex)
+    meta = [c.metadata["nbgrader"] for c in nb.cells]
+    ids = [m["grade_id"] for m in meta]
+    assert ids == [c.id for c in nb.cells] and len(set(ids)) == len(ids)
+    assert ids == [c.id for c in assignment_notebook(read_exercise(TINY)).cells], "ids are stable"
+    answer = [c for c, m in zip(nb.cells, meta) if m["solution"]]
+    assert len(answer) == 1
+    lines = answer[0].source.splitlines()
+    assert lines[0] == "### BEGIN SOLUTION" and lines[-1] == "### END SOLUTION"
+    assert "# Solution" not in answer[0].source and "f = x ** 3" in answer[0].source
+    graded = [(m["grade_id"], m["points"]) for m in meta if m["grade"]]
+    assert graded == [("99_tiny_lesson-test-1", 1), ("99_tiny_lesson-test-2", 2)]
+    assert ex.points == 3
+    text = "\n".join(c.source for c in nb.cells)
+    assert "slope = None" not in text, "the reader's skeleton is dropped"
+    assert "import tapekit as tk" in nb.cells[1].source
+    assert "x = tk.Variable(3.0)" not in text, "only the import cell comes from the lesson body"
+    assert "collapsed" not in text, "the lesson's pointer to its collapsed solution is dropped"
+    assert nb.cells[0].source.startswith("# Exercise of lesson 99: A tiny lesson")
+
+
+def test_packaged_sanitize_rules_are_the_lessons_rules():
+    packaged = Path(sanitize_path())
+    assert packaged.read_bytes() == (REPO / "notebooks" / "nbval_sanitize.cfg").read_bytes(), \
+        "copy notebooks/nbval_sanitize.cfg to tapekit/teach/nbval_sanitize.cfg (one set of rules)"
+    out = subprocess.run([sys.executable, "-m", "tapekit.teach", "sanitize-path"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    assert Path(out) == packaged
+
+
+def test_instructors_page_table_is_the_course():
+    page = (REPO / "docs" / "instructors.md").read_text(encoding="utf-8")
+    m = re.search(r"<!-- assignments-table -->\n(.*?)\n<!-- /assignments-table -->", page, re.S)
+    assert m, "docs/instructors.md lost its <!-- assignments-table --> markers"
+    expected = assignments_table(find_lessons(REPO / "notebooks")[0])
+    assert m[1].strip() == expected, ("docs/instructors.md's table is out of date; paste the "
+                                      "output of `python -m tapekit.teach table notebooks`:\n"
+                                      + expected)
+
+
+# --- nbgrader's own commands ------------------------------------------------------------------
+def _run(cmd, cwd):
+    env = dict(os.environ, PYTHONHASHSEED="0", MPLBACKEND="Agg",
+               PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]))
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, f"{' '.join(map(str, cmd))} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    return proc
+
+
+def _released_text(course, name):
+    """Every cell's source and every output's text in the released notebook."""
+    import nbformat
+    nb = nbformat.read(course / "release" / name / f"{name}.ipynb", as_version=4)
+    return "\n".join([c.source for c in nb.cells]
+                     + [str(o) for c in nb.cells for o in c.get("outputs", [])])
+
+
+def _assert_graded(result, ex, name, wrong_code):
+    full = result[(name, "instructor")]
+    assert full["score"] == full["max_score"] == ex.points, (name, full["failures"])
+    blank = result[(name, "blank")]
+    assert blank["score"] == 0 and blank["max_score"] == ex.points, name
+    assert all(f[1] == "AssertionError" and f[2].strip() for f in blank["failures"]), blank["failures"]
+    wrong = result[(name, "wrong")]
+    assert wrong["score"] < ex.points, f"{name}: the wrong answer got full marks:\n{wrong_code}"
+    assert wrong["failures"], name
+    for grade_id, ename, message in wrong["failures"]:
+        assert ename == "AssertionError" and len(message.split()) >= 4, \
+            f"{name}, {grade_id}: a student gets {ename}: {message!r}, not a sentence to act on"
+    page = html.unescape(re.sub(r"<[^>]+>", "", wrong["feedback"].read_text(encoding="utf-8")))
+    assert " ".join(wrong["failures"][0][2].split()) in " ".join(page.split()), \
+        f"{name}: the feedback page does not show the student the failing test's message"
+
+
+@pytest.mark.slow
+def test_tiny_lesson_walkthrough_of_the_page(tmp_path):
+    """docs/write_your_own_lesson.md, step by step."""
+    lessons = tmp_path / "lessons"
+    lessons.mkdir()
+    md = lessons / TINY.name
+    shutil.copyfile(TINY, md)
+    py = sys.executable
+    # the pair: the .ipynb, executed
+    _run([py, "-m", "jupytext", "--to", "ipynb", "--execute", md.name], lessons)
+    ipynb = md.with_suffix(".ipynb")
+    assert ipynb.exists()
+    # nbval with tapekit's rules: the stored outputs are what a fresh run prints
+    _run([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval", "--nbval-current-env",
+          "--nbval-sanitize-with", sanitize_path(), ipynb.name], lessons)
+    # the course
+    course = tmp_path / "course"
+    _run([py, "-m", "tapekit.teach", "build", str(lessons), "--course", str(course), "--release"],
+         tmp_path)
+    name = md.stem
+    ex = read_exercise(md)
+    released = _released_text(course, name)
+    for line in ex.solution.splitlines() + ["BEGIN SOLUTION", "BEGIN HIDDEN TESTS",
+                                            "np.isclose(float(slope), 12.0)"]:
+        if line.strip():
+            assert line.strip() not in released, f"the release gives away {line.strip()!r}"
+    assert "# your code here" in released
+    wrong = (TINY.parent / "wrong_answers" / "tiny_lesson.py").read_text(encoding="utf-8")
+    t0 = time.perf_counter()
+    result = grade_answers(course, {(name, "instructor"): ex.solution, (name, "blank"): None,
+                                    (name, "wrong"): wrong})
+    print(f"grading 3 submissions: {time.perf_counter() - t0:.1f} s")
+    _assert_graded(result, ex, name, wrong)
+    assert result[(name, "wrong")]["score"] == 1, "the form test passes, the value test fails"
+    assert "differentiate x ** 3, not x ** 2" in result[(name, "wrong")]["failures"][0][2]
+
+
+@pytest.fixture(scope="module")
+def graded_course(tmp_path_factory):
+    """Every marked lesson of the course, built, released and graded in one nbgrader run."""
+    course = tmp_path_factory.mktemp("course")
+    t0 = time.perf_counter()
+    exercises, problems = {}, {}
+    for lesson in COURSE_LESSONS:     # one lesson at a time: a broken one fails only its test
+        try:
+            (ex,) = build_course([lesson], course, log=lambda s: None)
+            exercises[ex.name] = ex
+        except ExerciseError as e:
+            problems[lesson.stem] = str(e)
+    if exercises:
+        generate_release(course, list(exercises), log=lambda s: None)
+    t1 = time.perf_counter()
+    answers, wrong = {}, {}
+    for name, ex in exercises.items():
+        path = WRONG / f"{_slug(name)}.py"
+        wrong[name] = path.read_text(encoding="utf-8") if path.exists() else None
+        answers[(name, "instructor")] = ex.solution
+        answers[(name, "blank")] = None
+        if wrong[name] is not None:
+            answers[(name, "wrong")] = wrong[name]
+    result = grade_answers(course, answers) if answers else {}
+    t2 = time.perf_counter()
+    print(f"\n{len(exercises)} assignments, {sum(e.points for e in exercises.values())} points: "
+          f"build + release {t1 - t0:.1f} s, grading {len(answers)} submissions {t2 - t1:.1f} s")
+    return course, exercises, wrong, result, problems
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lesson", COURSE_LESSONS, ids=lambda p: p.stem)
+def test_course_assignment_is_graded_by_nbgrader(graded_course, lesson):
+    course, exercises, wrong, result, problems = graded_course
+    name = lesson.stem
+    assert name not in problems, f"python -m tapekit.teach build refuses it:\n{problems.get(name)}"
+    ex = exercises[name]
+    assert 3 <= ex.points <= 10, f"{name}: {ex.points} points; an exercise is worth 3-10"
+    assert wrong[name] is not None, (f"{name}: no wrong answer in "
+                                     f"tests/course/wrong_answers/{_slug(name)}.py")
+    released = _released_text(course, name)
+    body = [ln.strip() for ln in ex.solution.splitlines()
+            if ln.strip() and not ln.strip().startswith("#") and len(ln.strip()) > 12]
+    lesson_code = "\n".join(ex.imports + ex.setup)   # shown in the lesson before the exercise
+    leaked = [ln for ln in body if ln in released and ln not in lesson_code]
+    assert not leaked, f"{name}: the release holds solution lines {leaked}"
+    _assert_graded(result, ex, name, wrong[name])
+
+
+def test_exercise_setup_cells_are_copied_locked(tmp_path):
+    path = _tiny_variant(tmp_path, "```{code-cell} ipython3\nx = tk.Variable(3.0)",
+                         "```{code-cell} ipython3\n:tags: [exercise-setup]\n\nx = tk.Variable(3.0)")
+    ex = read_exercise(path)
+    assert ex.setup == [TINY.read_text().split("```{code-cell} ipython3\n")[2].split("```")[0].strip()]
+    nb = assignment_notebook(ex)
+    setup = [c for c in nb.cells if c.id == "99_tiny_lesson-setup-1"]
+    assert len(setup) == 1 and setup[0].source.startswith("x = tk.Variable(3.0)")
+    assert setup[0].metadata["nbgrader"]["locked"] and not setup[0].metadata["nbgrader"]["grade"]
+    ids = [c.id for c in nb.cells]
+    assert ids.index("99_tiny_lesson-setup-1") < ids.index("99_tiny_lesson-answer")
