@@ -4,7 +4,8 @@ A lesson is a MyST Markdown file (`NN_slug.md`, paired with `NN_slug.ipynb` by j
 ends with one exercise block, marked as described in docs/write_your_own_lesson.md:
 
 1. a Markdown cell starting `## Exercise` (the task; it may run over several Markdown cells);
-2. the reader's cell, tagged `exercise`: a starting skeleton (`# your code here`);
+2. the reader's cell, tagged `exercise`: a starting skeleton (`# your code here`), after any
+   cells tagged `exercise-setup` that give the task's data or code (copied, locked);
 3. the solution, tagged `solution`, first line `# Solution`;
 4. one or more graded checks, tagged `grade`, each with metadata `tapekit: {points: N}`.
 
@@ -143,6 +144,7 @@ def read_exercise(path):
                                 "Markdown, exercise cell, solution cell, grade cell(s)")
 
     markdown, skeleton, solution, grades, ended = [], None, None, [], None
+    setup_in_block = []
     for i in range(start, len(cells)):
         c = cells[i]
         tags = set(_tags(c))
@@ -156,7 +158,8 @@ def read_exercise(path):
                                     "cells come one after the other, right after the solution")
             continue
         if c.cell_type == "markdown":
-            if i == start or (skeleton is None and solution is None and not grades):
+            if i == start or (skeleton is None and solution is None and not grades
+                              and not setup_in_block):
                 markdown.append(c.source[heading.start():] if i == start else c.source)
                 markdown[-1] = markdown[-1].strip()
                 continue
@@ -168,6 +171,9 @@ def read_exercise(path):
         if len(tags & set(MARKER_TAGS)) > 1:
             raise ExerciseError(f"{where}: tagged {sorted(tags & set(MARKER_TAGS))}; a cell is "
                                 "one of exercise, solution or grade")
+        if SETUP_TAG in tags and not tags & set(MARKER_TAGS) and skeleton is None:
+            setup_in_block.append(c.source.strip())     # given code the task starts from
+            continue
         if "exercise" in tags:
             if skeleton is not None or solution is not None or grades:
                 raise ExerciseError(f"{where}: a second exercise cell, or one after the "
@@ -233,6 +239,7 @@ def read_exercise(path):
                                     "a code cell of the lesson that the assignment copies; "
                                     "not a Markdown or check cell")
             setup.append(c.source.strip())
+    setup += setup_in_block
     return Exercise(path, path.stem, title, imports, setup, markdown, skeleton, solution, grades)
 
 
