@@ -46,6 +46,23 @@ def _table(args):
     print(assignments_table(find_lessons(args.lessons)[0]))
 
 
+def _minutes(args):
+    from .assignments import ExerciseError, read_exercise
+    from .minutes import table
+
+    def points(path):
+        try:
+            return read_exercise(path).points
+        except ExerciseError:
+            return 0
+
+    paths = []
+    for given in args.lessons or ["notebooks"]:
+        p = Path(given)
+        paths += sorted(p.glob("[0-9]*.md")) if p.is_dir() else [p]
+    print("\n".join(table(paths, points)))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m tapekit.teach", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -68,6 +85,10 @@ def main(argv=None):
     t = sub.add_parser("table", help="print the Markdown table of assignments, points, minutes")
     t.add_argument("lessons", nargs="?", default="notebooks", help="folder of lessons")
     t.set_defaults(func=_table)
+    m = sub.add_parser("minutes", help="each lesson's stated minutes against the reading "
+                                        "and exercise models")
+    m.add_argument("lessons", nargs="*", help="lesson .md files or folders (default: notebooks)")
+    m.set_defaults(func=_minutes)
     s = sub.add_parser("sanitize-path", help="print the path of tapekit's nbval sanitize rules")
     s.set_defaults(func=lambda args: print(sanitize_path()))
     args = parser.parse_args(argv)

@@ -35,6 +35,8 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import minutes
+
 EXERCISE_HEADING = re.compile(r"^##\s+Exercise\b", re.M)
 SOLUTION_FIRST_LINE = re.compile(r"^#\s*Solution\b")
 MARKER_TAGS = ("exercise", "solution", "grade")
@@ -559,13 +561,13 @@ def grade_answers(course_dir, answers, feedback=True):
 
 
 def assignments_table(lessons):
-    """The Markdown table of docs/instructors.md: each assignment, its lesson, points, minutes.
-
-    Minutes are the lesson's own stated reading time ("About N minutes."), exercise included.
-    """
-    rows = ["| assignment | lesson | points | minutes |", "| --- | --- | ---: | ---: |"]
+    """The Markdown table of docs/instructors.md: each assignment, its lesson, its points, and
+    the minutes the lesson states for reading it and for the exercise (minutes.py's models)."""
+    rows = ["| assignment | lesson | points | reading (min) | exercise (min) |",
+            "| --- | --- | ---: | ---: | ---: |"]
     for path in lessons:
         ex = read_exercise(path)
-        m = re.search(r"About (\d+) minutes", Path(path).read_text(encoding="utf-8"))
-        rows.append(f"| `{ex.name}` | {ex.title} | {ex.points} | {m[1] if m else '?'} |")
+        reading, exercise = minutes.stated(path)
+        rows.append(f"| `{ex.name}` | {ex.title} | {ex.points} | {reading or '?'} | "
+                    f"{exercise or '?'} |")
     return "\n".join(rows)
