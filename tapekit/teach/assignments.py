@@ -68,6 +68,7 @@ class Exercise:
     title: str                     # the lesson's `# ...` heading, e.g. "Lesson 4: Persistent tapes"
     imports: list                  # the lesson's first code cell and its import-only cells
     setup: list                    # source of the lesson's cells tagged `exercise-setup`
+    given: list                    # `exercise-setup` cells inside the block: the task's data
     markdown: list                 # the exercise's Markdown cell(s), `## Exercise` first
     skeleton: str                  # the reader's cell (dropped from the assignment)
     solution: str                  # the solution's body, without its `# Solution` line
@@ -241,8 +242,8 @@ def read_exercise(path):
                                     "a code cell of the lesson that the assignment copies; "
                                     "not a Markdown or check cell")
             setup.append(c.source.strip())
-    setup += setup_in_block
-    return Exercise(path, path.stem, title, imports, setup, markdown, skeleton, solution, grades)
+    return Exercise(path, path.stem, title, imports, setup, setup_in_block, markdown, skeleton,
+                    solution, grades)
 
 
 # --- running the block: each check fails on the skeleton and passes on the solution ---------
@@ -291,7 +292,7 @@ def check_runs(ex, timeout=120):
 
     Returns the seconds the solution's run took (imports, solution, checks).
     """
-    before = ex.imports + ex.setup
+    before = ex.imports + ex.setup + ex.given
     res = run_cells({"skeleton": before + [ex.skeleton] + [g for g, _ in ex.grades],
                      "empty": before + [EMPTY_ANSWER] + [g for g, _ in ex.grades],
                      "solution": before + [ex.solution] + [g for g, _ in ex.grades]},
@@ -396,6 +397,8 @@ def assignment_notebook(ex, lesson_url=None):
     cells += [cell(v4.new_markdown_cell, _without_solution_pointer(md), f"{name}-task-{i + 1}",
                    locked=True)
               for i, md in enumerate(ex.markdown)]
+    cells += [cell(v4.new_code_cell, src, f"{name}-given-{i + 1}", locked=True)
+              for i, src in enumerate(ex.given)]      # after the task, as in the lesson
     cells.append(cell(v4.new_code_cell,
                       f"### BEGIN SOLUTION\n{ex.solution}\n### END SOLUTION",
                       f"{name}-answer", solution=True))

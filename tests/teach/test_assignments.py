@@ -264,8 +264,12 @@ def test_course_assignment_is_graded_by_nbgrader(graded_course, lesson):
     released = _released_text(course, name)
     body = [ln.strip() for ln in ex.solution.splitlines()
             if ln.strip() and not ln.strip().startswith("#") and len(ln.strip()) > 12]
-    lesson_code = "\n".join(ex.imports + ex.setup)   # shown in the lesson before the exercise
-    leaked = [ln for ln in body if ln in released and ln not in lesson_code]
+    # What the student may see: the lesson's code, the task's text and given cells, and the
+    # visible part of each test. A solution line found in the release outside those leaked.
+    visible_tests = [re.sub(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS", "", g, flags=re.S)
+                     for g, _ in ex.grades]
+    shown = "\n".join(ex.imports + ex.setup + ex.given + ex.markdown + visible_tests)
+    leaked = [ln for ln in body if ln in released and ln not in shown]
     assert not leaked, f"{name}: the release holds solution lines {leaked}"
     _assert_graded(result, ex, name, wrong[name])
 
@@ -281,3 +285,16 @@ def test_exercise_setup_cells_are_copied_locked(tmp_path):
     assert setup[0].metadata["nbgrader"]["locked"] and not setup[0].metadata["nbgrader"]["grade"]
     ids = [c.id for c in nb.cells]
     assert ids.index("99_tiny_lesson-setup-1") < ids.index("99_tiny_lesson-answer")
+
+
+def test_given_cells_inside_the_block_follow_the_task_text(tmp_path):
+    """`exercise-setup` cells between the task and the reader's cell give the task's data: the
+    assignment shows them where the lesson does, after the task and before the answer cell."""
+    path = _tiny_variant(tmp_path, "```{code-cell} ipython3\n:tags: [exercise]\n",
+                         "```{code-cell} ipython3\n:tags: [exercise-setup]\n\npoint = 2.0\n```\n\n"
+                         "```{code-cell} ipython3\n:tags: [exercise]\n")
+    ex = read_exercise(path)
+    assert ex.given == ["point = 2.0"] and "point = 2.0" not in ex.setup
+    ids = [c.id for c in assignment_notebook(ex).cells]
+    given = ids.index("99_tiny_lesson-given-1")
+    assert ids.index("99_tiny_lesson-task-1") < given < ids.index("99_tiny_lesson-answer")
