@@ -9,17 +9,24 @@ from .callback import Callback
 __all__ = ["ProgbarLogger", "MonitorCallback", "format_logs"]
 
 
-def format_logs(logs):
-    """ "loss: 0.1234 - accuracy: 0.9500": 4 decimals, or 4 significant digits when tiny.
+def format_logs(logs, verbose=1):
+    """ "loss: 0.1234 - accuracy: 0.9500": 4 decimals, else (at most 1e-3: zero, tiny, or
+    with verbose=2 negative) 4 digits in e-notation, as Keras 3's progress bar prints them.
 
     >>> tk.callbacks.format_logs({"loss": 0.123456, "accuracy": 0.95, "mae": 0.00001})
     'loss: 0.1235 - accuracy: 0.9500 - mae: 1.0000e-05'
+    >>> tk.callbacks.format_logs({"loss": 0.0, "score": -2.5}, verbose=2)
+    'loss: 0.0000e+00 - score: -2.5000e+00'
     """
     parts = []
     for k, v in logs.items():
         v = float(v)
-        parts.append(f"{k}: {v:.4f}" if abs(v) > 1e-3 or v == 0 else f"{k}: {v:.4e}")
+        big = (abs(v) if verbose != 2 else v) > 1e-3
+        parts.append(f"{k}: {v:.4f}" if big else f"{k}: {v:.4e}")
     return " - ".join(parts)
+
+
+BAR = "\u2501" * 20     # Keras 3's finished bar: 20 heavy horizontals
 
 
 class ProgbarLogger(Callback):
@@ -27,10 +34,12 @@ class ProgbarLogger(Callback):
 
     verbose=1: a tqdm bar per epoch (tqdm.auto: a widget in Jupyter, text on stderr
     elsewhere) that is removed when the epoch ends; verbose=2: no bar. Both print
-    "Epoch 1/5" and, when the epoch ends, one line of the epoch's numbers:
+    "Epoch 1/5" and, when the epoch ends, one line of the epoch's numbers, the names
+    sorted, as Keras 3 prints it without its timings:
 
         Epoch 1/5
-        32/32 - loss: 0.1234 - accuracy: 0.9500 - val_loss: 0.2345 - val_accuracy: 0.9000
+        32/32 ━━━━━━━━━━━━━━━━━━━━ - accuracy: 0.9500 - loss: 0.1234 - val_accuracy: ...  (1)
+        32/32 - accuracy: 0.9500 - loss: 0.1234 - val_accuracy: 0.9000 - val_loss: ...   (2)
 
     The lines hold no timings (the bar has them), so a notebook's stored output stays
     the same from run to run. `file` receives the lines (sys.stdout by default), `bar_file`
@@ -104,8 +113,9 @@ class ProgbarLogger(Callback):
             self._bar_display.update({"text/plain": ""}, raw=True)
             self._bar_display = None
         steps = self.params.get("steps") or self._seen
-        text = f"{self._seen}/{steps}" + (f" - {format_logs(logs)}" if logs else "")
-        self._print(text + what)
+        text = f"{self._seen:{len(str(steps))}d}/{steps}" + (f" {BAR}" if self.verbose == 1 else "")
+        logs = {k: v for k, v in (logs or {}).items() if k != "outputs"}
+        self._print(text + (f" - {format_logs(logs, self.verbose)}" if logs else "") + what)
 
     def on_train_begin(self, logs=None):
         self._in_fit = True
