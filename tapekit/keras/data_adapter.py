@@ -142,42 +142,36 @@ def _take(structure, index):
 
 
 def class_weight_to_sample_weight(y, class_weight):
-    """Per-sample weights from {class index: weight}: y's class (an integer label, or the
-    argmax of a one-hot row) picks each sample's weight, as Keras's class_weight does."""
+    """Per-sample weights from {class index: weight}, as Keras 3 makes them: each sample's
+    class is its label rounded to an integer (or the argmax of a one-hot row); a class the
+    dict leaves out weighs 1.
+
+    >>> from tapekit.keras.data_adapter import class_weight_to_sample_weight
+    >>> class_weight_to_sample_weight(np.array([0, 1, 1, 2]), {1: 2.0})
+    array([1., 2., 2., 1.], dtype=float32)
+    """
     if not isinstance(class_weight, dict):
         raise TypeError(f"class_weight must be a dict {{class index: weight}}, got "
                         f"{type(class_weight).__name__}")
-    if isinstance(y, (list, tuple, dict)) and len(nest.flatten(y)) > 1:
-        raise ValueError("class_weight is only supported for models with a single output; "
-                         "pass sample_weight= for several outputs")
-    y = np.asarray(nest.flatten(y)[0].numpy() if isinstance(nest.flatten(y)[0], Tensor)
-                   else nest.flatten(y)[0])
-    if y.ndim > 1 and y.shape[-1] > 1:
-        classes = np.argmax(y, axis=-1)
-    else:
-        classes = np.round(y.reshape(len(y), -1)[:, 0]).astype(np.int64)
-    table = np.zeros(max(max(class_weight), int(classes.max(initial=0))) + 1, np.float32)
-    table[:] = 1.0
-    for k, w in class_weight.items():
-        if not isinstance(k, (int, np.integer)) or k < 0:
-            raise ValueError(f"class_weight keys must be class indices (integers >= 0), got "
-                             f"{k!r}")
-        table[k] = w
-    missing = sorted(set(np.unique(classes).tolist()) - set(class_weight))
-    if missing:
-        raise ValueError(f"class_weight has no weight for the classes {missing[:10]} found "
-                         f"in y; give every class a weight")
-    return table[classes]
+    if len(nest.flatten(y)) > 1:
+        raise ValueError("`class_weight` is only supported for Models with a single output; "
+                         "pass sample_weight= (one array per output) instead")
+    y = nest.flatten(y)[0]
+    y = np.asarray(y.numpy() if isinstance(y, Tensor) else y)
+    if y.ndim > 1:
+        y = np.argmax(y, axis=-1) if y.shape[-1] != 1 else np.squeeze(y, axis=-1)
+    classes = np.round(y).astype(np.int64).reshape(-1)
+    return np.array([class_weight.get(int(c), 1.0) for c in classes], np.float32)
 
 
 def _add_class_weight(batch, class_weight):
     x, y, sw = unpack_x_y_sample_weight(batch)
     if y is None:
         return batch
-    w = class_weight_to_sample_weight(y, class_weight)
     if sw is not None:
-        w = w * np.asarray(sw.numpy() if isinstance(sw, Tensor) else sw, np.float32)
-    return (x, y, w)
+        raise ValueError("You cannot use `class_weight` and `sample_weight` at the same time: "
+                         "the batches carry sample weights; fold the class weights into them")
+    return (x, y, class_weight_to_sample_weight(y, class_weight))
 
 
 def train_validation_split(x, y, sample_weight, validation_split):
@@ -236,9 +230,10 @@ class EpochIterator:
                 raise ValueError("sample_weight was given without y: weights weigh the loss "
                                  "of each (x, y) sample")
             if class_weight is not None and self.y is not None:
-                w = class_weight_to_sample_weight(self.y, class_weight)
-                self.sample_weight = w if self.sample_weight is None else \
-                    w * np.asarray(self.sample_weight, np.float32)
+                if self.sample_weight is not None:
+                    raise ValueError("You cannot use `class_weight` and `sample_weight` at the "
+                                     "same time: fold the class weights into sample_weight")
+                self.sample_weight = class_weight_to_sample_weight(self.y, class_weight)
             self.batch_size = batch_size or 32
             self._num_batches = -(-self.n // self.batch_size)
             return

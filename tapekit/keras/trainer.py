@@ -283,7 +283,12 @@ class Trainer:
 
     @property
     def metrics_names(self):
-        return [m.name for m in self.metrics]
+        """Keras 3's names: "loss", "compile_metrics" (all compiled metrics, as one), then
+        each output's loss tracker; the logs and evaluate(return_dict=True) name each metric."""
+        if not self.compiled:
+            return []
+        return (["loss"] + (["compile_metrics"] if self._compile_metrics else []) +
+                [t.name for *_, t in self._compiled_losses or [] if t is not None])
 
     def reset_metrics(self):
         for m in self.metrics:
@@ -492,7 +497,8 @@ def _callbacks(model, callbacks, verbose, history=False, **params):
 
 
 def _floats(logs):
-    return {name: float(value) for name, value in logs.items()}
+    """Logs as Keras 3's pythonify_logs makes them: sorted by name, numbers as floats."""
+    return {name: float(value) for name, value in sorted(logs.items())}
 
 
 def _batch_size(x):

@@ -123,6 +123,7 @@ def read_cells(name, docs_git=DOCS_GIT, keras_io=KERAS_IO_FILE):
 _RULES = [
     (re.compile(r"^(\s*)import tensorflow as tf\b", re.M), r"\1import tapekit as tk"),
     (re.compile(r"^(\s*)import keras\b(?!\.)", re.M), r"\1import tapekit as keras"),
+    (re.compile(r"^(\s*)from tensorflow import keras\b", re.M), r"\1import tapekit as keras"),
     (re.compile(r"\btensorflow\.keras\b"), "tapekit"),
     (re.compile(r"\btf\.keras\."), "tk."),
     (re.compile(r"\btf\.keras\b"), "tk.keras"),
