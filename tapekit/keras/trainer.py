@@ -69,11 +69,15 @@ class Trainer:
         for one in _leaves(metrics) + _leaves(weighted_metrics):
             if not (isinstance(one, str) and one.lower() in ("accuracy", "acc")):
                 metrics_module.get(one)
-        self.loss, self.loss_weights = loss, loss_weights
+        # As Keras 3: a compile without loss= keeps the previous loss, one without metrics=
+        # (and weighted_metrics=) the previous metrics.
+        if loss is not None or not self.compiled:
+            self.loss, self.loss_weights = loss, loss_weights
+            self._compiled_losses = None      # [(output index, name, loss, weight, tracker)]
+        if metrics is not None or weighted_metrics is not None or not self.compiled:
+            self._metric_specs, self._weighted_metric_specs = metrics, weighted_metrics
+            self._compile_metrics = None      # made at the first batch (see _build_metrics)
         self._loss_tracker = metrics_module.Mean(name="loss")
-        self._metric_specs, self._weighted_metric_specs = metrics, weighted_metrics
-        self._compile_metrics = None          # made at the first batch (see _build_metrics)
-        self._compiled_losses = None          # [(output index, name, loss, weight, tracker)]
         self.run_eagerly = run_eagerly
         self.train_function = self.test_function = self.predict_function = None
         self.compiled = True

@@ -212,7 +212,14 @@ GUIDES = {
     },
     "writing_your_own_callbacks": {
         "PRELUDE": _STAND_INS,
-        "SUB": {2: [("tf.keras.datasets.mnist.load_data()", "_mnist_like(1000, 1000)")]},
+        "SUB": {2: [("tf.keras.datasets.mnist.load_data()", "_mnist_like(1000, 1000)")],
+                # the copy predates NumPy 2 (np.Inf) and Keras 3 (optimizer.lr): as written,
+                # both cells fail under TensorFlow 2.21 too; these are the Keras 3 spellings
+                6: [("np.Inf", "np.inf")],
+                7: [('hasattr(self.model.optimizer, "lr")',
+                     'hasattr(self.model.optimizer, "learning_rate")'),
+                    ("set_value(self.model.optimizer.lr,",
+                     "set_value(self.model.optimizer.learning_rate,")]},
         "RANDOM": {5, 6, 7},
     },
     "function": {

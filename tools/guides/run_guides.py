@@ -105,7 +105,9 @@ _ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]+|\b0x[0-9a-fA-F]+")
 
 
 def numbers(text):
-    """The numbers a cell printed, sorted (tensor reprs differ in order: shape vs value)."""
+    """The numbers a cell printed, sorted (tensor reprs differ in order: shape vs value);
+    Keras's timings and its bars' unfinished states (clock-dependent) left out."""
+    text = _TIMING.sub("", _ANSI.sub("", _PARTIAL_BAR.sub("", text)))
     found = _NUMBER.findall(_DTYPE_WORDS.sub(" ", _ADDRESS.sub(" ", text)))
     return sorted(float(x) for x in found)
 
@@ -121,6 +123,12 @@ def compare(tk_out, tf_out, rtol=1e-4, atol=1e-5):
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
+# A Keras 3 bar drawn before its end (the white, unfinished part is non-empty), with its time
+# and metrics: when it is redrawn depends on the clock, so it is left out of the comparison.
+_PARTIAL_BAR = re.compile(r"\x1b\[1m\d+/\d+\x1b\[0m \x1b\[32m\u2501*\x1b\[0m\x1b\[37m\u2501+"
+                          r"\x1b\[0m \x1b\[1m\d+s\x1b\[0m \d+(?:ms|s|us)/step"
+                          r"(?: - [\w]+: [-+.\deE]+)*\x08*")
+_OBJECT = re.compile(r"<([\w.]+\.)?(\w+) object at 0x[0-9a-fA-F]+>")
 # Keras 3's timings: " 3s 2ms/step" after the bar (verbose=1), " - 0s - 134ms/step" (verbose=2)
 _TIMING = re.compile(r"( - \d+s)? -? ?\d+(\.\d+)?(s|ms|us)/step|(?<=\u2501) \d+s(?= )")
 
@@ -130,6 +138,7 @@ def layout(text):
     becomes #), Keras's timings, colour codes, and the progress bar's redrawn states (a
     line keeps what follows its last carriage return)."""
     lines = []
+    text = _OBJECT.sub(r"<\2 object>", _PARTIAL_BAR.sub("", text))
     for line in _ANSI.sub("", text).split("\n"):
         line = [part for part in line.split("\r") if part.strip()] or [""]
         line = _TIMING.sub("", line[-1].replace("\b", "")).rstrip()

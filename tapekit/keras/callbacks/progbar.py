@@ -113,7 +113,8 @@ class ProgbarLogger(Callback):
             self._bar_display.update({"text/plain": ""}, raw=True)
             self._bar_display = None
         steps = self.params.get("steps") or self._seen
-        text = f"{self._seen:{len(str(steps))}d}/{steps}" + (f" {BAR}" if self.verbose == 1 else "")
+        # Keras 3 finalizes its bar at the target: "5/5", full, even when stopped early
+        text = f"{steps}/{steps}" + (f" {BAR}" if self.verbose == 1 else "")
         logs = {k: v for k, v in (logs or {}).items() if k != "outputs"}
         self._print(text + (f" - {format_logs(logs, self.verbose)}" if logs else "") + what)
 
@@ -124,7 +125,9 @@ class ProgbarLogger(Callback):
         self._in_fit = False
 
     def on_epoch_begin(self, epoch, logs=None):
-        self._print(f"Epoch {epoch + 1}/{self.params.get('epochs', '?')}")
+        epochs = self.params.get("epochs", "?")
+        if epochs != 1:                   # Keras 3 prints no "Epoch 1/1"
+            self._print(f"Epoch {epoch + 1}/{epochs}")
         self._open(self.params.get("steps"))
 
     def on_train_batch_end(self, batch, logs=None):
