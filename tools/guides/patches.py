@@ -218,8 +218,10 @@ GUIDES = {
                 6: [("np.Inf", "np.inf")],
                 7: [('hasattr(self.model.optimizer, "lr")',
                      'hasattr(self.model.optimizer, "learning_rate")'),
-                    ("set_value(self.model.optimizer.lr,",
-                     "set_value(self.model.optimizer.learning_rate,")]},
+                    # Keras 3.15's legacy tf.keras.backend.set_value fails on a Keras 3
+                    # variable ('str' object has no attribute 'name'): assign directly
+                    ("tf.keras.backend.set_value(self.model.optimizer.lr, scheduled_lr)",
+                     "self.model.optimizer.learning_rate = scheduled_lr")]},
         "RANDOM": {5, 6, 7},
     },
     "function": {

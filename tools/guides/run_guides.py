@@ -162,7 +162,8 @@ def _cell_md(text):
 
 
 def report_guide(name, planned, results, tf_results=None):
-    kind = "function (issue 24)" if name == "function" else "issue 23"
+    kind = {"function": "function (issue 24)", "training_with_built_in_methods": "issue 32",
+            "writing_your_own_callbacks": "issue 32"}.get(name, "issue 23")
     rows = ["| cell | section | status | first error |", "|---|---|---|---|"]
     counts = collections.Counter()
     failures = []
