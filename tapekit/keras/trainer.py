@@ -373,14 +373,8 @@ class Trainer:
                 x, y, sample_weight, validation_split)
         batches = EpochIterator(x, y, sample_weight, batch_size, shuffle, steps_per_epoch,
                                 class_weight=class_weight)
-        val_batches = None
-        if validation_data is not None:
-            val_x, val_y, val_weight = check_data_tuple(validation_data, "validation_data")
-            val_batches = EpochIterator(val_x, val_y, val_weight,
-                                        validation_batch_size or (batch_size if _is_arrays(val_x)
-                                                                  and not _is_batch_list(val_x)
-                                                                  else None),
-                                        False, validation_steps)
+        validation_data = _validation_batches(validation_data, validation_batch_size or
+                                              batch_size, validation_steps)
         callbacks = _callbacks(self, callbacks, verbose, history=True, epochs=epochs,
                                steps=batches.num_batches)
         self._build_compile_metrics(batches)
@@ -392,15 +386,15 @@ class Trainer:
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             callbacks.on_epoch_begin(epoch)
-            for step, batch in batches.enumerate_epoch():
+            for step, batch in enumerate(batches):
                 callbacks.on_train_batch_begin(step)
                 logs = train_function(*batch)
                 callbacks.on_train_batch_end(step, logs)
                 if self.stop_training:
                     break
             epoch_logs = _floats(self._get_metrics_result_or_logs(logs))
-            if val_batches is not None and (epoch + 1) % validation_freq == 0:
-                val_logs = self._evaluate_batches(val_batches, callbacks)
+            if validation_data is not None and (epoch + 1) % validation_freq == 0:
+                val_logs = self.evaluate(validation_data, callbacks=callbacks, return_dict=True)
                 epoch_logs.update({f"val_{name}": value for name, value in val_logs.items()})
             callbacks.on_epoch_end(epoch, epoch_logs)
             if self.stop_training:
@@ -414,26 +408,23 @@ class Trainer:
         there are no metrics, or {name: value} with return_dict=True."""
         _check_compiled(self, "evaluate")
         _check_verbose(verbose)
-        batches = EpochIterator(x, y, sample_weight, batch_size, False, steps)
-        callbacks = _callbacks(self, callbacks, verbose, steps=batches.num_batches)
+        # fit's validation passes its EpochIterator and its CallbackList
+        batches = x if isinstance(x, EpochIterator) else EpochIterator(
+            x, y, sample_weight, batch_size, False, steps)
+        if not isinstance(callbacks, CallbackList):
+            callbacks = _callbacks(self, callbacks, verbose, steps=batches.num_batches)
         self._build_compile_metrics(batches)
-        logs = self._evaluate_batches(batches, callbacks)
-        if return_dict:
-            return logs
-        return self._flatten_logs_in_order(logs)
-
-    def _evaluate_batches(self, batches, callbacks):
         test_function = self.make_test_function()
         self.reset_metrics()
         callbacks.on_test_begin()
         logs = {}
-        for step, batch in batches.enumerate_epoch():
+        for step, batch in enumerate(batches):
             callbacks.on_test_batch_begin(step)
             logs = test_function(*batch)
             callbacks.on_test_batch_end(step, logs)
         logs = _floats(self._get_metrics_result_or_logs(logs))
         callbacks.on_test_end(logs)
-        return logs
+        return logs if return_dict else self._flatten_logs_in_order(logs)
 
     def _flatten_logs_in_order(self, logs):
         """evaluate's list, in Keras 3's order: loss, the metrics of a single output, each
@@ -454,7 +445,7 @@ class Trainer:
         predict_function = self.make_predict_function()
         callbacks.on_predict_begin()
         outputs = []
-        for step, batch in batches.enumerate_epoch():
+        for step, batch in enumerate(batches):
             callbacks.on_predict_batch_begin(step)
             outputs.append(predict_function(batch[0]))
             callbacks.on_predict_batch_end(step, {"outputs": outputs[-1]})
@@ -483,6 +474,16 @@ def _leaves(spec):
     if isinstance(spec, (list, tuple)):
         return [x for v in spec for x in _leaves(v)]
     return [spec]
+
+
+def _validation_batches(validation_data, batch_size, steps):
+    """fit's validation_data as an EpochIterator (or None), made and checked before the
+    first training step: (x_val, y_val[, sample_weight_val]), or batches."""
+    if validation_data is None:
+        return None
+    x, y, sample_weight = check_data_tuple(validation_data, "validation_data")
+    arrays = _is_arrays(x) and not _is_batch_list(x)
+    return EpochIterator(x, y, sample_weight, batch_size if arrays else None, False, steps)
 
 
 def _check_verbose(verbose):
