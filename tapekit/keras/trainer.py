@@ -96,6 +96,8 @@ class Trainer:
         if self.trainable_variables:
             grads = tape.gradient(loss, self.trainable_variables)
             self.optimizer.apply(grads, self.trainable_variables)
+        else:                  # Keras 3 warns too, and trains nothing: the loss is still logged
+            _warn_if_nothing_to_train(self)
         return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
 
     def test_step(self, data):
@@ -378,7 +380,6 @@ class Trainer:
         callbacks = _callbacks(self, callbacks, verbose, history=True, epochs=epochs,
                                steps=batches.num_batches)
         self._build_compile_metrics(batches)
-        _warn_if_nothing_to_train(self)
         train_function = self.make_train_function()
         self.stop_training = False
         callbacks.on_train_begin()
@@ -492,8 +493,7 @@ def _check_verbose(verbose):
 
 
 def _warn_if_nothing_to_train(model):
-    if not model.trainable_variables:
-        warnings.warn("The model does not have any trainable weights.", stacklevel=3)
+    warnings.warn("The model does not have any trainable weights.", stacklevel=3)
 
 
 def _callbacks(model, callbacks, verbose, history=False, **params):
