@@ -320,8 +320,9 @@ class EpochIterator:
             try:
                 batch = next(self._iterator)
             except StopIteration:
-                if steps is not None:
+                if steps is not None or step == 0:     # Keras warns for an empty epoch too
                     _ran_out()
+                if steps is not None:
                     self._num_batches = self._num_batches or self._seen
                 self._iterator = None
                 break

@@ -175,13 +175,17 @@ class Trainer:
                                      f"for none)")
                 return list(spec)
             return [spec] * n
-        # metrics: a list of metrics (single output, or the same for every output), or a
-        # list with one list (or None) per output
+        # metrics: for one output a list of metrics; for several, one item per output (a
+        # metric, a list of them, or None), as Keras 3 requires
         spec = list(spec or [])
-        if n > 1 and len(spec) == n and all(s is None or isinstance(s, (list, tuple))
-                                            for s in spec):
-            return [list(s or []) for s in spec]
-        return [spec] * n
+        if n == 1:
+            return [spec]
+        if len(spec) != n:
+            raise ValueError(f"Invalid `{what}`: for a model with {n} outputs {names} give a "
+                             f"dict by output name or a list of {n} items (one metric, a list "
+                             f"of metrics, or None per output); received {what}={spec!r}")
+        return [[] if s is None else list(s) if isinstance(s, (list, tuple)) else [s]
+                for s in spec]
 
     def _build_losses(self, y_pred):
         n = len(self._flat_outputs(y_pred))
@@ -253,7 +257,8 @@ class Trainer:
                                 (self._weighted_metric_specs, True)):
             if not specs:
                 continue
-            for i, per_output in enumerate(self._per_output(specs, n, "metrics")):
+            what = "weighted_metrics" if weighted else "metrics"
+            for i, per_output in enumerate(self._per_output(specs, n, what)):
                 per_output = [] if per_output is None else per_output if isinstance(
                     per_output, (list, tuple)) else [per_output]
                 for metric in _build_metrics(per_output, targets[i], flat_pred[i]):

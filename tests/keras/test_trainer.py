@@ -693,3 +693,28 @@ def test_a_recompile_without_loss_or_metrics_keeps_the_previous_ones():
     m.compile(optimizer="sgd", loss="mse")
     assert list(m.evaluate(XS, YS + 2.0, verbose=0, return_dict=True)) == ["loss", "mse"]
 
+
+
+def test_metrics_for_several_outputs_are_one_item_per_output_as_keras_3():
+    # Keras 3.15: ["mae", "mse"] on outputs o1, o2 logs o1_mae and o2_mse; ["mae"] is an error
+    m = two_outputs()
+    m.compile(optimizer="sgd", loss="mse", metrics=["mae", "mse"])
+    h = m.fit(XS, [YS, np.ones((20, 2))], verbose=0).history
+    assert list(h) == ["loss", "o1_loss", "o1_mae", "o2_loss", "o2_mse"]
+    m.compile(optimizer="sgd", loss="mse", metrics=["mae"])
+    with pytest.raises(ValueError, match=r"Invalid `metrics`.* 2 outputs \['o1', 'o2'\]"):
+        m.fit(XS, [YS, np.ones((20, 2))], verbose=0)
+
+
+def test_a_generator_without_steps_prints_the_count_learned_in_epoch_one(capsys):
+    # Keras 3.15 printed "5/5" for both epochs of this fit (its bar keeps the first epoch's
+    # count), and warned that the second epoch found no data
+    def gen():
+        for i in range(0, 20, 4):
+            yield XS[i:i + 4], YS[i:i + 4]
+    m = ones_model()
+    m.compile(optimizer="sgd", loss="mse")
+    with pytest.warns(UserWarning, match="ran out of data"):
+        m.fit(gen(), epochs=2, verbose=2)
+    assert capsys.readouterr().out == ("Epoch 1/2\n5/5 - loss: 0.0000e+00\n"
+                                       "Epoch 2/2\n5/5 - loss: 0.0000e+00\n")

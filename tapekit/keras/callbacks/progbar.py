@@ -112,14 +112,18 @@ class ProgbarLogger(Callback):
         if self._bar_display is not None:
             self._bar_display.update({"text/plain": ""}, raw=True)
             self._bar_display = None
-        steps = self.params.get("steps") or self._seen
+        # an unknown number of steps (a generator) is learned from the first epoch, as Keras's
+        # ProgbarLogger keeps its target
+        steps = self.params.get("steps") or (self._target if self._in_fit else None) or self._seen
+        if self._in_fit:
+            self._target = steps
         # Keras 3 finalizes its bar at the target: "5/5", full, even when stopped early
         text = f"{steps}/{steps}" + (f" {BAR}" if self.verbose == 1 else "")
         logs = {k: v for k, v in (logs or {}).items() if k != "outputs"}
         self._print(text + (f" - {format_logs(logs, self.verbose)}" if logs else "") + what)
 
     def on_train_begin(self, logs=None):
-        self._in_fit = True
+        self._in_fit, self._target = True, None
 
     def on_train_end(self, logs=None):
         self._in_fit = False
