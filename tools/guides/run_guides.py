@@ -123,11 +123,12 @@ def compare(tk_out, tf_out, rtol=1e-4, atol=1e-5):
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
-# A Keras 3 bar drawn before its end (the white, unfinished part is non-empty), with its time
-# and metrics: when it is redrawn depends on the clock, so it is left out of the comparison.
-_PARTIAL_BAR = re.compile(r"\x1b\[1m\d+/\d+\x1b\[0m \x1b\[32m\u2501*\x1b\[0m\x1b\[37m\u2501+"
+# A Keras 3 bar state that is not the final one: drawn mid-run (when depends on the clock)
+# and followed on its line by other output, rather than ending the line. Left out of the
+# comparison, with its time and metrics.
+_PARTIAL_BAR = re.compile(r"\x1b\[1m\d+/\d+\x1b\[0m \x1b\[32m\u2501*\x1b\[0m\x1b\[37m\u2501*"
                           r"\x1b\[0m \x1b\[1m\d+s\x1b\[0m \d+(?:ms|s|us)/step"
-                          r"(?: - [\w]+: [-+.\deE]+)*\x08*")
+                          r"(?: - [\w]+: [-+.\deE]+)*+ *(?![ \x08]*(?:\n|$))\x08*")
 _OBJECT = re.compile(r"<([\w.]+\.)?(\w+) object at 0x[0-9a-fA-F]+>")
 # Keras 3's timings: " 3s 2ms/step" after the bar (verbose=1), " - 0s - 134ms/step" (verbose=2)
 _TIMING = re.compile(r"( - \d+s)? -? ?\d+(\.\d+)?(s|ms|us)/step|(?<=\u2501) \d+s(?= )")
@@ -142,7 +143,7 @@ def layout(text):
     for line in _ANSI.sub("", text).split("\n"):
         line = [part for part in line.split("\r") if part.strip()] or [""]
         line = _TIMING.sub("", line[-1].replace("\b", "")).rstrip()
-        lines.append(_NUMBER.sub("#", line))
+        lines.append(re.sub(r" +#", " #", _NUMBER.sub("#", line)))   # "{:7.2f}" padding
     return "\n".join(lines).strip()
 
 
