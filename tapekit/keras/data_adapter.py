@@ -9,7 +9,8 @@ The kinds of data, as Keras 3's data adapters take them:
   keyed by the Inputs' or output layers' names), sliced along the first axis and shuffled
   each epoch unless shuffle=False. float64 becomes float32, as in Keras.
 - a PyDataset-like object (`tk.utils.PyDataset`, or anything with `__len__` and
-  `__getitem__`): `data[i]` is batch i; its `on_epoch_end()` runs after each epoch.
+  `__getitem__`): `data[i]` is batch i, in a shuffled order unless shuffle=False (as
+  Keras 3); its `on_epoch_end()` runs after each epoch.
 - a generator or iterator of batches, or a list of batches (tapekit's stand-in for
   tf.data): each batch `x`, `(x,)`, `(x, y)` or `(x, y, sample_weight)`.
 
@@ -278,9 +279,10 @@ class EpochIterator:
                 index = slice(start, start + self.batch_size) if order is None else \
                     order[start:start + self.batch_size]
                 yield tuple(_take(p, index) for p in parts)
-        elif self.kind == "a PyDataset":
-            for i in range(len(self.data)):
-                yield self.data[i]
+        elif self.kind == "a PyDataset":        # shuffle=True shuffles the batches' order
+            n = len(self.data)
+            for i in (random._rng(None).permutation(n) if self.shuffle else range(n)):
+                yield self.data[int(i)]
         elif self.kind == "a list of batches":
             yield from self.data
         else:
@@ -303,6 +305,11 @@ class EpochIterator:
         if self.kind in ("a PyDataset", "a list of batches") and self._num_batches:
             return self._as_batch(self.data[0])
         return None
+
+    def reset(self):
+        """Start the next epoch from a fresh pass (evaluate does: validation with
+        validation_steps sees the same first batches every epoch, as in Keras)."""
+        self._iterator, self._seen = None, 0
 
     def enumerate_epoch(self):
         """(step, batch) for one epoch (Keras's EpochIterator rules for steps_per_epoch)."""

@@ -417,6 +417,7 @@ class Trainer:
         # fit's validation passes its EpochIterator and its CallbackList
         batches = x if isinstance(x, EpochIterator) else EpochIterator(
             x, y, sample_weight, batch_size, False, steps)
+        batches.reset()
         if not isinstance(callbacks, CallbackList):
             callbacks = _callbacks(self, callbacks, verbose, steps=batches.num_batches)
         self._build_compile_metrics(batches)

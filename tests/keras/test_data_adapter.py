@@ -103,6 +103,14 @@ def test_a_pydataset_is_indexed_in_order_and_told_each_epoch_end():
     np.testing.assert_array_equal(y.numpy(), x.numpy() ** 2)
 
 
+def test_a_pydataset_is_shuffled_by_batch_when_asked():
+    tk.random.set_seed(1)
+    got = epochs_of(EpochIterator(Squares(8, 2), shuffle=True), 2)
+    for epoch in got:                        # whole batches, in a new order per epoch
+        assert sorted(epoch) == [[0, 1], [2, 3], [4, 5], [6, 7]]
+    assert got[0] != got[1] or got[0] != sorted(got[0])
+
+
 def test_pydataset_base_class_says_what_to_implement():
     with pytest.raises(NotImplementedError, match="__len__"):
         len(tk.utils.PyDataset())
