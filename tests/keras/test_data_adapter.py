@@ -111,14 +111,6 @@ def test_a_pydataset_is_shuffled_by_batch_when_asked():
     assert got[0] != got[1] or got[0] != sorted(got[0])
 
 
-def test_pydataset_base_class_says_what_to_implement():
-    with pytest.raises(NotImplementedError, match="__len__"):
-        len(tk.utils.PyDataset())
-    with pytest.raises(NotImplementedError, match="__getitem__"):
-        tk.utils.PyDataset()[0]
-    assert tk.keras.utils.PyDataset is tk.utils.PyDataset
-
-
 def test_dicts_and_lists_of_arrays_are_sliced_together():
     x = {"a": X, "b": X * 10}
     y = [X, -X]
