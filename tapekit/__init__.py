@@ -71,14 +71,14 @@ from .tensor import Tensor, Variable
 # `tk.layers`, `tk.keras.layers`, `keras.layers` after `import tapekit as keras`, and
 # `import tapekit.layers` all reach the same modules.
 from . import keras  # noqa: E402
-from .keras import (activations, callbacks, initializers, layers, losses, metrics,  # noqa: E402
-                    models, optimizers, saving)
+from .keras import (activations, backend, callbacks, initializers, layers, losses, metrics,  # noqa: E402
+                    models, optimizers, saving, utils)
 from .keras import Input, Model, Sequential  # noqa: E402
 
 import sys as _sys  # noqa: E402
 
-for _name in ("activations", "callbacks", "initializers", "layers", "losses", "metrics", "models",
-              "optimizers", "saving"):
+for _name in ("activations", "backend", "callbacks", "initializers", "layers", "losses", "metrics", "models",
+              "optimizers", "saving", "utils"):
     _sys.modules[f"{__name__}.{_name}"] = getattr(keras, _name)
 del _sys, _name
 # tk.display (after the core): tape pictures, tk.show, and GradientTape.explain / its notebook display

@@ -1,21 +1,35 @@
 """What fit/evaluate/predict accept as data, cut into batches: the helpers beside the loop.
 
     batches = EpochIterator(x, y, batch_size=32, shuffle=True)
-    for step, batch in enumerate(batches):     # batch = (x, y) or (x, y, sample_weight)
+    for step, batch in batches.enumerate_epoch():   # batch = (x, y) or (x, y, sample_weight)
         ...
 
-Data is either NumPy-like arrays (x, y and sample_weight, sliced along the first axis,
-like Keras's array adapter) or a "dataset": a list (or any re-iterable) of batches,
-each a tuple (x, y) or (x, y, sample_weight) — tapekit's stand-in for tf.data. float64
-arrays become float32, as in Keras.
+The kinds of data, as Keras 3's data adapters take them:
+- arrays: NumPy-like arrays, or lists/dicts of them for several inputs or outputs (a dict
+  keyed by the Inputs' or output layers' names), sliced along the first axis and shuffled
+  each epoch unless shuffle=False. float64 becomes float32, as in Keras.
+- a PyDataset-like object (`tk.utils.PyDataset`, or anything with `__len__` and
+  `__getitem__`): `data[i]` is batch i, in a shuffled order unless shuffle=False (as
+  Keras 3); its `on_epoch_end()` runs after each epoch.
+- a generator or iterator of batches, or a list of batches (tapekit's stand-in for
+  tf.data): each batch `x`, `(x,)`, `(x, y)` or `(x, y, sample_weight)`.
+
+With `steps_per_epoch`, one iterator runs on across epochs (as Keras's EpochIterator):
+epoch 2 takes the batches after epoch 1's. When the data runs out before an epoch has its
+steps, the epoch ends early with a warning, and the next epoch starts a fresh pass.
 """
+import warnings
+
 import numpy as np
 
-from .. import random
+from .. import nest, random
 from ..convert import convert_to_tensor
 from ..tensor import Tensor
 
-__all__ = ["EpochIterator", "unpack_x_y_sample_weight", "train_validation_split"]
+__all__ = ["EpochIterator", "unpack_x_y_sample_weight", "train_validation_split",
+           "check_data_tuple"]
+
+_ARRAY_TYPES = (np.ndarray, Tensor)
 
 
 def unpack_x_y_sample_weight(data):
@@ -35,25 +49,54 @@ def unpack_x_y_sample_weight(data):
         return data[0], data[1], None
     if len(data) == 3:
         return data
-    raise ValueError(f"a batch must be x, (x,), (x, y) or (x, y, sample_weight); got a tuple "
-                     f"of {len(data)} items")
+    raise ValueError(f"Data is expected to be in format `x`, `(x,)`, `(x, y)`, or "
+                     f"`(x, y, sample_weight)`; got a tuple of {len(data)} items")
 
 
-def _is_dataset(x, y):
-    """A list of (x, y) batches, or another re-iterable that is not an array."""
-    if y is not None or isinstance(x, (np.ndarray, Tensor)):
-        return False
+def check_data_tuple(data, what):
+    """`what` (validation_data, ...) as (x, y, sample_weight), checked before training."""
+    if isinstance(data, (tuple, list)) and not _is_batch_list(data):
+        if len(data) not in (2, 3):
+            raise ValueError(f"{what} must be (x_val, y_val) or (x_val, y_val, "
+                             f"sample_weight_val), or a dataset of batches; got a "
+                             f"{type(data).__name__} of {len(data)} items")
+        return unpack_x_y_sample_weight(data)
+    return data, None, None
+
+
+def _is_array_like(a):
+    return isinstance(a, _ARRAY_TYPES) or np.isscalar(a) or (
+        isinstance(a, (list, tuple)) and len(a) > 0 and all(np.isscalar(v) for v in a))
+
+
+def _is_arrays(x):
+    """Arrays, or a list/tuple/dict whose leaves are arrays (several inputs)."""
+    if isinstance(x, dict):
+        return len(x) > 0 and all(_is_arrays(v) for v in x.values())
     if isinstance(x, (list, tuple)):
-        return len(x) > 0 and all(isinstance(b, (tuple, list)) and 1 <= len(b) <= 3
-                                  and not np.isscalar(b[0]) for b in x)
-    return hasattr(x, "__iter__") and not isinstance(x, (dict, str))
+        return len(x) > 0 and all(isinstance(v, _ARRAY_TYPES) or
+                                  (isinstance(v, (list, tuple, dict)) and _is_arrays(v))
+                                  for v in x) or _is_array_like(x)
+    return isinstance(x, _ARRAY_TYPES)
+
+
+def _is_batch_list(x):
+    """A list of (x, y[, sample_weight]) batches (tapekit's stand-in for tf.data)."""
+    return isinstance(x, list) and len(x) > 0 and all(
+        isinstance(b, tuple) and 1 <= len(b) <= 3 for b in x)
+
+
+def _is_pydataset(x):
+    return (hasattr(x, "__getitem__") and hasattr(x, "__len__")
+            and not isinstance(x, (list, tuple, dict, str, bytes, np.ndarray, Tensor)))
+
+
+def _is_iterator(x):
+    return hasattr(x, "__next__") or (hasattr(x, "__iter__") and not isinstance(
+        x, (list, tuple, dict, str, bytes, np.ndarray, Tensor)))
 
 
 def _array(a, what):
-    if a is None:
-        return None
-    if isinstance(a, (list, tuple)) and a and isinstance(a[0], (np.ndarray, Tensor)):
-        return [_array(item, what) for item in a]        # several inputs
     arr = a.numpy() if isinstance(a, Tensor) else np.asarray(a)
     if arr.dtype == np.float64:
         arr = arr.astype(np.float32)
@@ -62,24 +105,74 @@ def _array(a, what):
     return arr
 
 
-def _length(a):
-    return len(a[0]) if isinstance(a, list) else len(a)
-
-
-def _take(a, index):
-    if a is None:
+def _arrays(structure, what):
+    """The same structure with each leaf a NumPy array (None stays None)."""
+    if structure is None:
         return None
-    if isinstance(a, list):
-        return [_take(item, index) for item in a]
-    return a[index]
+    if isinstance(structure, (list, tuple)) and _is_array_like(structure) and not any(
+            isinstance(v, _ARRAY_TYPES) for v in structure):
+        return _array(structure, what)              # a list of numbers: one array
+    return nest.pack_like(structure, [_array(a, what) for a in nest.flatten(structure)])
 
 
 def _tensor(a):
     if a is None or isinstance(a, Tensor):
         return a
-    if isinstance(a, list):
-        return [_tensor(item) for item in a]
-    return convert_to_tensor(a)
+    return convert_to_tensor(a if not isinstance(a, np.ndarray) or a.dtype != np.float64
+                             else a.astype(np.float32))
+
+
+def _tensors(structure):
+    if structure is None:
+        return None
+    return nest.pack_like(structure, [_tensor(a) for a in nest.flatten(structure)])
+
+
+def _length(structure, what):
+    sizes = {len(a) for a in nest.flatten(structure)}
+    if len(sizes) != 1:
+        raise ValueError(f"{what}: its arrays have different numbers of samples "
+                         f"{sorted(sizes)}; every input/output needs one row per sample")
+    return sizes.pop()
+
+
+def _take(structure, index):
+    if structure is None:
+        return None
+    return nest.pack_like(structure, [a[index] for a in nest.flatten(structure)])
+
+
+def class_weight_to_sample_weight(y, class_weight):
+    """Per-sample weights from {class index: weight}, as Keras 3 makes them: each sample's
+    class is its label rounded to an integer (or the argmax of a one-hot row); a class the
+    dict leaves out weighs 1.
+
+    >>> from tapekit.keras.data_adapter import class_weight_to_sample_weight
+    >>> class_weight_to_sample_weight(np.array([0, 1, 1, 2]), {1: 2.0})
+    array([1., 2., 2., 1.], dtype=float32)
+    """
+    if not isinstance(class_weight, dict):
+        raise TypeError(f"class_weight must be a dict {{class index: weight}}, got "
+                        f"{type(class_weight).__name__}")
+    if len(nest.flatten(y)) > 1:
+        raise ValueError("`class_weight` is only supported for Models with a single output; "
+                         "pass sample_weight= (one array per output) instead")
+    y = nest.flatten(y)[0]
+    y = np.asarray(y.numpy() if isinstance(y, Tensor) else y)
+    if y.ndim > 1:
+        y = np.argmax(y, axis=-1) if y.shape[-1] != 1 else np.squeeze(y, axis=-1)
+    classes = np.round(y).astype(np.int64).reshape(-1)
+    return np.array([class_weight.get(int(c), 1.0) for c in classes], np.float32)
+
+
+def _add_class_weight(batch, class_weight):
+    x, y, sw = unpack_x_y_sample_weight(batch)
+    if y is None:
+        return batch
+    if sw is not None:
+        raise ValueError("You cannot use `class_weight` and `sample_weight` at the same time: "
+                         "the batches carry sample weights; fold the class weights into them")
+    return (x, y, class_weight_to_sample_weight(y, class_weight))
 
 
 def train_validation_split(x, y, sample_weight, validation_split):
@@ -87,11 +180,13 @@ def train_validation_split(x, y, sample_weight, validation_split):
     (as Keras does): returns ((x, y, sample_weight), (x_val, y_val, sample_weight_val))."""
     if not 0 < validation_split < 1:
         raise ValueError(f"validation_split must be in (0, 1), got {validation_split!r}")
-    if _is_dataset(x, y):
-        raise ValueError("validation_split works only with array data (x, y); for a list of "
-                         "batches, pass validation_data= instead")
-    x, y, sample_weight = _array(x, "x"), _array(y, "y"), _array(sample_weight, "sample_weight")
-    n = _length(x)
+    if not _is_arrays(x) or _is_batch_list(x):
+        raise ValueError("validation_split is only supported for array data (x, y); for a "
+                         "generator, PyDataset or list of batches, pass validation_data= "
+                         "instead")
+    x, y = _arrays(x, "x"), _arrays(y, "y")
+    sample_weight = _arrays(sample_weight, "sample_weight")
+    n = _length(x, "x")
     split_at = int(np.floor(n * (1.0 - validation_split)))
     if split_at == 0 or split_at == n:
         raise ValueError(f"validation_split={validation_split} of {n} samples leaves "
@@ -103,69 +198,155 @@ def train_validation_split(x, y, sample_weight, validation_split):
 
 
 class EpochIterator:
-    """One epoch of batches, as tuples of tensors: (x, y) or (x, y, sample_weight) or (x,).
+    """Batches, epoch by epoch, as tuples of tensors: (x,), (x, y) or (x, y, sample_weight).
 
-    Arrays are shuffled (per epoch, with tk.random's generator, so tk.random.set_seed
-    makes fit reproducible) unless shuffle=False; the last batch may be smaller.
-    `steps_per_epoch` caps the batches of an epoch. `len()` is the number of batches.
+    `enumerate_epoch()` yields (step, batch) for one epoch; `num_batches` is the epoch's
+    number of steps when known (None for a generator without steps_per_epoch).
+    `class_weight` ({class: weight}) turns into each batch's sample weights.
     """
 
     def __init__(self, x, y=None, sample_weight=None, batch_size=None, shuffle=False,
-                 steps_per_epoch=None):
+                 steps_per_epoch=None, class_weight=None):
         if batch_size is not None and (not isinstance(batch_size, (int, np.integer))
                                        or batch_size <= 0):
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
-        self.steps_per_epoch = steps_per_epoch
-        self.dataset = None
-        if _is_dataset(x, y):
-            if batch_size is not None:
-                raise ValueError("batch_size is for array data; a list of batches is already "
-                                 "batched: leave batch_size=None")
-            if sample_weight is not None:
-                raise ValueError("sample_weight is for array data; put it in each batch: "
-                                 "(x, y, sample_weight)")
-            self.dataset = x
+        if steps_per_epoch is not None and (not isinstance(steps_per_epoch, (int, np.integer))
+                                            or steps_per_epoch <= 0):
+            raise ValueError(f"steps_per_epoch must be a positive integer or None, got "
+                             f"{steps_per_epoch!r}")
+        self.steps_per_epoch, self.class_weight = steps_per_epoch, class_weight
+        self.shuffle = shuffle
+        self._iterator, self._seen = None, 0
+        if _is_arrays(x) and not _is_batch_list(x):
+            self.kind = "arrays"
+            self.x, self.y = _arrays(x, "x"), _arrays(y, "y")
+            self.sample_weight = _arrays(sample_weight, "sample_weight")
+            self.n = _length(x if not isinstance(self.x, np.ndarray) else self.x, "x")
+            for name, a in (("y", self.y), ("sample_weight", self.sample_weight)):
+                if a is not None and _length(a, name) != self.n:
+                    raise ValueError(f"x has {self.n} samples but {name} has "
+                                     f"{_length(a, name)}; they must have the same first "
+                                     f"dimension")
+            if self.y is None and self.sample_weight is not None:
+                raise ValueError("sample_weight was given without y: weights weigh the loss "
+                                 "of each (x, y) sample")
+            if class_weight is not None and self.y is not None:
+                if self.sample_weight is not None:
+                    raise ValueError("You cannot use `class_weight` and `sample_weight` at the "
+                                     "same time: fold the class weights into sample_weight")
+                self.sample_weight = class_weight_to_sample_weight(self.y, class_weight)
+            self.batch_size = batch_size or 32
+            self._num_batches = -(-self.n // self.batch_size)
             return
-        self.x, self.y = _array(x, "x"), _array(y, "y")
-        self.sample_weight = _array(sample_weight, "sample_weight")
-        self.n = _length(self.x)
-        for name, a in (("y", self.y), ("sample_weight", self.sample_weight)):
-            if a is not None and _length(a) != self.n:
-                raise ValueError(f"x has {self.n} samples but {name} has {_length(a)}; they "
-                                 f"must have the same first dimension")
-        if self.y is None and self.sample_weight is not None:
-            raise ValueError("sample_weight was given without y: weights weigh the loss of "
-                             "each (x, y) sample")
-        self.parts = tuple(a for a in (self.x, self.y, self.sample_weight) if a is not None)
-        self.batch_size, self.shuffle = batch_size or 32, shuffle
+        what = ("a PyDataset" if _is_pydataset(x) else "a list of batches"
+                if _is_batch_list(x) else "a generator or iterator" if _is_iterator(x) else None)
+        if what is None:
+            raise ValueError(f"Unrecognized data type: x={type(x).__name__}. Expected NumPy "
+                             f"arrays or tensors (or a list/dict of them), a generator or "
+                             f"iterator of (x, y[, sample_weight]) batches, a list of such "
+                             f"batches, or a tk.utils.PyDataset")
+        for name, value in (("y", y), ("sample_weight", sample_weight),
+                            ("batch_size", batch_size)):
+            if value is not None:
+                raise ValueError(f"`{name}` argument is not supported when x is {what}: it "
+                                 f"yields whole batches; put y (and sample weights) in each "
+                                 f"batch, (x, y[, sample_weight]), and leave {name}=None")
+        self.kind, self.data = what, x
+        if _is_pydataset(x):
+            self._num_batches = len(x)
+        elif _is_batch_list(x):
+            self._num_batches = len(x)
+        else:
+            self._num_batches = None
+
+    @property
+    def num_batches(self):
+        return self.steps_per_epoch or self._num_batches
 
     def __len__(self):
-        if self.dataset is not None:
-            n = len(self.dataset) if hasattr(self.dataset, "__len__") else None
-        else:
-            n = -(-self.n // self.batch_size)
-        if self.steps_per_epoch is not None:
-            return self.steps_per_epoch if n is None else min(n, self.steps_per_epoch)
+        n = self.num_batches
+        if n is None:
+            raise TypeError("the number of batches of a generator is unknown until it ends; "
+                            "pass steps_per_epoch= (or steps=)")
         return n
 
+    # --- one pass over the data ---------------------------------------------------------------
+    def _one_pass(self):
+        if self.kind == "arrays":
+            parts = tuple(a for a in (self.x, self.y, self.sample_weight) if a is not None)
+            order = random._rng(None).permutation(self.n) if self.shuffle else None
+            for start in range(0, self.n, self.batch_size):
+                index = slice(start, start + self.batch_size) if order is None else \
+                    order[start:start + self.batch_size]
+                yield tuple(_take(p, index) for p in parts)
+        elif self.kind == "a PyDataset":        # shuffle=True shuffles the batches' order
+            n = len(self.data)
+            for i in (random._rng(None).permutation(n) if self.shuffle else range(n)):
+                yield self.data[int(i)]
+        elif self.kind == "a list of batches":
+            yield from self.data
+        else:
+            yield from (self.data if hasattr(self.data, "__next__") else iter(self.data))
+
+    def _as_batch(self, batch):
+        if self.kind != "arrays":                   # a batch as the data gave it
+            batch = tuple(batch) if isinstance(batch, (tuple, list)) else (batch,)
+            unpack_x_y_sample_weight(batch)         # 4 or more items: Keras's error
+            if self.class_weight is not None:
+                batch = _add_class_weight(batch, self.class_weight)
+        return tuple(_tensors(part) for part in batch)
+
     def first_batch(self):
-        """The first batch, without shuffling (and without drawing random numbers)."""
-        if self.dataset is not None:
-            return next(iter(self), None)
-        return tuple(_tensor(_take(a, slice(0, self.batch_size))) for a in self.parts)
+        """The first batch without using up the data: for arrays and PyDatasets (a generator's
+        first batch would be lost to the epoch)."""
+        if self.kind == "arrays":
+            parts = tuple(a for a in (self.x, self.y, self.sample_weight) if a is not None)
+            return self._as_batch(tuple(_take(p, slice(0, self.batch_size)) for p in parts))
+        if self.kind in ("a PyDataset", "a list of batches") and self._num_batches:
+            return self._as_batch(self.data[0])
+        return None
+
+    def reset(self):
+        """Start the next epoch from a fresh pass (evaluate does: validation with
+        validation_steps sees the same first batches every epoch, as in Keras)."""
+        self._iterator, self._seen = None, 0
+
+    def enumerate_epoch(self):
+        """(step, batch) for one epoch (Keras's EpochIterator rules for steps_per_epoch)."""
+        if self.kind == "a PyDataset" and hasattr(self.data, "on_epoch_begin"):
+            self.data.on_epoch_begin()
+        steps = self.steps_per_epoch
+        if self._iterator is None or steps is None:
+            self._iterator, self._seen = self._one_pass(), 0
+        step = 0
+        while steps is None or step < steps:
+            if self._num_batches is not None and self._seen >= self._num_batches:
+                if steps is not None:
+                    _ran_out()
+                break
+            try:
+                batch = next(self._iterator)
+            except StopIteration:
+                if steps is not None or step == 0:     # Keras warns for an empty epoch too
+                    _ran_out()
+                if steps is not None:
+                    self._num_batches = self._num_batches or self._seen
+                self._iterator = None
+                break
+            self._seen += 1
+            yield step, self._as_batch(batch)
+            step += 1
+        if self._num_batches is not None and self._seen >= self._num_batches:
+            self._iterator = None                   # the next epoch starts a fresh pass
+        if self.kind == "a PyDataset" and hasattr(self.data, "on_epoch_end"):
+            self.data.on_epoch_end()
 
     def __iter__(self):
-        if self.dataset is not None:
-            for step, batch in enumerate(self.dataset):
-                if self.steps_per_epoch is not None and step >= self.steps_per_epoch:
-                    return
-                yield tuple(_tensor(_array(a, "batch")) for a in
-                            ((batch,) if not isinstance(batch, (tuple, list)) else batch))
-            return
-        order = random._rng(None).permutation(self.n) if self.shuffle else None
-        for step, start in enumerate(range(0, self.n, self.batch_size)):
-            if self.steps_per_epoch is not None and step >= self.steps_per_epoch:
-                return
-            index = slice(start, start + self.batch_size) if order is None else \
-                order[start:start + self.batch_size]
-            yield tuple(_tensor(_take(a, index)) for a in self.parts)
+        for _, batch in self.enumerate_epoch():
+            yield batch
+
+
+def _ran_out():
+    warnings.warn("Your input ran out of data; interrupting training. Make sure that your "
+                  "dataset or generator can generate at least `steps_per_epoch * epochs` "
+                  "batches.", stacklevel=3)

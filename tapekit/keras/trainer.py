@@ -14,13 +14,17 @@ then replayed), as Keras compiles it with `tf.function`.
 """
 import numpy as np
 
+import warnings
+
+from .. import nest
 from ..tape import GradientTape
 from ..compiler import function
 from . import losses as losses_module
 from . import metrics as metrics_module
 from . import optimizers as optimizers_module
 from .callbacks import CallbackList
-from .data_adapter import EpochIterator, train_validation_split, unpack_x_y_sample_weight
+from .data_adapter import (EpochIterator, _is_arrays, _is_batch_list, check_data_tuple, train_validation_split,
+                           unpack_x_y_sample_weight)
 
 
 class Trainer:
@@ -29,6 +33,8 @@ class Trainer:
     compiled = False
     stop_training = False
     history = None
+    run_eagerly = False
+    train_function = test_function = predict_function = None
 
     def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None,
                 weighted_metrics=None, run_eagerly=False, steps_per_execution=1,
@@ -36,28 +42,42 @@ class Trainer:
         """Set the optimizer, loss and metrics that fit/evaluate use.
 
         optimizer, loss and each metric may be a name ("adam", "mse", "accuracy") or an
-        object. `run_eagerly=True` runs train_step as plain Python (for debugging and
-        print); `jit_compile` is accepted and ignored (there is no XLA); weighted_metrics
-        is not supported, and steps_per_execution must be 1.
+        object. For a model with several outputs, loss, metrics and loss_weights may be
+        lists (one item per output, None for none) or dicts keyed by the output layers'
+        names; the logs then hold "<output>_loss" and "<output>_<metric>" too, as in
+        Keras 3. `metrics` are unweighted; `weighted_metrics` take fit's sample_weight
+        (and class_weight). `run_eagerly=True` runs train_step as plain Python (for
+        debugging and print); `jit_compile` is accepted and ignored (there is no XLA);
+        steps_per_execution must be 1.
 
         >>> model = tk.Sequential([tk.layers.Dense(1)])
         >>> model.compile(optimizer="sgd", loss="mse", metrics=["mae"])
         >>> model.optimizer
         <SGD learning_rate=0.01, iterations=0>
         """
-        if steps_per_execution != 1 or weighted_metrics:
-            raise NotImplementedError("compile: steps_per_execution must be 1 and "
-                                      "weighted_metrics is not supported in tapekit; pass "
-                                      "metrics= (they take fit's sample_weight)")
+        if steps_per_execution != 1:
+            raise NotImplementedError("compile: steps_per_execution must be 1 in tapekit "
+                                      "(each step is one batch)")
+        for name, value in (("metrics", metrics), ("weighted_metrics", weighted_metrics)):
+            if value is not None and not isinstance(value, (list, tuple, dict)):
+                raise ValueError(f"Expected `{name}` argument to be a list, tuple, or dict. "
+                                 f"Received instead: {name}={value!r} of type "
+                                 f"{type(value).__name__}; e.g. {name}=[{value!r}]")
         self.optimizer = optimizers_module.get(optimizer)
-        self.loss = loss
-        self._loss_fn = _as_loss(losses_module.get(loss))
-        self._loss_weight = 1.0 if loss_weights is None else float(
-            loss_weights[0] if isinstance(loss_weights, (list, tuple)) else loss_weights)
+        for one in _leaves(loss):                 # unknown names fail here, not in fit
+            losses_module.get(one)
+        for one in _leaves(metrics) + _leaves(weighted_metrics):
+            if not (isinstance(one, str) and one.lower() in ("accuracy", "acc")):
+                metrics_module.get(one)
+        # As Keras 3: a compile without loss= keeps the previous loss, one without metrics=
+        # (and weighted_metrics=) the previous metrics.
+        if loss is not None or not self.compiled:
+            self.loss, self.loss_weights = loss, loss_weights
+            self._compiled_losses = None      # [(output index, name, loss, weight, tracker)]
+        if metrics is not None or weighted_metrics is not None or not self.compiled:
+            self._metric_specs, self._weighted_metric_specs = metrics, weighted_metrics
+            self._compile_metrics = None      # made at the first batch (see _build_metrics)
         self._loss_tracker = metrics_module.Mean(name="loss")
-        self._metric_specs = list(metrics) if isinstance(metrics, (list, tuple)) else (
-            [] if metrics is None else [metrics])
-        self._compile_metrics = None          # made at the first batch (see _build_metrics)
         self.run_eagerly = run_eagerly
         self.train_function = self.test_function = self.predict_function = None
         self.compiled = True
@@ -73,15 +93,19 @@ class Trainer:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight)
         self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
-        grads = tape.gradient(loss, self.trainable_variables)
-        self.optimizer.apply(grads, self.trainable_variables)
+        if self.trainable_variables:
+            grads = tape.gradient(loss, self.trainable_variables)
+            self.optimizer.apply(grads, self.trainable_variables)
+        else:                  # Keras 3 warns too, and trains nothing: the loss is still logged
+            _warn_if_nothing_to_train(self)
         return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
 
     def test_step(self, data):
         """One batch of evaluation: forward pass (training=False), loss and metrics."""
         x, y, sample_weight = unpack_x_y_sample_weight(data)
         y_pred = self(x, training=False)
-        loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight)
+        loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
+                                 training=False)
         self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
         return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
 
@@ -91,13 +115,113 @@ class Trainer:
         return self(x, training=False)
 
     # --- loss and metrics -------------------------------------------------------------------
+    @property
+    def output_names(self):
+        """The names of the model's outputs: the layers that make them (functional), else
+        ["output_0", ...] (Keras 3's names for a subclassed model's outputs)."""
+        outputs = getattr(self, "outputs", None)
+        if outputs is not None and self.__dict__.get("_graph") is not None:
+            return [t._keras_history[0].name for t in nest.flatten(outputs)]
+        return None
+
+    def _flat_outputs(self, y_pred):
+        return nest.flatten(y_pred) if isinstance(y_pred, (list, tuple, dict)) else [y_pred]
+
+    def _names_for(self, n):
+        names = self.output_names
+        return names if names is not None and len(names) == n else \
+            ["output"] if n == 1 else [f"output_{i}" for i in range(n)]
+
+    def _flat_targets(self, y, n, what="y"):
+        """y as one target per output: a list/tuple in output order, a dict by output name,
+        or one array for a single output (or the same for every output: sample_weight)."""
+        if y is None:
+            return [None] * n
+        if isinstance(y, dict):
+            names = self._names_for(n)
+            unknown = sorted(set(y) - set(names))
+            if unknown:
+                raise ValueError(f"{what} is a dict with keys {unknown} that are not output "
+                                 f"names; the model's outputs are {names}")
+            return [y.get(name) for name in names]
+        if isinstance(y, (list, tuple)) and n > 1:
+            if len(y) != n:
+                raise ValueError(f"{what} has {len(y)} items for a model with {n} outputs "
+                                 f"{self._names_for(n)}; give one per output")
+            return list(y)
+        if n > 1 and what == "sample_weight":
+            return [y] * n
+        if n > 1:
+            raise ValueError(f"the model has {n} outputs {self._names_for(n)}, but {what} is "
+                             f"one array; pass a list (one per output) or a dict by name")
+        return [y[0] if isinstance(y, (list, tuple)) and len(y) == 1 else y]
+
+    def _per_output(self, spec, n, what, default=None):
+        """compile's loss / metrics / loss_weights as one entry per output."""
+        names = self._names_for(n)
+        if isinstance(spec, dict):
+            unknown = sorted(set(spec) - set(names))
+            if unknown:
+                raise ValueError(f"compile({what}=...): the keys {unknown} are not names of "
+                                 f"the model's outputs {names}")
+            return [spec.get(name, default) for name in names]
+        if what == "loss" or what == "loss_weights":
+            if isinstance(spec, (list, tuple)):
+                if n == 1 and len(spec) == 1:
+                    return list(spec)
+                if len(spec) != n:
+                    raise ValueError(f"compile({what}=...) has {len(spec)} items for a model "
+                                     f"with {n} outputs {names}; give one per output (None "
+                                     f"for none)")
+                return list(spec)
+            return [spec] * n
+        # metrics: for one output a list of metrics; for several, one item per output (a
+        # metric, a list of them, or None), as Keras 3 requires
+        spec = list(spec or [])
+        if n == 1:
+            return [spec]
+        if len(spec) != n:
+            raise ValueError(f"Invalid `{what}`: for a model with {n} outputs {names} give a "
+                             f"dict by output name or a list of {n} items (one metric, a list "
+                             f"of metrics, or None per output); received {what}={spec!r}")
+        return [[] if s is None else list(s) if isinstance(s, (list, tuple)) else [s]
+                for s in spec]
+
+    def _build_losses(self, y_pred):
+        n = len(self._flat_outputs(y_pred))
+        names = self._names_for(n)
+        losses = self._per_output(self.loss, n, "loss")
+        weights = ([None] * n if self.loss_weights is None else
+                   self._per_output(self.loss_weights, n, "loss_weights",
+                                    default=None))
+        built = [(i, names[i], _as_loss(losses_module.get(loss)), w)
+                 for i, (loss, w) in enumerate(zip(losses, weights)) if loss is not None]
+        trackers = len(built) > 1
+        self._compiled_losses = [
+            (i, name, fn, 1.0 if w is None else float(w),
+             metrics_module.Mean(name=f"{name}_loss") if trackers else None)
+            for i, name, fn, w in built]
+
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         """The compiled loss of (y, y_pred), weighted, plus the model's own `losses`
-        (add_loss, regularizers): the number `train_step` differentiates."""
+        (add_loss, regularizers): the number `train_step` differentiates. With several
+        outputs: the sum of each output's loss times its loss weight."""
+        if self._compiled_losses is None and self.loss is not None:
+            self._build_losses(y_pred)
         terms = []
-        if self._loss_fn is not None:
-            loss = self._loss_fn(y, y_pred, sample_weight=sample_weight)
-            terms.append(loss if self._loss_weight == 1.0 else loss * self._loss_weight)
+        if self.loss is not None:
+            flat_pred = self._flat_outputs(y_pred)
+            n = len(flat_pred)
+            targets = self._flat_targets(y, n)
+            weights = self._flat_targets(sample_weight, n, "sample_weight")
+            for i, name, fn, w, tracker in self._compiled_losses:
+                if targets[i] is None:
+                    raise ValueError(f"compile gave output {name!r} a loss, but the data has "
+                                     f"no target for it; pass y with one target per output")
+                value = fn(targets[i], flat_pred[i], sample_weight=weights[i])
+                if tracker is not None:
+                    tracker.update_state(value, sample_weight=_batch_size(flat_pred[i]))
+                terms.append(value if w == 1.0 else value * w)
         terms.extend(getattr(self, "losses", None) or [])
         if not terms:
             raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
@@ -107,12 +231,48 @@ class Trainer:
         return total
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
-        """Update the compiled metrics with this batch; return every metric's result."""
+        """Update the compiled metrics with this batch; return every metric's result.
+        `metrics` see no sample weights, `weighted_metrics` do (Keras 3)."""
         if self._compile_metrics is None:
-            self._compile_metrics = _build_metrics(self._metric_specs, y, y_pred)
-        for m in self._compile_metrics:
-            m.update_state(y, y_pred, sample_weight=sample_weight)
+            self._compile_metrics = self._build_metrics(y, y_pred)
+        flat_pred = self._flat_outputs(y_pred)
+        n = len(flat_pred)
+        targets = self._flat_targets(y, n)
+        weights = self._flat_targets(sample_weight, n, "sample_weight")
+        for metric, i, weighted in self._compile_metrics:
+            metric.update_state(targets[i], flat_pred[i],
+                                sample_weight=weights[i] if weighted else None)
         return self.get_metrics_result()
+
+    def _build_metrics(self, y, y_pred):
+        """[(metric, output index, weighted)]: each metric named as Keras 3 logs it
+        ("<output>_<name>" with several outputs; "weighted_<name>" when a weighted metric
+        would take an unweighted one's name)."""
+        flat_pred = self._flat_outputs(y_pred)
+        n = len(flat_pred)
+        names = self._names_for(n)
+        targets = self._flat_targets(y, n)
+        built, taken = [], set()
+        for specs, weighted in ((self._metric_specs, False),
+                                (self._weighted_metric_specs, True)):
+            if not specs:
+                continue
+            what = "weighted_metrics" if weighted else "metrics"
+            for i, per_output in enumerate(self._per_output(specs, n, what)):
+                per_output = [] if per_output is None else per_output if isinstance(
+                    per_output, (list, tuple)) else [per_output]
+                for metric in _build_metrics(per_output, targets[i], flat_pred[i]):
+                    base = metric.name
+                    name = f"{names[i]}_{base}" if n > 1 else base
+                    if name in taken and weighted:
+                        name = f"{names[i]}_weighted_{base}" if n > 1 else f"weighted_{base}"
+                    k, unique = 1, name
+                    while unique in taken:
+                        unique, k = f"{name}_{k}", k + 1
+                    metric.name = unique
+                    taken.add(unique)
+                    built.append((metric, i, weighted))
+        return built
 
     def get_metrics_result(self):
         return {m.name: m.result() for m in self.metrics}
@@ -125,28 +285,42 @@ class Trainer:
 
     @property
     def metrics(self):
-        """The loss tracker (a Mean named "loss"), then the compiled metrics."""
+        """The loss tracker (a Mean named "loss"), the compiled metrics, then (several
+        outputs) each output's loss tracker ("<output>_loss")."""
         if not self.compiled:
             return []
-        return [self._loss_tracker] + list(self._compile_metrics or [])
+        return ([self._loss_tracker] + [m for m, _, _ in self._compile_metrics or []] +
+                [t for *_, t in self._compiled_losses or [] if t is not None])
 
     @property
     def metrics_names(self):
-        return [m.name for m in self.metrics]
+        """Keras 3's names: "loss", "compile_metrics" (all compiled metrics, as one), then
+        each output's loss tracker; the logs and evaluate(return_dict=True) name each metric."""
+        if not self.compiled:
+            return []
+        return (["loss"] + (["compile_metrics"] if self._compile_metrics else []) +
+                [t.name for *_, t in self._compiled_losses or [] if t is not None])
 
     def reset_metrics(self):
         for m in self.metrics:
             m.reset_state()
 
     def _build_compile_metrics(self, batches):
-        """Make compile's metrics before the loop, so `self.metrics` lists them in a custom
-        train_step too ("accuracy" needs the shapes of y and y_pred: one forward pass)."""
-        if self._compile_metrics is None and self._metric_specs:
+        """Make compile's losses and metrics before the loop, so `self.metrics` lists them in
+        a custom train_step and callbacks see them (e.g. EarlyStopping's monitor): one
+        forward pass on the first batch (not for a generator: its batch would be used up)."""
+        needs_metrics = self._compile_metrics is None and (self._metric_specs or
+                                                           self._weighted_metric_specs)
+        needs_losses = self._compiled_losses is None and self.loss is not None
+        if needs_metrics or needs_losses:
             batch = batches.first_batch()
             if batch is not None:
                 x, y, _ = unpack_x_y_sample_weight(batch)
-                self._compile_metrics = _build_metrics(self._metric_specs, y,
-                                                       self(x, training=False))
+                y_pred = self(x, training=False)
+                if needs_losses:
+                    self._build_losses(y_pred)
+                if needs_metrics:
+                    self._compile_metrics = self._build_metrics(y, y_pred)
 
     # --- compiled steps -------------------------------------------------------------------
     def make_train_function(self):
@@ -172,15 +346,20 @@ class Trainer:
 
     # --- the loops --------------------------------------------------------------------------
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
-            validation_split=0.0, validation_data=None, shuffle=True, sample_weight=None,
-            initial_epoch=0, steps_per_epoch=None, validation_batch_size=None):
+            validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
+            sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
+            validation_batch_size=None, validation_freq=1):
         """Train for `epochs` passes over the data; returns a History (`history.history`).
 
-        x, y: arrays (cut into batches of `batch_size`, 32 by default, shuffled each epoch
-        unless shuffle=False), or x alone as a list of (x, y) batches. validation_split
-        keeps the last fraction of the arrays for validation; validation_data is (x_val,
-        y_val) or a list of batches. verbose: 1 ("auto") a bar and a line per epoch, 2 the
-        line only, 0 silent.
+        x, y: arrays (or lists/dicts of arrays for several inputs/outputs; cut into batches
+        of `batch_size`, 32 by default, shuffled each epoch unless shuffle=False), or x
+        alone as a generator/iterator of batches, a list of batches or a tk.utils.PyDataset.
+        With steps_per_epoch, each epoch takes that many batches and the next epoch goes on
+        where it stopped. validation_split keeps the last fraction of the arrays for
+        validation; validation_data is (x_val, y_val[, sample_weight_val]) or batches,
+        validation_steps caps its batches. class_weight {class: weight} weighs each sample
+        by its class. verbose: 1 ("auto") a bar and a line per epoch, 2 the line only, 0
+        silent. Every argument is checked before the first training step.
 
         >>> tk.random.set_seed(0)
         >>> model = tk.Sequential([tk.layers.Dense(1, kernel_initializer="zeros")])
@@ -195,12 +374,16 @@ class Trainer:
         [14.622499465942383, 2.333695650100708]
         """
         _check_compiled(self, "fit")
+        _check_verbose(verbose)
         if validation_split and validation_data is None:
             (x, y, sample_weight), validation_data = train_validation_split(
                 x, y, sample_weight, validation_split)
-        batches = EpochIterator(x, y, sample_weight, batch_size, shuffle, steps_per_epoch)
+        batches = EpochIterator(x, y, sample_weight, batch_size, shuffle, steps_per_epoch,
+                                class_weight=class_weight)
+        validation_data = _validation_batches(validation_data, validation_batch_size or
+                                              batch_size, validation_steps)
         callbacks = _callbacks(self, callbacks, verbose, history=True, epochs=epochs,
-                               steps=len(batches))
+                               steps=batches.num_batches)
         self._build_compile_metrics(batches)
         train_function = self.make_train_function()
         self.stop_training = False
@@ -216,11 +399,8 @@ class Trainer:
                 if self.stop_training:
                     break
             epoch_logs = _floats(self._get_metrics_result_or_logs(logs))
-            if validation_data is not None:
-                val_x, val_y, val_weight = _as_xy(validation_data)
-                val_logs = self.evaluate(val_x, val_y, sample_weight=val_weight,
-                                         batch_size=validation_batch_size or batch_size,
-                                         callbacks=callbacks, return_dict=True)
+            if validation_data is not None and (epoch + 1) % validation_freq == 0:
+                val_logs = self.evaluate(validation_data, callbacks=callbacks, return_dict=True)
                 epoch_logs.update({f"val_{name}": value for name, value in val_logs.items()})
             callbacks.on_epoch_end(epoch, epoch_logs)
             if self.stop_training:
@@ -233,9 +413,13 @@ class Trainer:
         """The loss and metrics over the data: a list [loss, metric...], or a number when
         there are no metrics, or {name: value} with return_dict=True."""
         _check_compiled(self, "evaluate")
-        batches = EpochIterator(x, y, sample_weight, batch_size, False, steps)
+        _check_verbose(verbose)
+        # fit's validation passes its EpochIterator and its CallbackList
+        batches = x if isinstance(x, EpochIterator) else EpochIterator(
+            x, y, sample_weight, batch_size, False, steps)
+        batches.reset()
         if not isinstance(callbacks, CallbackList):
-            callbacks = _callbacks(self, callbacks, verbose, steps=len(batches))
+            callbacks = _callbacks(self, callbacks, verbose, steps=batches.num_batches)
         self._build_compile_metrics(batches)
         test_function = self.make_test_function()
         self.reset_metrics()
@@ -247,15 +431,24 @@ class Trainer:
             callbacks.on_test_batch_end(step, logs)
         logs = _floats(self._get_metrics_result_or_logs(logs))
         callbacks.on_test_end(logs)
-        if return_dict:
-            return logs
-        values = list(logs.values())
+        return logs if return_dict else self._flatten_logs_in_order(logs)
+
+    def _flatten_logs_in_order(self, logs):
+        """evaluate's list, in Keras 3's order: loss, the metrics of a single output, each
+        output's loss, then the other names sorted."""
+        first = ["loss"] + ([m.name for m, _, _ in self._compile_metrics or []]
+                            if len(self._compiled_losses or []) <= 1 else []) + \
+            [t.name for *_, t in self._compiled_losses or [] if t is not None]
+        values = [logs[k] for k in first if k in logs] + \
+            [logs[k] for k in sorted(logs) if k not in first]
         return values[0] if len(values) == 1 else values
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
-        """The model's outputs for x, batch by batch, joined into one NumPy array."""
+        """The model's outputs for x, batch by batch, joined into NumPy arrays (works before
+        compile, as in Keras)."""
+        _check_verbose(verbose)
         batches = EpochIterator(x, None, None, batch_size, False, steps)
-        callbacks = _callbacks(self, callbacks, verbose, steps=len(batches))
+        callbacks = _callbacks(self, callbacks, verbose, steps=batches.num_batches)
         predict_function = self.make_predict_function()
         callbacks.on_predict_begin()
         outputs = []
@@ -264,17 +457,49 @@ class Trainer:
             outputs.append(predict_function(batch[0]))
             callbacks.on_predict_batch_end(step, {"outputs": outputs[-1]})
         callbacks.on_predict_end()
-        if outputs and isinstance(outputs[0], (list, tuple)):
-            return [np.concatenate([o[k].numpy() for o in outputs]) for k in range(len(outputs[0]))]
-        return np.concatenate([o.numpy() for o in outputs])
+        if not outputs:
+            raise ValueError("predict: the data gave no batches")
+        flat = [nest.flatten(o) for o in outputs]
+        joined = [np.concatenate([o[k].numpy() for o in flat]) for k in range(len(flat[0]))]
+        return nest.pack_like(outputs[0], joined)
 
 
 # --- helpers ----------------------------------------------------------------------------------
 def _check_compiled(model, what):
     if not model.compiled:
-        raise RuntimeError(f"You must call `compile()` before using the model: {what} needs an "
-                           f"optimizer and a loss, e.g. model.compile(optimizer='adam', "
-                           f"loss='mse')")
+        raise ValueError(f"You must call `compile()` before using the model: {what} needs a "
+                         f"loss (and fit an optimizer), e.g. model.compile(optimizer='adam', "
+                         f"loss='mse'). predict works without compile.")
+
+
+def _leaves(spec):
+    """The items of a (nested) list/dict of losses or metrics, without the Nones."""
+    if spec is None:
+        return []
+    if isinstance(spec, dict):
+        return [x for v in spec.values() for x in _leaves(v)]
+    if isinstance(spec, (list, tuple)):
+        return [x for v in spec for x in _leaves(v)]
+    return [spec]
+
+
+def _validation_batches(validation_data, batch_size, steps):
+    """fit's validation_data as an EpochIterator (or None), made and checked before the
+    first training step: (x_val, y_val[, sample_weight_val]), or batches."""
+    if validation_data is None:
+        return None
+    x, y, sample_weight = check_data_tuple(validation_data, "validation_data")
+    arrays = _is_arrays(x) and not _is_batch_list(x)
+    return EpochIterator(x, y, sample_weight, batch_size if arrays else None, False, steps)
+
+
+def _check_verbose(verbose):
+    if verbose not in ("auto", 0, 1, 2) or isinstance(verbose, bool) and verbose:
+        raise ValueError(f"verbose must be 'auto', 0, 1 or 2, got {verbose!r}")
+
+
+def _warn_if_nothing_to_train(model):
+    warnings.warn("The model does not have any trainable weights.", stacklevel=3)
 
 
 def _callbacks(model, callbacks, verbose, history=False, **params):
@@ -283,19 +508,12 @@ def _callbacks(model, callbacks, verbose, history=False, **params):
 
 
 def _floats(logs):
-    return {name: float(value) for name, value in logs.items()}
-
-
-def _as_xy(validation_data):
-    """validation_data as (x, y, sample_weight): a tuple of arrays, or a list of batches."""
-    if isinstance(validation_data, tuple) and len(validation_data) in (2, 3):
-        return unpack_x_y_sample_weight(validation_data)
-    return validation_data, None, None
+    """Logs as Keras 3's pythonify_logs makes them: sorted by name, numbers as floats."""
+    return {name: float(value) for name, value in sorted(logs.items())}
 
 
 def _batch_size(x):
-    first = x[0] if isinstance(x, (list, tuple)) else x
-    return first.shape[0]
+    return nest.flatten(x)[0].shape[0]
 
 
 class _FunctionLoss(losses_module.Loss):

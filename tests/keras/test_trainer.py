@@ -88,7 +88,8 @@ def test_epoch_loss_is_the_batch_size_weighted_mean_and_history_keys():
     history = model.fit(x, y, batch_size=4, epochs=2, shuffle=False, verbose=0,
                         validation_data=(x[:3], y[:3]))
     assert history is model.history and history.epoch == [0, 1]
-    assert list(history.history) == ["loss", "accuracy", "val_loss", "val_accuracy"]
+    # Keras 3 hands callbacks (and so History) the logs sorted by name
+    assert list(history.history) == ["accuracy", "loss", "val_accuracy", "val_loss"]
     logits = model.predict(x, verbose=0).astype(np.float64)
     per_sample = np.log(np.exp(logits).sum(1)) - logits[np.arange(10), y]
     assert history.history["loss"][1] == pytest.approx(per_sample.mean(), rel=1e-5)
@@ -121,9 +122,9 @@ def test_evaluate_and_predict_shapes_and_forms():
     result = model.evaluate(x, y, batch_size=4, verbose=0)
     assert isinstance(result, list) and len(result) == 3
     d = model.evaluate(x, y, verbose=0, return_dict=True)
-    assert list(d) == ["loss", "accuracy", "sparse_top_k_categorical_accuracy"]
+    assert list(d) == ["accuracy", "loss", "sparse_top_k_categorical_accuracy"]   # sorted
     assert d["accuracy"] == pytest.approx(np.mean(out.argmax(1) == y))
-    assert model.metrics_names == list(d)
+    assert model.metrics_names == ["loss", "compile_metrics"]       # Keras 3's names
 
 
 def test_accuracy_resolves_from_shapes():
@@ -218,8 +219,10 @@ def test_early_stopping_max_mode_for_accuracy():
     assert stop.stopped_epoch == 2 and stop.best == 0.6
 
 
-LINE = re.compile(r"^\d+/\d+ - loss: \d+\.\d{4}( - [a-z_]+: -?\d\.\d{4}(e[-+]\d+)?|"
-                  r" - [a-z_]+: \d+\.\d{4})*$")
+BAR = "\u2501" * 20
+# Keras 3's epoch line without its timings: "3/3 [bar at verbose=1] - name: value ...", sorted
+LINE = re.compile(r"^\d+/\d+( " + BAR + r")? - (accuracy: \d\.\d{4} - )?loss: \d+\.\d{4}"
+                  r"( - [a-z_]+: -?\d\.\d{4}(e[-+]\d+)?| - [a-z_]+: \d+\.\d{4})*$")
 
 
 def test_verbose_2_prints_a_deterministic_line_per_epoch(capsys):
@@ -232,8 +235,8 @@ def test_verbose_2_prints_a_deterministic_line_per_epoch(capsys):
     lines = out.splitlines()
     assert lines[0] == "Epoch 1/2" and lines[2] == "Epoch 2/2" and len(lines) == 4
     for line in (lines[1], lines[3]):
-        assert line.startswith("2/2 - loss: ") and LINE.match(line), line
-        assert re.search(r" - accuracy: \d\.\d{4} - val_loss: \d+\.\d{4} - val_accuracy: ", line)
+        assert line.startswith("2/2 - accuracy: ") and LINE.match(line), line
+        assert re.search(r" - loss: \d+\.\d{4} - val_accuracy: \d\.\d{4} - val_loss: ", line)
     assert err == ""         # no bar at verbose=2
 
 
@@ -243,11 +246,11 @@ def test_verbose_1_shows_a_tqdm_bar(capsys):
     model.compile(optimizer="sgd", loss=tk.losses.SparseCategoricalCrossentropy(from_logits=True))
     model.fit(x, y, batch_size=4, epochs=1)       # verbose="auto" is 1
     out, err = capsys.readouterr()
-    assert out.splitlines()[0] == "Epoch 1/1" and LINE.match(out.splitlines()[1])
+    assert LINE.match(out.splitlines()[0])      # Keras 3 prints no "Epoch 1/1"
     assert re.search(r"\d+/3 \[", err) and "step" in err    # tqdm's "3/3 [00:00<..., step/s]"
     model.evaluate(x, y, batch_size=5)
     out, _ = capsys.readouterr()
-    assert LINE.match(out.strip()) and out.startswith("2/2 - loss: ")
+    assert LINE.match(out.strip()) and out.startswith(f"2/2 {BAR} - loss: ")
 
 
 def test_verbose_1_with_tqdm_disabled_prints_the_lines_and_no_bar(capsys, monkeypatch):
@@ -261,7 +264,7 @@ def test_verbose_1_with_tqdm_disabled_prints_the_lines_and_no_bar(capsys, monkey
     out, err = capsys.readouterr()
     lines = out.splitlines()
     assert lines[0] == "Epoch 1/2" and lines[2] == "Epoch 2/2" and len(lines) == 4
-    assert LINE.match(lines[1]) and lines[3].startswith("3/3 - loss: ")
+    assert LINE.match(lines[1]) and lines[3].startswith(f"3/3 {BAR} - loss: ")
     assert f"{history.history['loss'][-1]:.4f}" in lines[3]
     assert err == ""            # no bar drawn
     mon = tk.widgets.TrainingMonitor(total=2, file=io.StringIO(), mode="text")
@@ -298,7 +301,7 @@ def test_lambda_callback_and_call_order():
 
 def test_errors_name_the_fix():
     model = make_model()
-    with pytest.raises(RuntimeError, match="compile"):
+    with pytest.raises(ValueError, match="compile"):
         model.fit(*data(4), verbose=0)
     with pytest.raises(ValueError, match="Could not interpret loss identifier: 'mse2'"):
         model.compile(loss="mse2")
@@ -394,7 +397,7 @@ def test_compiled_metrics_exist_for_a_custom_train_step():
     model.compile(optimizer="sgd", loss=tk.losses.SparseCategoricalCrossentropy(from_logits=True),
                   metrics=["accuracy"])
     history = model.fit(x, y, batch_size=4, epochs=2, verbose=0)
-    assert list(history.history) == ["loss", "accuracy"]
+    assert list(history.history) == ["accuracy", "loss"]
     assert type(model.metrics[1]).__name__ == "SparseCategoricalAccuracy"
 
 
@@ -421,6 +424,300 @@ def test_fit_in_a_notebook_stores_the_epoch_lines_not_frozen_bars():
     nbclient.NotebookClient(nb, kernel_name="python3", timeout=120).execute()
     outputs = nb.cells[0].outputs
     text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
-    assert re.fullmatch(r"Epoch 1/2\n4/4 - loss: \S+\nEpoch 2/2\n4/4 - loss: \S+\n", text), text
+    assert re.fullmatch(r"Epoch 1/2\n4/4 \u2501{20} - loss: \S+\nEpoch 2/2\n4/4 \u2501{20} - loss: "
+                        r"\S+\n", text), text
     shown = [o["data"].get("text/plain", "") for o in outputs if o.output_type == "display_data"]
     assert shown and all(s == "" for s in shown), shown   # the live bars, emptied when done
+
+
+# --- issue 32: Keras 3's fit/evaluate/predict/compile surface ---------------------------------
+def ones_model(n_in=2):
+    """y = sum(x) exactly: Dense(1) with a kernel of ones and no bias error."""
+    return tk.Sequential([tk.Input((n_in,)), tk.layers.Dense(1, kernel_initializer="ones")])
+
+
+XS = np.arange(40, dtype="float32").reshape(20, 2) / 40
+YS = XS.sum(1, keepdims=True)
+
+
+def test_epoch_lines_are_keras_3s_without_timings(capsys):
+    # /work/tfvenv (Keras 3.15) printed, for this fit, at verbose=2:
+    #   "3/3 - 0s - 134ms/step - loss: 0.0000e+00 - mae: 0.0000e+00 - val_loss: ..."
+    # and at verbose=1 the finished bar "3/3 ━━━━━━━━━━━━━━━━━━━━ 1s 147ms/step - loss: ...".
+    m = ones_model()
+    m.compile(optimizer="sgd", loss="mse", metrics=["mae"])
+    tail = " - loss: 0.0000e+00 - mae: 0.0000e+00 - val_loss: 0.0000e+00 - val_mae: 0.0000e+00"
+    for verbose, head in ((2, "3/3"), (1, "3/3 " + BAR)):
+        m.fit(XS, YS, batch_size=8, epochs=2, verbose=verbose, shuffle=False,
+              validation_data=(XS[:4], YS[:4]))
+        out = capsys.readouterr().out
+        assert out == f"Epoch 1/2\n{head}{tail}\nEpoch 2/2\n{head}{tail}\n"
+    assert m.evaluate(XS, YS, verbose=2) == [0.0, 0.0]
+    assert capsys.readouterr().out == "1/1 - loss: 0.0000e+00 - mae: 0.0000e+00\n"
+    m.predict(XS, verbose=1)
+    assert capsys.readouterr().out == f"1/1 {BAR}\n"
+
+
+def test_format_logs_e_notation_below_1e3_and_verbose_2_signed():
+    fmt = tk.callbacks.format_logs
+    assert fmt({"a": 0.0, "b": 0.00123, "c": 12.5}) == "a: 0.0000e+00 - b: 0.0012 - c: 12.5000"
+    assert fmt({"d": -0.5}) == "d: -0.5000"                   # verbose=1: abs(value) > 1e-3
+    assert fmt({"d": -0.5}, verbose=2) == "d: -5.0000e-01"    # verbose=2: value > 1e-3
+
+
+def test_metrics_are_unweighted_and_weighted_metrics_take_sample_weight():
+    # Keras 3.15 on these numbers: loss 0.49140626, mae 0.48750001, weighted_mae 0.66250002
+    w = np.linspace(0, 2, 20).astype("float32")
+    m = ones_model()
+    m.compile(optimizer="sgd", loss="mse", metrics=["mae"], weighted_metrics=["mae"])
+    d = m.evaluate(XS, YS * 0.5, sample_weight=w, verbose=0, return_dict=True)
+    err = (YS - YS * 0.5)[:, 0]
+    assert list(d) == ["loss", "mae", "weighted_mae"]
+    assert d["mae"] == pytest.approx(np.abs(err).mean(), rel=1e-6)
+    assert d["weighted_mae"] == pytest.approx((w * np.abs(err)).sum() / w.sum(), rel=1e-6)
+    assert d["loss"] == pytest.approx((w * err ** 2).mean(), rel=1e-6)   # sum(w l) / n
+    assert (d["mae"], d["weighted_mae"]) == (pytest.approx(0.4875), pytest.approx(0.6625))
+
+
+def two_outputs(seed=0):
+    tk.random.set_seed(seed)
+    tk.layers.clear_session()
+    i = tk.Input((2,), name="a")
+    o1 = tk.layers.Dense(1, name="o1")(i)
+    o2 = tk.layers.Dense(2, name="o2")(i)
+    return tk.Model(i, [o1, o2])
+
+
+def test_compile_per_output_lists_and_dicts_with_keras_log_names():
+    y2 = np.ones((20, 2), "float32")
+    m = two_outputs()
+    m.compile(optimizer=tk.optimizers.SGD(0.0), loss=["mse", "mae"],
+              metrics=[["mae"], ["mse", "mae"]], loss_weights=[1.0, 0.5])
+    p1, p2 = m.predict(XS, verbose=0)
+    l1, l2 = ((p1 - YS) ** 2).mean(), np.abs(p2 - y2).mean()
+    h = m.fit(XS, [YS, y2], batch_size=20, epochs=1, verbose=0).history
+    assert list(h) == ["loss", "o1_loss", "o1_mae", "o2_loss", "o2_mae", "o2_mse"]
+    assert h["o1_loss"][0] == pytest.approx(l1, rel=1e-5)
+    assert h["o2_loss"][0] == pytest.approx(l2, rel=1e-5)        # unweighted, as Keras logs it
+    assert h["loss"][0] == pytest.approx(l1 + 0.5 * l2, rel=1e-5)
+    assert h["o2_mse"][0] == pytest.approx(((p2 - y2) ** 2).mean(), rel=1e-5)
+    assert m.metrics_names == ["loss", "compile_metrics", "o1_loss", "o2_loss"]
+    # evaluate's list: loss, each output's loss, then the rest sorted (Keras 3's order)
+    ev = m.evaluate(XS, [YS, y2], verbose=0)
+    assert ev == pytest.approx([l1 + 0.5 * l2, l1, l2, np.abs(p1 - YS).mean(), l2,
+                                ((p2 - y2) ** 2).mean()], rel=1e-5)
+    # dicts keyed by the output layers' names, for compile and for y
+    m.compile(optimizer=tk.optimizers.SGD(0.0), loss={"o2": "mse", "o1": "mae"},
+              metrics={"o1": "mae"}, loss_weights={"o1": 2.0, "o2": 1.0})
+    h = m.fit(XS, {"o1": YS, "o2": y2}, batch_size=20, verbose=0).history
+    a1, s2 = np.abs(p1 - YS).mean(), ((p2 - y2) ** 2).mean()
+    assert list(h) == ["loss", "o1_loss", "o1_mae", "o2_loss"]
+    assert h["loss"][0] == pytest.approx(2 * a1 + s2, rel=1e-5)
+
+
+def test_an_output_without_a_loss_is_not_trained():
+    m = two_outputs()
+    m.compile(optimizer=tk.optimizers.SGD(0.1), loss=[None, "mse"])
+    before = m.get_layer("o1").kernel.numpy().copy()
+    with pytest.warns(UserWarning, match="Gradients do not exist"):
+        h = m.fit(XS, [YS, np.ones((20, 2))], batch_size=20, verbose=0).history
+    assert list(h) == ["loss"]
+    np.testing.assert_array_equal(m.get_layer("o1").kernel.numpy(), before)
+
+
+def test_compile_errors_name_the_outputs():
+    m = two_outputs()
+    m.compile(optimizer="sgd", loss={"o3": "mse"})
+    with pytest.raises(ValueError, match=r"keys \['o3'\] are not names .*\['o1', 'o2'\]"):
+        m.fit(XS, [YS, YS], verbose=0)
+    with pytest.raises(ValueError, match="Expected `metrics` argument to be a list"):
+        m.compile(optimizer="sgd", loss="mse", metrics="mae")
+    with pytest.raises(ValueError, match="Could not interpret metric identifier: 'maee'"):
+        m.compile(optimizer="sgd", loss="mse", metrics=["maee"])
+
+
+def test_generators_pydatasets_and_dict_inputs_train_like_the_arrays():
+    x, y = data(12)
+    loss = tk.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+    def trained(make_data, **kw):
+        model = make_model()
+        model.compile(optimizer="sgd", loss=loss)
+        model.fit(make_data(), epochs=2, verbose=0, **kw)
+        return weights(model)
+
+    class Batches(tk.utils.PyDataset):
+        def __len__(self):
+            return 3
+
+        def __getitem__(self, i):
+            return x[4 * i:4 * i + 4], y[4 * i:4 * i + 4]
+
+    def forever():
+        while True:
+            for i in range(3):
+                yield x[4 * i:4 * i + 4], y[4 * i:4 * i + 4]
+
+    arrays = make_model()
+    arrays.compile(optimizer="sgd", loss=loss)
+    arrays.fit(x, y, batch_size=4, epochs=2, shuffle=False, verbose=0)
+    for got in (trained(Batches, shuffle=False), trained(forever, steps_per_epoch=3)):
+        for wa, wb in zip(weights(arrays), got):
+            np.testing.assert_array_equal(wa, wb)
+
+
+def test_a_dict_keyed_by_input_names_feeds_a_two_input_model():
+    tk.layers.clear_session()
+    a, b = tk.Input((1,), name="left"), tk.Input((1,), name="right")
+    out = tk.layers.Dense(1, kernel_initializer="ones", use_bias=False)(
+        tk.layers.concatenate([a, b]))
+    model = tk.Model([a, b], out)
+    model.compile(optimizer="sgd", loss="mse")
+    xa, xb = XS[:, :1], XS[:, 1:]
+    np.testing.assert_allclose(model.predict({"right": xb, "left": xa}, verbose=0), YS, rtol=1e-6)
+    assert model.evaluate({"left": xa, "right": xb}, YS, verbose=0) == pytest.approx(0.0)
+
+
+def test_steps_per_epoch_on_arrays_continues_the_pass_as_keras():
+    # 8 samples in batches of 2 (4 per pass), 3 steps per epoch: epoch 1 trains batches 0-2,
+    # epoch 2 only batch 3 (then the pass ends), epoch 3 batches 0-2 again: 7 steps, not 9.
+    x, y = data(8)
+    loss = tk.losses.SparseCategoricalCrossentropy(from_logits=True)
+    a, b = make_model(), make_model()
+    a.compile(optimizer="sgd", loss=loss)
+    with pytest.warns(UserWarning, match="ran out of data"):
+        a.fit(x, y, batch_size=2, epochs=3, steps_per_epoch=3, shuffle=False, verbose=0)
+    assert int(a.optimizer.iterations) == 7
+    opt = tk.optimizers.SGD()
+    for idx in [0, 1, 2, 3, 0, 1, 2]:
+        xb, yb = x[2 * idx:2 * idx + 2], y[2 * idx:2 * idx + 2]
+        with tk.GradientTape() as tape:
+            value = loss(yb, b(xb, training=True))
+        opt.apply(tape.gradient(value, b.trainable_variables), b.trainable_variables)
+    for wa, wb in zip(weights(a), weights(b)):
+        np.testing.assert_allclose(wa, wb, rtol=1e-6, atol=1e-7)
+
+
+def test_validation_steps_list_validation_data_and_class_weight():
+    m = ones_model()
+    m.compile(optimizer=tk.optimizers.SGD(0.0), loss="mse")
+    yv = YS + np.arange(20, dtype="float32")[:, None]          # error i on sample i
+    h = m.fit(XS, YS, batch_size=8, epochs=3, verbose=0, validation_data=[XS, yv],
+              validation_steps=1)
+    # each epoch's validation restarts: the first batch, samples 0-7 (Keras 3.15: 28.5 for
+    # 2 steps of 5 in every epoch; it resets the validation data after each use)
+    assert h.history["val_loss"] == [pytest.approx(np.mean(np.arange(8) ** 2))] * 3
+    labels = (np.arange(20) % 2).astype("float32")[:, None]
+    cls = tk.Sequential([tk.Input((2,)), tk.layers.Dense(1, kernel_initializer="zeros")])
+    cls.compile(optimizer=tk.optimizers.SGD(0.0), loss="mse")
+    h = cls.fit(XS, labels, batch_size=20, verbose=0, class_weight={1: 3.0}).history
+    assert h["loss"][0] == pytest.approx((3.0 * 10) / 20)      # errors 1 on class 1 only
+
+
+def test_arguments_are_checked_before_any_training_step():
+    m = ones_model()
+    m.compile(optimizer=tk.optimizers.SGD(0.1), loss="mse")
+    kernel = m.layers[0].kernel.numpy().copy()
+    with pytest.raises(ValueError, match="validation_data must be .* 4 items"):
+        m.fit(XS, YS * 2, epochs=2, verbose=0, validation_data=(XS, YS, None, None))
+    with pytest.raises(ValueError, match="monitor=foo.*mode='max'"):
+        m.fit(XS, YS * 2, epochs=3, verbose=0,
+              callbacks=[tk.callbacks.EarlyStopping(monitor="foo")])
+    with pytest.raises(ValueError, match="verbose must be"):
+        m.fit(XS, YS * 2, verbose=3)
+    assert int(m.optimizer.iterations) == 0
+    np.testing.assert_array_equal(m.layers[0].kernel.numpy(), kernel)
+    # with a mode, an unknown name is Keras's warning at each epoch's end, and training runs
+    with pytest.warns(UserWarning, match="`foo` which is not available"):
+        m.fit(XS, YS * 2, epochs=1, verbose=0,
+              callbacks=[tk.callbacks.EarlyStopping(monitor="foo", mode="min")])
+
+
+def test_predict_before_compile_and_evaluate_asks_for_compile():
+    m = ones_model()
+    np.testing.assert_allclose(m.predict(XS, verbose=0), YS, rtol=1e-6)
+    with pytest.raises(ValueError, match=r"You must call `compile\(\)` before using the model"):
+        m.evaluate(XS, YS, verbose=0)
+    two = two_outputs()
+    p1, p2 = two.predict(XS, batch_size=7, verbose=0)
+    assert p1.shape == (20, 1) and p2.shape == (20, 2)
+
+
+def test_a_layer_returning_none_is_named():
+    class Nothing(tk.layers.Layer):
+        def call(self, x):
+            x * 2
+
+    with pytest.raises(ValueError, match=r"Layer 'forgot' \(Nothing\) returned None.*`return`"):
+        tk.Sequential([Nothing(name="forgot")])(XS)
+    with pytest.raises(ValueError, match="Layer 'forgot2'"):
+        Nothing(name="forgot2")(tk.Input((2,)))
+
+
+def test_a_model_without_trainable_weights_still_fits():
+    # Keras 3: a warning, and the loss is logged: mean((2x - 1)^2)
+    m = tk.Sequential([tk.Input((2,)), tk.layers.Lambda(lambda t: t * 2)])
+    m.compile(optimizer="sgd", loss="mse")
+    with pytest.warns(UserWarning, match="does not have any trainable weights"):
+        h = m.fit(XS, np.ones((20, 2)), batch_size=20, verbose=0)
+    assert h.history["loss"][0] == pytest.approx(((2 * XS - 1) ** 2).mean(), rel=1e-6)
+
+
+def test_callbacks_get_logs_dicts_and_the_on_batch_end_alias():
+    seen = []
+
+    class Keys(tk.callbacks.Callback):
+        def on_train_begin(self, logs=None):
+            seen.append(("train_begin", list(logs.keys())))
+
+        def on_batch_end(self, batch, logs=None):         # Keras's older name
+            seen.append(("batch", batch, sorted(logs)))
+
+        def on_predict_batch_end(self, batch, logs=None):
+            seen.append(("predict", batch, list(logs)))
+
+    m = ones_model()
+    m.compile(optimizer="sgd", loss="mse", metrics=["mae"])
+    m.fit(XS, YS, batch_size=10, verbose=0, callbacks=[Keys()])
+    m.predict(XS, batch_size=20, verbose=0, callbacks=[Keys()])
+    assert seen == [("train_begin", []), ("batch", 0, ["loss", "mae"]),
+                    ("batch", 1, ["loss", "mae"]), ("predict", 0, ["outputs"])]
+
+
+def test_a_recompile_without_loss_or_metrics_keeps_the_previous_ones():
+    # Keras 3's compile replaces the loss only when loss= is given, the metrics only when
+    # metrics= (or weighted_metrics=) is (the built-in-methods guide recompiles this way)
+    m = ones_model()
+    m.compile(optimizer="sgd", loss="mae", metrics=["mse"])
+    m.compile(optimizer="adam")
+    assert m.loss == "mae" and type(m.optimizer).__name__ == "Adam"
+    d = m.evaluate(XS, YS + 1.0, verbose=0, return_dict=True)
+    assert d == {"loss": pytest.approx(1.0), "mse": pytest.approx(1.0)}
+    m.compile(optimizer="sgd", loss="mse")
+    assert list(m.evaluate(XS, YS + 2.0, verbose=0, return_dict=True)) == ["loss", "mse"]
+
+
+
+def test_metrics_for_several_outputs_are_one_item_per_output_as_keras_3():
+    # Keras 3.15: ["mae", "mse"] on outputs o1, o2 logs o1_mae and o2_mse; ["mae"] is an error
+    m = two_outputs()
+    m.compile(optimizer="sgd", loss="mse", metrics=["mae", "mse"])
+    h = m.fit(XS, [YS, np.ones((20, 2))], verbose=0).history
+    assert list(h) == ["loss", "o1_loss", "o1_mae", "o2_loss", "o2_mse"]
+    m.compile(optimizer="sgd", loss="mse", metrics=["mae"])
+    with pytest.raises(ValueError, match=r"Invalid `metrics`.* 2 outputs \['o1', 'o2'\]"):
+        m.fit(XS, [YS, np.ones((20, 2))], verbose=0)
+
+
+def test_a_generator_without_steps_prints_the_count_learned_in_epoch_one(capsys):
+    # Keras 3.15 printed "5/5" for both epochs of this fit (its bar keeps the first epoch's
+    # count), and warned that the second epoch found no data
+    def gen():
+        for i in range(0, 20, 4):
+            yield XS[i:i + 4], YS[i:i + 4]
+    m = ones_model()
+    m.compile(optimizer="sgd", loss="mse")
+    with pytest.warns(UserWarning, match="ran out of data"):
+        m.fit(gen(), epochs=2, verbose=2)
+    assert capsys.readouterr().out == ("Epoch 1/2\n5/5 - loss: 0.0000e+00\n"
+                                       "Epoch 2/2\n5/5 - loss: 0.0000e+00\n")

@@ -38,7 +38,11 @@ SOURCES = {
         ("docs", "site/en/tutorials/customization/custom_training_walkthrough.ipynb"),
     "custom_training_loop_keras": ("keras-io", "guides/writing_a_custom_training_loop_in_tensorflow.py"),
     "function": ("docs", "site/en/guide/function.ipynb"),
+    # issue 32: Keras's own guides (local copies in KERAS_IO_DIR, named by their basename)
+    "training_with_built_in_methods": ("keras-io", "guides/training_with_built_in_methods.py"),
+    "writing_your_own_callbacks": ("keras-io", "guides/writing_your_own_callbacks.py"),
 }
+KERAS_IO_DIR = os.environ.get("TAPEKIT_KERAS_IO_DIR", os.path.join(HERE, ".cache"))
 
 
 class Cell:
@@ -104,10 +108,13 @@ def read_cells(name, docs_git=DOCS_GIT, keras_io=KERAS_IO_FILE):
     kind, path = SOURCES[name]
     if kind == "docs":
         return notebook_cells(_read_docs(path, docs_git))
+    if name != "custom_training_loop_keras":      # issue 32's guides: one file each
+        keras_io = os.path.join(KERAS_IO_DIR, os.path.basename(path))
     if not os.path.exists(keras_io):
         raise FileNotFoundError(
             f"keras-io guide {path!r} not found at {keras_io!r}: save keras-team/keras-io's "
-            f"{path} there, or pass --keras-io FILE / set TAPEKIT_KERAS_IO_GUIDE")
+            f"{path} there, or pass --keras-io FILE / set TAPEKIT_KERAS_IO_GUIDE (issue 32's "
+            f"guides: TAPEKIT_KERAS_IO_DIR)")
     with open(keras_io, encoding="utf-8") as f:
         return keras_io_cells(f.read())
 
@@ -116,6 +123,7 @@ def read_cells(name, docs_git=DOCS_GIT, keras_io=KERAS_IO_FILE):
 _RULES = [
     (re.compile(r"^(\s*)import tensorflow as tf\b", re.M), r"\1import tapekit as tk"),
     (re.compile(r"^(\s*)import keras\b(?!\.)", re.M), r"\1import tapekit as keras"),
+    (re.compile(r"^(\s*)from tensorflow import keras\b", re.M), r"\1import tapekit as keras"),
     (re.compile(r"\btensorflow\.keras\b"), "tapekit"),
     (re.compile(r"\btf\.keras\."), "tk."),
     (re.compile(r"\btf\.keras\b"), "tk.keras"),

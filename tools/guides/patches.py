@@ -60,6 +60,44 @@ ds_train = (_features[67:], _labels[67:])
 ds_train_batch = _batches(ds_train, 32)
 '''
 
+# issue 32: a stand-in for tf.data that runs under both frameworks: a PyDataset subclass of
+# the framework's own `keras.utils.PyDataset` (passed in by the cell, which is translated),
+# over arrays or (nested dicts/tuples of) arrays, shuffled once with a fixed seed.
+_PYDATASET = '''
+
+def _pydataset(base, arrays, batch_size, shuffle=False, seed=0):
+    """A `base` (keras.utils.PyDataset) of batches of `arrays` (a tuple, possibly of dicts)."""
+    def leaves(a):
+        return [v for k in sorted(a) for v in leaves(a[k])] if isinstance(a, dict) else \\
+            [v for x in a for v in leaves(x)] if isinstance(a, tuple) else [a]
+    n = len(leaves(arrays)[0])
+    order = np.arange(n)
+    if shuffle:
+        np.random.default_rng(seed).shuffle(order)
+
+    def take(a, idx):
+        if isinstance(a, dict):
+            return {k: take(v, idx) for k, v in a.items()}
+        if isinstance(a, tuple):
+            return tuple(take(v, idx) for v in a)
+        return a[idx]
+
+    class _Batches(base):
+        def __len__(self):
+            return -(-n // batch_size)
+
+        def __getitem__(self, i):
+            return take(arrays, order[i * batch_size:(i + 1) * batch_size])
+
+    return _Batches()
+'''
+
+
+def _tfdata(name, arrays, batch, shuffle):
+    """The guide's two tf.data lines -> the PyDataset stand-in (same batch size)."""
+    return f"{name} = _pydataset(keras.utils.PyDataset, {arrays}, {batch}, shuffle={shuffle})"
+
+
 OUT = {
     "download": "downloads a data set (out of scope)",
     "pip": "installs packages (out of scope)",
@@ -68,7 +106,22 @@ OUT = {
     "tensorboard": "TensorBoard (out of scope)",
     "keras_saving": "saves/loads a .keras file (out of scope, like SavedModel)",
     "not_autograph": "outside function.ipynb's AutoGraph section (issue 24: tk.function)",
+    "keras2": "Keras 2 only (add_metric / keras.backend.std): Keras 3 removed them, and the "
+              "cell fails under TensorFlow 2.21 / Keras 3.15 too",
+    "plot_model": "plot_model writes a PNG through pydot (file output, out of scope)",
+    "model_checkpoint": "ModelCheckpoint: saving files during fit (issue 32's saving part, "
+                        "not the training loop)",
 }
+
+_TRAIN_DS = ("train_dataset = tf.data.Dataset.from_tensor_slices((x_train, y_train))\n"
+             "train_dataset = train_dataset.shuffle(buffer_size=1024).batch(64)")
+_TRAIN_DS_COMMENTED = ("train_dataset = tf.data.Dataset.from_tensor_slices((x_train, y_train))\n"
+                       "# Shuffle and slice the dataset.\n"
+                       "train_dataset = train_dataset.shuffle(buffer_size=1024).batch(64)")
+_VAL_DS = ("val_dataset = tf.data.Dataset.from_tensor_slices((x_val, y_val))\n"
+           "val_dataset = val_dataset.batch(64)")
+_TRAIN_SUB = (_TRAIN_DS, _tfdata("train_dataset", "(x_train, y_train)", 64, True))
+_VAL_SUB = (_VAL_DS, _tfdata("val_dataset", "(x_val, y_val)", 64, False))
 
 GUIDES = {
     "autodiff": {"RANDOM": {13, 15, 19, 21}},  # 22 prints names: compared
@@ -122,6 +175,54 @@ GUIDES = {
                  ('img.save(os.path.join(save_dir, f"generated_img_{step}.png"))', "")],
         },
         "RANDOM": {3, 5, 8, 12, 15},
+    },
+    # issue 32 (keras-io, tf.keras era copies): MNIST -> _mnist_like (2000 train of which 400
+    # for validation, 400 test), tf.data -> the PyDataset stand-in. Training starts from
+    # random weights in both frameworks, so those cells compare their printed text with the
+    # numbers masked (run_guides.layout): the epoch lines, log keys and callback output.
+    "training_with_built_in_methods": {
+        "PRELUDE": _STAND_INS + _PYDATASET,
+        "SUB": {
+            2: [("keras.datasets.mnist.load_data()", "_mnist_like(2000, 400)"),
+                ("60000", "2000"), ("10000", "400")],
+            19: [(_TRAIN_DS_COMMENTED, _tfdata("train_dataset", "(x_train, y_train)", 64, True)),
+                 ("test_dataset = tf.data.Dataset.from_tensor_slices((x_test, y_test))\n"
+                  "test_dataset = test_dataset.batch(64)",
+                  _tfdata("test_dataset", "(x_test, y_test)", 64, False))],
+            # 1600 training samples are 25 batches of 64: 5 steps x 3 epochs fit in one pass
+            20: [_TRAIN_SUB, ("steps_per_epoch=100", "steps_per_epoch=5")],
+            21: [_TRAIN_SUB, _VAL_SUB],
+            22: [_TRAIN_SUB, _VAL_SUB, ("validation_steps=10", "validation_steps=3")],
+            25: [("train_dataset = tf.data.Dataset.from_tensor_slices((x_train, y_train, "
+                  "sample_weight))\n\n# Shuffle and slice the dataset.\n"
+                  "train_dataset = train_dataset.shuffle(buffer_size=1024).batch(64)",
+                  _tfdata("train_dataset", "(x_train, y_train, sample_weight)", 64, True))],
+            34: [("train_dataset = tf.data.Dataset.from_tensor_slices(\n    (\n"
+                  "        {\"img_input\": img_data, \"ts_input\": ts_data},\n"
+                  "        {\"score_output\": score_targets, \"class_output\": class_targets},\n"
+                  "    )\n)\ntrain_dataset = train_dataset.shuffle(buffer_size=1024).batch(64)",
+                  _tfdata("train_dataset", "({\"img_input\": img_data, \"ts_input\": ts_data}, "
+                          "{\"score_output\": score_targets, \"class_output\": class_targets})",
+                          64, True))],
+        },
+        "SKIP": {14: OUT["keras2"], 15: OUT["keras2"], 17: OUT["keras2"],
+                 27: OUT["plot_model"], 37: OUT["model_checkpoint"],
+                 38: OUT["model_checkpoint"], 40: OUT["tensorboard"]},
+        "RANDOM": {4, 5, 6, 10, 11, 12, 13, 18, 19, 20, 21, 22, 23, 24, 25, 33, 34, 35},
+    },
+    "writing_your_own_callbacks": {
+        "PRELUDE": _STAND_INS,
+        "SUB": {2: [("tf.keras.datasets.mnist.load_data()", "_mnist_like(1000, 1000)")],
+                # the copy predates NumPy 2 (np.Inf) and Keras 3 (optimizer.lr): as written,
+                # both cells fail under TensorFlow 2.21 too; these are the Keras 3 spellings
+                6: [("np.Inf", "np.inf")],
+                7: [('hasattr(self.model.optimizer, "lr")',
+                     'hasattr(self.model.optimizer, "learning_rate")'),
+                    # Keras 3.15's legacy tf.keras.backend.set_value fails on a Keras 3
+                    # variable ('str' object has no attribute 'name'): assign directly
+                    ("tf.keras.backend.set_value(self.model.optimizer.lr, scheduled_lr)",
+                     "self.model.optimizer.learning_rate = scheduled_lr")]},
+        "RANDOM": {5, 6, 7},
     },
     "function": {
         "SCOPE": {5, 7} | set(range(58, 71)),

@@ -35,8 +35,20 @@ def _no_op(self, *args, **kwargs):
     pass
 
 
-for _hook in _HOOKS:
+for _hook in _HOOKS + ("on_batch_begin", "on_batch_end"):
     setattr(Callback, _hook, _no_op)
+
+
+def _train_batch_begin(self, batch, logs=None):
+    self.on_batch_begin(batch, logs)          # Keras's older name, still called
+
+
+def _train_batch_end(self, batch, logs=None):
+    self.on_batch_end(batch, logs)
+
+
+Callback.on_train_batch_begin = _train_batch_begin
+Callback.on_train_batch_end = _train_batch_end
 
 
 class History(Callback):

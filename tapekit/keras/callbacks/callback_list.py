@@ -38,10 +38,33 @@ class CallbackList:
         return iter(self.callbacks)
 
 
+def pythonify_logs(logs):
+    """logs as Keras 3 hands them to callbacks: a new dict sorted by name, numbers as floats
+    (values that are not numbers, such as predict's outputs, as they are)."""
+    result = {}
+    for key, value in sorted((logs or {}).items()):
+        try:
+            result[key] = float(value)
+        except (TypeError, ValueError):
+            result[key] = value
+    return result
+
+
+_INDEXED = ("epoch", "batch")    # hooks whose first argument is an epoch or batch index
+
+
 def _dispatch(name):
+    indexed = any(word in name for word in _INDEXED)
+
     def hook(self, *args):
-        for c in self.callbacks:
-            getattr(c, name)(*args)
+        if indexed:
+            index, logs = args[0], pythonify_logs(args[1] if len(args) > 1 else None)
+            for c in self.callbacks:
+                getattr(c, name)(index, logs)
+        else:
+            logs = pythonify_logs(args[0] if args else None)
+            for c in self.callbacks:
+                getattr(c, name)(logs)
     hook.__name__ = name
     return hook
 

@@ -8,15 +8,43 @@ from .callback import Callback
 __all__ = ["EarlyStopping", "LearningRateScheduler"]
 
 
-def _direction(monitor):
-    """'min' or 'max' for a monitored name: losses and errors go down, accuracies up."""
-    name = monitor.removeprefix("val_")
-    if any(w in name for w in ("acc", "precision", "recall", "auc")):
+def _direction(name):
+    """'min' or 'max' for a metric's name: losses and errors go down, accuracies up; else None."""
+    if any(w in name for w in ("acc", "precision", "recall", "auc", "true_positives")):
         return "max"
-    if any(w in name for w in ("loss", "error", "crossentropy", "mse", "mae")):
+    if any(w in name for w in ("loss", "error", "crossentropy", "mse", "mae", "mape")):
         return "min"
-    raise ValueError(f"EarlyStopping: cannot tell whether {monitor!r} should go down or up; "
-                     f"pass mode='min' or mode='max'")
+    return None
+
+
+def resolve_mode(callback, monitor, mode):
+    """'min' or 'max' for `monitor` as Keras 3 decides it in mode='auto': "loss" (or
+    "val_loss") goes down; otherwise a compiled metric of that name says its direction;
+    a name that is neither raises ValueError. None: the model's metrics are not built yet."""
+    if mode != "auto":
+        return mode
+    name = monitor.removeprefix("val_")
+    if name == "loss":
+        return "min"
+    model = callback.model
+    metrics = list(getattr(model, "metrics", None) or [])
+    for m in metrics:
+        if m.name == name:
+            direction = getattr(m, "_direction", None)
+            found = {"up": "max", "down": "min"}.get(direction) or _direction(name)
+            if found is not None:
+                return found
+    if _direction(name) is not None and not any(m.name == name for m in metrics):
+        return _direction(name)          # a well-known name the model does not log (yet)
+    if model is not None and getattr(model, "_compile_metrics", True) is None and (
+            getattr(model, "_metric_specs", None) or getattr(model, "_weighted_metric_specs", None)):
+        return None                      # decided at the first epoch's end, as Keras does
+    raise ValueError(f"{type(callback).__name__} callback received monitor={monitor}, but "
+                     f"Keras isn't able to automatically determine whether that metric should "
+                     f"be maximized or minimized. Pass `mode='max'` in order to monitor based "
+                     f"on the highest metric value, or pass `mode='min'` in order to use the "
+                     f"lowest value. (The model logs: "
+                     f"{', '.join(['loss'] + [m.name for m in metrics if m.name != 'loss'])}.)")
 
 
 class EarlyStopping(Callback):
@@ -42,24 +70,33 @@ class EarlyStopping(Callback):
         self.monitor, self.mode, self.baseline = monitor, mode, baseline
         self.min_delta, self.patience, self.verbose = abs(min_delta), patience, verbose
         self.restore_best_weights, self.start_from_epoch = restore_best_weights, start_from_epoch
-        self.on_train_begin()
+        self._mode = mode if mode != "auto" else None
+        self._reset()
 
     def _improves(self, value, reference):
         if reference is None:
             return True
-        if (self.mode if self.mode != "auto" else _direction(self.monitor)) == "min":
+        if self._mode == "min":
             return value + self.min_delta < reference
         return value - self.min_delta > reference
 
-    def on_train_begin(self, logs=None):
+    def _reset(self):
         self.wait, self.stopped_epoch, self.best_epoch = 0, 0, 0
         self.best, self.best_weights = None, None
 
+    def on_train_begin(self, logs=None):
+        """Reset, and decide min or max now: a monitor Keras cannot place raises before
+        any training step (Keras 3 raises the same error after the first epoch)."""
+        self._reset()
+        self._mode = resolve_mode(self, self.monitor, self.mode)
+
     def on_epoch_end(self, epoch, logs=None):
+        if self._mode is None:
+            self._mode = resolve_mode(self, self.monitor, self.mode) or "min"
         current = (logs or {}).get(self.monitor)
         if current is None:
-            warnings.warn(f"EarlyStopping conditioned on metric {self.monitor!r} which is not "
-                          f"available. Available metrics are: {', '.join(logs or {})}",
+            warnings.warn(f"Early stopping conditioned on metric `{self.monitor}` which is not "
+                          f"available. Available metrics are: {','.join(logs or {})}",
                           stacklevel=2)
             return
         if epoch < self.start_from_epoch:

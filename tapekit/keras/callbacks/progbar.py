@@ -9,17 +9,24 @@ from .callback import Callback
 __all__ = ["ProgbarLogger", "MonitorCallback", "format_logs"]
 
 
-def format_logs(logs):
-    """ "loss: 0.1234 - accuracy: 0.9500": 4 decimals, or 4 significant digits when tiny.
+def format_logs(logs, verbose=1):
+    """ "loss: 0.1234 - accuracy: 0.9500": 4 decimals, else (at most 1e-3: zero, tiny, or
+    with verbose=2 negative) 4 digits in e-notation, as Keras 3's progress bar prints them.
 
     >>> tk.callbacks.format_logs({"loss": 0.123456, "accuracy": 0.95, "mae": 0.00001})
     'loss: 0.1235 - accuracy: 0.9500 - mae: 1.0000e-05'
+    >>> tk.callbacks.format_logs({"loss": 0.0, "score": -2.5}, verbose=2)
+    'loss: 0.0000e+00 - score: -2.5000e+00'
     """
     parts = []
     for k, v in logs.items():
         v = float(v)
-        parts.append(f"{k}: {v:.4f}" if abs(v) > 1e-3 or v == 0 else f"{k}: {v:.4e}")
+        big = (abs(v) if verbose != 2 else v) > 1e-3
+        parts.append(f"{k}: {v:.4f}" if big else f"{k}: {v:.4e}")
     return " - ".join(parts)
+
+
+BAR = "\u2501" * 20     # Keras 3's finished bar: 20 heavy horizontals
 
 
 class ProgbarLogger(Callback):
@@ -27,10 +34,12 @@ class ProgbarLogger(Callback):
 
     verbose=1: a tqdm bar per epoch (tqdm.auto: a widget in Jupyter, text on stderr
     elsewhere) that is removed when the epoch ends; verbose=2: no bar. Both print
-    "Epoch 1/5" and, when the epoch ends, one line of the epoch's numbers:
+    "Epoch 1/5" and, when the epoch ends, one line of the epoch's numbers, the names
+    sorted, as Keras 3 prints it without its timings:
 
         Epoch 1/5
-        32/32 - loss: 0.1234 - accuracy: 0.9500 - val_loss: 0.2345 - val_accuracy: 0.9000
+        32/32 ━━━━━━━━━━━━━━━━━━━━ - accuracy: 0.9500 - loss: 0.1234 - val_accuracy: ...  (1)
+        32/32 - accuracy: 0.9500 - loss: 0.1234 - val_accuracy: 0.9000 - val_loss: ...   (2)
 
     The lines hold no timings (the bar has them), so a notebook's stored output stays
     the same from run to run. `file` receives the lines (sys.stdout by default), `bar_file`
@@ -103,18 +112,26 @@ class ProgbarLogger(Callback):
         if self._bar_display is not None:
             self._bar_display.update({"text/plain": ""}, raw=True)
             self._bar_display = None
-        steps = self.params.get("steps") or self._seen
-        text = f"{self._seen}/{steps}" + (f" - {format_logs(logs)}" if logs else "")
-        self._print(text + what)
+        # an unknown number of steps (a generator) is learned from the first epoch, as Keras's
+        # ProgbarLogger keeps its target
+        steps = self.params.get("steps") or (self._target if self._in_fit else None) or self._seen
+        if self._in_fit:
+            self._target = steps
+        # Keras 3 finalizes its bar at the target: "5/5", full, even when stopped early
+        text = f"{steps}/{steps}" + (f" {BAR}" if self.verbose == 1 else "")
+        logs = {k: v for k, v in (logs or {}).items() if k != "outputs"}
+        self._print(text + (f" - {format_logs(logs, self.verbose)}" if logs else "") + what)
 
     def on_train_begin(self, logs=None):
-        self._in_fit = True
+        self._in_fit, self._target = True, None
 
     def on_train_end(self, logs=None):
         self._in_fit = False
 
     def on_epoch_begin(self, epoch, logs=None):
-        self._print(f"Epoch {epoch + 1}/{self.params.get('epochs', '?')}")
+        epochs = self.params.get("epochs", "?")
+        if epochs != 1:                   # Keras 3 prints no "Epoch 1/1"
+            self._print(f"Epoch {epoch + 1}/{epochs}")
         self._open(self.params.get("steps"))
 
     def on_train_batch_end(self, batch, logs=None):

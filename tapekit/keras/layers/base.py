@@ -305,7 +305,10 @@ class Layer(Module):
             if has_training and training is not None:
                 kwargs["training"] = training
             # 4. Call.
-            return self.call(inputs, *args, **kwargs)
+            outputs = self.call(inputs, *args, **kwargs)
+            if outputs is None:
+                raise _returned_none(self)
+            return outputs
         finally:
             if entry:
                 _context.entry = _context.training = None
@@ -370,6 +373,8 @@ def _run_on_zeros(layer, shapes, dtype_list, args=(), kwargs=None, with_structur
         _tape_state.tapes, _tape_state.accumulators = saved[0], saved[1]
         for lyr, losses in saved[2].items():
             lyr.__dict__["_losses"] = losses
+    if out is None:
+        raise _returned_none(layer)
     flat = nest.flatten(out)
     out_shapes = [(None,) + tuple(t.shape[1:]) if shape_list[0] and shape_list[0][0] is None
                   else tuple(t.shape) for t in flat]
@@ -377,6 +382,12 @@ def _run_on_zeros(layer, shapes, dtype_list, args=(), kwargs=None, with_structur
     if with_structure:
         return out_shapes, out_dtypes, (out if nest.is_nested(out) else None)
     return (out_shapes[0] if len(out_shapes) == 1 and not nest.is_nested(out) else out_shapes), out_dtypes
+
+
+def _returned_none(layer):
+    return ValueError(f"Layer {layer.name!r} ({type(layer).__name__}) returned None from "
+                      f"call(): a layer must return its output tensor(s). Add the missing "
+                      f"`return` at the end of {type(layer).__name__}.call")
 
 
 def _losses_of(layer):

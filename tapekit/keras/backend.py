@@ -1,0 +1,32 @@
+"""`keras.backend.get_value` / `set_value`: read and write a variable's value as NumPy (what
+callbacks written for Keras use on `model.optimizer.learning_rate`).
+
+    lr = float(tk.keras.backend.get_value(model.optimizer.learning_rate))
+    tk.keras.backend.set_value(model.optimizer.learning_rate, lr / 2)
+"""
+import numpy as np
+
+from ..tensor import Tensor, Variable
+
+__all__ = ["get_value", "set_value"]
+
+
+def get_value(x):
+    """x's value as a NumPy array (x a tensor, a variable, or already a number/array).
+
+    >>> tk.keras.backend.get_value(tk.Variable(2.5))
+    array(2.5, dtype=float32)
+    """
+    return np.asarray(x.numpy() if isinstance(x, Tensor) else x)
+
+
+def set_value(x, value):
+    """Assign `value` to the variable x (`x.assign(value)`).
+
+    >>> v = tk.Variable(1.0); tk.keras.backend.set_value(v, 0.25); float(v)
+    0.25
+    """
+    if not isinstance(x, Variable):
+        raise TypeError(f"set_value: x must be a tk.Variable (e.g. model.optimizer.learning_rate), "
+                        f"got {type(x).__name__}; a tensor's value cannot change")
+    x.assign(np.asarray(value, dtype=x.dtype))

@@ -1,0 +1,13 @@
+"""keras.backend.get_value / set_value (tapekit/keras/backend.py), as callbacks use them."""
+import pytest
+
+import tapekit as tk
+
+
+def test_keras_backend_get_and_set_value_on_the_learning_rate():
+    opt = tk.optimizers.RMSprop(0.1)
+    assert float(tk.keras.backend.get_value(opt.learning_rate)) == pytest.approx(0.1)
+    tk.keras.backend.set_value(opt.learning_rate, 0.05)
+    assert float(opt.learning_rate) == pytest.approx(0.05)
+    with pytest.raises(TypeError, match="must be a tk.Variable"):
+        tk.keras.backend.set_value(tk.constant(1.0), 2.0)

@@ -1,0 +1,165 @@
+"""What fit/evaluate/predict take as data (tapekit/keras/data_adapter.py), against the batches
+and weights worked out by hand: arrays (and lists/dicts of them), PyDatasets, generators,
+lists of batches, class_weight, and Keras 3's rule for steps_per_epoch across epochs."""
+import warnings
+
+import numpy as np
+import pytest
+
+import tapekit as tk
+from tapekit.keras.data_adapter import (EpochIterator, check_data_tuple,
+                                        class_weight_to_sample_weight, train_validation_split)
+
+
+def epochs_of(it, n):
+    """The first column of x of each batch, per epoch (which samples each step saw)."""
+    out = []
+    for _ in range(n):
+        out.append([b[0].numpy()[:, 0].tolist() for _, b in it.enumerate_epoch()])
+    return out
+
+
+X = np.arange(10, dtype=np.float32).reshape(10, 1)
+
+
+def test_arrays_cut_in_order_and_the_last_batch_smaller():
+    it = EpochIterator(X, X * 2, batch_size=4)
+    assert it.num_batches == 3
+    assert epochs_of(it, 1) == [[[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]]
+    _, batch = next(it.enumerate_epoch())
+    assert batch[1].numpy()[:, 0].tolist() == [0, 2, 4, 6]
+    assert batch[0].dtype == np.float32
+
+
+def test_steps_per_epoch_runs_one_pass_on_across_epochs_as_keras():
+    # 10 samples, batch 2: 5 batches per pass. 3 steps per epoch: epoch 1 takes batches 0-2,
+    # epoch 2 batches 3-4 and then runs out (a warning; Keras does the same), epoch 3 starts
+    # a fresh pass.
+    it = EpochIterator(X, X, batch_size=2, steps_per_epoch=3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = epochs_of(it, 3)
+    assert got == [[[0, 1], [2, 3], [4, 5]], [[6, 7], [8, 9]], [[0, 1], [2, 3], [4, 5]]]
+    assert any("ran out of data" in str(w.message) for w in caught)
+
+
+def test_without_steps_per_epoch_each_epoch_is_a_whole_pass():
+    it = EpochIterator(X, X, batch_size=4)
+    assert epochs_of(it, 2) == [[[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]] * 2
+
+
+def test_shuffle_draws_a_permutation_per_epoch_from_tk_random():
+    tk.random.set_seed(3)
+    a = epochs_of(EpochIterator(X, X, batch_size=10, shuffle=True), 2)
+    tk.random.set_seed(3)
+    b = epochs_of(EpochIterator(X, X, batch_size=10, shuffle=True), 2)
+    assert a == b and a[0] != a[1]
+    assert sorted(a[0][0]) == list(range(10))
+
+
+def test_a_generator_with_steps_per_epoch_goes_on_where_it_stopped():
+    def gen():
+        i = 0
+        while True:
+            yield np.full((2, 1), float(i)), np.zeros((2, 1))
+            i += 1
+    it = EpochIterator(gen(), steps_per_epoch=2)
+    assert epochs_of(it, 3) == [[[0, 0], [1, 1]], [[2, 2], [3, 3]], [[4, 4], [5, 5]]]
+
+
+def test_a_finite_generator_is_used_up_by_its_first_epoch():
+    gen = ((np.full((1, 1), float(i)), np.zeros((1, 1))) for i in range(3))
+    it = EpochIterator(gen)
+    assert it.num_batches is None
+    with pytest.warns(UserWarning, match="ran out of data"):     # epoch 2 is empty (Keras too)
+        assert epochs_of(it, 2) == [[[0], [1], [2]], []]
+    with pytest.raises(TypeError, match="steps_per_epoch"):
+        len(it)
+
+
+class Squares(tk.utils.PyDataset):
+    def __init__(self, n, batch_size):
+        super().__init__()
+        self.n, self.batch_size, self.ends = n, batch_size, 0
+
+    def __len__(self):
+        return -(-self.n // self.batch_size)
+
+    def __getitem__(self, i):
+        x = np.arange(i * self.batch_size, min(self.n, (i + 1) * self.batch_size), dtype="float32")
+        return x[:, None], (x ** 2)[:, None]
+
+    def on_epoch_end(self):
+        self.ends += 1
+
+
+def test_a_pydataset_is_indexed_in_order_and_told_each_epoch_end():
+    data = Squares(5, 2)
+    it = EpochIterator(data)
+    assert it.num_batches == 3
+    assert epochs_of(it, 2) == [[[0, 1], [2, 3], [4]]] * 2
+    assert data.ends == 2
+    _, (x, y) = next(it.enumerate_epoch())
+    np.testing.assert_array_equal(y.numpy(), x.numpy() ** 2)
+
+
+def test_a_pydataset_is_shuffled_by_batch_when_asked():
+    tk.random.set_seed(1)
+    got = epochs_of(EpochIterator(Squares(8, 2), shuffle=True), 2)
+    for epoch in got:                        # whole batches, in a new order per epoch
+        assert sorted(epoch) == [[0, 1], [2, 3], [4, 5], [6, 7]]
+    assert got[0] != got[1] or got[0] != sorted(got[0])
+
+
+def test_dicts_and_lists_of_arrays_are_sliced_together():
+    x = {"a": X, "b": X * 10}
+    y = [X, -X]
+    it = EpochIterator(x, y, batch_size=3)
+    _, (bx, by) = next(it.enumerate_epoch())
+    assert set(bx) == {"a", "b"}
+    np.testing.assert_array_equal(bx["b"].numpy()[:, 0], [0, 10, 20])
+    np.testing.assert_array_equal(by[1].numpy()[:, 0], [0, -1, -2])
+    with pytest.raises(ValueError, match="different numbers of samples"):
+        EpochIterator({"a": X, "b": X[:4]})
+
+
+def test_class_weight_becomes_sample_weight_as_keras_makes_it():
+    # labels round to classes; one-hot rows by argmax; classes left out weigh 1
+    w = class_weight_to_sample_weight(np.array([0.0, 1.2, 2.0, 0.6]), {0: 0.5, 2: 3.0})
+    np.testing.assert_array_equal(w, [0.5, 1.0, 3.0, 1.0])
+    onehot = np.eye(3)[[2, 0, 1]]
+    np.testing.assert_array_equal(class_weight_to_sample_weight(onehot, {1: 4.0}), [1, 1, 4])
+    it = EpochIterator(X, (X > 4).astype("int64"), batch_size=10, class_weight={1: 2.0})
+    _, (_, _, sw) = next(it.enumerate_epoch())
+    np.testing.assert_array_equal(sw.numpy(), [1] * 5 + [2] * 5)
+    with pytest.raises(ValueError, match="class_weight` and `sample_weight"):
+        EpochIterator(X, X, np.ones(10), class_weight={0: 1.0})
+    with pytest.raises(ValueError, match="single output"):
+        class_weight_to_sample_weight([X, X], {0: 1.0})
+
+
+def test_validation_data_shapes_are_checked():
+    x, y, sw = check_data_tuple([X, X], "validation_data")      # a list, as Keras takes it
+    assert x is X and y is X and sw is None
+    with pytest.raises(ValueError, match="validation_data must be .* 4 items"):
+        check_data_tuple((X, X, None, None), "validation_data")
+
+
+def test_validation_split_takes_the_last_samples_before_shuffling():
+    (x, y, _), (xv, yv, _) = train_validation_split(X, X * 2, None, 0.3)
+    assert x[:, 0].tolist() == list(range(7)) and xv[:, 0].tolist() == [7, 8, 9]
+    np.testing.assert_array_equal(yv, xv * 2)
+    with pytest.raises(ValueError, match="only supported for array data"):
+        train_validation_split(Squares(4, 2), None, None, 0.5)
+
+
+def test_bad_data_gets_an_error_naming_the_fix():
+    with pytest.raises(ValueError, match="`y` argument is not supported when x is a PyDataset"):
+        EpochIterator(Squares(4, 2), X)
+    with pytest.raises(ValueError, match="Unrecognized data type: x=int"):
+        EpochIterator(3)
+    with pytest.raises(ValueError, match="steps_per_epoch must be a positive integer"):
+        EpochIterator(X, steps_per_epoch=0)
+    bad = iter([(X, X, X, X)])
+    with pytest.raises(ValueError, match="tuple of 4 items"):
+        list(EpochIterator(bad).enumerate_epoch())
