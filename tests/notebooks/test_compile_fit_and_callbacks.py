@@ -32,7 +32,7 @@ def test_verbose_1_shows_a_bar_that_is_removed_and_lines_without_timings():
                  callbacks=[tk.callbacks.ProgbarLogger(file=out, bar_file=bar)])
     lines = out.getvalue().splitlines()
     assert lines[0] == "Epoch 1/2" and lines[2] == "Epoch 2/2"
-    assert re.fullmatch(r"3/3 - loss: \d\.\d{4} - accuracy: \d\.\d{4}", lines[1]), lines[1]
+    assert re.fullmatch(r"3/3 ━{20} - accuracy: \d\.\d{4} - loss: \d\.\d{4}", lines[1]), lines[1]
     assert not re.search(r"\d+(ms|s)/step|\d+s\b", out.getvalue())
     drawn = bar.getvalue()
     assert "/3 [" in drawn and re.search(r"\[\d\d:\d\d", drawn)   # the bar, with its times
