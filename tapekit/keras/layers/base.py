@@ -351,6 +351,104 @@ class Layer(Module):
     def __repr__(self):
         return f"<{type(self).__name__} {self.name!r}{'' if self.built else ' (not built)'}>"
 
+    # --- config (Keras 3's get_config / from_config) and pickling ---------------------------
+    # Keys Keras 3 writes in a layer's config that tapekit takes only at these values (a
+    # regularizer, a quantization): from_config drops them at these values, refuses others.
+    _keras_only = {}
+
+    def get_config(self):
+        """The arguments that make this layer again, with Keras 3's keys: `from_config(config)`
+        rebuilds it (without its weights), and Keras 3's `from_config` accepts it.
+
+        >>> tk.layers.Dropout(0.25, name="drop").get_config()["rate"]
+        0.25
+        """
+        from ..saving.serialization_lib import dtype_policy_config  # noqa: PLC0415
+        return {"name": self.name, "trainable": self.trainable,
+                "dtype": dtype_policy_config(self.dtype)}
+
+    @classmethod
+    def from_config(cls, config):
+        """A new layer from `get_config()`'s dict, or from the config Keras 3 writes.
+
+        >>> layer = tk.layers.Dense.from_config(tk.layers.Dense(3, name="d").get_config())
+        >>> layer.name, layer.units
+        ('d', 3)
+        """
+        from ..saving.serialization_lib import dtype_from_config  # noqa: PLC0415
+        if not isinstance(config, dict):
+            raise TypeError(f"{cls.__name__}.from_config: expected a dict, got "
+                            f"{type(config).__name__}")
+        config = dict(config)
+        if "dtype" in config:
+            config["dtype"] = dtype_from_config(config["dtype"])
+        takes = inspect.signature(cls.__init__).parameters
+        for key, default in {**_KERAS_ONLY, **cls._keras_only}.items():
+            if key in config and key not in takes:
+                value = config.pop(key)
+                if _jsonish(value) != _jsonish(default):
+                    raise ValueError(
+                        f"{cls.__name__}.from_config: the config has {key}={value!r}; tapekit's "
+                        f"{cls.__name__} supports only {key}={default!r}. Build the layer without "
+                        f"it, or load the model in Keras.")
+        return cls(**config)
+
+    def get_build_config(self):
+        """{"input_shape": ...} of a built layer (Keras 3 writes it to rebuild the weights)."""
+        if self.built and self.input_shape is not None:
+            return {"input_shape": _jsonish(self.input_shape)}
+        return None
+
+    def build_from_config(self, config):
+        """Build the weights from `get_build_config()`'s dict (before weights are loaded)."""
+        shape = (config or {}).get("input_shape")
+        if shape is not None:
+            self._maybe_build(_as_shapes(shape))
+            self.built = True
+
+    def __getstate__(self):
+        """pickle/copy: the layer's attributes, with constraints keyed by weight rather than
+        by id (an id does not survive pickling)."""
+        state = dict(self.__dict__)
+        if "_constraints" in state:
+            by_id = {id(v): v for v in state.get("_weights", ())}
+            state["_constraints"] = [(by_id[k], c) for k, c in state["_constraints"].items()
+                                     if k in by_id]
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        if isinstance(state.get("_constraints"), list):
+            state["_constraints"] = {id(v): c for v, c in state["_constraints"]}
+        self.__dict__.update(state)
+        if state.get("_regularizers"):
+            _regularized.add(self)
+        if state.get("_losses"):
+            _loss_holders.add(self)
+
+
+# Keys of Keras 3's layer configs that tapekit's layers take only at Keras's defaults.
+_KERAS_ONLY = {"quantization_config": None, "activity_regularizer": None,
+               "kernel_regularizer": None, "bias_regularizer": None,
+               "kernel_constraint": None, "bias_constraint": None,
+               "data_format": "channels_last"}
+
+
+def _jsonish(value):
+    """Tuples as lists, all the way down (JSON's view of a value)."""
+    if isinstance(value, (list, tuple)):
+        return [_jsonish(v) for v in value]
+    return value
+
+
+def _as_shapes(shape):
+    """A shape from JSON: [None, 4] -> (None, 4); [[None, 1], [None, 2]] -> a list of tuples."""
+    if isinstance(shape, dict):
+        return {k: _as_shapes(v) for k, v in shape.items()}
+    if isinstance(shape, (list, tuple)) and shape and isinstance(shape[0], (list, tuple, dict)):
+        return [_as_shapes(s) for s in shape]
+    return tuple(None if d is None else int(d) for d in shape)
+
 
 def _run_on_zeros(layer, shapes, dtype_list, args=(), kwargs=None, with_structure=False):
     """Run `layer.call` on zeros of `shapes` (unknown sizes as 1), recording on no tape, and

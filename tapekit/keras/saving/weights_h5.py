@@ -71,15 +71,26 @@ def save_weights(model, filepath, overwrite=True):
     partial = f"{path}.partial"
     try:
         with h5py.File(partial, "w") as f:
-            for where, layer in layer_paths(model):
-                group = f.create_group(_group_name(where))
-                group.attrs["name"] = layer.name
-                for i, weight in enumerate(own_weights(layer)):
-                    group.create_dataset(str(i), data=weight.numpy())
+            write_groups(model, f)
         os.replace(partial, path)
     finally:
         if os.path.exists(partial):
             os.remove(partial)
+
+
+def write_groups(model, f):
+    """Write every layer's weights into the open HDF5 file `f` (Keras 3's groups)."""
+    for where, layer in layer_paths(model):
+        group = f.create_group(_group_name(where))
+        group.attrs["name"] = layer.name
+        for i, weight in enumerate(own_weights(layer)):
+            group.create_dataset(str(i), data=weight.numpy())
+
+
+def read_plan(model, f):
+    """[(weight, array)] for every weight of `model` from the open HDF5 file `f`, and the
+    problems found (a list of texts); nothing is assigned."""
+    return _plan(model, f, _h5py("load_model"))
 
 
 def load_weights(model, filepath, skip_mismatch=False):
