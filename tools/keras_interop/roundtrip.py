@@ -1,14 +1,24 @@
 #!/usr/bin/env python3
-"""Weights files both ways between tapekit and Keras 3 (issue 32), dev only.
+"""Weights files and whole .keras models both ways between tapekit and Keras 3 (issue 32), dev only.
 
 For three models built by the same code on both sides (`import tapekit as keras` against
 `import keras`): a Sequential, a functional model with two outputs, and a subclassed model
-with a nested layer, batch normalization and a list of layers:
+with a nested layer, batch normalization and a list of layers (registered, with get_config):
+
+weights (`.weights.h5`):
 1. tapekit trains a step, writes `<name>.weights.h5` and its predictions;
 2. Keras 3 builds the same architecture, loads tapekit's file, and predicts;
 3. Keras 3 writes its own file from another initialisation; tapekit loads it and predicts.
-Each side's predictions must agree to float32 rounding. TensorFlow runs in its own venv and is
-never a dependency of tapekit.
+
+whole models (`.keras`):
+4. each side compiles (Adam, or SGD with momentum for the subclassed model; mse), trains two steps (the Sequential and the subclassed model;
+   the two-output model is compiled only), `model.save`s, predicts, then trains one more
+   step and predicts again;
+5. the other side `load_model`s the file (config, weights, optimizer state, compile
+   settings), predicts, trains the same step and predicts again.
+Each side's predictions must agree to float32 rounding, before and after the extra step (the
+second shows the optimizer's state came across). TensorFlow runs in its own venv and is never
+a dependency of tapekit.
 
     PYTHONPATH=. .venv/bin/python tools/keras_interop/roundtrip.py [--tf-python /work/tfvenv/bin/python]
 """
@@ -36,6 +46,7 @@ def build(keras, kind):
         hidden = layers.Dense(5, activation="tanh", name="h")(inputs)
         return keras.Model(inputs, [layers.Dense(1, name="o1")(hidden), layers.Dense(2)(hidden)])
 
+    @keras.saving.register_keras_serializable(package="roundtrip")
     class Block(layers.Layer):
         def __init__(self, **kwargs):
             super().__init__(**kwargs)
@@ -46,19 +57,53 @@ def build(keras, kind):
         def call(self, x, training=None):
             return self.bn(self.d1(x), training=training) * self.scale
 
+    @keras.saving.register_keras_serializable(package="roundtrip")
     class Subclassed(keras.Model):
-        def __init__(self, **kwargs):
+        def __init__(self, width=2, **kwargs):
             super().__init__(**kwargs)
+            self.width = width
             self.block = Block()
             self.head = layers.Dense(1)
-            self.extra = [layers.Dense(2), layers.Dense(2)]
+            self.extra = [layers.Dense(width), layers.Dense(width)]
+
+        def get_config(self):
+            return {**super().get_config(), "width": self.width}
 
         def call(self, x, training=None):
             return self.head(self.extra[1](self.extra[0](self.block(x, training=training))))
 
-    model = Subclassed()
+    if kind == "subclassed-class":
+        return Subclassed
+    model = Subclassed(width=2)
     model(X)
     return model
+
+
+Y = np.tanh(X[:, :1] - X[:, 1:2])
+TRAINED = ("sequential", "subclassed")      # the two-output model is compiled, not trained
+
+
+def compile_and_train(keras, model, kind):
+    # The subclassed model's first Dense feeds batch normalization, which removes its bias's
+    # effect: that gradient is 0 up to rounding, and Adam scales rounding noise up to a full
+    # step (the libraries' steps then differ by ~1e-3, though each library's own save, load
+    # and step agree exactly). SGD with momentum keeps noise as noise and still has a slot.
+    optimizer = (keras.optimizers.SGD(0.1, momentum=0.9) if kind == "subclassed"
+                 else keras.optimizers.Adam(0.01))
+    model.compile(optimizer=optimizer, loss="mse")
+    if kind in TRAINED:
+        model.fit(X, _targets(model), batch_size=6, epochs=2, shuffle=False, verbose=0)
+
+
+def train_one_more(model, kind):
+    if kind in TRAINED:
+        model.fit(X, _targets(model), batch_size=6, epochs=1, shuffle=False, verbose=0)
+    return predict(model)
+
+
+def _targets(model):
+    width = np.asarray(model(X[:1], training=False)).shape[-1]
+    return np.repeat(Y, width, axis=1)
 
 
 def predict(model):
@@ -77,6 +122,20 @@ def side(lib, step, folder):
         import tapekit as keras
         keras.random.set_seed(0)
     results = {}
+    if step in ("save", "load"):
+        build(keras, "subclassed-class")             # registers the custom classes
+        for kind in ("sequential", "functional", "subclassed"):
+            if step == "save":
+                model = build(keras, kind)
+                compile_and_train(keras, model, kind)
+                model.save(str(Path(folder) / f"{lib}_{kind}.keras"))
+            else:
+                other = "tapekit" if lib == "keras" else "keras"
+                model = keras.models.load_model(str(Path(folder) / f"{other}_{kind}.keras"))
+            before = predict(model)
+            results[kind] = {"before": before, "after": train_one_more(model, kind),
+                             "iterations": int(np.asarray(model.optimizer.iterations))}
+        return results
     for kind in ("sequential", "functional", "subclassed"):
         model = build(keras, kind)
         if step == "write":
@@ -120,6 +179,22 @@ def main(argv=None):
                 ok = diff <= 1e-5
                 failures += not ok
                 print(f"{kind:12} {src + ' -> ' + dst:22} {diff:20.3g} {'ok' if ok else 'DIFFERS'}")
+        saved = {"tapekit": run(sys.executable, "tapekit", "save", folder),
+                 "keras": run(args.tf_python, "keras", "save", folder)}
+        loaded = {"keras": run(args.tf_python, "keras", "load", folder),
+                  "tapekit": run(sys.executable, "tapekit", "load", folder)}
+        print(f"\n{'.keras model':12} {'direction':22} {'after load':>12} {'after a step':>14} "
+              f"{'iterations':>12}")
+        for kind in ("sequential", "functional", "subclassed"):
+            for src, dst in (("tapekit", "keras"), ("keras", "tapekit")):
+                a, b = saved[src][kind], loaded[dst][kind]
+                diffs = [max(float(np.max(np.abs(np.subtract(p, q)))) for p, q in zip(a[w], b[w]))
+                         for w in ("before", "after")]
+                ok = max(diffs) <= 1e-5 and a["iterations"] == b["iterations"]
+                failures += not ok
+                its = f"{a['iterations']}->{b['iterations']}"
+                print(f"{kind:12} {src + ' -> ' + dst:22} {diffs[0]:12.3g} {diffs[1]:14.3g} "
+                      f"{its:>12} {'ok' if ok else 'DIFFERS'}")
     return 1 if failures else 0
 
 
