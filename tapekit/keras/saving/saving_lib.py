@@ -102,14 +102,19 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     config_text, weights = _read_archive(path)
     try:
         config = json.loads(config_text)
-    except ValueError as err:
+    except (ValueError, RecursionError) as err:
         raise ValueError(f"load_model: {path!r}: config.json is not valid JSON ({err})") from None
     if not isinstance(config, dict) or "class_name" not in config or "config" not in config:
         raise ValueError(f"load_model: {path!r}: config.json does not describe a model (it needs "
                          f"'class_name' and 'config')")
     if not compile:
         config["compile_config"] = None
-    model = deserialize_keras_object(config, custom_objects=custom_objects, safe_mode=safe_mode)
+    try:
+        model = deserialize_keras_object(config, custom_objects=custom_objects,
+                                         safe_mode=safe_mode)
+    except RecursionError:
+        raise ValueError(f"load_model: {path!r}: config.json is nested too deeply to be a "
+                         f"model's config") from None
     if not hasattr(model, "weights") or not hasattr(model, "layers"):
         raise ValueError(f"load_model: {path!r} describes a {type(model).__name__}, not a model")
     h5py = weights_h5._h5py("load_model")

@@ -82,7 +82,8 @@ def serialize_keras_object(obj):
                       "safe_mode=False to the loading function. A named function, registered "
                       "with @tk.saving.register_keras_serializable(), loads safely.", stacklevel=2)
         return {"class_name": "__lambda__", "config": func_dump(obj)}
-    if callable(obj) and not isinstance(obj, type) and not hasattr(obj, "get_config"):
+    if callable(obj) and not isinstance(obj, type) and not hasattr(obj, "get_config") \
+            and not _built_in_class(type(obj)):
         return _serialize_function(obj)
     inner = _config_of(obj)
     if not isinstance(inner, dict):
@@ -106,7 +107,7 @@ def _config_of(obj):
     if hasattr(obj, "get_config"):
         return obj.get_config()
     cls = type(obj)
-    if any(cls is c for m in ("keras.losses", "keras.metrics") for c in _tables()[m].values()):
+    if _built_in_class(cls):
         config = {}
         kwargs = getattr(obj, "_fn_kwargs", None) or getattr(obj, "_kwargs", None) or {}
         for p in inspect.signature(cls.__init__).parameters.values():
@@ -119,6 +120,10 @@ def _config_of(obj):
         return config
     raise TypeError(f"serialize_keras_object: cannot serialize {cls.__name__} {obj!r:.80}: a "
                     f"class must implement get_config() (and from_config) to be saved")
+
+
+def _built_in_class(cls):
+    return any(cls is c for table in _tables().values() for c in table.values())
 
 
 def _generic_from_config(cls, config):
@@ -158,15 +163,14 @@ def _serialize_function(fn):
     if registered is not None:
         return {"module": fn.__module__, "class_name": "function", "config": registered,
                 "registered_name": registered}
-    for table in (activations.ACTIVATIONS, vars(activations), vars(losses)):
+    for key, value in activations.ACTIVATIONS.items():    # by identity: ops have no __name__
+        if value is fn:
+            return {"module": "builtins", "class_name": "function", "config": key,
+                    "registered_name": "function"}
+    for table in (vars(activations), vars(losses)):
         if name in table and table[name] is fn:
             return {"module": "builtins", "class_name": "function", "config": name,
                     "registered_name": "function"}
-    if name is not None and activations.ACTIVATIONS.get(name) is None:
-        for key, value in activations.ACTIVATIONS.items():
-            if value is fn:
-                return {"module": "builtins", "class_name": "function", "config": key,
-                        "registered_name": "function"}
     return {"module": getattr(fn, "__module__", None), "class_name": "function",
             "config": name, "registered_name": name}
 
@@ -254,14 +258,16 @@ def _deserialize(config, custom_objects, safe_mode):
         return cls
     from_config = getattr(cls, "from_config", None)
     if from_config is None:
-        if not any(cls is c for t in _tables().values() for c in t.values()):
+        if not _built_in_class(cls):
             raise TypeError(f"Unable to reconstruct an instance of {class_name!r}: the class "
                             f"has no from_config() method")
         from_config = lambda c: _generic_from_config(cls, c)  # noqa: E731
     try:
         obj = from_config(inner)
+    except _NotRebuilt:
+        raise
     except TypeError as err:
-        raise TypeError(f"{cls.__name__} could not be rebuilt from its config ({err}). A class "
+        raise _NotRebuilt(f"{cls.__name__} could not be rebuilt from its config ({err}). A class "
                         f"whose __init__ takes other arguments than its get_config() returns "
                         f"needs a from_config() classmethod that turns the config back into "
                         f"them.\nconfig={inner!r:.300}") from err
@@ -305,7 +311,7 @@ def retrieve(name, registered_name, module, kind, custom_objects=None):
             if name in table:
                 return table[name]
     what = "function" if kind == "function" else "class"
-    raise TypeError(
+    raise _NotRebuilt(
         f"Could not locate {what} {name!r}" + (f" (registered as {registered_name!r})"
                                                if registered_name not in (None, name, "function")
                                                else "")
@@ -314,6 +320,11 @@ def retrieve(name, registered_name, module, kind, custom_objects=None):
         f"function as custom_objects={{{(registered_name if registered_name not in (None, 'function') else name)!r}: "
         f"{name if name and name.isidentifier() else 'obj'}}}, or decorate it with "
         f"@tk.saving.register_keras_serializable() and import it before loading.")
+
+
+class _NotRebuilt(TypeError):
+    """A config names a class or function that cannot be found or called (the message says
+    which and how to provide it); raised once, not re-wrapped by each enclosing config."""
 
 
 _TABLES = None
