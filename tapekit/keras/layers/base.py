@@ -409,7 +409,12 @@ class Layer(Module):
     def __getstate__(self):
         """pickle/copy: the layer's attributes, with constraints keyed by weight rather than
         by id (an id does not survive pickling)."""
+        from ..activations import ACTIVATIONS  # noqa: PLC0415
         state = dict(self.__dict__)
+        for key, value in state.items():           # built-in activations travel by name
+            name = next((n for n, fn in ACTIVATIONS.items() if fn is value), None)
+            if name is not None:
+                state[key] = _ActivationByName(name)
         if "_constraints" in state:
             by_id = {id(v): v for v in state.get("_weights", ())}
             state["_constraints"] = [(by_id[k], c) for k, c in state["_constraints"].items()
@@ -417,7 +422,9 @@ class Layer(Module):
         return state
 
     def __setstate__(self, state):
-        state = dict(state)
+        from ..activations import ACTIVATIONS  # noqa: PLC0415
+        state = {k: ACTIVATIONS[v.name] if isinstance(v, _ActivationByName) else v
+                 for k, v in state.items()}
         if isinstance(state.get("_constraints"), list):
             state["_constraints"] = {id(v): c for v, c in state["_constraints"]}
         self.__dict__.update(state)
@@ -425,6 +432,13 @@ class Layer(Module):
             _regularized.add(self)
         if state.get("_losses"):
             _loss_holders.add(self)
+
+
+class _ActivationByName:
+    """A built-in activation in a pickled layer: its name (the op itself is not picklable)."""
+
+    def __init__(self, name):
+        self.name = name
 
 
 # Keys of Keras 3's layer configs that tapekit's layers take only at Keras's defaults.
