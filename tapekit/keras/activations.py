@@ -13,8 +13,9 @@ argument names and defaults.
 from .. import nn
 from ..ops import minimum, sigmoid, tanh, where, zeros_like
 
-__all__ = ["deserialize", "elu", "gelu", "get", "get_activation", "leaky_relu", "linear", "relu", "relu6", "selu",
-           "serialize", "sigmoid", "silu", "softmax", "softplus", "softsign", "tanh"]
+__all__ = ["deserialize", "elu", "gelu", "get", "get_activation", "leaky_relu", "linear", "relu",
+           "relu6", "selu", "serialize", "sigmoid", "silu", "softmax", "softplus", "softsign",
+           "tanh"]
 
 
 def linear(x):

@@ -20,8 +20,8 @@ import numpy as np
 from .. import dtypes, random
 
 __all__ = ["Constant", "GlorotNormal", "GlorotUniform", "HeNormal", "HeUniform", "Initializer",
-           "Ones", "RandomNormal", "RandomUniform", "TruncatedNormal", "Zeros", "deserialize", "get",
-           "serialize"]
+           "Ones", "RandomNormal", "RandomUniform", "TruncatedNormal", "Zeros", "deserialize",
+           "get", "serialize"]
 
 
 def _fans(shape):

@@ -193,5 +193,6 @@ def compile_from_config(model, config):
     if kwargs.get("weighted_metrics") is None:
         kwargs.pop("weighted_metrics", None)
     model.compile(**kwargs)
-    if getattr(model, "optimizer", None) is not None and model.built and model.optimizer._slot_names:
-        model.optimizer.build(model.trainable_variables)
+    optimizer = getattr(model, "optimizer", None)
+    if optimizer is not None and model.built and optimizer._slot_names:
+        optimizer.build(model.trainable_variables)

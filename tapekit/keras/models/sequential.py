@@ -105,7 +105,8 @@ class Sequential(Model):
     def get_config(self):
         """{"name", "trainable", "dtype", "layers" (each layer's config, an Input first when
         the model has one), "build_input_shape"}, as Keras 3 writes a Sequential."""
-        from ..saving.serialization_lib import dtype_policy_config, serialize_keras_object  # noqa: PLC0415
+        from ..saving.serialization_lib import (  # noqa: PLC0415
+            dtype_policy_config, serialize_keras_object)
         config = {"name": self.name, "trainable": self.trainable,
                   "dtype": dtype_policy_config(self.dtype),
                   "layers": [serialize_keras_object(layer) for layer in self._layers]}

@@ -39,6 +39,13 @@ def save_model(model, filepath, overwrite=True, zipped=True):
 
     The config is made (and must be JSON) before anything is written, and the archive is
     written beside its final name and moved there when complete.
+
+    >>> import os, tempfile, zipfile
+    >>> model = tk.Sequential([tk.Input(shape=(3,)), tk.layers.Dense(2)])
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.keras")
+    >>> tk.saving.save_model(model, path)              # model.save(path) does the same
+    >>> sorted(zipfile.ZipFile(path).namelist())
+    ['config.json', 'metadata.json', 'model.weights.h5']
     """
     path = os.fspath(filepath)
     if not isinstance(path, str) or not path.endswith(SUFFIX):
@@ -59,7 +66,8 @@ def save_model(model, filepath, overwrite=True, zipped=True):
     except TypeError as err:
         raise TypeError(f"save: the config of model {model.name!r} is not JSON ({err}); a "
                         f"layer's get_config() must return numbers, strings, lists and dicts "
-                        f"(serialize other objects with tk.saving.serialize_keras_object)") from None
+                        f"(serialize other objects with tk.saving.serialize_keras_object)"
+                        ) from None
     from ... import __version__ as tapekit_version  # noqa: PLC0415
     metadata = json.dumps({"keras_version": KERAS_FORMAT_VERSION,
                            "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S"),
@@ -88,6 +96,15 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     register them with @tk.saving.register_keras_serializable()). compile=False skips the
     optimizer, loss and metrics. safe_mode=False allows a Lambda layer's code to be loaded
     (only for files you trust).
+
+    >>> import os, tempfile
+    >>> model = tk.Sequential([tk.Input(shape=(3,)), tk.layers.Dense(2, name="out")])
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.keras")
+    >>> model.save(path)
+    >>> loaded = tk.models.load_model(path)
+    >>> x = np.ones((1, 3))
+    >>> loaded.get_layer("out").units, bool((loaded(x) == model(x)).numpy().all())
+    (2, True)
     """
     path = os.fspath(filepath)
     if not isinstance(path, str) or not path.endswith(SUFFIX):

@@ -72,7 +72,8 @@ def serialize_keras_object(obj):
     if isinstance(obj, dict):
         return {k: serialize_keras_object(v) for k, v in obj.items()}
     if isinstance(obj, np.ndarray) and obj.ndim > 0:
-        return {"class_name": "__numpy__", "config": {"value": obj.tolist(), "dtype": obj.dtype.name}}
+        return {"class_name": "__numpy__",
+                "config": {"value": obj.tolist(), "dtype": obj.dtype.name}}
     if isinstance(obj, (np.generic, np.ndarray)):
         return obj.item()
     if isinstance(obj, np.dtype):
@@ -237,7 +238,7 @@ def _deserialize(config, custom_objects, safe_mode):
         if safe_mode:
             raise ValueError(LAMBDA_REFUSED)
         value = inner.get("value", inner)
-        if isinstance(value, (list, tuple)):         # Keras's generic form: [code, defaults, closure]
+        if isinstance(value, (list, tuple)):    # Keras's generic form: [code, defaults, closure]
             value = dict(zip(("code", "defaults", "closure"), value))
         return func_load(value)
     if class_name in ("__bytes__", "__slice__", "__ellipsis__", "__typespec__"):
@@ -302,7 +303,8 @@ def retrieve(name, registered_name, module, kind, custom_objects=None):
             return found
     elif module in tables and name in tables[module]:
         return tables[module][name]
-    elif module in ("keras.src.models.functional", "keras.src.models.model") or name == "Functional":
+    elif module in ("keras.src.models.functional", "keras.src.models.model") \
+            or name == "Functional":
         from ..models import Model  # noqa: PLC0415
         if name in ("Functional", "Model"):
             return Model

@@ -60,6 +60,13 @@ def save_weights(model, filepath, overwrite=True):
 
     The file is written beside its final name and moved there when complete, so a failure
     never leaves half a file in place of an old one.
+
+    >>> import os, tempfile
+    >>> model = tk.Sequential([tk.Input(shape=(3,)), tk.layers.Dense(2)])
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.weights.h5")
+    >>> tk.saving.save_weights(model, path)            # model.save_weights(path) does the same
+    >>> os.path.exists(path)
+    True
     """
     path = _checked_path("save_weights", filepath, (SUFFIX,))
     if not model.built:
@@ -98,6 +105,15 @@ def load_weights(model, filepath, skip_mismatch=False):
 
     Every group is checked before any weight is assigned. With `skip_mismatch=True` the
     weights that fit are loaded and each one that does not is reported in a warning.
+
+    >>> import os, tempfile
+    >>> make = lambda: tk.Sequential([tk.Input(shape=(3,)), tk.layers.Dense(2)])
+    >>> first, second = make(), make()
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.weights.h5")
+    >>> first.save_weights(path)
+    >>> tk.saving.load_weights(second, path)
+    >>> all((a == b).all() for a, b in zip(first.get_weights(), second.get_weights()))
+    True
     """
     path = _checked_path("load_weights", filepath, (SUFFIX, ".keras"))
     h5py = _h5py("load_weights")
