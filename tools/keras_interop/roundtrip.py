@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Weights files and whole .keras models both ways between tapekit and Keras 3 (issue 32), dev only.
 
-For three models built by the same code on both sides (`import tapekit as keras` against
+For models built by the same code on both sides (`import tapekit as keras` against
 `import keras`): a Sequential, a functional model with two outputs, and a subclassed model
-with a nested layer, batch normalization and a list of layers (registered, with get_config):
+with a nested layer, batch normalization and a list of layers (registered, with get_config);
+for .keras files also an image model with every layer class tapekit writes a config for:
 
 weights (`.weights.h5`):
 1. tapekit trains a step, writes `<name>.weights.h5` and its predictions;
@@ -41,6 +42,8 @@ def build(keras, kind):
     if kind == "sequential":
         return keras.Sequential([keras.Input(shape=(4,)), layers.Dense(8, activation="relu"),
                                  layers.Dense(3), layers.Dense(2, name="out")])
+    if kind == "every_layer":
+        return every_layer(keras)
     if kind == "functional":
         inputs = keras.Input(shape=(4,), name="x")
         hidden = layers.Dense(5, activation="tanh", name="h")(inputs)
@@ -80,7 +83,31 @@ def build(keras, kind):
 
 
 Y = np.tanh(X[:, :1] - X[:, 1:2])
-TRAINED = ("sequential", "subclassed")      # the two-output model is compiled, not trained
+IMAGES = np.linspace(0, 1, 6 * 8 * 8, dtype="float32").reshape(6, 8, 8, 1)
+LABELS = np.array([0, 1, 2, 0, 1, 2])
+TRAINED = ("sequential", "subclassed")      # trained again after loading, on both sides
+KINDS = ("sequential", "functional", "subclassed", "every_layer")
+
+
+def every_layer(keras):
+    """A functional image model with every layer class tapekit has a config for."""
+    layers = keras.layers
+    inputs = keras.Input(shape=(8, 8, 1), name="img")
+    h = layers.Conv2D(4, 3, padding="same", activation="relu")(inputs)
+    h = layers.BatchNormalization(momentum=0.5)(h)
+    h = layers.MaxPooling2D()(h)
+    h = layers.Conv2DTranspose(2, 3, strides=2, padding="same")(h)
+    h = layers.AveragePooling2D(2)(h)
+    pooled = layers.Add()([layers.GlobalAveragePooling2D()(h), layers.GlobalMaxPooling2D()(h)])
+    h = layers.Dropout(0.3)(layers.Flatten()(h))
+    h = layers.Concatenate()([h, pooled, layers.Subtract()([pooled, pooled])])
+    h = layers.Activation("tanh")(layers.Dense(6)(h))
+    h = layers.Multiply()([layers.LeakyReLU()(h), layers.ReLU(max_value=2.0)(h)])
+    h = layers.Average()([layers.Maximum()([h, h]), layers.Minimum()([h, h])])
+    h = layers.Flatten()(layers.Reshape((2, 3))(h))
+    scores = layers.Dot(axes=1)([h, h])
+    return keras.Model(inputs, layers.Dense(3, activation="softmax")(
+        layers.Concatenate()([h, scores])))
 
 
 def compile_and_train(keras, model, kind):
@@ -88,6 +115,12 @@ def compile_and_train(keras, model, kind):
     # effect: that gradient is 0 up to rounding, and Adam scales rounding noise up to a full
     # step (the libraries' steps then differ by ~1e-3, though each library's own save, load
     # and step agree exactly). SGD with momentum keeps noise as noise and still has a slot.
+    if kind == "every_layer":       # a loss object and metrics in the compile config
+        model.compile(optimizer=keras.optimizers.RMSprop(0.01),
+                      loss=keras.losses.SparseCategoricalCrossentropy(),
+                      metrics=["accuracy", keras.metrics.SparseCategoricalAccuracy(name="acc")])
+        model.fit(IMAGES, LABELS, batch_size=6, epochs=2, shuffle=False, verbose=0)
+        return
     optimizer = (keras.optimizers.SGD(0.1, momentum=0.9) if kind == "subclassed"
                  else keras.optimizers.Adam(0.01))
     model.compile(optimizer=optimizer, loss="mse")
@@ -98,7 +131,7 @@ def compile_and_train(keras, model, kind):
 def train_one_more(model, kind):
     if kind in TRAINED:
         model.fit(X, _targets(model), batch_size=6, epochs=1, shuffle=False, verbose=0)
-    return predict(model)
+    return predict(model, kind)
 
 
 def _targets(model):
@@ -106,8 +139,8 @@ def _targets(model):
     return np.repeat(Y, width, axis=1)
 
 
-def predict(model):
-    out = model(X, training=False)
+def predict(model, kind):
+    out = model(IMAGES if kind == "every_layer" else X, training=False)
     outs = out if isinstance(out, (list, tuple)) else [out]
     return [np.asarray(o).tolist() for o in outs]
 
@@ -124,7 +157,7 @@ def side(lib, step, folder):
     results = {}
     if step in ("save", "load"):
         build(keras, "subclassed-class")             # registers the custom classes
-        for kind in ("sequential", "functional", "subclassed"):
+        for kind in KINDS:
             if step == "save":
                 model = build(keras, kind)
                 compile_and_train(keras, model, kind)
@@ -132,7 +165,7 @@ def side(lib, step, folder):
             else:
                 other = "tapekit" if lib == "keras" else "keras"
                 model = keras.models.load_model(str(Path(folder) / f"{other}_{kind}.keras"))
-            before = predict(model)
+            before = predict(model, kind)
             results[kind] = {"before": before, "after": train_one_more(model, kind),
                              "iterations": int(np.asarray(model.optimizer.iterations))}
         return results
@@ -145,7 +178,7 @@ def side(lib, step, folder):
         else:
             other = "tapekit" if lib == "keras" else "keras"
             model.load_weights(str(Path(folder) / f"{other}_{kind}.weights.h5"))
-        results[kind] = predict(model)
+        results[kind] = predict(model, kind)
     return results
 
 
@@ -185,7 +218,7 @@ def main(argv=None):
                   "tapekit": run(sys.executable, "tapekit", "load", folder)}
         print(f"\n{'.keras model':12} {'direction':22} {'after load':>12} {'after a step':>14} "
               f"{'iterations':>12}")
-        for kind in ("sequential", "functional", "subclassed"):
+        for kind in KINDS:
             for src, dst in (("tapekit", "keras"), ("keras", "tapekit")):
                 a, b = saved[src][kind], loaded[dst][kind]
                 diffs = [max(float(np.max(np.abs(np.subtract(p, q)))) for p, q in zip(a[w], b[w]))
@@ -193,7 +226,8 @@ def main(argv=None):
                 ok = max(diffs) <= 1e-5 and a["iterations"] == b["iterations"]
                 failures += not ok
                 its = f"{a['iterations']}->{b['iterations']}"
-                print(f"{kind:12} {src + ' -> ' + dst:22} {diffs[0]:12.3g} {diffs[1]:14.3g} "
+                step = f"{diffs[1]:14.3g}" if kind in TRAINED else f"{'-':>14}"
+                print(f"{kind:12} {src + ' -> ' + dst:22} {diffs[0]:12.3g} {step} "
                       f"{its:>12} {'ok' if ok else 'DIFFERS'}")
     return 1 if failures else 0
 
