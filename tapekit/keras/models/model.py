@@ -139,9 +139,11 @@ class Model(Trainer, Layer):
     def compile(self, *args, **kwargs):
         """Trainer.compile, remembering its arguments for the compile config that `save`
         writes (so load_model compiles the model again, as Keras 3 does)."""
-        arguments = _config.compile_arguments(Trainer.compile, args, kwargs)
         super().compile(*args, **kwargs)
-        self._compile_arguments = arguments
+        try:
+            self._compile_arguments = _config.compile_arguments(Trainer.compile, args, kwargs)
+        except TypeError:              # compile took them; a later signature may differ
+            self._compile_arguments = None
 
     def get_compile_config(self):
         return _config.compile_config(self)

@@ -185,10 +185,18 @@ def _walk(layer, path, found, seen):
             continue
         counts = {}
         for item in held:                      # Keras 3: dense, dense_1, ... per class
-            name = snake_name(type(item).__name__)
+            name = snake_name(_keras_class_name(item))
             counts[name] = counts.get(name, -1) + 1
             _walk(item, f"{where}/{name}" + (f"_{counts[name]}" if counts[name] else ""),
                   found, seen)
+
+
+def _keras_class_name(layer):
+    """Keras 3's class name: a functional tk.Model is Keras's Functional (a nested one's
+    weights sit under layers/functional/...)."""
+    if type(layer).__name__ == "Model" and layer.__dict__.get("_graph") is not None:
+        return "Functional"
+    return type(layer).__name__
 
 
 def _children(layer):

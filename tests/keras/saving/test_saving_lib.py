@@ -108,6 +108,30 @@ def test_the_weights_member_has_the_weights_h5_layout(tmp_path):
         assert "optimizer" not in f
 
 
+def test_nested_models_sit_under_keras_3s_class_names(tmp_path):
+    tk.layers.clear_session()
+    enc_in = tk.Input(shape=(4,), name="enc_in")
+    encoder = tk.Model(enc_in, tk.layers.Dense(2, name="code")(enc_in), name="encoder")
+    decoder = tk.Sequential([tk.Input(shape=(2,)), tk.layers.Dense(4, name="recon")],
+                            name="decoder")
+    x = tk.Input(shape=(4,), name="x")
+    model = tk.Model(x, decoder(encoder(x)), name="autoencoder")
+    model.save(tmp_path / "ae.keras")
+    with zipfile.ZipFile(tmp_path / "ae.keras") as archive:
+        (tmp_path / "w.h5").write_bytes(archive.read("model.weights.h5"))
+    with h5py.File(tmp_path / "w.h5") as f:
+        groups = []
+        f.visititems(lambda n, o: groups.append(n) if n.endswith("vars") and len(o) else None)
+    # Keras 3 names a nested functional model's group by its class, Functional
+    assert sorted(groups) == ["layers/functional/layers/dense/vars",
+                              "layers/sequential/layers/dense/vars"]
+    config = read_json(tmp_path / "ae.keras", "config.json")["config"]
+    assert [(e["class_name"], e["name"]) for e in config["layers"]] == [
+        ("InputLayer", "x"), ("Functional", "encoder"), ("Sequential", "decoder")]
+    loaded = tk.models.load_model(tmp_path / "ae.keras")
+    np.testing.assert_array_equal(loaded(X).numpy(), model(X).numpy())
+
+
 # --- round trips in tapekit ------------------------------------------------------------------
 @pytest.mark.parametrize("make", [sequential, functional, subclassed])
 def test_a_saved_model_loads_with_the_same_config_and_predictions(make, tmp_path):
