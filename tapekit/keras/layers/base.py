@@ -356,16 +356,55 @@ class Layer(Module):
     # regularizer, a quantization): from_config drops them at these values, refuses others.
     _keras_only = {}
 
+    def __new__(cls, *args, **kwargs):
+        """Keep the arguments of a custom layer's constructor when they are plain values
+        (numbers, strings, lists, dicts), so that get_config works without an override, as
+        Keras 3's auto-config does."""
+        obj = super().__new__(cls)
+        if args or kwargs:
+            if not _defines_no_get_config(cls) or \
+                    (getattr(cls.__init__, "__module__", None) or "").startswith("tapekit."):
+                return obj          # its own get_config says what to keep; or tapekit's __init__
+            signature = inspect.signature(cls.__init__)
+            try:
+                bound = signature.bind(None, *args, **kwargs)
+            except TypeError:
+                return obj                      # __init__ will say what is wrong
+            bound.apply_defaults()
+            config = {}
+            for name, value in list(bound.arguments.items())[1:]:
+                kind = signature.parameters[name].kind
+                if kind is inspect.Parameter.VAR_KEYWORD:
+                    config.update(value)
+                elif kind is not inspect.Parameter.VAR_POSITIONAL:
+                    config[name] = value
+            if _plain(config):
+                obj.__dict__["_auto_config"] = config
+        return obj
+
     def get_config(self):
         """The arguments that make this layer again, with Keras 3's keys: `from_config(config)`
-        rebuilds it (without its weights), and Keras 3's `from_config` accepts it.
+        rebuilds it (without its weights), and Keras 3's `from_config` accepts it. A custom
+        layer that does not override it gets its constructor's arguments when they were plain
+        values (Keras 3's auto-config).
 
         >>> tk.layers.Dropout(0.25, name="drop").get_config()["rate"]
         0.25
+        >>> class Scale(tk.layers.Layer):
+        ...     def __init__(self, factor, **kwargs):
+        ...         super().__init__(**kwargs)
+        ...         self.factor = factor
+        >>> Scale(2.5, name="s").get_config()["factor"]
+        2.5
         """
         from ..saving.serialization_lib import dtype_policy_config  # noqa: PLC0415
-        return {"name": self.name, "trainable": self.trainable,
-                "dtype": dtype_policy_config(self.dtype)}
+        config = {"name": self.name, "trainable": self.trainable,
+                  "dtype": dtype_policy_config(self.dtype)}
+        auto = self.__dict__.get("_auto_config")
+        if auto is not None and _defines_no_get_config(type(self)):
+            config.update({k: v for k, v in auto.items()
+                           if k not in ("name", "trainable", "dtype") and k not in _ALLOWED_KWARGS})
+        return config
 
     @classmethod
     def from_config(cls, config):
@@ -445,7 +484,28 @@ class _ActivationByName:
 _KERAS_ONLY = {"quantization_config": None, "activity_regularizer": None,
                "kernel_regularizer": None, "bias_regularizer": None,
                "kernel_constraint": None, "bias_constraint": None,
-               "data_format": "channels_last"}
+               "data_format": "channels_last", "lora_rank": None, "lora_alpha": None}
+
+
+def _plain(value):
+    """True for values a JSON config holds as they are."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
+    return False
+
+
+def _defines_no_get_config(cls):
+    """True when get_config comes from Layer or Model themselves (a custom layer or model
+    that does not write its own, nor inherits one from a built-in layer)."""
+    for klass in cls.__mro__:
+        if "get_config" in vars(klass):
+            return klass.__name__ in ("Layer", "Model") and \
+                klass.__module__ in (__name__, "tapekit.keras.models.model")
+    return True
 
 
 def _jsonish(value):

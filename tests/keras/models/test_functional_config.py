@@ -144,11 +144,25 @@ def test_a_subclassed_model_config():
     assert [w.shape for w in again.weights] == [(4, 5), (5,)]
 
 
+def test_a_subclass_without_get_config_keeps_plain_arguments():
+    class Auto(tk.Model):
+        def __init__(self, units, activation="relu", **kwargs):
+            super().__init__(**kwargs)
+            self.units, self.activation = units, activation
+    config = Auto(3, name="auto").get_config()
+    assert config == {"name": "auto", "trainable": True, "dtype": config["dtype"], "units": 3,
+                      "activation": "relu"}
+    again = tk.saving.deserialize_keras_object(tk.saving.serialize_keras_object(Auto(4)),
+                                               custom_objects={"Auto": Auto})
+    assert (again.units, again.activation) == (4, "relu")
+
+
 def test_a_subclass_without_get_config_says_what_to_write():
     class NeedsArgs(tk.Model):
-        def __init__(self, units, **kwargs):
+        def __init__(self, layer, **kwargs):
             super().__init__(**kwargs)
-            self.units = units
-    config = tk.saving.serialize_keras_object(NeedsArgs(3))
+            self.inner = layer
+    config = tk.saving.serialize_keras_object(NeedsArgs(tk.layers.Dense(2)))
+    assert "layer" not in config["config"]            # a layer is not a plain value
     with pytest.raises(TypeError, match="could not be rebuilt from its config.*from_config"):
         tk.saving.deserialize_keras_object(config, custom_objects={"NeedsArgs": NeedsArgs})
