@@ -336,7 +336,8 @@ def _tables():
     """{Keras module: {public name: tapekit class}} for the classes a config may name."""
     global _TABLES
     if _TABLES is None:
-        from .. import initializers, layers, losses, metrics, models, optimizers  # noqa: PLC0415
+        from .. import (  # noqa: PLC0415
+            initializers, layers, losses, metrics, models, optimizers, schedules)
 
         def classes(module):
             return {k: v for k, v in vars(module).items()
@@ -344,6 +345,7 @@ def _tables():
         _TABLES = {"keras.layers": classes(layers),
                    "keras.initializers": classes(initializers),
                    "keras.optimizers": classes(optimizers),
+                   "keras.optimizers.schedules": classes(schedules),
                    "keras.losses": classes(losses),
                    "keras.metrics": classes(metrics),
                    "keras.models": {"Sequential": models.Sequential, "Model": models.Model},

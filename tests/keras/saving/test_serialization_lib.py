@@ -165,3 +165,17 @@ def test_losses_and_metrics_without_get_config_are_written_from_their_arguments(
                  "config": {"name": "mean_absolute_error", "dtype": "float32"},
                  "registered_name": None})
     assert type(metric) is tk.metrics.MeanAbsoluteError
+
+
+def test_a_learning_rate_schedule_travels_in_the_optimizers_config():
+    schedule = tk.optimizers.schedules.ExponentialDecay(0.1, decay_steps=10, decay_rate=0.5)
+    written = ser(tk.optimizers.SGD(schedule))
+    assert written["config"]["learning_rate"] == {
+        "module": "keras.optimizers.schedules", "class_name": "ExponentialDecay",
+        "config": {"initial_learning_rate": 0.1, "decay_steps": 10, "decay_rate": 0.5,
+                   "staircase": False, "name": "ExponentialDecay"},
+        "registered_name": None}
+    again = de(written)
+    assert float(again.learning_rate) == pytest.approx(0.1)
+    again.iterations.assign(10)
+    assert float(again.learning_rate) == pytest.approx(0.05)
