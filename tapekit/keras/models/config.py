@@ -180,7 +180,19 @@ def compile_config(model):
 
 
 def compile_from_config(model, config):
-    """compile(**config) with the optimizer, loss and metrics the config describes."""
+    """compile(**config) with the optimizer, loss and metrics the config describes. When
+    tapekit cannot compile them (a setting it lacks), the model loads uncompiled, with a
+    warning that says why: its architecture and weights are still of use."""
+    try:
+        _compile_from_config(model, config)
+    except (ValueError, NotImplementedError) as err:
+        model.compiled = False
+        warnings.warn(f"load_model: model {model.name!r} was loaded without compiling it, as "
+                      f"its compile settings could not be used: {err}. Call model.compile(...) "
+                      f"before fit or evaluate.", stacklevel=4)
+
+
+def _compile_from_config(model, config):
     config = lib.deserialize_keras_object(config)
     if not isinstance(config, dict):
         raise ValueError(f"compile_config must be a dict, got {type(config).__name__}")
