@@ -140,6 +140,10 @@ def load_weights(model, filepath, skip_mismatch=False):
 def _plan(model, f, h5py):
     """[(weight, array)] to assign, and the problems found, reading every group of the walk."""
     plan, problems, read = [], [], set()
+    unsafe = _unsafe_entries(f, h5py)
+    if unsafe:
+        return [], [f"{n}: {why} (only plain groups and arrays stored in the file are read)"
+                    for n, why in unsafe[:12]]
     for where, layer in layer_paths(model):
         mine, name = own_weights(layer), _group_name(where)
         group = f.get(name)
@@ -171,6 +175,26 @@ def _plan(model, f, h5py):
                  and n not in read and not n.startswith("optimizer/") else None)
     problems += [f"the file's weights at {n} belong to no layer of this model" for n in extra]
     return plan, problems
+
+
+def _unsafe_entries(f, h5py):
+    """[(path, why)] for links and datasets that reach outside the file: soft and external
+    links, virtual datasets, datasets stored in external files (as Keras 3 refuses them)."""
+    found, stack = [], [("", f)]
+    while stack:
+        prefix, group = stack.pop()
+        for key in group:
+            path = f"{prefix}/{key}" if prefix else key
+            link = group.get(key, getlink=True)
+            if not isinstance(link, h5py.HardLink):
+                found.append((path, f"a {type(link).__name__}"))
+                continue
+            obj = group[key]
+            if isinstance(obj, h5py.Group):
+                stack.append((path, obj))
+            elif isinstance(obj, h5py.Dataset) and (obj.is_virtual or obj.external):
+                found.append((path, "a virtual or externally stored dataset"))
+    return found
 
 
 def _walk(layer, path, found, seen):

@@ -386,3 +386,23 @@ def test_compile_settings_tapekit_lacks_load_the_model_uncompiled_with_a_warning
         model = tk.models.load_model(tmp_path / "clip.keras")
     assert not model.compiled
     assert model(X).shape == (6, 1)
+
+
+@pytest.mark.parametrize("link", ["soft", "external"])
+def test_links_out_of_the_weights_file_are_refused(tmp_path, link):
+    secret = tmp_path / "secret.h5"
+    with h5py.File(secret, "w") as f:
+        f.create_dataset("kernel", data=np.full((4, 5), 7.0, "float32"))
+    keras_file(tmp_path / "k.keras")
+    with zipfile.ZipFile(tmp_path / "k.keras") as archive:
+        (tmp_path / "w.h5").write_bytes(archive.read("model.weights.h5"))
+        config = archive.read("config.json")
+    with h5py.File(tmp_path / "w.h5", "a") as f:
+        del f["layers/dense/vars/0"]
+        f["layers/dense/vars/0"] = (h5py.SoftLink("/layers/dense_1/vars/0") if link == "soft"
+                                    else h5py.ExternalLink(str(secret), "kernel"))
+    with zipfile.ZipFile(tmp_path / "linked.keras", "w") as archive:
+        archive.writestr("config.json", config)
+        archive.writestr("model.weights.h5", (tmp_path / "w.h5").read_bytes())
+    with pytest.raises(ValueError, match=f"layers/dense/vars/0: a {link.capitalize()}Link"):
+        tk.models.load_model(tmp_path / "linked.keras")
