@@ -4,7 +4,8 @@
 For models built by the same code on both sides (`import tapekit as keras` against
 `import keras`): a Sequential, a functional model with two outputs, and a subclassed model
 with a nested layer, batch normalization and a list of layers (registered, with get_config);
-for .keras files also an image model with every layer class tapekit writes a config for:
+also a model of two nested models (a functional encoder, a Sequential decoder) and an image
+model with every layer class tapekit writes a config for:
 
 weights (`.weights.h5`):
 1. tapekit trains a step, writes `<name>.weights.h5` and its predictions;
@@ -44,6 +45,12 @@ def build(keras, kind):
                                  layers.Dense(3), layers.Dense(2, name="out")])
     if kind == "every_layer":
         return every_layer(keras)
+    if kind == "nested":       # models as layers: a functional encoder, a Sequential decoder
+        enc_in = keras.Input(shape=(4,), name="enc_in")
+        encoder = keras.Model(enc_in, layers.Dense(2, activation="tanh")(enc_in), name="encoder")
+        decoder = keras.Sequential([keras.Input(shape=(2,)), layers.Dense(4)], name="decoder")
+        inputs = keras.Input(shape=(4,), name="x")
+        return keras.Model(inputs, decoder(encoder(inputs)), name="autoencoder")
     if kind == "functional":
         inputs = keras.Input(shape=(4,), name="x")
         hidden = layers.Dense(5, activation="tanh", name="h")(inputs)
@@ -85,8 +92,8 @@ def build(keras, kind):
 Y = np.tanh(X[:, :1] - X[:, 1:2])
 IMAGES = np.linspace(0, 1, 6 * 8 * 8, dtype="float32").reshape(6, 8, 8, 1)
 LABELS = np.array([0, 1, 2, 0, 1, 2])
-TRAINED = ("sequential", "subclassed")      # trained again after loading, on both sides
-KINDS = ("sequential", "functional", "subclassed", "every_layer")
+TRAINED = ("sequential", "subclassed", "nested")   # trained again after loading, both sides
+KINDS = ("sequential", "functional", "subclassed", "nested", "every_layer")
 
 
 def every_layer(keras):
@@ -169,7 +176,7 @@ def side(lib, step, folder):
             results[kind] = {"before": before, "after": train_one_more(model, kind),
                              "iterations": int(np.asarray(model.optimizer.iterations))}
         return results
-    for kind in ("sequential", "functional", "subclassed"):
+    for kind in KINDS:
         model = build(keras, kind)
         if step == "write":
             if kind == "subclassed":
@@ -205,7 +212,7 @@ def main(argv=None):
         read = {"keras": run(args.tf_python, "keras", "read", folder),       # tapekit's files
                 "tapekit": run(sys.executable, "tapekit", "read", folder)}   # Keras's files
         print(f"{'model':12} {'direction':22} {'largest difference':>20}")
-        for kind in ("sequential", "functional", "subclassed"):
+        for kind in KINDS:
             for src, dst in (("tapekit", "keras"), ("keras", "tapekit")):
                 diff = max(float(np.max(np.abs(np.subtract(a, b))))
                            for a, b in zip(written[src][kind], read[dst][kind]))
