@@ -90,9 +90,9 @@ def serialize_keras_object(obj):
     if not isinstance(inner, dict):
         raise TypeError(f"{type(obj).__name__}.get_config() must return a dict, got "
                         f"{type(inner).__name__}")
-    config = {**_public_name(obj), "config": serialize_keras_object(inner)}
-    config = {"module": config["module"], "class_name": config["class_name"],
-              "config": config["config"], "registered_name": config["registered_name"]}
+    names = _public_name(obj)
+    config = {"module": names["module"], "class_name": names["class_name"],
+              "config": serialize_keras_object(inner), "registered_name": names["registered_name"]}
     build = getattr(obj, "get_build_config", None)
     if build is not None and build() is not None:
         config["build_config"] = serialize_keras_object(build())
@@ -172,7 +172,8 @@ def _serialize_function(fn):
         if name in table and table[name] is fn:
             return {"module": "builtins", "class_name": "function", "config": name,
                     "registered_name": "function"}
-    return {"module": getattr(fn, "__module__", None), "class_name": "function",
+    module = getattr(fn, "__module__", None)
+    return {"module": None if module == "__main__" else module, "class_name": "function",
             "config": name, "registered_name": name}
 
 
@@ -187,14 +188,17 @@ def func_dump(fn):
 
 def func_load(config):
     """The function `func_dump` wrote: runs bytecode from the file, so only with
-    safe_mode=False (Lambda.from_config and deserialize_keras_object check it)."""
+    safe_mode=False (Lambda.from_config and deserialize_keras_object check it). Its global
+    names are Python's builtins, `np`, and tapekit as `tk`, `tf` and `keras`."""
     if in_safe_mode() is not False:
         raise ValueError(LAMBDA_REFUSED)
     code = marshal.loads(base64.b64decode(config["code"].encode("ascii")))
     closure = config.get("closure")
     cells = None if closure is None else tuple(types.CellType(v) for v in closure)
     defaults = config.get("defaults")
-    return types.FunctionType(code, {"__builtins__": builtins}, None,
+    import tapekit  # noqa: PLC0415 - the names a lambda written for tapekit or Keras may use
+    names = {"__builtins__": builtins, "np": np, "tk": tapekit, "tf": tapekit, "keras": tapekit}
+    return types.FunctionType(code, names, None,
                               None if defaults is None else tuple(defaults), cells)
 
 

@@ -179,3 +179,11 @@ def test_a_learning_rate_schedule_travels_in_the_optimizers_config():
     assert float(again.learning_rate) == pytest.approx(0.1)
     again.iterations.assign(10)
     assert float(again.learning_rate) == pytest.approx(0.05)
+
+
+def test_a_loaded_lambda_sees_tapekit_under_its_usual_names():
+    import tapekit as tf
+    with pytest.warns(UserWarning):
+        written = ser(lambda x: tf.square(x) + np.float32(1.0))
+    fn = de(written, safe_mode=False)
+    assert fn(tk.constant([2.0])).numpy().tolist() == [5.0]
