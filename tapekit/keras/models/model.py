@@ -193,6 +193,18 @@ class Model(Trainer, Layer):
                             f".keras format only)")
         saving_lib.save_model(self, filepath, overwrite=overwrite, zipped=zipped)
 
+    def to_json(self, **kwargs):
+        """The model's config (as in config.json) as a JSON string; `tk.models.model_from_json`
+        makes the model again, without its weights.
+
+        >>> model = tk.Sequential([tk.Input(shape=(3,)), tk.layers.Dense(2, name="out")])
+        >>> tk.models.model_from_json(model.to_json()).get_layer("out").units
+        2
+        """
+        import json  # noqa: PLC0415
+        from ..saving.serialization_lib import serialize_keras_object  # noqa: PLC0415
+        return json.dumps(serialize_keras_object(self), **kwargs)
+
     def __getstate__(self):
         """pickle/copy.deepcopy: the layers, weights, optimizer and compile settings; the
         compiled step functions are dropped and made again at the next fit/evaluate/predict,

@@ -240,3 +240,19 @@ def _optimizer_plan(model, f, h5py):
                       f"loaded and the optimizer starts afresh", stacklevel=3)
         return []
     return [(v, np.asarray(d[()])) for v, d in zip(mine, stored)]
+
+
+def model_from_json(json_string, custom_objects=None):
+    """A model (without weights) from `model.to_json()`'s string or Keras 3's: the same rules
+    as load_model (nothing imported, lambdas refused).
+
+    >>> model = tk.models.model_from_json(
+    ...     tk.Sequential([tk.Input(shape=(4,)), tk.layers.Dense(3)]).to_json())
+    >>> [w.shape for w in model.weights]
+    [(4, 3), (3,)]
+    """
+    try:
+        config = json.loads(json_string)
+    except (TypeError, ValueError, RecursionError) as err:
+        raise ValueError(f"model_from_json: not a JSON model config ({err})") from None
+    return deserialize_keras_object(config, custom_objects=custom_objects)

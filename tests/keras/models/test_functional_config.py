@@ -4,6 +4,8 @@ inbound nodes, input_layers, output_layers) and subclassed models with a custom 
 The expected dicts follow what Keras 3.15's get_config returns for the same models (a shared
 layer's second call is its node 1; a dict of inputs keeps its keys). No TensorFlow here.
 """
+import json
+
 import numpy as np
 import pytest
 
@@ -166,3 +168,15 @@ def test_a_subclass_without_get_config_says_what_to_write():
     assert "layer" not in config["config"]            # a layer is not a plain value
     with pytest.raises(TypeError, match="could not be rebuilt from its config.*from_config"):
         tk.saving.deserialize_keras_object(config, custom_objects={"NeedsArgs": NeedsArgs})
+
+
+def test_to_json_and_model_from_json():
+    tk.layers.clear_session()
+    x = tk.Input(shape=(4,), name="x")
+    model = tk.Model(x, tk.layers.Dense(2, name="o")(tk.layers.Dense(3, name="h")(x)))
+    text = model.to_json()
+    assert json.loads(text)["class_name"] == "Functional"
+    again = tk.models.model_from_json(text)
+    assert again.get_config() == model.get_config()
+    with pytest.raises(ValueError, match="model_from_json: not a JSON model config"):
+        tk.models.model_from_json("{oops")
