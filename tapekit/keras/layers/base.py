@@ -365,10 +365,10 @@ class Layer(Module):
             if not _defines_no_get_config(cls) or \
                     (getattr(cls.__init__, "__module__", None) or "").startswith("tapekit."):
                 return obj          # its own get_config says what to keep; or tapekit's __init__
-            signature = inspect.signature(cls.__init__)
             try:
+                signature = inspect.signature(cls.__init__)
                 bound = signature.bind(None, *args, **kwargs)
-            except TypeError:
+            except (TypeError, ValueError):
                 return obj                      # __init__ will say what is wrong
             bound.apply_defaults()
             config = {}

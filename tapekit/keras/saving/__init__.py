@@ -9,9 +9,11 @@ configs as Keras 3 writes them, and the registry of custom objects.
 from . import serialization_lib  # noqa: F401
 from .registration import get_registered_name, get_registered_object, register_keras_serializable
 from .saving_lib import load_model, save_model
-from .serialization_lib import deserialize_keras_object, serialize_keras_object
+from .serialization_lib import (custom_object_scope, deserialize_keras_object,
+                                get_custom_objects, serialize_keras_object)
 from .weights_h5 import load_weights, save_weights
 
-__all__ = ["deserialize_keras_object", "get_registered_name", "get_registered_object",
+__all__ = ["custom_object_scope", "deserialize_keras_object", "get_custom_objects",
+           "get_registered_name", "get_registered_object",
            "load_model", "load_weights", "register_keras_serializable", "save_model",
            "save_weights", "serialize_keras_object"]

@@ -49,6 +49,44 @@ def _safe_mode_scope(safe_mode, custom_objects):
         _scope.safe_mode, _scope.custom_objects = saved
 
 
+@contextlib.contextmanager
+def custom_object_scope(*scopes):
+    """Within `with custom_object_scope({"Name": obj, ...}):`, loading finds those objects by
+    name, as if passed as custom_objects= (Keras 3's `keras.saving.custom_object_scope`).
+
+    >>> class Twice(tk.layers.Layer):
+    ...     def call(self, x):
+    ...         return 2.0 * x
+    >>> config = {"module": None, "class_name": "Twice", "config": {}, "registered_name": "Twice"}
+    >>> with tk.saving.custom_object_scope({"Twice": Twice}):
+    ...     layer = tk.saving.deserialize_keras_object(config)
+    >>> type(layer).__name__
+    'Twice'
+    """
+    added = {}
+    for scope in scopes:
+        if not isinstance(scope, dict):
+            raise TypeError(f"custom_object_scope takes dicts of {{name: class or function}}, "
+                            f"got {type(scope).__name__}")
+        added.update(scope)
+    saved = getattr(_scope, "custom_objects", None)
+    _scope.custom_objects = {**(saved or {}), **added}
+    try:
+        yield
+    finally:
+        _scope.custom_objects = saved
+
+
+def get_custom_objects():
+    """The registry as a dict {"package>name": object}: what register_keras_serializable
+    added; entries added here are found by name when loading, as in Keras 3.
+
+    >>> "course>NoSuchThing" in tk.saving.get_custom_objects()
+    False
+    """
+    return registration._OBJECTS
+
+
 LAMBDA_REFUSED = (
     "Requested the deserialization of a Lambda layer whose function is a Python lambda. Its "
     "code comes from the file, and running it could do anything, so it is refused by default "
@@ -396,4 +434,5 @@ def dtype_from_config(value):
     raise TypeError(f"a layer's dtype must be a dtype name or a DTypePolicy config, got {value!r:.80}")
 
 
-__all__ = ["deserialize_keras_object", "serialize_keras_object"]
+__all__ = ["custom_object_scope", "deserialize_keras_object", "get_custom_objects",
+           "serialize_keras_object"]

@@ -187,3 +187,19 @@ def test_a_loaded_lambda_sees_tapekit_under_its_usual_names():
         written = ser(lambda x: tf.square(x) + np.float32(1.0))
     fn = de(written, safe_mode=False)
     assert fn(tk.constant([2.0])).numpy().tolist() == [5.0]
+
+
+def test_custom_object_scope_and_get_custom_objects():
+    class Halve(tk.layers.Layer):
+        def call(self, x):
+            return x / 2.0
+    config = {"module": None, "class_name": "Halve", "config": {}, "registered_name": "Halve"}
+    with tk.saving.custom_object_scope({"Halve": Halve}):
+        assert type(de(config)) is Halve
+    with pytest.raises(TypeError, match="Could not locate class 'Halve'"):
+        de(config)                                   # the scope has ended
+    tk.saving.get_custom_objects()["Halve"] = Halve
+    try:
+        assert type(de(config)) is Halve
+    finally:
+        del tk.saving.get_custom_objects()["Halve"]
