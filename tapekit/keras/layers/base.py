@@ -357,14 +357,13 @@ class Layer(Module):
     _keras_only = {}
 
     def __new__(cls, *args, **kwargs):
-        """Keep the arguments of a custom layer's constructor when they are plain values
-        (numbers, strings, lists, dicts), so that get_config works without an override, as
-        Keras 3's auto-config does."""
+        """Keep the arguments of a layer's constructor when they are plain values (numbers,
+        strings, lists, dicts) and the class writes no get_config of its own, so that
+        get_config works without an override, as Keras 3's auto-config does."""
         obj = super().__new__(cls)
         if args or kwargs:
-            if not _defines_no_get_config(cls) or \
-                    (getattr(cls.__init__, "__module__", None) or "").startswith("tapekit."):
-                return obj          # its own get_config says what to keep; or tapekit's __init__
+            if not _defines_no_get_config(cls) or _base_init(cls):
+                return obj          # its own get_config says what to keep; or no arguments
             try:
                 signature = inspect.signature(cls.__init__)
                 bound = signature.bind(None, *args, **kwargs)
@@ -496,6 +495,15 @@ def _plain(value):
     if isinstance(value, dict):
         return all(isinstance(k, str) and _plain(v) for k, v in value.items())
     return False
+
+
+def _base_init(cls):
+    """True when cls's __init__ is Layer's or Model's own (their arguments are no config)."""
+    for klass in cls.__mro__:
+        if "__init__" in vars(klass):
+            return klass.__name__ in ("Layer", "Model") and \
+                klass.__module__ in (__name__, "tapekit.keras.models.model")
+    return True
 
 
 def _defines_no_get_config(cls):

@@ -199,3 +199,16 @@ def test_lambda_with_a_python_lambda_is_refused_unless_safe_mode_is_false():
         L.Lambda.from_config(config)
     layer = L.Lambda.from_config(config, safe_mode=False)
     assert layer(tk.constant([[1.0, 2.0]])).numpy().tolist() == [[3.0, 6.0]]
+
+
+def test_a_layer_class_without_get_config_keeps_its_plain_arguments():
+    class Pool(tk.layers.Layer):                     # as a new built-in layer might be written
+        def __init__(self, pool_size=2, keepdims=False, **kwargs):
+            super().__init__(**kwargs)
+            self.pool_size, self.keepdims = pool_size, keepdims
+    config = Pool(3, name="p").get_config()
+    assert config == {**base("p"), "pool_size": 3, "keepdims": False}
+    again = Pool.from_config(config)
+    assert (again.pool_size, again.keepdims, again.name) == (3, False, "p")
+    # a non-plain argument (an object) leaves only the base keys: from_config then says so
+    assert "pool_size" not in Pool(pool_size=object()).get_config()
