@@ -219,6 +219,9 @@ class Variable(Tensor):
     def __setstate__(self, state):
         for k, v in state.items():
             setattr(self, k, v)
+        # A copy is another variable: a tape that watched the original must not take the
+        # copy for it (a shared id gave the copy the original's gradient).
+        self._tid = _next_tid()
         self._lock = threading.Lock()
 
     @property

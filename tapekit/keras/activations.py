@@ -13,8 +13,9 @@ argument names and defaults.
 from .. import nn
 from ..ops import minimum, sigmoid, tanh, where, zeros_like
 
-__all__ = ["elu", "gelu", "get", "get_activation", "leaky_relu", "linear", "relu", "relu6", "selu",
-           "sigmoid", "silu", "softmax", "softplus", "softsign", "tanh"]
+__all__ = ["deserialize", "elu", "gelu", "get", "get_activation", "leaky_relu", "linear", "relu",
+           "relu6", "selu", "serialize", "sigmoid", "silu", "softmax", "softplus", "softsign",
+           "tanh"]
 
 
 def linear(x):
@@ -67,6 +68,9 @@ def get_activation(activation):
     """
     if activation is None:
         return linear
+    if isinstance(activation, dict):           # a config, as Keras 3 writes a custom one
+        from .saving.serialization_lib import deserialize_keras_object  # noqa: PLC0415
+        return get_activation(deserialize_keras_object(activation))
     if callable(activation):
         return activation
     if activation in ACTIVATIONS:
@@ -76,3 +80,34 @@ def get_activation(activation):
 
 
 get = get_activation
+
+
+def serialize(activation):
+    """An activation as a layer's config holds it (Keras 3): the name of a built-in one, a
+    function config for any other.
+
+    >>> tk.keras.activations.serialize(tk.keras.activations.get("relu"))
+    'relu'
+    >>> tk.keras.activations.serialize(None)
+    'linear'
+    """
+    fn = get_activation(activation)
+    for name, known in ACTIVATIONS.items():
+        if known is fn:
+            return name
+    from .saving.serialization_lib import serialize_keras_object  # noqa: PLC0415
+    return serialize_keras_object(fn)
+
+
+def deserialize(config, custom_objects=None):
+    """The activation a config names (a built-in's name, or a function config).
+
+    >>> tk.keras.activations.deserialize("tanh") is tk.keras.activations.get("tanh")
+    True
+    """
+    if isinstance(config, str) and custom_objects and config in custom_objects:
+        return custom_objects[config]
+    if isinstance(config, dict):
+        from .saving.serialization_lib import deserialize_keras_object  # noqa: PLC0415
+        return get_activation(deserialize_keras_object(config, custom_objects=custom_objects))
+    return get_activation(config)

@@ -20,7 +20,8 @@ import numpy as np
 from .. import dtypes, random
 
 __all__ = ["Constant", "GlorotNormal", "GlorotUniform", "HeNormal", "HeUniform", "Initializer",
-           "Ones", "RandomNormal", "RandomUniform", "TruncatedNormal", "Zeros", "get"]
+           "Ones", "RandomNormal", "RandomUniform", "TruncatedNormal", "Zeros", "deserialize",
+           "get", "serialize"]
 
 
 def _fans(shape):
@@ -70,6 +71,35 @@ class Initializer:
     def __repr__(self):
         args = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
         return f"{type(self).__name__}({args})"
+
+    # Keys Keras 3 writes that tapekit takes only at these values (variance scaling's axes).
+    _keras_only = {}
+
+    def get_config(self):
+        """The constructor's arguments, with Keras 3's keys (`keras.initializers`).
+
+        >>> tk.initializers.RandomUniform(seed=2).get_config()
+        {'seed': 2, 'minval': -0.05, 'maxval': 0.05}
+        """
+        config = {"seed": self.seed} if "seed" in vars(self) else {}
+        config.update({k: v for k, v in vars(self).items() if k != "seed"})
+        config.update(self._keras_only)
+        return config
+
+    @classmethod
+    def from_config(cls, config):
+        """An initializer from `get_config`'s dict, or from Keras 3's.
+
+        >>> tk.initializers.GlorotUniform.from_config(
+        ...     {"seed": 1, "input_axes": None, "output_axes": None})
+        GlorotUniform(seed=1)
+        """
+        config = dict(config)
+        for key, value in cls._keras_only.items():
+            if key in config and config.pop(key) != value:
+                raise ValueError(f"{cls.__name__}.from_config: tapekit does not support {key}="
+                                 f"{config.get(key)!r} (only {value!r})")
+        return cls(**config)
 
 
 class Zeros(Initializer):
@@ -161,6 +191,8 @@ class GlorotUniform(Initializer):
     True
     """
 
+    _keras_only = {"input_axes": None, "output_axes": None}
+
     def __init__(self, seed=None):
         self.seed = seed
 
@@ -232,6 +264,9 @@ def get(identifier):
         return INITIALIZERS[key]()
     if isinstance(identifier, type) and issubclass(identifier, Initializer):
         return identifier()
+    if isinstance(identifier, dict):        # a config, as Keras 3 writes it in a layer's
+        from .saving.serialization_lib import deserialize_keras_object  # noqa: PLC0415
+        return get(deserialize_keras_object(identifier))
     if callable(identifier):
         return identifier
     raise ValueError(f"initializer must be a name, an Initializer or a callable "
@@ -239,3 +274,19 @@ def get(identifier):
 
 
 _initializer = get
+
+
+def serialize(initializer):
+    """An initializer as Keras 3 writes it in a layer's config.
+
+    >>> tk.initializers.serialize("zeros")
+    {'module': 'keras.initializers', 'class_name': 'Zeros', 'config': {}, 'registered_name': None}
+    """
+    from .saving.serialization_lib import serialize_keras_object  # noqa: PLC0415
+    return serialize_keras_object(get(initializer))
+
+
+def deserialize(config, custom_objects=None):
+    """The initializer a config describes (serialize's inverse)."""
+    from .saving.serialization_lib import deserialize_keras_object  # noqa: PLC0415
+    return get(deserialize_keras_object(config, custom_objects=custom_objects))

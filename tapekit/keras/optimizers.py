@@ -160,6 +160,57 @@ class Optimizer:
         """The 1-based number of this update, as a tensor computed from `iterations`."""
         return cast(self.iterations + 1, dtype)
 
+    # --- config (Keras 3's keys) and pickling ----------------------------------------------
+    # Keras 3's keys that tapekit's optimizers take only at these values.
+    _keras_only = {"weight_decay": None, "clipnorm": None, "global_clipnorm": None,
+                   "clipvalue": None, "use_ema": False, "ema_momentum": 0.99,
+                   "ema_overwrite_frequency": None, "loss_scale_factor": None,
+                   "gradient_accumulation_steps": None}
+    _hyperparameters = ()
+
+    def get_config(self):
+        """The constructor's arguments with Keras 3's keys (its compile config holds them).
+
+        >>> tk.optimizers.SGD(0.1, momentum=0.9).get_config()["momentum"]
+        0.9
+        """
+        from .saving.serialization_lib import serialize_keras_object  # noqa: PLC0415
+        lr = (serialize_keras_object(self._schedule) if self._schedule is not None
+              else float(self._learning_rate.numpy()))
+        name = self.name if self.name != type(self).__name__ else _keras_name(type(self).__name__)
+        config = {"name": name, "learning_rate": lr, **self._keras_only}
+        config.update({k: getattr(self, k) for k in self._hyperparameters})
+        return config
+
+    @classmethod
+    def from_config(cls, config):
+        """An optimizer from get_config's dict or Keras 3's (whose extra keys must keep
+        Keras's defaults: tapekit has no clipping, weight decay or EMA)."""
+        from .saving.serialization_lib import deserialize_keras_object  # noqa: PLC0415
+        config = dict(config)
+        for key, default in {**cls._keras_only, "amsgrad": False}.items():
+            if key in config and config.pop(key) != default:
+                raise ValueError(f"{cls.__name__}.from_config: tapekit's {cls.__name__} does not "
+                                 f"support {key} (the config sets it); load the model with "
+                                 f"compile=False and compile it again")
+        if isinstance(config.get("learning_rate"), dict):
+            config["learning_rate"] = deserialize_keras_object(config["learning_rate"])
+        if config.get("name") == _keras_name(cls.__name__):
+            config["name"] = cls.__name__       # Keras's default name: tapekit's default
+        return cls(**config)
+
+    def __getstate__(self):
+        """pickle/copy: everything but the lock; slots keyed by variable, not by id."""
+        state = {k: v for k, v in self.__dict__.items() if k != "_lock"}
+        state["_slots"] = list(self._slots.values())
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        state["_slots"] = {id(var): (var, named) for var, named in state["_slots"]}
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
+
     def __repr__(self):
         lr = (type(self._schedule).__name__ if self._schedule is not None
               else f"{float(self._learning_rate):g}")
@@ -187,6 +238,7 @@ class SGD(Optimizer):
         super().__init__(learning_rate, name)
         self.momentum = float(momentum)
         self.nesterov = bool(nesterov)
+        self._hyperparameters = ("momentum", "nesterov")
         self._slot_names = ("momentum",) if self.momentum != 0 else ()
 
     def _update(self, g, var, slots, lr):
@@ -223,6 +275,7 @@ class Adam(Optimizer):
         epsilon = _hyper("Adam", "epsilon", epsilon, 0)
         super().__init__(learning_rate, name)
         self.beta_1, self.beta_2, self.epsilon = beta_1, beta_2, epsilon
+        self._hyperparameters = ("beta_1", "beta_2", "epsilon")
 
     def _update(self, g, var, slots, lr):
         t = self._step(var.dtype)
@@ -258,6 +311,7 @@ class RMSprop(Optimizer):
         epsilon = _hyper("RMSprop", "epsilon", epsilon, 0)
         super().__init__(learning_rate, name)
         self.rho, self.momentum, self.epsilon, self.centered = rho, momentum, epsilon, centered
+        self._hyperparameters = ("rho", "momentum", "epsilon", "centered")
         self._slot_names = (("velocity",) + (("momentum",) if momentum > 0 else ())
                             + (("average_gradient",) if centered else ()))
 
@@ -278,6 +332,12 @@ class RMSprop(Optimizer):
             var.assign_sub(momentum)
         else:
             var.assign_sub(increment)
+
+
+def _keras_name(class_name):
+    """Keras 3's default optimizer name: Adam -> adam, RMSprop -> rm_sprop."""
+    from .layers._utils import snake_name  # noqa: PLC0415
+    return snake_name(class_name)
 
 
 def _hyper(optimizer, name, value, low, high=None, high_open=True):

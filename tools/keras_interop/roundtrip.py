@@ -1,14 +1,26 @@
 #!/usr/bin/env python3
-"""Weights files both ways between tapekit and Keras 3 (issue 32), dev only.
+"""Weights files and whole .keras models both ways between tapekit and Keras 3 (issue 32), dev only.
 
-For three models built by the same code on both sides (`import tapekit as keras` against
+For models built by the same code on both sides (`import tapekit as keras` against
 `import keras`): a Sequential, a functional model with two outputs, and a subclassed model
-with a nested layer, batch normalization and a list of layers:
+with a nested layer, batch normalization and a list of layers (registered, with get_config);
+also a model of two nested models (a functional encoder, a Sequential decoder) and an image
+model with every layer class tapekit writes a config for:
+
+weights (`.weights.h5`):
 1. tapekit trains a step, writes `<name>.weights.h5` and its predictions;
 2. Keras 3 builds the same architecture, loads tapekit's file, and predicts;
 3. Keras 3 writes its own file from another initialisation; tapekit loads it and predicts.
-Each side's predictions must agree to float32 rounding. TensorFlow runs in its own venv and is
-never a dependency of tapekit.
+
+whole models (`.keras`):
+4. each side compiles (Adam, or SGD with momentum for the subclassed model; mse), trains two steps (the Sequential and the subclassed model;
+   the two-output model is compiled only), `model.save`s, predicts, then trains one more
+   step and predicts again;
+5. the other side `load_model`s the file (config, weights, optimizer state, compile
+   settings), predicts, trains the same step and predicts again.
+Each side's predictions must agree to float32 rounding, before and after the extra step (the
+second shows the optimizer's state came across). TensorFlow runs in its own venv and is never
+a dependency of tapekit.
 
     PYTHONPATH=. .venv/bin/python tools/keras_interop/roundtrip.py [--tf-python /work/tfvenv/bin/python]
 """
@@ -31,11 +43,20 @@ def build(keras, kind):
     if kind == "sequential":
         return keras.Sequential([keras.Input(shape=(4,)), layers.Dense(8, activation="relu"),
                                  layers.Dense(3), layers.Dense(2, name="out")])
+    if kind == "every_layer":
+        return every_layer(keras)
+    if kind == "nested":       # models as layers: a functional encoder, a Sequential decoder
+        enc_in = keras.Input(shape=(4,), name="enc_in")
+        encoder = keras.Model(enc_in, layers.Dense(2, activation="tanh")(enc_in), name="encoder")
+        decoder = keras.Sequential([keras.Input(shape=(2,)), layers.Dense(4)], name="decoder")
+        inputs = keras.Input(shape=(4,), name="x")
+        return keras.Model(inputs, decoder(encoder(inputs)), name="autoencoder")
     if kind == "functional":
         inputs = keras.Input(shape=(4,), name="x")
         hidden = layers.Dense(5, activation="tanh", name="h")(inputs)
         return keras.Model(inputs, [layers.Dense(1, name="o1")(hidden), layers.Dense(2)(hidden)])
 
+    @keras.saving.register_keras_serializable(package="roundtrip")
     class Block(layers.Layer):
         def __init__(self, **kwargs):
             super().__init__(**kwargs)
@@ -46,23 +67,87 @@ def build(keras, kind):
         def call(self, x, training=None):
             return self.bn(self.d1(x), training=training) * self.scale
 
+    @keras.saving.register_keras_serializable(package="roundtrip")
     class Subclassed(keras.Model):
-        def __init__(self, **kwargs):
+        def __init__(self, width=2, **kwargs):
             super().__init__(**kwargs)
+            self.width = width
             self.block = Block()
             self.head = layers.Dense(1)
-            self.extra = [layers.Dense(2), layers.Dense(2)]
+            self.extra = [layers.Dense(width), layers.Dense(width)]
+
+        def get_config(self):
+            return {**super().get_config(), "width": self.width}
 
         def call(self, x, training=None):
             return self.head(self.extra[1](self.extra[0](self.block(x, training=training))))
 
-    model = Subclassed()
+    if kind == "subclassed-class":
+        return Subclassed
+    model = Subclassed(width=2)
     model(X)
     return model
 
 
-def predict(model):
-    out = model(X, training=False)
+Y = np.tanh(X[:, :1] - X[:, 1:2])
+IMAGES = np.linspace(0, 1, 6 * 8 * 8, dtype="float32").reshape(6, 8, 8, 1)
+LABELS = np.array([0, 1, 2, 0, 1, 2])
+TRAINED = ("sequential", "subclassed", "nested")   # trained again after loading, both sides
+KINDS = ("sequential", "functional", "subclassed", "nested", "every_layer")
+
+
+def every_layer(keras):
+    """A functional image model with every layer class tapekit has a config for."""
+    layers = keras.layers
+    inputs = keras.Input(shape=(8, 8, 1), name="img")
+    h = layers.Conv2D(4, 3, padding="same", activation="relu")(inputs)
+    h = layers.BatchNormalization(momentum=0.5)(h)
+    h = layers.MaxPooling2D()(h)
+    h = layers.Conv2DTranspose(2, 3, strides=2, padding="same")(h)
+    h = layers.AveragePooling2D(2)(h)
+    pooled = layers.Add()([layers.GlobalAveragePooling2D()(h), layers.GlobalMaxPooling2D()(h)])
+    h = layers.Dropout(0.3)(layers.Flatten()(h))
+    h = layers.Concatenate()([h, pooled, layers.Subtract()([pooled, pooled])])
+    h = layers.Activation("tanh")(layers.Dense(6)(h))
+    h = layers.Multiply()([layers.LeakyReLU()(h), layers.ReLU(max_value=2.0)(h)])
+    h = layers.Average()([layers.Maximum()([h, h]), layers.Minimum()([h, h])])
+    h = layers.Flatten()(layers.Reshape((2, 3))(h))
+    scores = layers.Dot(axes=1)([h, h])
+    return keras.Model(inputs, layers.Dense(3, activation="softmax")(
+        layers.Concatenate()([h, scores])))
+
+
+def compile_and_train(keras, model, kind):
+    # The subclassed model's first Dense feeds batch normalization, which removes its bias's
+    # effect: that gradient is 0 up to rounding, and Adam scales rounding noise up to a full
+    # step (the libraries' steps then differ by ~1e-3, though each library's own save, load
+    # and step agree exactly). SGD with momentum keeps noise as noise and still has a slot.
+    if kind == "every_layer":       # a loss object and metrics in the compile config
+        model.compile(optimizer=keras.optimizers.RMSprop(0.01),
+                      loss=keras.losses.SparseCategoricalCrossentropy(),
+                      metrics=["accuracy", keras.metrics.SparseCategoricalAccuracy(name="acc")])
+        model.fit(IMAGES, LABELS, batch_size=6, epochs=2, shuffle=False, verbose=0)
+        return
+    optimizer = (keras.optimizers.SGD(0.1, momentum=0.9) if kind == "subclassed"
+                 else keras.optimizers.Adam(0.01))
+    model.compile(optimizer=optimizer, loss="mse")
+    if kind in TRAINED:
+        model.fit(X, _targets(model), batch_size=6, epochs=2, shuffle=False, verbose=0)
+
+
+def train_one_more(model, kind):
+    if kind in TRAINED:
+        model.fit(X, _targets(model), batch_size=6, epochs=1, shuffle=False, verbose=0)
+    return predict(model, kind)
+
+
+def _targets(model):
+    width = np.asarray(model(X[:1], training=False)).shape[-1]
+    return np.repeat(Y, width, axis=1)
+
+
+def predict(model, kind):
+    out = model(IMAGES if kind == "every_layer" else X, training=False)
     outs = out if isinstance(out, (list, tuple)) else [out]
     return [np.asarray(o).tolist() for o in outs]
 
@@ -77,7 +162,21 @@ def side(lib, step, folder):
         import tapekit as keras
         keras.random.set_seed(0)
     results = {}
-    for kind in ("sequential", "functional", "subclassed"):
+    if step in ("save", "load"):
+        build(keras, "subclassed-class")             # registers the custom classes
+        for kind in KINDS:
+            if step == "save":
+                model = build(keras, kind)
+                compile_and_train(keras, model, kind)
+                model.save(str(Path(folder) / f"{lib}_{kind}.keras"))
+            else:
+                other = "tapekit" if lib == "keras" else "keras"
+                model = keras.models.load_model(str(Path(folder) / f"{other}_{kind}.keras"))
+            before = predict(model, kind)
+            results[kind] = {"before": before, "after": train_one_more(model, kind),
+                             "iterations": int(np.asarray(model.optimizer.iterations))}
+        return results
+    for kind in KINDS:
         model = build(keras, kind)
         if step == "write":
             if kind == "subclassed":
@@ -86,7 +185,7 @@ def side(lib, step, folder):
         else:
             other = "tapekit" if lib == "keras" else "keras"
             model.load_weights(str(Path(folder) / f"{other}_{kind}.weights.h5"))
-        results[kind] = predict(model)
+        results[kind] = predict(model, kind)
     return results
 
 
@@ -113,13 +212,30 @@ def main(argv=None):
         read = {"keras": run(args.tf_python, "keras", "read", folder),       # tapekit's files
                 "tapekit": run(sys.executable, "tapekit", "read", folder)}   # Keras's files
         print(f"{'model':12} {'direction':22} {'largest difference':>20}")
-        for kind in ("sequential", "functional", "subclassed"):
+        for kind in KINDS:
             for src, dst in (("tapekit", "keras"), ("keras", "tapekit")):
                 diff = max(float(np.max(np.abs(np.subtract(a, b))))
                            for a, b in zip(written[src][kind], read[dst][kind]))
                 ok = diff <= 1e-5
                 failures += not ok
                 print(f"{kind:12} {src + ' -> ' + dst:22} {diff:20.3g} {'ok' if ok else 'DIFFERS'}")
+        saved = {"tapekit": run(sys.executable, "tapekit", "save", folder),
+                 "keras": run(args.tf_python, "keras", "save", folder)}
+        loaded = {"keras": run(args.tf_python, "keras", "load", folder),
+                  "tapekit": run(sys.executable, "tapekit", "load", folder)}
+        print(f"\n{'.keras model':12} {'direction':22} {'after load':>12} {'after a step':>14} "
+              f"{'iterations':>12}")
+        for kind in KINDS:
+            for src, dst in (("tapekit", "keras"), ("keras", "tapekit")):
+                a, b = saved[src][kind], loaded[dst][kind]
+                diffs = [max(float(np.max(np.abs(np.subtract(p, q)))) for p, q in zip(a[w], b[w]))
+                         for w in ("before", "after")]
+                ok = max(diffs) <= 1e-5 and a["iterations"] == b["iterations"]
+                failures += not ok
+                its = f"{a['iterations']}->{b['iterations']}"
+                step = f"{diffs[1]:14.3g}" if kind in TRAINED else f"{'-':>14}"
+                print(f"{kind:12} {src + ' -> ' + dst:22} {diffs[0]:12.3g} {step} "
+                      f"{its:>12} {'ok' if ok else 'DIFFERS'}")
     return 1 if failures else 0
 
 

@@ -24,6 +24,9 @@ class Activation(_Elementwise):
     def call(self, inputs):
         return self.activation(inputs)
 
+    def get_config(self):
+        return {**super().get_config(), "activation": activations.serialize(self.activation)}
+
 
 class ReLU(_Elementwise):
     """`max_value` if x >= max_value; x if threshold <= x < max_value; else
@@ -47,6 +50,10 @@ class ReLU(_Elementwise):
         return activations.relu(inputs, negative_slope=self.negative_slope,
                                 max_value=self.max_value, threshold=self.threshold)
 
+    def get_config(self):
+        return {**super().get_config(), "max_value": self.max_value,
+                "negative_slope": self.negative_slope, "threshold": self.threshold}
+
 
 class LeakyReLU(_Elementwise):
     """x for x > 0, negative_slope * x otherwise; Keras 3's default slope is 0.3.
@@ -68,3 +75,6 @@ class LeakyReLU(_Elementwise):
 
     def call(self, inputs):
         return activations.leaky_relu(inputs, negative_slope=self.negative_slope)
+
+    def get_config(self):
+        return {**super().get_config(), "negative_slope": self.negative_slope}

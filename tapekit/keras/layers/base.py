@@ -356,6 +356,186 @@ class Layer(Module):
     def __repr__(self):
         return f"<{type(self).__name__} {self.name!r}{'' if self.built else ' (not built)'}>"
 
+    # --- config (Keras 3's get_config / from_config) and pickling ---------------------------
+    # Keys Keras 3 writes in a layer's config that tapekit takes only at these values (a
+    # regularizer, a quantization): from_config drops them at these values, refuses others.
+    _keras_only = {}
+
+    def __new__(cls, *args, **kwargs):
+        """Keep the arguments of a layer's constructor when they are plain values (numbers,
+        strings, lists, dicts) and the class writes no get_config of its own, so that
+        get_config works without an override, as Keras 3's auto-config does."""
+        obj = super().__new__(cls)
+        if args or kwargs:
+            if not _defines_no_get_config(cls) or _base_init(cls):
+                return obj          # its own get_config says what to keep; or no arguments
+            try:
+                signature = inspect.signature(cls.__init__)
+                bound = signature.bind(None, *args, **kwargs)
+            except (TypeError, ValueError):
+                return obj                      # __init__ will say what is wrong
+            bound.apply_defaults()
+            config = {}
+            for name, value in list(bound.arguments.items())[1:]:
+                kind = signature.parameters[name].kind
+                if kind is inspect.Parameter.VAR_KEYWORD:
+                    config.update(value)
+                elif kind is not inspect.Parameter.VAR_POSITIONAL:
+                    config[name] = value
+            if _plain(config):
+                obj.__dict__["_auto_config"] = config
+        return obj
+
+    def get_config(self):
+        """The arguments that make this layer again, with Keras 3's keys: `from_config(config)`
+        rebuilds it (without its weights), and Keras 3's `from_config` accepts it. A custom
+        layer that does not override it gets its constructor's arguments when they were plain
+        values (Keras 3's auto-config).
+
+        >>> tk.layers.Dropout(0.25, name="drop").get_config()["rate"]
+        0.25
+        >>> class Scale(tk.layers.Layer):
+        ...     def __init__(self, factor, **kwargs):
+        ...         super().__init__(**kwargs)
+        ...         self.factor = factor
+        >>> Scale(2.5, name="s").get_config()["factor"]
+        2.5
+        """
+        from ..saving.serialization_lib import dtype_policy_config  # noqa: PLC0415
+        config = {"name": self.name, "trainable": self.trainable,
+                  "dtype": dtype_policy_config(self.dtype)}
+        auto = self.__dict__.get("_auto_config")
+        if auto is not None and _defines_no_get_config(type(self)):
+            config.update({k: v for k, v in auto.items()
+                           if k not in ("name", "trainable", "dtype") and k not in _ALLOWED_KWARGS})
+        return config
+
+    @classmethod
+    def from_config(cls, config):
+        """A new layer from `get_config()`'s dict, or from the config Keras 3 writes.
+
+        >>> layer = tk.layers.Dense.from_config(tk.layers.Dense(3, name="d").get_config())
+        >>> layer.name, layer.units
+        ('d', 3)
+        """
+        from ..saving.serialization_lib import dtype_from_config  # noqa: PLC0415
+        if not isinstance(config, dict):
+            raise TypeError(f"{cls.__name__}.from_config: expected a dict, got "
+                            f"{type(config).__name__}")
+        config = dict(config)
+        if "dtype" in config:
+            config["dtype"] = dtype_from_config(config["dtype"])
+        takes = inspect.signature(cls.__init__).parameters
+        for key, default in {**_KERAS_ONLY, **cls._keras_only}.items():
+            if key in config and key not in takes:
+                value = config.pop(key)
+                if _jsonish(value) != _jsonish(default):
+                    raise ValueError(
+                        f"{cls.__name__}.from_config: the config has {key}={value!r}; tapekit's "
+                        f"{cls.__name__} supports only {key}={default!r}. Build the layer without "
+                        f"it, or load the model in Keras.")
+        return cls(**config)
+
+    def get_build_config(self):
+        """{"input_shape": ...} of a built layer (Keras 3 writes it to rebuild the weights)."""
+        if self.built and self.input_shape is not None:
+            return {"input_shape": _jsonish(self.input_shape)}
+        return None
+
+    def build_from_config(self, config):
+        """Build the weights from `get_build_config()`'s dict (before weights are loaded)."""
+        shape = (config or {}).get("input_shape")
+        if shape is not None:
+            self._maybe_build(_as_shapes(shape))
+            self.built = True
+
+    def __getstate__(self):
+        """pickle/copy: the layer's attributes, with constraints keyed by weight rather than
+        by id (an id does not survive pickling)."""
+        from ..activations import ACTIVATIONS  # noqa: PLC0415
+        state = dict(self.__dict__)
+        for key, value in state.items():           # built-in activations travel by name
+            name = next((n for n, fn in ACTIVATIONS.items() if fn is value), None)
+            if name is not None:
+                state[key] = _ActivationByName(name)
+        if "_constraints" in state:
+            by_id = {id(v): v for v in state.get("_weights", ())}
+            state["_constraints"] = [(by_id[k], c) for k, c in state["_constraints"].items()
+                                     if k in by_id]
+        return state
+
+    def __setstate__(self, state):
+        from ..activations import ACTIVATIONS  # noqa: PLC0415
+        state = {k: ACTIVATIONS[v.name] if isinstance(v, _ActivationByName) else v
+                 for k, v in state.items()}
+        if isinstance(state.get("_constraints"), list):
+            state["_constraints"] = {id(v): c for v, c in state["_constraints"]}
+        self.__dict__.update(state)
+        if state.get("_regularizers"):
+            _regularized.add(self)
+        if state.get("_losses"):
+            _loss_holders.add(self)
+
+
+class _ActivationByName:
+    """A built-in activation in a pickled layer: its name (the op itself is not picklable)."""
+
+    def __init__(self, name):
+        self.name = name
+
+
+# Keys of Keras 3's layer configs that tapekit's layers take only at Keras's defaults.
+_KERAS_ONLY = {"quantization_config": None, "activity_regularizer": None,
+               "kernel_regularizer": None, "bias_regularizer": None,
+               "kernel_constraint": None, "bias_constraint": None,
+               "data_format": "channels_last", "lora_rank": None, "lora_alpha": None}
+
+
+def _plain(value):
+    """True for values a JSON config holds as they are."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
+    return False
+
+
+def _base_init(cls):
+    """True when cls's __init__ is Layer's or Model's own (their arguments are no config)."""
+    for klass in cls.__mro__:
+        if "__init__" in vars(klass):
+            return klass.__name__ in ("Layer", "Model") and \
+                klass.__module__ in (__name__, "tapekit.keras.models.model")
+    return True
+
+
+def _defines_no_get_config(cls):
+    """True when get_config comes from Layer or Model themselves (a custom layer or model
+    that does not write its own, nor inherits one from a built-in layer)."""
+    for klass in cls.__mro__:
+        if "get_config" in vars(klass):
+            return klass.__name__ in ("Layer", "Model") and \
+                klass.__module__ in (__name__, "tapekit.keras.models.model")
+    return True
+
+
+def _jsonish(value):
+    """Tuples as lists, all the way down (JSON's view of a value)."""
+    if isinstance(value, (list, tuple)):
+        return [_jsonish(v) for v in value]
+    return value
+
+
+def _as_shapes(shape):
+    """A shape from JSON: [None, 4] -> (None, 4); [[None, 1], [None, 2]] -> a list of tuples."""
+    if isinstance(shape, dict):
+        return {k: _as_shapes(v) for k, v in shape.items()}
+    if isinstance(shape, (list, tuple)) and shape and isinstance(shape[0], (list, tuple, dict)):
+        return [_as_shapes(s) for s in shape]
+    return tuple(None if d is None else int(d) for d in shape)
+
 
 def _run_on_zeros(layer, shapes, dtype_list, args=(), kwargs=None, with_structure=False):
     """Run `layer.call` on zeros of `shapes` (unknown sizes as 1), recording on no tape, and

@@ -1,7 +1,9 @@
 """Convolution and pooling layers over NHWC inputs."""
 from ... import nn
+from .. import activations, initializers
 from ..activations import get_activation
 from ._utils import _pair, _positive_int
+from .core import _optional_configs
 from .base import Layer
 
 
@@ -74,6 +76,20 @@ class Conv2D(Layer):
         return (b, _conv_length(h, kh, sh, self.padding), _conv_length(w, kw, sw, self.padding),
                 self.filters)
 
+    _keras_only = {"dilation_rate": [1, 1], "groups": 1}
+
+    def get_config(self):
+        return {**super().get_config(), "filters": self.filters,
+                "kernel_size": list(self.kernel_size), "strides": list(self.strides),
+                "padding": self.padding, "data_format": "channels_last", "dilation_rate": [1, 1],
+                "groups": 1, "activation": activations.serialize(self.activation),
+                "use_bias": self.use_bias,
+                "kernel_initializer": initializers.serialize(self.kernel_initializer),
+                "bias_initializer": initializers.serialize(self.bias_initializer),
+                **_optional_configs(self, "kernel_regularizer", "bias_regularizer",
+                                    "activity_regularizer", "kernel_constraint",
+                                    "bias_constraint")}
+
 class MaxPooling2D(Layer):
     """Max over pool_size windows of NHWC inputs; strides default to pool_size.
 
@@ -100,6 +116,11 @@ class MaxPooling2D(Layer):
         b, h, w, c = input_shape
         (kh, kw), (sh, sw) = self.pool_size, self.strides
         return (b, _conv_length(h, kh, sh, self.padding), _conv_length(w, kw, sw, self.padding), c)
+
+    def get_config(self):
+        return {**super().get_config(), "pool_size": list(self.pool_size),
+                "padding": self.padding, "strides": list(self.strides),
+                "data_format": "channels_last"}
 
 
 def _transpose_length(n, k, stride, padding):
@@ -143,3 +164,10 @@ class Conv2DTranspose(Conv2D):
         (kh, kw), (sh, sw) = self.kernel_size, self.strides
         return (b, _transpose_length(h, kh, sh, self.padding),
                 _transpose_length(w, kw, sw, self.padding), self.filters)
+
+    _keras_only = {"dilation_rate": [1, 1], "output_padding": None}
+
+    def get_config(self):
+        config = super().get_config()
+        del config["groups"]
+        return {**config, "output_padding": None}

@@ -5,9 +5,16 @@ import numpy as np
 
 from ... import dtypes, random
 from ...ops import cast, gather, matmul, reshape
+from .. import activations, initializers
 from ..activations import get_activation
 from ._utils import _positive_int
 from .base import Layer
+
+
+def _optional_configs(layer, *names):
+    """{name: config} of optional attributes (regularizers, constraints); None when unset."""
+    from ..saving.serialization_lib import serialize_keras_object  # noqa: PLC0415
+    return {name: serialize_keras_object(getattr(layer, name, None)) for name in names}
 
 
 class Dense(Layer):
@@ -49,6 +56,15 @@ class Dense(Layer):
     def compute_output_shape(self, input_shape):
         return tuple(input_shape[:-1]) + (self.units,)
 
+    def get_config(self):
+        return {**super().get_config(), "units": self.units,
+                "activation": activations.serialize(self.activation), "use_bias": self.use_bias,
+                "kernel_initializer": initializers.serialize(self.kernel_initializer),
+                "bias_initializer": initializers.serialize(self.bias_initializer),
+                **_optional_configs(self, "kernel_regularizer", "bias_regularizer",
+                                    "kernel_constraint", "bias_constraint"),
+                "quantization_config": None}
+
 class Flatten(Layer):
     """(batch, ...) -> (batch, everything else).
 
@@ -64,6 +80,9 @@ class Flatten(Layer):
     def compute_output_shape(self, input_shape):
         rest = input_shape[1:]
         return (input_shape[0], None if None in rest else math.prod(rest))
+
+    def get_config(self):
+        return {**super().get_config(), "data_format": "channels_last"}
 
 class Dropout(Layer):
     """Zero each input with probability `rate` and scale the rest by 1/(1-rate), in training only.
@@ -99,6 +118,11 @@ class Dropout(Layer):
         keep = random.uniform(shape, dtype=x.dtype, seed=self.seed) >= self.rate
         return x * (1.0 / (1.0 - self.rate)) * cast(keep, x.dtype)
 
+    def get_config(self):
+        noise_shape = None if self.noise_shape is None else list(self.noise_shape)
+        return {**super().get_config(), "rate": self.rate, "seed": self.seed,
+                "noise_shape": noise_shape}
+
 
 class Reshape(Layer):
     """(batch, ...) -> (batch, ``*target_shape``); one entry of target_shape may be -1.
@@ -133,6 +157,9 @@ class Reshape(Layer):
         return (input_shape[0],) + tuple(math.prod(rest) // known if d == -1 else d
                                          for d in self.target_shape)
 
+    def get_config(self):
+        return {**super().get_config(), "target_shape": list(self.target_shape)}
+
 
 class Lambda(Layer):
     """A layer around any function of tensors (`keras.layers.Lambda`); its output shape is
@@ -156,6 +183,35 @@ class Lambda(Layer):
         if self.output_shape is not None:
             return (input_shape[0],) + self.output_shape
         return Layer.compute_output_shape(self, input_shape)
+
+    def get_config(self):
+        """The function as Keras 3 writes it: a named (registered) function by name, a
+        Python lambda as its code, which loads only with safe_mode=False."""
+        from ..saving.serialization_lib import serialize_keras_object  # noqa: PLC0415
+        config = {**super().get_config(), "function": serialize_keras_object(self.function)}
+        if self.output_shape is not None:
+            config["output_shape"] = list(self.output_shape)
+        config["arguments"] = serialize_keras_object(self.arguments)
+        return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None, safe_mode=None):
+        """Refuses a Python lambda's code unless loading runs with safe_mode=False (Keras 3)."""
+        from ..saving import serialization_lib as lib  # noqa: PLC0415
+        config = dict(config)
+        fn = config.get("function")
+        mode = safe_mode if safe_mode is not None else lib.in_safe_mode()
+        if mode is not False and isinstance(fn, dict) and fn.get("class_name") == "__lambda__":
+            raise ValueError(lib.LAMBDA_REFUSED)
+        config["function"] = lib.deserialize_keras_object(fn, custom_objects=custom_objects,
+                                                          safe_mode=mode is not False)
+        config["arguments"] = lib.deserialize_keras_object(config.get("arguments") or {},
+                                                           custom_objects=custom_objects)
+        for key in ("mask", "output_shape_type"):
+            if config.get(key) is not None:
+                raise ValueError(f"Lambda.from_config: tapekit does not support {key}=")
+            config.pop(key, None)
+        return super().from_config(config)
 
 
 class Embedding(Layer):
@@ -193,3 +249,13 @@ class Embedding(Layer):
 
     def _output_dtype(self, dtype):
         return self.dtype
+
+    _keras_only = {"embeddings_constraint": None, "mask_zero": False}
+
+    def get_config(self):
+        from ..saving.serialization_lib import serialize_keras_object  # noqa: PLC0415
+        return {**super().get_config(), "input_dim": self.input_dim, "output_dim": self.output_dim,
+                "embeddings_initializer": initializers.serialize(self.embeddings_initializer),
+                "embeddings_regularizer": serialize_keras_object(self.embeddings_regularizer),
+                "activity_regularizer": None, "embeddings_constraint": None, "mask_zero": False,
+                "quantization_config": None}

@@ -47,6 +47,16 @@ class InputLayer(Layer):
     def count_params(self):
         return 0
 
+    _keras_only = {"sparse": False, "ragged": False, "optional": False}
+
+    def get_config(self):
+        """Keras 3's InputLayer config: the batch shape and the dtype by name."""
+        return {"batch_shape": list(self.batch_shape), "dtype": self.dtype.name, "sparse": False,
+                "ragged": False, "name": self.name, "optional": False}
+
+    def get_build_config(self):
+        return None
+
 
 def Input(shape=None, batch_size=None, dtype=None, name=None, batch_shape=None):
     """A symbolic input of `shape` (per example; the batch axis is None) for the functional API.

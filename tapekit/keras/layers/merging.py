@@ -128,6 +128,9 @@ class Concatenate(_Merge):
         out[axis] = None if None in sizes else sum(sizes)
         return tuple(out)
 
+    def get_config(self):
+        return {**super().get_config(), "axis": self.axis}
+
 
 class Dot(_Merge):
     """Dot products of two batches of vectors along `axes` (`keras.layers.Dot`); with
@@ -169,6 +172,10 @@ class Dot(_Merge):
             return (sa[0], 1)
         ax_a, ax_b = (ax % 3 for ax in self.axes)
         return (sa[0], sa[3 - ax_a], sb[3 - ax_b])
+
+    def get_config(self):
+        axes = self.axes[0] if self.axes[0] == self.axes[1] else list(self.axes)
+        return {**super().get_config(), "axes": axes, "normalize": self.normalize}
 
 
 def add(inputs, **kwargs):

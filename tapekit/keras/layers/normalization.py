@@ -82,3 +82,24 @@ class BatchNormalization(Layer):
 
     def compute_output_shape(self, input_shape):
         return input_shape
+
+    _keras_only = {"synchronized": False, "renorm": False, "renorm_clipping": None,
+                   "renorm_momentum": 0.99}
+
+    def get_config(self):
+        from .. import initializers  # noqa: PLC0415
+        from ..saving.serialization_lib import serialize_keras_object  # noqa: PLC0415
+        g_init, b_init, mm_init, mv_init = self._inits
+        g_reg, b_reg, g_con, b_con = self._regs
+        return {**super().get_config(), "axis": self.axis, "momentum": self.momentum,
+                "epsilon": self.epsilon, "center": self.center, "scale": self.scale,
+                "beta_initializer": initializers.serialize(b_init),
+                "gamma_initializer": initializers.serialize(g_init),
+                "moving_mean_initializer": initializers.serialize(mm_init),
+                "moving_variance_initializer": initializers.serialize(mv_init),
+                "beta_regularizer": serialize_keras_object(b_reg),
+                "gamma_regularizer": serialize_keras_object(g_reg),
+                "beta_constraint": serialize_keras_object(b_con),
+                "gamma_constraint": serialize_keras_object(g_con),
+                "synchronized": False, "renorm": False, "renorm_clipping": None,
+                "renorm_momentum": 0.99}

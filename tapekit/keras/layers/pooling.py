@@ -30,6 +30,11 @@ class AveragePooling2D(Layer):
         (kh, kw), (sh, sw) = self.pool_size, self.strides
         return (b, _conv_length(h, kh, sh, self.padding), _conv_length(w, kw, sw, self.padding), c)
 
+    def get_config(self):
+        return {**super().get_config(), "pool_size": list(self.pool_size),
+                "padding": self.padding, "strides": list(self.strides),
+                "data_format": "channels_last"}
+
 
 class _GlobalPooling2D(Layer):
     ndim = 4
@@ -41,6 +46,9 @@ class _GlobalPooling2D(Layer):
     def compute_output_shape(self, input_shape):
         b, _, _, c = input_shape
         return (b, 1, 1, c) if self.keepdims else (b, c)
+
+    def get_config(self):
+        return {**super().get_config(), "data_format": "channels_last", "keepdims": self.keepdims}
 
 
 class GlobalMaxPooling2D(_GlobalPooling2D):

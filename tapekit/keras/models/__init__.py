@@ -2,5 +2,6 @@
 from . import functional  # noqa: F401  (tk.models.functional.Graph)
 from .model import Model
 from .sequential import Sequential
+from ..saving.saving_lib import load_model, model_from_json, save_model
 
-__all__ = ["Model", "Sequential"]
+__all__ = ["Model", "Sequential", "load_model", "model_from_json", "save_model"]

@@ -12,10 +12,13 @@ Two ways to make one, as in Keras 3:
     inputs = tk.Input(shape=(784,))                   # functional: a graph of layer calls
     model = tk.Model(inputs=inputs, outputs=tk.layers.Dense(10)(inputs))
 """
+import numpy as np
+
 from ..layers import _utils
 from ..layers.base import Layer
-from ..saving import weights_h5
+from ..saving import saving_lib, weights_h5
 from ..trainer import Trainer
+from . import config as _config
 from . import summary as _summary
 from .functional import Graph
 
@@ -131,3 +134,84 @@ class Model(Trainer, Layer):
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.name!r}: {len(self.layers)} layers>"
+
+    # --- compile's arguments, configs, saving and pickling (Keras 3) -------------------------
+    def compile(self, *args, **kwargs):
+        """Trainer.compile, remembering its arguments for the compile config that `save`
+        writes (so load_model compiles the model again, as Keras 3 does)."""
+        super().compile(*args, **kwargs)
+        try:
+            self._compile_arguments = _config.compile_arguments(Trainer.compile, args, kwargs)
+        except TypeError:              # compile took them; a later signature may differ
+            self._compile_arguments = None
+
+    def get_compile_config(self):
+        return _config.compile_config(self)
+
+    def compile_from_config(self, config):
+        _config.compile_from_config(self, config)
+
+    def get_config(self):
+        """A functional model's graph ("layers" with their "inbound_nodes", "input_layers",
+        "output_layers"), or a subclassed model's name, trainable and dtype: a subclass whose
+        __init__ takes arguments overrides get_config to add them (Keras 3's rule)."""
+        if self._functional:
+            return _config.functional_config(self)
+        return Layer.get_config(self)
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """A model from get_config's dict (or Keras 3's): the functional graph is rebuilt
+        layer by layer; a subclass is called as cls(**config)."""
+        if "input_layers" in config and "layers" in config:
+            return _config.functional_from_config(cls, config, custom_objects)
+        return super().from_config(config)
+
+    def get_build_config(self):
+        if self._functional:
+            return None
+        return Layer.get_build_config(self)
+
+    def build_from_config(self, config):
+        """A subclassed model makes its weights by a call on zeros of the built shape (no tape
+        records it), as Keras 3 builds one before loading its weights."""
+        shape = (config or {}).get("input_shape")
+        if self.built or shape is None:
+            return
+        from ..layers.base import _as_shapes  # noqa: PLC0415
+        shapes = _as_shapes(shape)
+        flat = shapes if isinstance(shapes, list) else [shapes]
+        zeros = [np.zeros([1 if d is None else d for d in s], self.dtype) for s in flat]
+        self(zeros if isinstance(shapes, list) else zeros[0], training=False)
+
+    def save(self, filepath, overwrite=True, zipped=True, **kwargs):
+        """Write the model to `filepath` (ending in .keras) in Keras 3's format: config.json,
+        model.weights.h5 and metadata.json in a zip. `tk.models.load_model` and Keras 3's
+        `keras.models.load_model` read it."""
+        if kwargs:
+            raise TypeError(f"save: unexpected arguments {sorted(kwargs)} (tapekit writes the "
+                            f".keras format only)")
+        saving_lib.save_model(self, filepath, overwrite=overwrite, zipped=zipped)
+
+    def to_json(self, **kwargs):
+        """The model's config (as in config.json) as a JSON string; `tk.models.model_from_json`
+        makes the model again, without its weights.
+
+        >>> model = tk.Sequential([tk.Input(shape=(3,)), tk.layers.Dense(2, name="out")])
+        >>> tk.models.model_from_json(model.to_json()).get_layer("out").units
+        2
+        """
+        import json  # noqa: PLC0415
+        from ..saving.serialization_lib import serialize_keras_object  # noqa: PLC0415
+        return json.dumps(serialize_keras_object(self), **kwargs)
+
+    def __getstate__(self):
+        """pickle/copy.deepcopy: the layers, weights, optimizer and compile settings; the
+        compiled step functions are dropped and made again at the next fit/evaluate/predict,
+        as Keras 3 does when it copies a model."""
+        state = Layer.__getstate__(self)
+        for key in ("train_function", "test_function", "predict_function"):
+            if key in state:
+                state[key] = None
+        state.pop("history", None)          # a History holds the model and the last fit's logs
+        return state

@@ -100,3 +100,42 @@ class Sequential(Model):
             if not isinstance(layer, InputLayer):
                 rows.append((layer, str(shape)))
         _summary.summary(self, rows, print_fn)
+
+    # --- config (Keras 3's keys) -------------------------------------------------------------
+    def get_config(self):
+        """{"name", "trainable", "dtype", "layers" (each layer's config, an Input first when
+        the model has one), "build_input_shape"}, as Keras 3 writes a Sequential."""
+        from ..saving.serialization_lib import (  # noqa: PLC0415
+            dtype_policy_config, serialize_keras_object)
+        config = {"name": self.name, "trainable": self.trainable,
+                  "dtype": dtype_policy_config(self.dtype),
+                  "layers": [serialize_keras_object(layer) for layer in self._layers]}
+        if self.built and self.input_shape is not None:
+            config["build_input_shape"] = list(self.input_shape)
+        return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from ..layers.base import _as_shapes  # noqa: PLC0415
+        from ..saving.serialization_lib import deserialize_keras_object  # noqa: PLC0415
+        if not isinstance(config, dict) or not isinstance(config.get("layers"), list):
+            raise ValueError(f"{cls.__name__}.from_config: expected a dict with a list of "
+                             f"'layers', got {config!r:.80}")
+        layers = [deserialize_keras_object(c, custom_objects=custom_objects)
+                  for c in config["layers"]]
+        model = cls(layers, trainable=config.get("trainable", True), name=config.get("name"))
+        shape = config.get("build_input_shape")
+        if not model.built and shape is not None:
+            model._maybe_build(_as_shapes(shape))
+        return model
+
+    def get_build_config(self):
+        if self.built and self.input_shape is not None:
+            return {"input_shape": list(self.input_shape)}
+        return None
+
+    def build_from_config(self, config):
+        from ..layers.base import _as_shapes  # noqa: PLC0415
+        shape = (config or {}).get("input_shape")
+        if shape is not None and not self.built:
+            self._maybe_build(_as_shapes(shape))

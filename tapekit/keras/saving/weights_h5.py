@@ -78,15 +78,26 @@ def save_weights(model, filepath, overwrite=True):
     partial = f"{path}.partial"
     try:
         with h5py.File(partial, "w") as f:
-            for where, layer in layer_paths(model):
-                group = f.create_group(_group_name(where))
-                group.attrs["name"] = layer.name
-                for i, weight in enumerate(own_weights(layer)):
-                    group.create_dataset(str(i), data=weight.numpy())
+            write_groups(model, f)
         os.replace(partial, path)
     finally:
         if os.path.exists(partial):
             os.remove(partial)
+
+
+def write_groups(model, f):
+    """Write every layer's weights into the open HDF5 file `f` (Keras 3's groups)."""
+    for where, layer in layer_paths(model):
+        group = f.create_group(_group_name(where))
+        group.attrs["name"] = layer.name
+        for i, weight in enumerate(own_weights(layer)):
+            group.create_dataset(str(i), data=weight.numpy())
+
+
+def read_plan(model, f):
+    """[(weight, array)] for every weight of `model` from the open HDF5 file `f`, and the
+    problems found (a list of texts); nothing is assigned."""
+    return _plan(model, f, _h5py("load_model"))
 
 
 def load_weights(model, filepath, skip_mismatch=False):
@@ -133,6 +144,10 @@ def load_weights(model, filepath, skip_mismatch=False):
 def _plan(model, f, h5py):
     """[(weight, array)] to assign, and the problems found, reading every group of the walk."""
     plan, problems, read = [], [], set()
+    unsafe = _unsafe_entries(f, h5py)
+    if unsafe:
+        return [], [f"{n}: {why} (only plain groups and arrays stored in the file are read)"
+                    for n, why in unsafe[:12]]
     for where, layer in layer_paths(model):
         mine, name = own_weights(layer), _group_name(where)
         group = f.get(name)
@@ -166,6 +181,26 @@ def _plan(model, f, h5py):
     return plan, problems
 
 
+def _unsafe_entries(f, h5py):
+    """[(path, why)] for links and datasets that reach outside the file: soft and external
+    links, virtual datasets, datasets stored in external files (as Keras 3 refuses them)."""
+    found, stack = [], [("", f)]
+    while stack:
+        prefix, group = stack.pop()
+        for key in group:
+            path = f"{prefix}/{key}" if prefix else key
+            link = group.get(key, getlink=True)
+            if not isinstance(link, h5py.HardLink):
+                found.append((path, f"a {type(link).__name__}"))
+                continue
+            obj = group[key]
+            if isinstance(obj, h5py.Group):
+                stack.append((path, obj))
+            elif isinstance(obj, h5py.Dataset) and (obj.is_virtual or obj.external):
+                found.append((path, "a virtual or externally stored dataset"))
+    return found
+
+
 def _walk(layer, path, found, seen):
     if id(layer) in seen:
         return
@@ -178,10 +213,18 @@ def _walk(layer, path, found, seen):
             continue
         counts = {}
         for item in held:                      # Keras 3: dense, dense_1, ... per class
-            name = snake_name(type(item).__name__)
+            name = snake_name(_keras_class_name(item))
             counts[name] = counts.get(name, -1) + 1
             _walk(item, f"{where}/{name}" + (f"_{counts[name]}" if counts[name] else ""),
                   found, seen)
+
+
+def _keras_class_name(layer):
+    """Keras 3's class name: a functional tk.Model is Keras's Functional (a nested one's
+    weights sit under layers/functional/...)."""
+    if type(layer).__name__ == "Model" and layer.__dict__.get("_graph") is not None:
+        return "Functional"
+    return type(layer).__name__
 
 
 def _children(layer):
