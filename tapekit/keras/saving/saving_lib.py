@@ -17,6 +17,7 @@ import json
 import os
 import warnings
 import zipfile
+from importlib import metadata as _metadata
 
 import numpy as np
 
@@ -68,10 +69,9 @@ def save_model(model, filepath, overwrite=True, zipped=True):
                         f"layer's get_config() must return numbers, strings, lists and dicts "
                         f"(serialize other objects with tk.saving.serialize_keras_object)"
                         ) from None
-    from ... import __version__ as tapekit_version  # noqa: PLC0415
     metadata = json.dumps({"keras_version": KERAS_FORMAT_VERSION,
                            "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S"),
-                           "saved_by": f"tapekit {tapekit_version}"})
+                           "saved_by": f"tapekit {_tapekit_version()}"})
     h5py = weights_h5._h5py("save")
     weights = io.BytesIO()
     with h5py.File(weights, "w") as f:
@@ -256,3 +256,12 @@ def model_from_json(json_string, custom_objects=None):
     except (TypeError, ValueError, RecursionError) as err:
         raise ValueError(f"model_from_json: not a JSON model config ({err})") from None
     return deserialize_keras_object(config, custom_objects=custom_objects)
+
+
+def _tapekit_version():
+    """The installed tapekit's version (its metadata, not the package: keras/ never imports
+    tapekit's root, which imports keras/)."""
+    try:
+        return _metadata.version("tapekit")
+    except _metadata.PackageNotFoundError:
+        return "unknown"

@@ -20,6 +20,7 @@ import builtins
 import contextlib
 import inspect
 import marshal
+import sys
 import threading
 import types
 import warnings
@@ -27,6 +28,7 @@ import warnings
 import numpy as np
 
 from ... import dtypes
+from ...convert import convert_to_tensor
 from . import registration
 
 # The flag Lambda.from_config reads when called inside deserialize_keras_object.
@@ -196,7 +198,7 @@ def _public_name(obj):
 
 
 def _serialize_function(fn):
-    from .. import activations, losses  # noqa: PLC0415
+    activations, losses = _builtins().activations, _builtins().losses
     name = getattr(fn, "__name__", None)
     registered = registration._NAMES.get(fn)
     if registered is not None:
@@ -234,7 +236,7 @@ def func_load(config):
     closure = config.get("closure")
     cells = None if closure is None else tuple(types.CellType(v) for v in closure)
     defaults = config.get("defaults")
-    import tapekit  # noqa: PLC0415 - the names a lambda written for tapekit or Keras may use
+    tapekit = sys.modules[__name__.split(".")[0]]   # the package running this code (loaded)
     names = {"__builtins__": builtins, "np": np, "tk": tapekit, "tf": tapekit, "keras": tapekit}
     return types.FunctionType(code, names, None,
                               None if defaults is None else tuple(defaults), cells)
@@ -274,7 +276,6 @@ def _deserialize(config, custom_objects, safe_mode):
     if class_name == "__numpy__":
         return np.array(inner["value"], dtype=dtypes.as_dtype(inner["dtype"]))
     if class_name == "__tensor__":
-        from ...convert import convert_to_tensor  # noqa: PLC0415
         return convert_to_tensor(np.array(inner["value"], dtype=dtypes.as_dtype(inner["dtype"])))
     if class_name == "__lambda__":
         if safe_mode:
@@ -335,7 +336,7 @@ def retrieve(name, registered_name, module, kind, custom_objects=None):
             return registration._OBJECTS[key]
     tables = _tables()
     if kind == "function":
-        from .. import activations, losses  # noqa: PLC0415
+        activations, losses = _builtins().activations, _builtins().losses
         found = activations.ACTIVATIONS.get(name)
         if found is None and not str(name).startswith("_"):
             found = getattr(losses, str(name), None)     # a loss function, defined there
@@ -347,9 +348,8 @@ def retrieve(name, registered_name, module, kind, custom_objects=None):
         return tables[module][name]
     elif module in ("keras.src.models.functional", "keras.src.models.model") \
             or name == "Functional":
-        from ..models import Model  # noqa: PLC0415
         if name in ("Functional", "Model"):
-            return Model
+            return _builtins().models.Model
     elif module is None or module == "keras" or module.startswith("keras."):
         for table in tables.values():
             if name in table:
@@ -371,27 +371,42 @@ class _NotRebuilt(TypeError):
     which and how to provide it); raised once, not re-wrapped by each enclosing config."""
 
 
+_BUILTINS = None   # tapekit.keras's modules, handed over by tapekit/keras/__init__.py
 _TABLES = None
+
+
+def use_builtins(**modules):
+    """tapekit/keras/__init__.py hands over its modules (layers, losses, models, ...) once all
+    of them are imported; a config names their classes and functions. They import this module
+    for their own get_config, so this module never imports them."""
+    global _BUILTINS, _TABLES
+    _BUILTINS, _TABLES = types.SimpleNamespace(**modules), None
+
+
+def _builtins():
+    if _BUILTINS is None:
+        raise RuntimeError("tapekit.keras.saving: use it through `import tapekit` (the Keras "
+                           "names a config may use are registered when tapekit.keras loads)")
+    return _BUILTINS
 
 
 def _tables():
     """{Keras module: {public name: tapekit class}} for the classes a config may name."""
     global _TABLES
     if _TABLES is None:
-        from .. import (  # noqa: PLC0415
-            initializers, layers, losses, metrics, models, optimizers, schedules)
+        b = _builtins()
 
         def classes(module):
             return {k: v for k, v in vars(module).items()
                     if isinstance(v, type) and not k.startswith("_")}
-        _TABLES = {"keras.layers": classes(layers),
-                   "keras.initializers": classes(initializers),
-                   "keras.optimizers": classes(optimizers),
-                   "keras.optimizers.schedules": classes(schedules),
-                   "keras.losses": classes(losses),
-                   "keras.metrics": classes(metrics),
-                   "keras.models": {"Sequential": models.Sequential, "Model": models.Model},
-                   "keras": {"Sequential": models.Sequential, "Model": models.Model,
+        _TABLES = {"keras.layers": classes(b.layers),
+                   "keras.initializers": classes(b.initializers),
+                   "keras.optimizers": classes(b.optimizers),
+                   "keras.optimizers.schedules": classes(b.schedules),
+                   "keras.losses": classes(b.losses),
+                   "keras.metrics": classes(b.metrics),
+                   "keras.models": {"Sequential": b.models.Sequential, "Model": b.models.Model},
+                   "keras": {"Sequential": b.models.Sequential, "Model": b.models.Model,
                              "DTypePolicy": DTypePolicy}}
     return _TABLES
 
