@@ -11,4 +11,5 @@ with tk.GradientTape(persistent=True) as outer:
 
 hessian = np.array([[float(d) for d in outer.gradient(gx, [x, y])],
                     [float(d) for d in outer.gradient(gy, [x, y])]])
+gv = gx * v[0] + gy * v[1]
 hvp = np.array([float(d) for d in outer.gradient([gx, gy], [x, y])]) * np.array(v)
