@@ -1,0 +1,284 @@
+"""Recurrent layers: SimpleRNN, LSTM and GRU over (batch, time, features) inputs.
+
+Each layer runs its cell once per time step in a Python loop, so a GradientTape records
+the unrolled steps: the gradient reaches the first step through every later one
+(backpropagation through time), and the tape's picture shows one block per step.
+
+The weights are Keras 3's, in its layout, so `set_weights` takes Keras's arrays and a
+weights file holds the same tensors:
+
+    layer     kernel              recurrent_kernel     bias
+    SimpleRNN (features, u)       (u, u)               (u,)
+    LSTM      (features, 4u)      (u, 4u)              (4u,)       gates i, f, c, o
+    GRU       (features, 3u)      (u, 3u)              (2, 3u)     gates z, r, h (reset_after)
+
+    >>> tk.random.set_seed(0)
+    >>> lstm = tk.layers.LSTM(4, return_sequences=True, return_state=True)
+    >>> seq, h, c = lstm(tk.ones((2, 5, 3)))
+    >>> seq.shape, h.shape, c.shape
+    ((2, 5, 4), (2, 4), (2, 4))
+"""
+import math
+
+import numpy as np
+
+from ... import dtypes
+from ...ops import matmul, sigmoid, stack, tanh, zeros
+from .. import initializers
+from ..activations import get_activation
+from ._utils import _positive_int
+from .base import Layer
+
+
+class Orthogonal(initializers.Initializer):
+    """A (scaled) orthogonal matrix, Keras's default for recurrent kernels: the QR
+    decomposition of a normal sample, with the signs of R's diagonal moved into Q.
+
+    >>> w = tk.keras.layers.recurrent.Orthogonal(seed=0)((4, 4))
+    >>> bool(np.allclose(w.T @ w, np.eye(4), atol=1e-5))
+    True
+    """
+
+    def __init__(self, gain=1.0, seed=None):
+        self.gain, self.seed = float(gain), seed
+
+    def __call__(self, shape, dtype=None):
+        dtype = dtypes.as_dtype(dtype or dtypes.float32)
+        if len(shape) < 2:
+            raise ValueError(f"Orthogonal: the shape needs at least 2 dimensions, got {tuple(shape)}")
+        rows, cols = math.prod(shape[:-1]), shape[-1]
+        a = self._normal((max(rows, cols), min(rows, cols)), 0.0, 1.0, np.float64)
+        q, r = np.linalg.qr(a)
+        q = q * np.sign(np.diag(r))
+        if rows < cols:
+            q = q.T
+        return (self.gain * q).reshape(shape).astype(dtype)
+
+
+# "orthogonal" by name, as in Keras (recurrent_initializer="orthogonal" is the default).
+initializers.INITIALIZERS.setdefault("orthogonal", Orthogonal)
+
+
+class _Recurrent(Layer):
+    """What the three layers share: arguments, the time loop, the outputs.
+
+    A subclass sets `_gates` (how many blocks of `units` columns its kernels hold) and
+    `_state_names`, and writes `_step(x_t, states) -> (output, new_states)`.
+    """
+
+    ndim = 3
+    _cast_integer_inputs = True
+    _gates = 1
+    _state_names = ("h",)
+
+    def __init__(self, units, activation="tanh", use_bias=True,
+                 kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal",
+                 bias_initializer="zeros", kernel_regularizer=None, recurrent_regularizer=None,
+                 bias_regularizer=None, dropout=0.0, recurrent_dropout=0.0,
+                 return_sequences=False, return_state=False, go_backwards=False,
+                 stateful=False, unroll=False, **kwargs):
+        layer = type(self).__name__
+        self.units = _positive_int(units, "units", layer)
+        self.activation = get_activation(activation)
+        self.use_bias = bool(use_bias)
+        self.kernel_initializer = kernel_initializer
+        self.recurrent_initializer = recurrent_initializer
+        self.bias_initializer = bias_initializer
+        self.kernel_regularizer = kernel_regularizer
+        self.recurrent_regularizer = recurrent_regularizer
+        self.bias_regularizer = bias_regularizer
+        if dropout or recurrent_dropout:
+            raise NotImplementedError(
+                f"{layer}: dropout={dropout!r}, recurrent_dropout={recurrent_dropout!r} are not "
+                f"supported yet; put a tk.layers.Dropout before the layer instead")
+        if stateful:
+            raise NotImplementedError(f"{layer}: stateful=True is not supported; pass the "
+                                      f"last states back in with initial_state=")
+        self.dropout, self.recurrent_dropout = 0.0, 0.0
+        self.return_sequences = bool(return_sequences)
+        self.return_state = bool(return_state)
+        self.go_backwards = bool(go_backwards)
+        self.stateful, self.unroll = False, bool(unroll)   # the loop is always unrolled here
+        super().__init__(**kwargs)
+
+    # --- weights ----------------------------------------------------------------------------
+    def _bias_shape(self):
+        return (self._gates * self.units,)
+
+    def _bias_initializer(self):
+        return self.bias_initializer
+
+    def build(self, input_shape):
+        features = input_shape[-1]
+        if features is None:
+            raise ValueError(f"{type(self).__name__} {self.name!r}: the last axis of the input "
+                             f"(features) must be known, got shape {tuple(input_shape)}")
+        n = self._gates * self.units
+        self.kernel = self.add_weight(shape=(features, n), initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer, name="kernel")
+        self.recurrent_kernel = self.add_weight(shape=(self.units, n),
+                                                initializer=self.recurrent_initializer,
+                                                regularizer=self.recurrent_regularizer,
+                                                name="recurrent_kernel")
+        self.bias = self.add_weight(shape=self._bias_shape(), initializer=self._bias_initializer(),
+                                    regularizer=self.bias_regularizer,
+                                    name="bias") if self.use_bias else None
+        self._input_axes = {-1: features}
+
+    # --- the time loop ------------------------------------------------------------------------
+    def call(self, inputs, initial_state=None):
+        batch, steps = inputs.shape[0], inputs.shape[1]
+        states = self._initial_states(batch, initial_state, inputs.dtype)
+        order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
+        outputs = []
+        output = zeros((batch, self.units), dtype=inputs.dtype)   # no steps: zeros, as Keras
+        for t in order:
+            output, states = self._step(inputs[:, t, :], states)
+            outputs.append(output)
+        if self.return_sequences:
+            output = stack(outputs, axis=1) if outputs else zeros((batch, 0, self.units), inputs.dtype)
+        return [output, *states] if self.return_state else output
+
+    def _initial_states(self, batch, initial_state, dtype):
+        n = len(self._state_names)
+        if initial_state is None:
+            return [zeros((batch, self.units), dtype=dtype) for _ in range(n)]
+        given = list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
+        if len(given) != n:
+            raise ValueError(f"{type(self).__name__} {self.name!r}: initial_state needs {n} "
+                             f"tensor(s) {list(self._state_names)}, got {len(given)}")
+        out = []
+        for name, s in zip(self._state_names, given):
+            s = self._convert(s)
+            if tuple(s.shape) != (batch, self.units):
+                raise ValueError(f"{type(self).__name__} {self.name!r}: initial state {name!r} "
+                                 f"must have shape (batch, units) = {(batch, self.units)}, got "
+                                 f"{tuple(s.shape)}")
+            out.append(s)
+        return out
+
+    def _split(self, z):
+        u = self.units
+        return [z[:, i * u:(i + 1) * u] for i in range(self._gates)]
+
+    def compute_output_shape(self, input_shape):
+        batch, steps = input_shape[0], input_shape[1]
+        out = (batch, steps, self.units) if self.return_sequences else (batch, self.units)
+        if self.return_state:
+            return [out] + [(batch, self.units)] * len(self._state_names)
+        return out
+
+
+class SimpleRNN(_Recurrent):
+    """`h_t = activation(x_t @ kernel + h_{t-1} @ recurrent_kernel + bias)`, tanh by default.
+
+    >>> rnn = tk.layers.SimpleRNN(2, kernel_initializer="ones", recurrent_initializer="zeros")
+    >>> rnn(tk.ones((1, 3, 1)))          # every step: tanh(1 + 0) = 0.7616
+    tk.Tensor([[0.7615942 0.7615942]], shape=(1, 2), dtype=float32)
+    """
+
+    def _step(self, x, states):
+        z = matmul(x, self.kernel) + matmul(states[0], self.recurrent_kernel)
+        if self.use_bias:
+            z = z + self.bias
+        h = self.activation(z)
+        return h, [h]
+
+
+class LSTM(_Recurrent):
+    """Long short-term memory (Hochreiter & Schmidhuber), Keras 3's gates i, f, c, o:
+
+        i, f, c~, o = split(x_t @ kernel + h @ recurrent_kernel + bias)
+        c_t = sigmoid(f) * c_{t-1} + sigmoid(i) * tanh(c~)
+        h_t = sigmoid(o) * tanh(c_t)
+
+    `unit_forget_bias=True` (the default) starts the forget gate's bias at 1.
+
+    >>> lstm = tk.layers.LSTM(3)
+    >>> lstm(tk.zeros((2, 4, 5))).shape, lstm.bias.numpy()[3:6]
+    ((2, 3), array([1., 1., 1.], dtype=float32))
+    """
+
+    _gates = 4
+    _state_names = ("h", "c")
+
+    def __init__(self, units, activation="tanh", recurrent_activation="sigmoid",
+                 unit_forget_bias=True, **kwargs):
+        self.recurrent_activation = get_activation(recurrent_activation)
+        self.unit_forget_bias = bool(unit_forget_bias)
+        super().__init__(units, activation=activation, **kwargs)
+
+    def _bias_initializer(self):
+        if not self.unit_forget_bias:
+            return self.bias_initializer
+        base, u = initializers.get(self.bias_initializer), self.units
+
+        def forget_ones(shape, dtype=None):
+            return np.concatenate([np.asarray(base((u,), dtype)), np.ones(u, dtype),
+                                   np.asarray(base((2 * u,), dtype))]).astype(dtype)
+        return forget_ones
+
+    def _step(self, x, states):
+        h, c = states
+        z = matmul(x, self.kernel) + matmul(h, self.recurrent_kernel)
+        if self.use_bias:
+            z = z + self.bias
+        zi, zf, zc, zo = self._split(z)
+        i, f, o = self.recurrent_activation(zi), self.recurrent_activation(zf), \
+            self.recurrent_activation(zo)
+        c = f * c + i * self.activation(zc)
+        h = o * self.activation(c)
+        return h, [h, c]
+
+
+class GRU(_Recurrent):
+    """Gated recurrent unit (Cho et al.), Keras 3's gates z, r, h and `reset_after=True`:
+
+        xz, xr, xh = split(x_t @ kernel + bias[0])
+        hz, hr, hh = split(h @ recurrent_kernel + bias[1])
+        z, r = sigmoid(xz + hz), sigmoid(xr + hr)
+        h_t = z * h_{t-1} + (1 - z) * tanh(xh + r * hh)
+
+    With `reset_after=False` the bias is one row and the reset gate multiplies h before
+    the recurrent matmul: `tanh(xh + (r * h) @ recurrent_kernel[:, 2u:])`.
+
+    >>> gru = tk.layers.GRU(3)
+    >>> gru(tk.zeros((2, 4, 5))).shape, gru.bias.shape
+    ((2, 3), (2, 9))
+    """
+
+    _gates = 3
+
+    def __init__(self, units, activation="tanh", recurrent_activation="sigmoid",
+                 reset_after=True, **kwargs):
+        self.recurrent_activation = get_activation(recurrent_activation)
+        self.reset_after = bool(reset_after)
+        super().__init__(units, activation=activation, **kwargs)
+
+    def _bias_shape(self):
+        return (2, 3 * self.units) if self.reset_after else (3 * self.units,)
+
+    def _step(self, x, states):
+        h = states[0]
+        u = self.units
+        xz = matmul(x, self.kernel)
+        if self.use_bias:
+            xz = xz + (self.bias[0] if self.reset_after else self.bias)
+        x_z, x_r, x_h = self._split(xz)
+        if self.reset_after:
+            rec = matmul(h, self.recurrent_kernel)
+            if self.use_bias:
+                rec = rec + self.bias[1]
+            r_z, r_r, r_h = self._split(rec)
+            z = self.recurrent_activation(x_z + r_z)
+            r = self.recurrent_activation(x_r + r_r)
+            candidate = self.activation(x_h + r * r_h)
+        else:
+            rec = matmul(h, self.recurrent_kernel[:, :2 * u])
+            r_z, r_r = rec[:, :u], rec[:, u:]
+            z = self.recurrent_activation(x_z + r_z)
+            r = self.recurrent_activation(x_r + r_r)
+            candidate = self.activation(x_h + matmul(r * h, self.recurrent_kernel[:, 2 * u:]))
+        h = z * h + (1.0 - z) * candidate
+        return h, [h]
+
