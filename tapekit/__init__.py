@@ -52,6 +52,7 @@ from .ops import (abs, add, cast, clip_by_global_norm, clip_by_norm, clip_by_val
                   reduce_min, reduce_prod, reduce_sum, reshape, sigmoid, sign, sin, sqrt, square,
                   squeeze, stack, stop_gradient, subtract, tanh, transpose, where, zeros,
                   zeros_like)
+from .ops import TensorShape, broadcast_to, rank, shape, size  # noqa: E402,A004 (tf.shape, tf.size, tf.rank)
 # Issue 23: the rest of tf.math and tf.linalg that TensorFlow's guides use, top level too.
 from .ops import (argmax, argmin, ceil, count_nonzero, einsum, erf, expm1, eye, floor, floordiv,  # noqa: E402
                   floormod, log1p, mod, norm, reciprocal, reduce_logsumexp, reduce_std,

@@ -25,7 +25,8 @@ from .statistics import (argmax, argmin, count_nonzero, reduce_logsumexp, reduce
 from .indexing import gather, getitem
 from .reductions import reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum
 from .registry import OPS, defop
-from .shapes import broadcast_to, concat, expand_dims, reshape, squeeze, stack, transpose
+from .shapes import (TensorShape, broadcast_to, concat, expand_dims, rank, reshape, shape, size,
+                     squeeze, stack, transpose)
 import sys as _sys
 
 from . import operators as _operators

@@ -126,7 +126,21 @@ class _Recurrent(Layer):
         self._input_axes = {-1: features}
 
     # --- the time loop ------------------------------------------------------------------------
+    def __call__(self, inputs=None, initial_state=None, **kwargs):
+        # The initial states travel with the inputs, [x, *states], so that in a functional
+        # model they are inputs of the node (an encoder's states feeding a decoder), as Keras.
+        if initial_state is not None:
+            states = list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
+            inputs = [inputs, *states]
+        return super().__call__(inputs, **kwargs)
+
+    def _maybe_build(self, input_shape):
+        shapes = input_shape if isinstance(input_shape, list) else [input_shape]
+        super()._maybe_build(tuple(shapes[0]))
+
     def call(self, inputs, initial_state=None):
+        if isinstance(inputs, (list, tuple)):
+            inputs, initial_state = inputs[0], list(inputs[1:]) or None
         batch, steps = inputs.shape[0], inputs.shape[1]
         states = self._initial_states(batch, initial_state, inputs.dtype)
         order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
@@ -162,6 +176,8 @@ class _Recurrent(Layer):
         return [z[:, i * u:(i + 1) * u] for i in range(self._gates)]
 
     def compute_output_shape(self, input_shape):
+        if isinstance(input_shape, list):       # [inputs, *initial states]
+            input_shape = input_shape[0]
         batch, steps = input_shape[0], input_shape[1]
         out = (batch, steps, self.units) if self.return_sequences else (batch, self.units)
         if self.return_state:
