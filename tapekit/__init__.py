@@ -38,6 +38,8 @@ from . import autodiff, image, linalg, math, nn, random, testing  # noqa: F401
 from . import debugging, errors, test  # noqa: F401  (tk.debugging, tk.test: issue 7; tk.errors)
 from .custom import custom_gradient
 from .dtypes import bool, float16, float32, float64, int32, int64  # noqa: A004
+from .dtypes import (complex64, complex128, double, half, int8, int16, uint8, uint16,  # noqa: E402
+                     uint32, uint64)
 from .forward import ForwardAccumulator
 from .function import function
 from .signature import TensorSpec
