@@ -71,13 +71,13 @@ from .tensor import Tensor, Variable
 # `import tapekit.layers` all reach the same modules.
 from . import keras  # noqa: E402
 from .keras import (activations, callbacks, initializers, layers, losses, metrics,  # noqa: E402
-                    models, optimizers, saving)
+                    models, optimizers, regularizers, saving, utils)
 from .keras import Input, Model, Sequential  # noqa: E402
 
 import sys as _sys  # noqa: E402
 
 for _name in ("activations", "callbacks", "initializers", "layers", "losses", "metrics", "models",
-              "optimizers", "saving"):
+              "optimizers", "regularizers", "saving", "utils"):
     _sys.modules[f"{__name__}.{_name}"] = getattr(keras, _name)
 del _sys, _name
 # tk.display (after the core): tape pictures, tk.show, and GradientTape.explain / its notebook display

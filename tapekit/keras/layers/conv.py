@@ -1,6 +1,7 @@
 """Convolution and pooling layers over NHWC inputs (Conv1D over (batch, steps, channels))."""
 from ... import nn
 from ...ops import expand_dims, pad, squeeze
+from .. import regularizers
 from ..activations import get_activation
 from ._utils import _is_int, _pair, _positive_int
 from .base import Layer
@@ -41,8 +42,11 @@ class Conv2D(Layer):
 
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", activation=None,
                  use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros",
-                 input_shape=None, name=None, **kwargs):
+                 kernel_regularizer=None, bias_regularizer=None, input_shape=None, name=None,
+                 **kwargs):
         layer = type(self).__name__     # Conv2D, or Conv2DTranspose, which shares this
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
         self.filters = _positive_int(filters, "filters", layer)
         self.kernel_size = _pair(kernel_size, "kernel_size", layer)
         self.strides = _pair(strides, "strides", layer)
@@ -58,8 +62,10 @@ class Conv2D(Layer):
             raise ValueError(f"Conv2D {self.name!r} expects inputs (batch, height, width, "
                              f"channels), got shape {input_shape}")
         shape = self.kernel_size + (input_shape[-1], self.filters)
-        self.kernel = self.add_weight(shape=shape, initializer=self.kernel_initializer, name="kernel")
+        self.kernel = self.add_weight(shape=shape, initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer, name="kernel")
         self.bias = self.add_weight(shape=(self.filters,), initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer,
                                     name="bias") if self.use_bias else None
         self._input_axes = {-1: input_shape[-1]}
 
@@ -126,8 +132,10 @@ class Conv2DTranspose(Conv2D):
 
     def build(self, input_shape):
         shape = self.kernel_size + (self.filters, input_shape[-1])
-        self.kernel = self.add_weight(shape=shape, initializer=self.kernel_initializer, name="kernel")
+        self.kernel = self.add_weight(shape=shape, initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer, name="kernel")
         self.bias = self.add_weight(shape=(self.filters,), initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer,
                                     name="bias") if self.use_bias else None
         self._input_axes = {-1: input_shape[-1]}
 
@@ -193,7 +201,8 @@ class Conv1D(Layer):
         self.activation = get_activation(activation)
         self.use_bias = use_bias
         self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer
-        self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
         super().__init__(**kwargs)
 
     def build(self, input_shape):

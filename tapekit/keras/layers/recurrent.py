@@ -24,7 +24,7 @@ import numpy as np
 
 from ... import dtypes
 from ...ops import matmul, sigmoid, stack, tanh, zeros
-from .. import initializers
+from .. import initializers, regularizers
 from ..activations import get_activation
 from ._utils import _positive_int
 from .base import Layer
@@ -84,9 +84,9 @@ class _Recurrent(Layer):
         self.kernel_initializer = kernel_initializer
         self.recurrent_initializer = recurrent_initializer
         self.bias_initializer = bias_initializer
-        self.kernel_regularizer = kernel_regularizer
-        self.recurrent_regularizer = recurrent_regularizer
-        self.bias_regularizer = bias_regularizer
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.recurrent_regularizer = regularizers.get(recurrent_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
         if dropout or recurrent_dropout:
             raise NotImplementedError(
                 f"{layer}: dropout={dropout!r}, recurrent_dropout={recurrent_dropout!r} are not "
