@@ -350,8 +350,46 @@ class Layer(Module):
         Node(self, inputs, outputs, dict(kwargs, _args=args))
         return outputs
 
+    # --- the layer's place in a functional graph (Keras 3: its first call on KerasTensors) ---
+    def _first_node(self, what):
+        nodes = self.__dict__.get("_inbound_nodes") or []
+        if not nodes:
+            raise AttributeError(
+                f"The layer {self.name} has never been called on symbolic inputs and thus has no "
+                f"defined {what}. Call it on tk.Input(...) or a layer's output first (a Sequential "
+                f"with a known input shape does this for its layers)")
+        return nodes[0]
+
+    @property
+    def input(self):
+        """The KerasTensor(s) this layer was first called on (Keras 3's `layer.input`)."""
+        node = self._first_node("input")
+        return node.inputs
+
+    @property
+    def output(self):
+        """The KerasTensor(s) of this layer's first call on symbolic inputs (Keras 3's
+        `layer.output`): `tk.Model(model.inputs, [l.output for l in model.layers])` is a model
+        of the same layers that returns every intermediate result (feature extraction).
+
+        >>> inputs = tk.Input(shape=(3,))
+        >>> hidden = tk.layers.Dense(4, name="hidden")
+        >>> _ = hidden(inputs)
+        >>> hidden.output.shape, hidden.input is inputs
+        ((None, 4), True)
+        """
+        return self._first_node("output").outputs
+
     def __repr__(self):
-        return f"<{type(self).__name__} {self.name!r}{'' if self.built else ' (not built)'}>"
+        """Keras 3's repr: `<Dense name=dense, built=True>`."""
+        return f"<{_class_name(self)} name={self.name}, built={self.built}>"
+
+
+def _class_name(layer):
+    """Keras 3 calls a model made from inputs and outputs "Functional"."""
+    if type(layer).__name__ == "Model" and layer.__dict__.get("_graph") is not None:
+        return "Functional"
+    return type(layer).__name__
 
 
 def _run_on_zeros(layer, shapes, dtype_list, args=(), kwargs=None, with_structure=False):

@@ -113,11 +113,12 @@ def test_summary_of_a_functional_model_lists_the_input_layer():
     lines = []
     model.summary(print_fn=lines.append)
     text = lines[0]
-    assert re.search(r"digits \(InputLayer\) +\(None, 784\) +0\n", text)
-    assert re.search(r"dense \(Dense\) +\(None, 64\) +50,240\n", text)       # 784*64+64
-    assert "batch_normalization (BatchNormalization)" in text and "256" in text     # 4 * 64
+    assert re.search(r"│ digits \(InputLayer\) +│ \(None, 784\) +│ +0 │", text)
+    assert re.search(r"│ dense \(Dense\) +│ \(None, 64\) +│ +50,240 │", text)       # 784*64+64
+    assert "│ batch_normalization" in text and re.search(r"│ +256 │", text)     # 4 * 64
     assert "predictions (Dense)" in text and "650" in text
-    assert "Total params: 51,146\nTrainable params: 51,018\nNon-trainable params: 128" in text
+    assert (" Total params: 51,146 (199.79 KB)\n Trainable params: 51,018 (199.29 KB)\n"
+            " Non-trainable params: 128 (512.00 B)") in text
 
 
 def test_sequential_starting_with_input_is_built_and_hides_the_input_layer():
