@@ -274,6 +274,7 @@ class Layer(Module):
             check_input(self, shape, i)
         if not self.built:
             self.input_shape = _batchless(input_shape)
+            self._build_shape = input_shape     # with its batch size: summary() shows it, as Keras
             self.build(input_shape)
             self.built = True
 

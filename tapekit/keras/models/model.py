@@ -170,7 +170,8 @@ class Model(Trainer, Layer):
             for n in graph.nodes:
                 for t in n.input_tensors:
                     consumers[id(t)] = consumers.get(id(t), 0) + 1
-            sequential_like = (len(graph.flat_inputs) == 1 and len(graph.flat_outputs) == 1
+            # Keras: one node at each depth, each reading at most one tensor
+            sequential_like = (len(graph.flat_inputs) == 1
                                and all(len(n.input_tensors) <= 1 for n in graph.nodes)
                                and all(c <= 1 for c in consumers.values())
                                and len(graph.layers) == len(graph.nodes))

@@ -75,8 +75,10 @@ class Sequential(Model):
                 self._symbolic = [first.output]
                 if layer is first:
                     return
-            else:
-                self._symbolic = [Input(batch_shape=self.input_shape)]
+            else:      # the shape it was built for, with its batch size, as Keras 3
+                shape = first.__dict__.get("_build_shape") or self.input_shape
+                self._symbolic = [Input(batch_shape=shape if isinstance(shape, tuple)
+                                        else self.input_shape)]
         try:
             self._symbolic.append(layer(self._symbolic[-1]))
         except Exception:     # a layer that cannot run on symbolic inputs: no graph (inputs= raises)

@@ -47,9 +47,10 @@ def output_shape(model, layer):
         if shapes:
             return "[" + ", ".join(shapes) + "]" if isinstance(outs, list) else \
                 "(" + ", ".join(shapes) + ")"
-    if layer.built and layer.input_shape is not None:
+    shape = layer.__dict__.get("_build_shape", layer.input_shape)
+    if layer.built and shape is not None:
         try:
-            out = layer.compute_output_shape(layer.input_shape)
+            out = layer.compute_output_shape(shape)
         except (ValueError, TypeError, NotImplementedError):   # Keras prints "?" too
             return "?"
         if isinstance(out, list):
@@ -151,8 +152,10 @@ def render(model, layers, sequential_like, graph_nodes=None, line_length=None, p
     trainable, trainable_bytes = _count(model.trainable_weights)
     frozen, frozen_bytes = _count(model.non_trainable_weights)
     optimizer = getattr(model, "optimizer", None)
-    opt_vars = list(getattr(optimizer, "variables", []) or []) \
-        if optimizer is not None and getattr(optimizer, "_built_variables", None) else []
+    built = optimizer is not None and hasattr(optimizer, "variables") and (
+        getattr(optimizer, "_built_variables", None) or getattr(optimizer, "_slots", None)
+        or int(getattr(optimizer, "iterations", 0)) > 0)      # Keras: once it is built
+    opt_vars = list(optimizer.variables) if built else []
     opt_count, opt_bytes = _count(opt_vars)
     out.append(f" Total params: {trainable + frozen + opt_count:,} "
                f"({_readable_size(trainable_bytes + frozen_bytes + opt_bytes)})")
