@@ -24,12 +24,15 @@ import extract  # noqa: E402
 import run_guides  # noqa: E402
 
 
-# keras-io writes `from keras import layers`: by the contract's rule for `import keras`, that
-# is `from tapekit import layers` (tapekit.layers is keras.layers).
+# keras-io writes `from keras import layers` (older guides: `from tensorflow import keras`):
+# by the contract's rule for `import keras`, that is `from tapekit import layers` (tapekit.layers
+# is keras.layers) and `import tapekit as keras`.
+_FROM_TF_KERAS = re.compile(r"^(\s*)from tensorflow import keras\b", re.M)
 _FROM_KERAS = re.compile(r"^(\s*)from keras((?:\.\w+)*) import", re.M)
 
 
 def translate(source):
+    source = _FROM_TF_KERAS.sub(r"\1import tapekit as keras", source)
     return _FROM_KERAS.sub(r"\1from tapekit\2 import", extract.translate(source))
 
 
