@@ -5,7 +5,8 @@ with their size in bytes.
 The box is drawn as Keras 3 draws it (with the `rich` library): the line is 88 characters for a
 chain of layers and 108 otherwise, capped at the terminal's width minus 4 (80 columns when there
 is no terminal, as in Jupyter), split into columns at the same fractions, and shrunk the way rich
-shrinks a table that is too wide. Cells too long for their column wrap onto more lines.
+shrinks a table that is too wide. Cells too long for their column wrap onto more lines, and a word too long is cut with
+an ellipsis, as rich does.
 """
 import shutil
 import textwrap
@@ -93,7 +94,10 @@ def _shrink(excess, widths):
 
 
 def _wrap(text, width):
-    return textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False) or [""]
+    """rich's folding of a cell: words wrap onto new lines; a word longer than the column is
+    cut, ending in an ellipsis."""
+    lines = textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False) or [""]
+    return [line if len(line) <= width else line[:width - 1] + "…" for line in lines]
 
 
 def render(model, layers, sequential_like, graph_nodes=None, line_length=None, positions=None):
@@ -163,7 +167,16 @@ def render(model, layers, sequential_like, graph_nodes=None, line_length=None, p
     out.append(f" Non-trainable params: {frozen:,} ({_readable_size(frozen_bytes)})")
     if opt_vars:
         out.append(f" Optimizer params: {opt_count:,} ({_readable_size(opt_bytes)})")
-    return "\n".join(out)
+    width = _console_width()       # rich crops what is wider than its console
+    return "\n".join(line[:width] for line in out)
+
+
+def _console_width():
+    """rich's console width: 115 in Jupyter, else the terminal's (80 without one)."""
+    import sys
+    if "ipykernel" in sys.modules:
+        return 115
+    return shutil.get_terminal_size().columns
 
 
 def summary(model, layers, sequential_like=True, graph_nodes=None, line_length=None,
