@@ -29,6 +29,11 @@ tk.Tensor([  0 255], shape=(2,), dtype=uint8)
 tk.Tensor([  1 300], shape=(2,), dtype=int16)
 >>> tk.double is tk.float64, tk.half is tk.float16
 (True, True)
+
+>>> [d.name for d in (tk.int8, tk.int16, tk.uint8, tk.uint16, tk.uint32, tk.uint64)]
+['int8', 'int16', 'uint8', 'uint16', 'uint32', 'uint64']
+>>> tk.constant([1 + 2j], dtype=tk.complex64).dtype, tk.complex128.itemsize
+(dtype('complex64'), 16)
 """
 import numpy as np
 

@@ -13,7 +13,10 @@ baking the first call's numbers in as a constant.
 import numpy as np
 
 from . import dtypes
+from .convert import convert_to_tensor
+from .ops import cast
 from .ops.registry import defop, python_value
+from .tensor import Variable
 
 _global_seed = None
 _generator = np.random.default_rng()
@@ -55,7 +58,6 @@ class SeedGenerator:
     """
 
     def __init__(self, seed=None, name=None, **kwargs):
-        from .tensor import Variable
         if seed is None:
             seed = int(_generator.integers(0, 2**31 - 1))
         elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
@@ -208,7 +210,6 @@ def shuffle(value, seed=None, name=None, axis=0):
     >>> sorted(tk.random.shuffle(tk.range(5)).numpy().tolist())
     [0, 1, 2, 3, 4]
     """
-    from .convert import convert_to_tensor
     value = convert_to_tensor(value)
     if value.ndim == 0:
         raise ValueError("random.shuffle: value must have at least one axis, got a scalar")
@@ -223,8 +224,6 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
     >>> sorted(set(y.numpy().tolist()))
     [0.0, 2.0]
     """
-    from .convert import convert_to_tensor
-    from .ops import cast
     if not 0 <= rate < 1:
         raise ValueError(f"random.dropout: rate must be in [0, 1), got {rate!r}")
     inputs = convert_to_tensor(inputs)

@@ -15,85 +15,10 @@ import numpy as np
 
 from . import dtypes
 from .context import state as _state
+from .tensor_shape import _TensorShape
 
 _next_tid = itertools.count().__next__
 _ops = None  # the tapekit.ops namespace, set by ops/operators.py when tapekit.ops loads
-
-
-class TensorShape(tuple):
-    """A shape whose sizes may be unknown (None), as `tf.TensorShape`: a tuple with TensorFlow's
-    methods. A tensor's `.shape` is one, so `x.shape.as_list()` works as in TensorFlow (it
-    still prints as a tuple, `(2, 3)`).
-
-    >>> s = tk.TensorShape([None, 3])
-    >>> s
-    TensorShape([None, 3])
-    >>> s.as_list(), s.rank, s[1], s.is_fully_defined()
-    ([None, 3], 2, 3, False)
-    >>> tk.ones((2, 3)).shape.as_list()
-    [2, 3]
-    >>> tk.TensorShape([2, 3]).num_elements(), tk.TensorShape([2, 3]) == (2, 3)
-    (6, True)
-    """
-
-    __slots__ = ()
-
-    def __new__(cls, dims=()):
-        if dims is None:
-            raise ValueError("TensorShape(None) (an unknown rank) is not supported in tapekit: "
-                             "give the dimensions, None for an unknown size, e.g. [None, 3]")
-        if isinstance(dims, (int, np.integer)):
-            dims = (dims,)
-        return super().__new__(cls, (None if d is None else _dim(d) for d in dims))
-
-    @property
-    def rank(self):
-        return len(self)
-
-    ndims = rank
-
-    @property
-    def dims(self):
-        return list(self)
-
-    def as_list(self):
-        return list(self)
-
-    def is_fully_defined(self):
-        return None not in self
-
-    def num_elements(self):
-        """The number of elements, or None when a size is unknown."""
-        return int(np.prod(self, dtype=np.int64)) if None not in self else None
-
-    def concatenate(self, other):
-        return TensorShape(tuple(self) + tuple(other))
-
-    def __getitem__(self, key):
-        item = tuple.__getitem__(self, key)
-        return type(self)(item) if isinstance(key, slice) else item
-
-    def __repr__(self):
-        return f"TensorShape({list(self)})"
-
-    def __str__(self):
-        return tuple.__repr__(tuple(self))
-
-
-class _TensorShape(TensorShape):
-    """The shape of a tensor's value: prints as the tuple it is, `(2, 3)`."""
-
-    __slots__ = ()
-    __repr__ = TensorShape.__str__
-
-
-def _dim(d):
-    if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or d < 0:
-        raise TypeError(f"TensorShape: a dimension must be an integer >= 0 or None, got {d!r}")
-    return int(d)
-
-
-_new_shape = tuple.__new__
 
 
 class Tensor:
@@ -123,9 +48,7 @@ class Tensor:
     # --- basic properties ---------------------------------------------------
     @property
     def shape(self):
-        """The shape, a `tk.TensorShape` (a tuple: `x.shape[0]`, `x.shape == (2, 3)`, and
-        TensorFlow's `x.shape.as_list()`)."""
-        return _new_shape(_TensorShape, self._value.shape)   # sizes known valid: no checks
+        return tuple.__new__(_TensorShape, self._value.shape)   # a tk.TensorShape, unchecked
 
     @property
     def dtype(self):
@@ -383,80 +306,11 @@ class Variable(Tensor):
         """The value as a Tensor: a read tapes record, so gradients reach the variable."""
         return _ops.identity(self)
 
-    def __getitem__(self, index):
-        """`v[index]`: a read (recorded, as `x[index]` is) that can also be written back,
-        `v[0, 0].assign(5.0)`, as in TensorFlow.
-
-        Writing replaces the variable's value; as in TensorFlow the write is not
-        differentiable: reads after it see the new value, and no gradient flows into the
-        assigned value through the variable.
-
-        >>> v = tk.Variable([[1.0, 2.0], [3.0, 4.0]])
-        >>> _ = v[0, 0].assign(5.0)
-        >>> _ = v[1].assign([7.0, 8.0])
-        >>> _ = v[:, 1].assign_add([1.0, 1.0])
-        >>> v.numpy()
-        array([[5., 3.],
-               [7., 9.]], dtype=float32)
-        """
-        read = _ops.getitem(self, index)
-        out = _VariableSlice.__new__(_VariableSlice)
-        out._value, out._tid, out._name = read._value, read._tid, read._name
-        out._variable, out._index = self, index
-        return out
-
     def __repr__(self):
         return (f"<tk.Variable {self._path or self.name!r} shape={self.shape} dtype={self.dtype.name}, "
                 f"numpy={_format_value(self._value, '')}>")
 
     __str__ = __repr__
-
-
-class _VariableSlice(Tensor):
-    """The value of `v[index]` (a recorded read), with `assign`, `assign_add` and `assign_sub`
-    writing into that part of the variable, as TensorFlow's sliced variables do."""
-
-    __slots__ = ("_variable", "_index")
-
-    def assign(self, value):
-        return self._write(None, value, "assign")
-
-    def assign_add(self, delta):
-        return self._write(np.add, delta, "assign_add")
-
-    def assign_sub(self, delta):
-        return self._write(np.subtract, delta, "assign_sub")
-
-    def _write(self, ufunc, value, what):
-        var = self._variable
-        where = f"{var.path!r}[{_index_text(self._index)}].{what}"
-        part = _to_array(value._value if isinstance(value, Tensor) else value, var.dtype,
-                         what=where)
-        if _state.tapes and _tracing():
-            raise NotImplementedError(f"{where}: assigning to a slice of a variable inside a "
-                                      f"tk.function is not supported yet; assign the whole "
-                                      f"variable, v.assign(new_value)")
-        current = var._value[self._index]
-        try:
-            np.broadcast_to(part, np.shape(current))
-        except ValueError:
-            raise ValueError(f"{where}: the slice has shape {np.shape(current)}, got a value of "
-                             f"shape {part.shape}") from None
-        with var._lock:
-            new = np.array(var._value)
-            new[self._index] = part if ufunc is None else ufunc(new[self._index], part)
-            var._value = new
-        return var
-
-
-def _index_text(index):
-    parts = index if isinstance(index, tuple) else (index,)
-    def one(i):
-        if isinstance(i, slice):
-            return ":".join("" if v is None else str(v) for v in (i.start, i.stop)) + \
-                ("" if i.step is None else f":{i.step}")
-        return "..." if i is Ellipsis else repr(i)
-    return ", ".join(one(i) for i in parts)
 
 
 class _Where:

@@ -12,6 +12,7 @@ adds the penalty to its `losses` (Keras's `add_loss` for weights), and `fit` add
     [tk.Tensor(0.3, shape=(), dtype=float32)]
 """
 from .. import dtypes
+from ..convert import convert_to_tensor
 from ..ops import abs, cast, reduce_sum, square
 
 __all__ = ["L1", "L1L2", "L2", "Regularizer", "get", "l1", "l1_l2", "l2"]
@@ -103,7 +104,6 @@ class L2(L1L2):
 
 
 def _float(x):
-    from ..convert import convert_to_tensor
     x = convert_to_tensor(x)
     return x if x.dtype.kind == "f" else cast(x, dtypes.float32)
 

@@ -353,36 +353,18 @@ class Layer(Module):
 
     # --- the layer's place in a functional graph (Keras 3: its first call on KerasTensors) ---
     def _first_node(self, what):
-        nodes = self.__dict__.get("_inbound_nodes") or []
-        if not nodes:
-            raise AttributeError(
-                f"The layer {self.name} has never been called on symbolic inputs and thus has no "
-                f"defined {what}. Call it on tk.Input(...) or a layer's output first (a Sequential "
-                f"with a known input shape does this for its layers)")
-        return nodes[0]
+        if not self.__dict__.get("_inbound_nodes"):
+            raise AttributeError(f"The layer {self.name} has never been called on symbolic inputs "
+                                 f"and thus has no defined {what}. Call it on tk.Input(...) first")
+        return self._inbound_nodes[0]
 
-    @property
-    def input(self):
-        """The KerasTensor(s) this layer was first called on (Keras 3's `layer.input`)."""
-        node = self._first_node("input")
-        return node.inputs
+    input = property(lambda self: self._first_node("input").inputs,
+                     doc="The KerasTensor(s) of this layer's first symbolic call (Keras 3).")
+    output = property(lambda self: self._first_node("output").outputs,
+                      doc="What this layer's first symbolic call returned: `tk.Model(m.inputs, "
+                          "[l.output for l in m.layers])` extracts every layer's features.")
 
-    @property
-    def output(self):
-        """The KerasTensor(s) of this layer's first call on symbolic inputs (Keras 3's
-        `layer.output`): `tk.Model(model.inputs, [l.output for l in model.layers])` is a model
-        of the same layers that returns every intermediate result (feature extraction).
-
-        >>> inputs = tk.Input(shape=(3,))
-        >>> hidden = tk.layers.Dense(4, name="hidden")
-        >>> _ = hidden(inputs)
-        >>> hidden.output.shape, hidden.input is inputs
-        ((None, 4), True)
-        """
-        return self._first_node("output").outputs
-
-    def __repr__(self):
-        """Keras 3's repr: `<Dense name=dense, built=True>`."""
+    def __repr__(self):   # Keras 3's: <Dense name=dense, built=True>
         return f"<{_class_name(self)} name={self.name}, built={self.built}>"
 
 

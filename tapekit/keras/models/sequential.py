@@ -157,11 +157,11 @@ class Sequential(Model):
         >>> tk.layers.clear_session()
         >>> tk.Sequential([tk.Input(shape=(4,)), tk.layers.Dense(3)]).summary(line_length=60)
         Model: "sequential"
-        ┏━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━┓
-        ┃ Layer (type)             ┃ Output Shape       ┃   Param # ┃
-        ┡━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━┩
-        │ dense (Dense)            │ (None, 3)          │        15 │
-        └──────────────────────────┴────────────────────┴───────────┘
+        ┏━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━┓
+        ┃ Layer (type)             ┃ Output Shape      ┃   Param # ┃
+        ┡━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━┩
+        │ dense (Dense)            │ (None, 3)         │        15 │
+        └──────────────────────────┴───────────────────┴───────────┘
          Total params: 15 (60.00 B)
          Trainable params: 15 (60.00 B)
          Non-trainable params: 0 (0.00 B)

@@ -9,6 +9,7 @@ shrinks a table that is too wide. Cells too long for their column wrap onto more
 an ellipsis, as rich does.
 """
 import shutil
+import sys
 import textwrap
 
 import numpy as np
@@ -173,7 +174,6 @@ def render(model, layers, sequential_like, graph_nodes=None, line_length=None, p
 
 def _console_width():
     """rich's console width: 115 in Jupyter, else the terminal's (80 without one)."""
-    import sys
     if "ipykernel" in sys.modules:
         return 115
     return shutil.get_terminal_size().columns
