@@ -64,7 +64,7 @@ def main(argv=None):
                     with open(os.path.join(args.outputs, f"{name}.{tag}.json"), "w") as f:
                         json.dump({str(k): v for k, v in res.items()}, f, indent=1)
         section, summary, _ = run_guides.report_guide(name, planned, results, tf_results)
-        lines += section
+        lines += [line.replace("(issue 23)", "(issue 32)") for line in section]
         summaries.append(summary.replace("(issue 23)", "(issue 32)"))
         print(summaries[-1], file=sys.stderr)
     lines += ["## Summary", ""] + [f"- {s}" for s in summaries]

@@ -22,8 +22,8 @@ import math
 
 import numpy as np
 
-from ... import dtypes
-from ...ops import matmul, sigmoid, stack, tanh, zeros
+from ... import dtypes, random
+from ...ops import matmul, ones, stack, zeros
 from .. import initializers, regularizers
 from ..activations import get_activation
 from ._utils import _positive_int
@@ -76,7 +76,7 @@ class _Recurrent(Layer):
                  bias_initializer="zeros", kernel_regularizer=None, recurrent_regularizer=None,
                  bias_regularizer=None, dropout=0.0, recurrent_dropout=0.0,
                  return_sequences=False, return_state=False, go_backwards=False,
-                 stateful=False, unroll=False, **kwargs):
+                 stateful=False, unroll=False, seed=None, **kwargs):
         layer = type(self).__name__
         self.units = _positive_int(units, "units", layer)
         self.activation = get_activation(activation)
@@ -87,14 +87,15 @@ class _Recurrent(Layer):
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
         self.recurrent_regularizer = regularizers.get(recurrent_regularizer)
         self.bias_regularizer = regularizers.get(bias_regularizer)
-        if dropout or recurrent_dropout:
-            raise NotImplementedError(
-                f"{layer}: dropout={dropout!r}, recurrent_dropout={recurrent_dropout!r} are not "
-                f"supported yet; put a tk.layers.Dropout before the layer instead")
+        for what, rate in (("dropout", dropout), ("recurrent_dropout", recurrent_dropout)):
+            if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate < 1:
+                raise ValueError(f"{layer}: {what} must be a number in [0, 1), got {rate!r}")
         if stateful:
             raise NotImplementedError(f"{layer}: stateful=True is not supported; pass the "
                                       f"last states back in with initial_state=")
-        self.dropout, self.recurrent_dropout = 0.0, 0.0
+        # Keras 3: in training, one mask per call for the inputs (batch, features) and one for
+        # the state fed to the recurrent kernel (batch, units), the same at every step.
+        self.dropout, self.recurrent_dropout, self.seed = float(dropout), float(recurrent_dropout), seed
         self.return_sequences = bool(return_sequences)
         self.return_state = bool(return_state)
         self.go_backwards = bool(go_backwards)
@@ -138,16 +139,19 @@ class _Recurrent(Layer):
         shapes = input_shape if isinstance(input_shape, list) else [input_shape]
         super()._maybe_build(tuple(shapes[0]))
 
-    def call(self, inputs, initial_state=None):
+    def call(self, inputs, initial_state=None, training=None):
         if isinstance(inputs, (list, tuple)):
             inputs, initial_state = inputs[0], list(inputs[1:]) or None
         batch, steps = inputs.shape[0], inputs.shape[1]
         states = self._initial_states(batch, initial_state, inputs.dtype)
+        mask = self._mask(training, self.dropout, (batch, inputs.shape[2]), inputs.dtype)
+        rec_mask = self._mask(training, self.recurrent_dropout, (batch, self.units), inputs.dtype)
         order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
         outputs = []
         output = zeros((batch, self.units), dtype=inputs.dtype)   # no steps: zeros, as Keras
         for t in order:
-            output, states = self._step(inputs[:, t, :], states)
+            x = inputs[:, t, :] if mask is None else inputs[:, t, :] * mask
+            output, states = self._step(x, states, rec_mask)
             outputs.append(output)
         if self.return_sequences:
             output = stack(outputs, axis=1) if outputs else zeros((batch, 0, self.units), inputs.dtype)
@@ -171,6 +175,15 @@ class _Recurrent(Layer):
             out.append(s)
         return out
 
+    def _mask(self, training, rate, shape, dtype):
+        if not training or not rate:
+            return None
+        return random.dropout(ones(shape, dtype=dtype), rate, seed=self.seed)
+
+    @staticmethod
+    def _fed(h, rec_mask):
+        return h if rec_mask is None else h * rec_mask
+
     def _split(self, z):
         u = self.units
         return [z[:, i * u:(i + 1) * u] for i in range(self._gates)]
@@ -193,8 +206,8 @@ class SimpleRNN(_Recurrent):
     tk.Tensor([[0.7615942 0.7615942]], shape=(1, 2), dtype=float32)
     """
 
-    def _step(self, x, states):
-        z = matmul(x, self.kernel) + matmul(states[0], self.recurrent_kernel)
+    def _step(self, x, states, rec_mask=None):
+        z = matmul(x, self.kernel) + matmul(self._fed(states[0], rec_mask), self.recurrent_kernel)
         if self.use_bias:
             z = z + self.bias
         h = self.activation(z)
@@ -234,9 +247,9 @@ class LSTM(_Recurrent):
                                    np.asarray(base((2 * u,), dtype))]).astype(dtype)
         return forget_ones
 
-    def _step(self, x, states):
+    def _step(self, x, states, rec_mask=None):
         h, c = states
-        z = matmul(x, self.kernel) + matmul(h, self.recurrent_kernel)
+        z = matmul(x, self.kernel) + matmul(self._fed(h, rec_mask), self.recurrent_kernel)
         if self.use_bias:
             z = z + self.bias
         zi, zf, zc, zo = self._split(z)
@@ -274,15 +287,16 @@ class GRU(_Recurrent):
     def _bias_shape(self):
         return (2, 3 * self.units) if self.reset_after else (3 * self.units,)
 
-    def _step(self, x, states):
+    def _step(self, x, states, rec_mask=None):
         h = states[0]
+        fed = self._fed(h, rec_mask)        # the state as the recurrent kernel sees it
         u = self.units
         xz = matmul(x, self.kernel)
         if self.use_bias:
             xz = xz + (self.bias[0] if self.reset_after else self.bias)
         x_z, x_r, x_h = self._split(xz)
         if self.reset_after:
-            rec = matmul(h, self.recurrent_kernel)
+            rec = matmul(fed, self.recurrent_kernel)
             if self.use_bias:
                 rec = rec + self.bias[1]
             r_z, r_r, r_h = self._split(rec)
@@ -290,11 +304,11 @@ class GRU(_Recurrent):
             r = self.recurrent_activation(x_r + r_r)
             candidate = self.activation(x_h + r * r_h)
         else:
-            rec = matmul(h, self.recurrent_kernel[:, :2 * u])
+            rec = matmul(fed, self.recurrent_kernel[:, :2 * u])
             r_z, r_r = rec[:, :u], rec[:, u:]
             z = self.recurrent_activation(x_z + r_z)
             r = self.recurrent_activation(x_r + r_r)
-            candidate = self.activation(x_h + matmul(r * h, self.recurrent_kernel[:, 2 * u:]))
+            candidate = self.activation(x_h + matmul(r * fed, self.recurrent_kernel[:, 2 * u:]))
         h = z * h + (1.0 - z) * candidate
         return h, [h]
 

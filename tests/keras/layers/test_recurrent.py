@@ -224,8 +224,8 @@ def test_stacked_layers_train():
 def test_bad_arguments_and_inputs_name_the_layer():
     with pytest.raises(ValueError, match="LSTM: units must be a positive integer, got 0"):
         tk.layers.LSTM(0)
-    with pytest.raises(NotImplementedError, match="GRU: dropout=0.2"):
-        tk.layers.GRU(2, dropout=0.2)
+    with pytest.raises(ValueError, match=r"GRU: dropout must be a number in \[0, 1\), got 1.5"):
+        tk.layers.GRU(2, dropout=1.5)
     with pytest.raises(ValueError, match=r'layer "simple_rnn".*expected ndim=3, found ndim=2'):
         tk.layers.SimpleRNN(2)(np.zeros((4, 3), np.float32))
 
@@ -239,3 +239,27 @@ def test_orthogonal_recurrent_kernel():
     wide = Orthogonal(seed=1)((3, 6))        # more columns than rows: orthonormal rows
     np.testing.assert_allclose(wide @ wide.T, np.eye(3), atol=1e-5)
     assert tk.initializers.get("orthogonal").__class__ is Orthogonal
+
+
+def test_dropout_masks_are_one_per_call_and_only_in_training():
+    """One unit, linear, kernel ones, recurrent kernel zeros: h_t = sum(x_t * mask). With the
+    inputs all ones every step gives the same kept count / (1 - rate), as Keras 3 draws one
+    input mask per call; out of training the layer is the plain one."""
+    tk.random.set_seed(0)
+    rnn = tk.layers.SimpleRNN(1, activation=None, kernel_initializer="ones",
+                              recurrent_initializer="zeros", use_bias=False, dropout=0.5,
+                              return_sequences=True)
+    x = np.ones((3, 4, 10), np.float32)
+    np.testing.assert_allclose(rnn(x).numpy(), np.full((3, 4, 1), 10.0))         # inference
+    out = rnn(x, training=True).numpy()[..., 0]
+    assert np.all(out == out[:, :1])                        # the same mask at every step
+    kept = out[:, 0] * 0.5
+    np.testing.assert_allclose(kept, np.round(kept))        # a whole number of inputs kept
+    assert len(set(kept.tolist())) > 1 or kept[0] != 10     # samples get their own masks
+    lstm = tk.layers.LSTM(3, recurrent_dropout=0.3, dropout=0.2)
+    a = lstm(x, training=True).numpy()
+    assert a.shape == (3, 3) and not np.allclose(a, lstm(x).numpy())
+    model = tk.Sequential([tk.Input(shape=(4, 10)), tk.layers.GRU(2, recurrent_dropout=0.5),
+                           tk.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    assert np.isfinite(model.fit(x, np.ones((3, 1)), verbose=0).history["loss"][0])
