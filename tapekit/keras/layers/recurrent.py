@@ -26,7 +26,7 @@ from ... import dtypes, random
 from ...ops import matmul, ones, stack, zeros
 from .. import initializers, regularizers
 from ..activations import get_activation
-from ._utils import _positive_int
+from ._utils import _positive_int, snake_name
 from .base import Layer
 
 
@@ -57,6 +57,14 @@ class Orthogonal(initializers.Initializer):
 
 # "orthogonal" by name, as in Keras (recurrent_initializer="orthogonal" is the default).
 initializers.INITIALIZERS.setdefault("orthogonal", Orthogonal)
+
+
+class _Cell(Layer):
+    """The sublayer that holds a recurrent layer's kernel, recurrent_kernel and bias (its
+    owner creates them in its build and runs the steps)."""
+
+    def call(self, inputs):
+        raise TypeError(f"{self.name} holds the weights of its recurrent layer; call the layer")
 
 
 class _Recurrent(Layer):
@@ -100,9 +108,16 @@ class _Recurrent(Layer):
         self.return_state = bool(return_state)
         self.go_backwards = bool(go_backwards)
         self.stateful, self.unroll = False, bool(unroll)   # the loop is always unrolled here
+        # The weights live in a sublayer `cell` (named lstm_cell, ...), as in Keras 3: a weights
+        # file holds them at layers/lstm/cell/vars/0..2, where Keras 3 writes and reads them.
+        self.cell = _Cell(name=f"{snake_name(layer)}_cell", dtype=kwargs.get("dtype"))
         super().__init__(**kwargs)
 
-    # --- weights ----------------------------------------------------------------------------
+    # --- weights: held by `self.cell`, as Keras 3's LSTMCell holds them -------------------------
+    kernel = property(lambda self: self.cell.__dict__.get("kernel"))
+    recurrent_kernel = property(lambda self: self.cell.__dict__.get("recurrent_kernel"))
+    bias = property(lambda self: self.cell.__dict__.get("bias"))
+
     def _bias_shape(self):
         return (self._gates * self.units,)
 
@@ -114,16 +129,18 @@ class _Recurrent(Layer):
         if features is None:
             raise ValueError(f"{type(self).__name__} {self.name!r}: the last axis of the input "
                              f"(features) must be known, got shape {tuple(input_shape)}")
-        n = self._gates * self.units
-        self.kernel = self.add_weight(shape=(features, n), initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer, name="kernel")
-        self.recurrent_kernel = self.add_weight(shape=(self.units, n),
-                                                initializer=self.recurrent_initializer,
-                                                regularizer=self.recurrent_regularizer,
-                                                name="recurrent_kernel")
-        self.bias = self.add_weight(shape=self._bias_shape(), initializer=self._bias_initializer(),
-                                    regularizer=self.bias_regularizer,
-                                    name="bias") if self.use_bias else None
+        n, cell = self._gates * self.units, self.cell
+        weights = [("kernel", (features, n), self.kernel_initializer, self.kernel_regularizer),
+                   ("recurrent_kernel", (self.units, n), self.recurrent_initializer,
+                    self.recurrent_regularizer)]
+        if self.use_bias:
+            weights.append(("bias", self._bias_shape(), self._bias_initializer(),
+                            self.bias_regularizer))
+        for name, shape, init, reg in weights:
+            var = cell.add_weight(shape=shape, initializer=init, regularizer=reg, name=name)
+            var._path = f"{self.name}/{cell.name}/{name}"        # Keras 3: lstm/lstm_cell/kernel
+            setattr(cell, name, var)
+        cell.built = True
         self._input_axes = {-1: features}
 
     # --- the time loop ------------------------------------------------------------------------

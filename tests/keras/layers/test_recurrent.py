@@ -76,8 +76,9 @@ def test_outputs_and_states_match_the_equations(name, kwargs, reference, shapes)
     layer = getattr(tk.layers, name)(4, return_sequences=True, return_state=True, **kwargs)
     layer(x.astype(np.float32))
     assert [w.shape for w in layer.get_weights()] == shapes        # Keras 3's layout
-    assert [w.path for w in layer.weights] == [f"{layer.name}/kernel",
-                                               f"{layer.name}/recurrent_kernel", f"{layer.name}/bias"]
+    cell = f"{layer.name}/{layer.name}_cell"          # Keras 3: lstm/lstm_cell/kernel
+    assert [w.path for w in layer.weights] == [f"{cell}/kernel", f"{cell}/recurrent_kernel",
+                                               f"{cell}/bias"]
     weights = _random_weights(layer, rng)
     layer.set_weights(weights)
     seq, *states = layer(x.astype(np.float32))
@@ -263,3 +264,26 @@ def test_dropout_masks_are_one_per_call_and_only_in_training():
                            tk.layers.Dense(1)])
     model.compile("sgd", "mse")
     assert np.isfinite(model.fit(x, np.ones((3, 1)), verbose=0).history["loss"][0])
+
+
+def test_weights_file_layout_is_keras_3s(tmp_path):
+    """Keras 3 keeps a recurrent layer's weights in its `cell`: layers/lstm/cell/vars/0..2
+    (kernel, recurrent_kernel, bias). Keras 3.15 loaded this file and predicted the same."""
+    h5py = pytest.importorskip("h5py")
+    model = tk.Sequential([tk.Input(shape=(5, 3)), tk.layers.LSTM(4, return_sequences=True),
+                           tk.layers.GRU(2), tk.layers.Dense(1)])
+    path = str(tmp_path / "rnn.weights.h5")
+    model.save_weights(path)
+    with h5py.File(path, "r") as f:
+        shapes = {name: f[name].shape for name in ("layers/lstm/cell/vars/0",
+                                                   "layers/lstm/cell/vars/1",
+                                                   "layers/lstm/cell/vars/2",
+                                                   "layers/gru/cell/vars/2")}
+        assert len(f["layers/lstm/vars"]) == 0          # the layer itself holds none
+    assert shapes == {"layers/lstm/cell/vars/0": (3, 16), "layers/lstm/cell/vars/1": (4, 16),
+                      "layers/lstm/cell/vars/2": (16,), "layers/gru/cell/vars/2": (2, 6)}
+    again = tk.Sequential([tk.Input(shape=(5, 3)), tk.layers.LSTM(4, return_sequences=True),
+                           tk.layers.GRU(2), tk.layers.Dense(1)])
+    again.load_weights(path)
+    x = np.random.default_rng(0).normal(size=(2, 5, 3)).astype(np.float32)
+    np.testing.assert_array_equal(again(x).numpy(), model(x).numpy())
