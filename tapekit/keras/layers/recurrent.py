@@ -67,6 +67,18 @@ class _Cell(Layer):
         raise TypeError(f"{self.name} holds the weights of its recurrent layer; call the layer")
 
 
+class SimpleRNNCell(_Cell):
+    """SimpleRNN's weights (Keras 3's class name, shown in reprs)."""
+
+
+class LSTMCell(_Cell):
+    """LSTM's weights (Keras 3's class name, shown in reprs)."""
+
+
+class GRUCell(_Cell):
+    """GRU's weights (Keras 3's class name, shown in reprs)."""
+
+
 class _Recurrent(Layer):
     """What the three layers share: arguments, the time loop, the outputs.
 
@@ -76,6 +88,7 @@ class _Recurrent(Layer):
 
     ndim = 3
     _cast_integer_inputs = True
+    _cell_class = SimpleRNNCell
     _gates = 1
     _state_names = ("h",)
 
@@ -110,7 +123,8 @@ class _Recurrent(Layer):
         self.stateful, self.unroll = False, bool(unroll)   # the loop is always unrolled here
         # The weights live in a sublayer `cell` (named lstm_cell, ...), as in Keras 3: a weights
         # file holds them at layers/lstm/cell/vars/0..2, where Keras 3 writes and reads them.
-        self.cell = _Cell(name=f"{snake_name(layer)}_cell", dtype=kwargs.get("dtype"))
+        self.cell = self._cell_class(name=f"{snake_name(self._cell_class.__name__)[:-5]}_cell",
+                                     dtype=kwargs.get("dtype"))
         super().__init__(**kwargs)
 
     # --- weights: held by `self.cell`, as Keras 3's LSTMCell holds them -------------------------
@@ -245,6 +259,7 @@ class LSTM(_Recurrent):
     ((2, 3), array([1., 1., 1.], dtype=float32))
     """
 
+    _cell_class = LSTMCell
     _gates = 4
     _state_names = ("h", "c")
 
@@ -293,6 +308,7 @@ class GRU(_Recurrent):
     ((2, 3), (2, 9))
     """
 
+    _cell_class = GRUCell
     _gates = 3
 
     def __init__(self, units, activation="tanh", recurrent_activation="sigmoid",
