@@ -38,6 +38,8 @@ from . import autodiff, image, linalg, math, nn, random, testing  # noqa: F401
 from . import debugging, errors, test  # noqa: F401  (tk.debugging, tk.test: issue 7; tk.errors)
 from .custom import custom_gradient
 from .dtypes import bool, float16, float32, float64, int32, int64  # noqa: A004
+from .dtypes import (complex64, complex128, double, half, int8, int16, uint8, uint16,  # noqa: E402
+                     uint32, uint64)
 from .forward import ForwardAccumulator
 from .compiler import function
 from .compiler import TensorSpec
@@ -52,6 +54,7 @@ from .ops import (abs, add, cast, clip_by_global_norm, clip_by_norm, clip_by_val
                   reduce_min, reduce_prod, reduce_sum, reshape, sigmoid, sign, sin, sqrt, square,
                   squeeze, stack, stop_gradient, subtract, tanh, transpose, where, zeros,
                   zeros_like)
+from .ops import TensorShape, broadcast_to, rank, shape, size  # noqa: E402,A004 (tf.shape, tf.size, tf.rank)
 # Issue 23: the rest of tf.math and tf.linalg that TensorFlow's guides use, top level too.
 from .ops import (argmax, argmin, ceil, count_nonzero, einsum, erf, expm1, eye, floor, floordiv,  # noqa: E402
                   floormod, log1p, mod, norm, reciprocal, reduce_logsumexp, reduce_std,
@@ -66,19 +69,20 @@ from .gradient_args import GradientDtypeWarning, UnconnectedGradients
 from .tape import GradientTape
 from .convert import constant, convert_to_tensor
 from .tensor import Tensor, Variable
+from . import variable_slice  # noqa: E402,F401  (v[i].assign(...): binds Variable.__getitem__)
 
 # Training: the Keras-style stack lives in tapekit/keras/ (the core never imports it).
 # `tk.layers`, `tk.keras.layers`, `keras.layers` after `import tapekit as keras`, and
 # `import tapekit.layers` all reach the same modules.
 from . import keras  # noqa: E402
 from .keras import (activations, backend, callbacks, initializers, layers, losses, metrics,  # noqa: E402
-                    models, optimizers, saving, utils)
+                    models, optimizers, regularizers, saving, utils)
 from .keras import Input, Model, Sequential  # noqa: E402
 
 import sys as _sys  # noqa: E402
 
 for _name in ("activations", "backend", "callbacks", "initializers", "layers", "losses", "metrics", "models",
-              "optimizers", "saving", "utils"):
+              "optimizers", "regularizers", "saving", "utils"):
     _sys.modules[f"{__name__}.{_name}"] = getattr(keras, _name)
 del _sys, _name
 # tk.display (after the core): tape pictures, tk.show, and GradientTape.explain / its notebook display

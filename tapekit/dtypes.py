@@ -20,6 +20,20 @@ tk.Tensor(1.5, shape=(), dtype=float64)
 
 >>> tk.cast(tk.constant(1.5), tk.float16)
 tk.Tensor(1.5, shape=(), dtype=float16)
+
+TensorFlow's other numeric dtypes have its names too (image pixels are often uint8):
+
+>>> tk.constant([0, 255], dtype=tk.uint8)
+tk.Tensor([  0 255], shape=(2,), dtype=uint8)
+>>> tk.cast(tk.constant([1.7, 300.0]), tk.int16)
+tk.Tensor([  1 300], shape=(2,), dtype=int16)
+>>> tk.double is tk.float64, tk.half is tk.float16
+(True, True)
+
+>>> [d.name for d in (tk.int8, tk.int16, tk.uint8, tk.uint16, tk.uint32, tk.uint64)]
+['int8', 'int16', 'uint8', 'uint16', 'uint32', 'uint64']
+>>> tk.constant([1 + 2j], dtype=tk.complex64).dtype, tk.complex128.itemsize
+(dtype('complex64'), 16)
 """
 import numpy as np
 
@@ -29,6 +43,23 @@ float64 = np.dtype("float64")
 int32 = np.dtype("int32")
 int64 = np.dtype("int64")
 bool = np.dtype("bool")  # noqa: A001 - TensorFlow's name, shadows the builtin only here
+# TensorFlow's other numeric dtypes, by its names (NumPy has no bfloat16; the quantized
+# qint types and string/resource/variant are not numbers tapekit computes with).
+int8 = np.dtype("int8")
+int16 = np.dtype("int16")
+uint8 = np.dtype("uint8")
+uint16 = np.dtype("uint16")
+uint32 = np.dtype("uint32")
+uint64 = np.dtype("uint64")
+complex64 = np.dtype("complex64")
+complex128 = np.dtype("complex128")
+half = float16
+double = float64
+
+NUMERIC = {"float16": float16, "float32": float32, "float64": float64, "int8": int8,
+           "int16": int16, "int32": int32, "int64": int64, "uint8": uint8, "uint16": uint16,
+           "uint32": uint32, "uint64": uint64, "complex64": complex64, "complex128": complex128,
+           "bool": bool, "half": half, "double": double}
 
 DEFAULT_FLOAT = float32
 DEFAULT_INT = int32
@@ -38,11 +69,17 @@ def as_dtype(dtype):
     """NumPy dtype for `dtype` (a tapekit/NumPy dtype, a type such as float, or a name)."""
     if dtype is None:
         return None
+    if isinstance(dtype, str) and dtype == "bfloat16":
+        raise TypeError("bfloat16 is not supported: NumPy has no bfloat16 dtype; use "
+                        "tk.float16 or tk.float32")
+    if isinstance(dtype, str) and dtype in NUMERIC:
+        return NUMERIC[dtype]
     try:
         return np.dtype(dtype)
     except TypeError:
         raise TypeError(f"{dtype!r} is not a dtype; use one of tk.float32, tk.float64, "
-                        f"tk.int32, tk.int64, tk.bool") from None
+                        f"tk.int32, tk.int64, tk.bool, or TensorFlow's other names "
+                        f"(tk.uint8, tk.int8, tk.int16, tk.uint16, ...)") from None
 
 
 def is_floating(dtype):

@@ -1,4 +1,5 @@
-"""Seeded random tensors (`tf.random`): normal, uniform, set_seed.
+"""Seeded random tensors (`tf.random`, and Keras 3's `keras.random`): normal, uniform,
+truncated_normal, randint, shuffle, dropout, set_seed, SeedGenerator.
 
 One NumPy Generator per process, reset by `set_seed`; an op-level `seed` gives a
 stream of its own (derived from the global seed and the op seed), so a notebook
@@ -12,7 +13,10 @@ baking the first call's numbers in as a constant.
 import numpy as np
 
 from . import dtypes
+from .convert import convert_to_tensor
+from .ops import cast
 from .ops.registry import defop, python_value
+from .tensor import Variable
 
 _global_seed = None
 _generator = np.random.default_rng()
@@ -34,10 +38,50 @@ def set_seed(seed):
     _op_streams.clear()
 
 
+class SeedGenerator:
+    """Keras 3's seed state (`keras.random.SeedGenerator`): each random op given it draws
+    from the next stream, so two draws differ, and the same seed repeats the sequence.
+
+    The state is a Variable `[seed, counter]`, as in Keras; the numbers are NumPy's (they
+    differ from TensorFlow's for the same seed).
+
+    >>> gen = tk.random.SeedGenerator(42)
+    >>> a = tk.random.normal((2,), seed=gen)
+    >>> b = tk.random.normal((2,), seed=gen)             # the next stream: other numbers
+    >>> bool((a.numpy() != b.numpy()).all())
+    True
+    >>> again = tk.random.SeedGenerator(42)
+    >>> np.array_equal(a.numpy(), tk.random.normal((2,), seed=again).numpy())
+    True
+    >>> gen.state.numpy()
+    array([42,  2])
+    """
+
+    def __init__(self, seed=None, name=None, **kwargs):
+        if seed is None:
+            seed = int(_generator.integers(0, 2**31 - 1))
+        elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise TypeError(f"SeedGenerator: seed must be an integer or None, got {seed!r}")
+        self.name = name or "seed_generator"
+        self.state = Variable(np.array([int(seed), 0], np.int64), trainable=False,
+                              name=f"{self.name}_state")
+
+    def next(self):
+        """The seed of the next draw (a pair [seed, counter]); advances the counter."""
+        seed, counter = (int(v) for v in self.state.numpy())
+        self.state.assign(np.array([seed, counter + 1], np.int64))
+        return seed, counter
+
+    def __repr__(self):
+        return f"<SeedGenerator {self.name!r} state={self.state.numpy().tolist()}>"
+
+
 def _rng(seed):
     # Looked up at every draw (not captured), so a replayed draw uses the current stream.
     if seed is None:
         return _generator
+    if isinstance(seed, SeedGenerator):
+        return np.random.default_rng(list(seed.next()))
     key = int(seed)
     if key not in _op_streams:
         _op_streams[key] = np.random.default_rng([0 if _global_seed is None else _global_seed, key])
@@ -81,7 +125,7 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=No
     >>> tk.random.normal((2,)).shape
     (2,)
     """
-    dtype = dtypes.as_dtype(dtype)
+    dtype = dtypes.as_dtype(dtype or dtypes.float32)
     if dtype.kind != "f":
         raise TypeError(f"random.normal: dtype must be floating, got {dtype.name}")
     return random_normal(shape=_shape(shape), mean=_plain(mean), stddev=_plain(stddev),
@@ -100,7 +144,7 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
     >>> tk.random.uniform([4], maxval=10, dtype=tk.int32).dtype
     dtype('int32')
     """
-    dtype = dtypes.as_dtype(dtype)
+    dtype = dtypes.as_dtype(dtype or dtypes.float32)
     if dtype.kind in "iu":
         if maxval is None:
             raise ValueError("random.uniform: integer dtypes need maxval")
@@ -108,3 +152,82 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
         maxval = 1 if maxval is None else maxval
     return random_uniform(shape=_shape(shape), minval=_plain(minval), maxval=_plain(maxval),
                           dtype=dtype, seed=seed)
+
+
+def _truncated(shape, mean, stddev, dtype, seed):
+    rng = _rng(seed)
+    z = rng.standard_normal(shape)
+    while (bad := np.abs(z) > 2).any():          # redraw beyond 2 standard deviations
+        z[bad] = rng.standard_normal(int(bad.sum()))
+    return (z * stddev + mean).astype(dtype)
+
+
+random_truncated_normal = defop("random_truncated_normal", _truncated, args="",
+                                doc="Normal samples redrawn beyond 2 stddev; attrs as random_normal.")
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+    """Samples from N(mean, stddev**2), each redrawn until within 2 stddev of the mean.
+
+    >>> tk.random.set_seed(0)
+    >>> x = tk.random.truncated_normal([1000])
+    >>> bool(tk.reduce_max(tk.abs(x)) <= 2.0)
+    True
+    """
+    dtype = dtypes.as_dtype(dtype or dtypes.float32)
+    if dtype.kind != "f":
+        raise TypeError(f"random.truncated_normal: dtype must be floating, got {dtype.name}")
+    return random_truncated_normal(shape=_shape(shape), mean=_plain(mean), stddev=_plain(stddev),
+                                   dtype=dtype, seed=seed)
+
+
+def randint(shape, minval, maxval, dtype="int32", seed=None):
+    """Integers uniform in [minval, maxval) (Keras 3's `keras.random.randint`).
+
+    >>> tk.random.set_seed(0)
+    >>> x = tk.random.randint((100,), 0, 3)
+    >>> x.dtype, sorted(set(x.numpy().tolist()))
+    (dtype('int32'), [0, 1, 2])
+    """
+    dtype = dtypes.as_dtype(dtype or dtypes.float32)
+    if dtype.kind not in "iu":
+        raise TypeError(f"random.randint: dtype must be an integer dtype, got {dtype.name}")
+    return uniform(shape, minval=minval, maxval=maxval, dtype=dtype, seed=seed)
+
+
+def _shuffle(value, axis, seed):
+    return _rng(seed).permutation(value, axis=axis)
+
+
+random_shuffle = defop("random_shuffle", _shuffle, args="value", vjp=None,
+                       doc="A random permutation along `axis`; no gradient (as TensorFlow).")
+
+
+def shuffle(value, seed=None, name=None, axis=0):
+    """`value` with its entries along `axis` (the first) in a random order.
+
+    >>> tk.random.set_seed(0)
+    >>> sorted(tk.random.shuffle(tk.range(5)).numpy().tolist())
+    [0, 1, 2, 3, 4]
+    """
+    value = convert_to_tensor(value)
+    if value.ndim == 0:
+        raise ValueError("random.shuffle: value must have at least one axis, got a scalar")
+    return random_shuffle(value, axis=int(axis), seed=seed)
+
+
+def dropout(inputs, rate, noise_shape=None, seed=None):
+    """Keras 3's `keras.random.dropout`: each entry zeroed with probability `rate`, the
+    others scaled by 1/(1 - rate); the gradient flows through the kept entries.
+
+    >>> y = tk.random.dropout(tk.ones((1000,)), 0.5, seed=tk.random.SeedGenerator(0))
+    >>> sorted(set(y.numpy().tolist()))
+    [0.0, 2.0]
+    """
+    if not 0 <= rate < 1:
+        raise ValueError(f"random.dropout: rate must be in [0, 1), got {rate!r}")
+    inputs = convert_to_tensor(inputs)
+    shape = inputs.shape if noise_shape is None else tuple(
+        n if n is not None else inputs.shape[i] for i, n in enumerate(noise_shape))
+    keep = uniform(shape, dtype=inputs.dtype, seed=seed) >= rate
+    return inputs * (1.0 / (1.0 - rate)) * cast(keep, inputs.dtype)

@@ -15,6 +15,7 @@ import numpy as np
 
 from . import dtypes
 from .context import state as _state
+from .tensor_shape import _TensorShape
 from .writes import note as _note_write
 
 _next_tid = itertools.count().__next__
@@ -48,7 +49,7 @@ class Tensor:
     # --- basic properties ---------------------------------------------------
     @property
     def shape(self):
-        return self._value.shape
+        return tuple.__new__(_TensorShape, self._value.shape)   # a tk.TensorShape, unchecked
 
     @property
     def dtype(self):

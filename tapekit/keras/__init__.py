@@ -4,7 +4,7 @@ Reached as `tk.layers`, `tk.keras.layers`, and `keras.layers` after `import tape
 The core (tensors, tapes, ops) never imports this package.
 """
 from . import (activations, backend, callbacks, initializers, keras_tensor, layers, losses,  # noqa: F401
-               metrics, models, optimizers, saving, utils)
+               metrics, models, optimizers, regularizers, saving, utils)
 from .layers import Input, InputLayer
 from .models import Model, Sequential
 from . import schedules  # noqa: E402
@@ -16,4 +16,5 @@ saving.serialization_lib.use_builtins(activations=activations, initializers=init
                                       models=models, optimizers=optimizers, schedules=schedules)
 
 __all__ = ["Input", "InputLayer", "Model", "Sequential", "activations", "backend", "callbacks",
-           "initializers", "layers", "losses", "metrics", "models", "optimizers", "saving", "utils"]
+           "initializers", "layers", "losses", "metrics", "models", "optimizers", "regularizers",
+           "saving", "utils"]

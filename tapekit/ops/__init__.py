@@ -26,7 +26,8 @@ from .indexing import gather, getitem
 from .reductions import reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum
 from .registry import OPS, defop
 from .special import acos, asin, atan2, digamma, divide_no_nan, lgamma, xdivy, xlogy
-from .shapes import broadcast_to, concat, expand_dims, reshape, squeeze, stack, transpose
+from .shapes import (TensorShape, broadcast_to, concat, expand_dims, rank, reshape, shape, size,
+                     squeeze, stack, transpose)
 import sys as _sys
 
 from . import operators as _operators

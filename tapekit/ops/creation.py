@@ -125,8 +125,24 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=None, 
     tk.Tensor(
     [[1. 0. 0.]
      [0. 0. 1.]], shape=(2, 3), dtype=float32)
+
+    Labels often arrive as a NumPy float array (`y_train.astype("float32")`): TensorFlow
+    converts such an array to integers, truncating toward zero, and so does tapekit. A float
+    tensor or a Python list of floats is refused, as in TensorFlow.
+
+    >>> tk.one_hot(np.array([1.0, 2.0]), 3)
+    tk.Tensor(
+    [[0. 1. 0.]
+     [0. 0. 1.]], shape=(2, 3), dtype=float32)
     """
     dtype = dtypes.as_dtype(dtype) or dtypes.float32
+    if isinstance(indices, (np.ndarray, np.floating)) and np.asarray(indices).dtype.kind == "f":
+        indices = np.asarray(indices).astype(np.int64)       # TF's conversion of an ndarray
+    elif np.asarray(_unguarded(indices)).dtype.kind in "fc":
+        got = "a float tensor" if isinstance(indices, Tensor) else "Python floats"
+        raise TypeError(f"one_hot: indices must be integers, got {got} (dtype "
+                        f"{np.asarray(_unguarded(indices)).dtype.name}), which TensorFlow refuses "
+                        f"too. Cast them: tk.one_hot(tk.cast(indices, tk.int32), depth)")
     on = 1 if on_value is None else _plain(on_value)
     off = 0 if off_value is None else _plain(off_value)
     depth = as_int(_plain(depth), "one_hot: depth")

@@ -59,7 +59,8 @@ from ..errors import InvalidArgumentError
 from ..tensor import Tensor
 from .elementwise import cast_op, where
 from .registry import as_axis, defop, numpy_function, python_value
-from .shapes import broadcast_to, expand_dims_op, reshape_op, transpose_op
+from .shapes import broadcast_to_op as broadcast_to
+from .shapes import expand_dims_op, reshape_op, transpose_op
 
 
 def _axes(axis, ndim, op="reduction"):

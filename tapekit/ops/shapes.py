@@ -79,9 +79,39 @@ def _broadcast_to(x, shape):
     return np.broadcast_to(x, shape)
 
 
-broadcast_to = defop("broadcast_to", _broadcast_to,
-                     vjp=[_broadcast_to_vjp],
-                     jvp=[lambda t, ans, x, shape: broadcast_to(t, shape=shape)])
+broadcast_to_op = defop("broadcast_to", _broadcast_to,
+                        vjp=[_broadcast_to_vjp],
+                        jvp=[lambda t, ans, x, shape: broadcast_to_op(t, shape=shape)])
+
+
+def broadcast_to(input, shape, name=None):  # noqa: A002
+    """`input` repeated along new or size-1 axes to `shape` (NumPy's broadcasting rules);
+    the gradient sums back over the repeated axes.
+
+    >>> tk.broadcast_to([1, 2], [2, 2])
+    tk.Tensor(
+    [[1 2]
+     [1 2]], shape=(2, 2), dtype=int32)
+    >>> x = tk.constant([1.0, 2.0])
+    >>> with tk.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = tk.reduce_sum(tk.broadcast_to(x, [3, 2]))
+    >>> tape.gradient(y, x)                  # each entry was used 3 times
+    tk.Tensor([3. 3.], shape=(2,), dtype=float32)
+    """
+    if type(shape) is not tuple or any(type(d) is not int for d in shape):
+        shape = shape_argument(shape, "broadcast_to", allow_unknown=False)
+    x_shape = tuple(np.shape(python_value(input))) if not hasattr(input, "shape") else tuple(input.shape)
+    try:
+        np.broadcast_shapes(x_shape, shape)
+        ok = len(shape) >= len(x_shape) and np.broadcast_shapes(x_shape, shape) == shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(f"broadcast_to: cannot broadcast an input of shape {x_shape} to "
+                         f"{shape}: each axis of the input, counted from the last, must be 1 or "
+                         f"equal to the target's")
+    return broadcast_to_op(input, shape=shape)
 
 
 def broadcast_to_shape(input, shape, name=None):  # noqa: A002 - TensorFlow's argument name
@@ -318,3 +348,49 @@ def stack(values, axis=0, name=None):
 
 def zeros_like_meta(x):
     return np.zeros(x.shape, x.dtype)
+
+
+# --- the shape as data: tk.shape, tk.size, tk.rank, TensorShape ---------------------------------
+from ..tensor import _wrap  # noqa: E402
+from ..tensor_shape import TensorShape, _TensorShape  # noqa: E402,F401
+
+
+def _shape_of(value):
+    if hasattr(value, "shape") and not isinstance(value, (list, tuple)):
+        return tuple(value.shape)
+    return np.shape(python_value(value))
+
+
+def _int_dtype(out_type, op):
+    dtype = np.dtype(out_type)
+    if dtype not in (np.dtype("int32"), np.dtype("int64")):
+        raise TypeError(f"{op}: out_type must be tk.int32 or tk.int64, got {dtype.name}")
+    return dtype
+
+
+def shape(input, out_type=None, name=None):  # noqa: A002
+    """The shape of `input` as a 1-D int32 tensor (`tf.shape`); `x.shape` is the same as a
+    TensorShape. The shape is data: no gradient flows through it.
+
+    >>> tk.shape(tk.zeros((2, 3)))
+    tk.Tensor([2 3], shape=(2,), dtype=int32)
+    """
+    return _wrap(np.array(_shape_of(input), _int_dtype(out_type or "int32", "shape")))
+
+
+def size(input, out_type=None, name=None):  # noqa: A002
+    """The number of elements of `input`, an int32 scalar tensor (`tf.size`).
+
+    >>> tk.size(tk.zeros((2, 3)))
+    tk.Tensor(6, shape=(), dtype=int32)
+    """
+    return _wrap(np.array(math.prod(_shape_of(input)), _int_dtype(out_type or "int32", "size")))
+
+
+def rank(input, name=None):  # noqa: A002
+    """The number of axes of `input`, an int32 scalar tensor (`tf.rank`).
+
+    >>> tk.rank(tk.zeros((2, 3)))
+    tk.Tensor(2, shape=(), dtype=int32)
+    """
+    return _wrap(np.array(len(_shape_of(input)), np.int32))

@@ -156,7 +156,7 @@ def test_reduce_mean_is_numpys_mean(shape, data, dtype, seed):
 def test_broadcast_to_is_numpys(shape, kind, dtype, seed):
     # broadcast_to makes the view of one number itself (ops/shapes.py): the same values,
     # dtype and strides as np.broadcast_to, read-only, and still the same error for bad shapes.
-    from tapekit.ops.shapes import broadcast_to
+    from tapekit.ops.shapes import broadcast_to_op as broadcast_to
     v = np.random.default_rng(seed).standard_normal(3).astype(dtype)
     x = {"0-d array": v[:1].reshape(()), "NumPy scalar": v[0], "vector": v[:1]}[kind]
     shape = shape + (2,) if kind == "vector" else shape  # a (1,) vector needs an axis to fill

@@ -8,7 +8,7 @@
 from ..activations import get_activation
 from .activation import Activation, LeakyReLU, ReLU
 from .base import Layer, clear_session
-from .conv import Conv2D, Conv2DTranspose, MaxPooling2D
+from .conv import Conv1D, Conv2D, Conv2DTranspose, MaxPooling2D
 from .core import Dense, Dropout, Embedding, Flatten, Lambda, Reshape
 from .input_layer import Input, InputLayer
 from .merging import (
@@ -30,11 +30,15 @@ from .merging import (
 from .merging import maximum_ as maximum
 from .merging import minimum_ as minimum
 from .normalization import BatchNormalization
-from .pooling import AveragePooling2D, GlobalAveragePooling2D, GlobalMaxPooling2D
+from .pooling import (AveragePooling2D, GlobalAveragePooling1D, GlobalAveragePooling2D,
+                      GlobalMaxPooling1D, GlobalMaxPooling2D)
+from .recurrent import GRU, LSTM, SimpleRNN
+from .reshaping import UpSampling2D
 
 __all__ = ["Activation", "Add", "Average", "AveragePooling2D", "BatchNormalization", "Concatenate",
-           "Conv2D", "Conv2DTranspose", "Dense", "Dot", "Dropout", "Embedding", "Flatten",
-           "GlobalAveragePooling2D", "GlobalMaxPooling2D", "Input", "InputLayer", "Lambda",
+           "Conv1D", "Conv2D", "Conv2DTranspose", "Dense", "Dot", "Dropout", "Embedding", "Flatten", "GRU", "LSTM", "SimpleRNN",
+           "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalMaxPooling1D",
+           "GlobalMaxPooling2D", "Input", "InputLayer", "Lambda",
            "Layer", "LeakyReLU", "MaxPooling2D", "Maximum", "Minimum", "Multiply", "ReLU",
-           "Reshape", "Subtract", "add", "average", "clear_session", "concatenate", "dot",
+           "Reshape", "Subtract", "UpSampling2D", "add", "average", "clear_session", "concatenate", "dot",
            "get_activation", "maximum", "minimum", "multiply", "subtract"]

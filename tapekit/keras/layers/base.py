@@ -274,6 +274,7 @@ class Layer(Module):
             check_input(self, shape, i)
         if not self.built:
             self.input_shape = _batchless(input_shape)
+            self._build_shape = input_shape     # with its batch size: summary() shows it, as Keras
             self.build(input_shape)
             self.built = True
 
@@ -353,8 +354,28 @@ class Layer(Module):
         Node(self, inputs, outputs, dict(kwargs, _args=args))
         return outputs
 
-    def __repr__(self):
-        return f"<{type(self).__name__} {self.name!r}{'' if self.built else ' (not built)'}>"
+    # --- the layer's place in a functional graph (Keras 3: its first call on KerasTensors) ---
+    def _first_node(self, what):
+        if not self.__dict__.get("_inbound_nodes"):
+            raise AttributeError(f"The layer {self.name} has never been called on symbolic inputs "
+                                 f"and thus has no defined {what}. Call it on tk.Input(...) first")
+        return self._inbound_nodes[0]
+
+    input = property(lambda self: self._first_node("input").inputs,
+                     doc="The KerasTensor(s) of this layer's first symbolic call (Keras 3).")
+    output = property(lambda self: self._first_node("output").outputs,
+                      doc="What this layer's first symbolic call returned: `tk.Model(m.inputs, "
+                          "[l.output for l in m.layers])` extracts every layer's features.")
+
+    def __repr__(self):   # Keras 3's: <Dense name=dense, built=True>
+        return f"<{_class_name(self)} name={self.name}, built={self.built}>"
+
+
+def _class_name(layer):
+    """Keras 3 calls a model made from inputs and outputs "Functional"."""
+    if type(layer).__name__ == "Model" and layer.__dict__.get("_graph") is not None:
+        return "Functional"
+    return type(layer).__name__
 
     # --- config (Keras 3's get_config / from_config) and pickling ---------------------------
     # Keys Keras 3 writes in a layer's config that tapekit takes only at these values (a

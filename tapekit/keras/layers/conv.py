@@ -1,8 +1,9 @@
-"""Convolution and pooling layers over NHWC inputs."""
+"""Convolution and pooling layers over NHWC inputs (Conv1D over (batch, steps, channels))."""
 from ... import nn
-from .. import activations, initializers
+from ...ops import expand_dims, pad, squeeze
+from .. import activations, initializers, regularizers
 from ..activations import get_activation
-from ._utils import _pair, _positive_int
+from ._utils import _is_int, _pair, _positive_int
 from .core import _optional_configs
 from .base import Layer
 
@@ -42,8 +43,11 @@ class Conv2D(Layer):
 
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", activation=None,
                  use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros",
-                 input_shape=None, name=None, **kwargs):
+                 kernel_regularizer=None, bias_regularizer=None, input_shape=None, name=None,
+                 **kwargs):
         layer = type(self).__name__     # Conv2D, or Conv2DTranspose, which shares this
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
         self.filters = _positive_int(filters, "filters", layer)
         self.kernel_size = _pair(kernel_size, "kernel_size", layer)
         self.strides = _pair(strides, "strides", layer)
@@ -59,8 +63,10 @@ class Conv2D(Layer):
             raise ValueError(f"Conv2D {self.name!r} expects inputs (batch, height, width, "
                              f"channels), got shape {input_shape}")
         shape = self.kernel_size + (input_shape[-1], self.filters)
-        self.kernel = self.add_weight(shape=shape, initializer=self.kernel_initializer, name="kernel")
+        self.kernel = self.add_weight(shape=shape, initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer, name="kernel")
         self.bias = self.add_weight(shape=(self.filters,), initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer,
                                     name="bias") if self.use_bias else None
         self._input_axes = {-1: input_shape[-1]}
 
@@ -146,8 +152,10 @@ class Conv2DTranspose(Conv2D):
 
     def build(self, input_shape):
         shape = self.kernel_size + (self.filters, input_shape[-1])
-        self.kernel = self.add_weight(shape=shape, initializer=self.kernel_initializer, name="kernel")
+        self.kernel = self.add_weight(shape=shape, initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer, name="kernel")
         self.bias = self.add_weight(shape=(self.filters,), initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer,
                                     name="bias") if self.use_bias else None
         self._input_axes = {-1: input_shape[-1]}
 
@@ -171,3 +179,83 @@ class Conv2DTranspose(Conv2D):
         config = super().get_config()
         del config["groups"]
         return {**config, "output_padding": None}
+
+def _one(value, what, layer):
+    """A positive int or a 1-tuple of one, as an int: kernel_size=(3,) -> 3."""
+    items = list(value) if isinstance(value, (list, tuple)) else [value]
+    if len(items) != 1 or not _is_int(items[0]) or items[0] <= 0:
+        raise ValueError(f"{layer}: {what} must be a positive integer (or a 1-tuple of one), "
+                         f"got {value!r}")
+    return int(items[0])
+
+
+class Conv1D(Layer):
+    """1-D convolution over (batch, steps, channels) with a (kernel_size, channels, filters)
+    kernel (`keras.layers.Conv1D`). `padding="causal"` pads `kernel_size - 1` zeros on the
+    left only, so output step t sees input steps up to t.
+
+    It runs as a Conv2D over a height-1 image: the same op, and the same derivative rules.
+
+    >>> conv = tk.layers.Conv1D(2, 3, kernel_initializer="ones", use_bias=False)
+    >>> conv(tk.reshape(tk.range(5.0), [1, 5, 1]))     # sums of 3 neighbours: 0+1+2, 1+2+3, ...
+    tk.Tensor(
+    [[[3. 3.]
+      [6. 6.]
+      [9. 9.]]], shape=(1, 3, 2), dtype=float32)
+    >>> tk.layers.Conv1D(2, 3, padding="causal").compute_output_shape((None, 5, 1))
+    (None, 5, 2)
+    """
+
+    ndim = 3
+    _cast_integer_inputs = True
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", dilation_rate=1,
+                 activation=None, use_bias=True, kernel_initializer="glorot_uniform",
+                 bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
+                 **kwargs):
+        self.filters = _positive_int(filters, "filters", "Conv1D")
+        self.kernel_size = (_one(kernel_size, "kernel_size", "Conv1D"),)
+        self.strides = (_one(strides, "strides", "Conv1D"),)
+        if _one(dilation_rate, "dilation_rate", "Conv1D") != 1:
+            raise NotImplementedError(f"Conv1D: dilation_rate={dilation_rate!r} is not supported "
+                                      f"yet (only 1)")
+        self.dilation_rate = (1,)
+        padding = str(padding).lower()
+        if padding not in ("valid", "same", "causal"):
+            raise ValueError(f"Conv1D: padding must be 'valid', 'same' or 'causal', got {padding!r}")
+        self.padding = padding
+        self.activation = get_activation(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        super().__init__(**kwargs)
+
+    def build(self, input_shape):
+        shape = self.kernel_size + (input_shape[-1], self.filters)
+        self.kernel = self.add_weight(shape=shape, initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer, name="kernel")
+        self.bias = self.add_weight(shape=(self.filters,), initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer,
+                                    name="bias") if self.use_bias else None
+        self._input_axes = {-1: input_shape[-1]}
+
+    def call(self, x):
+        padding = self.padding
+        if padding == "causal":
+            x = pad(x, [[0, 0], [self.kernel_size[0] - 1, 0], [0, 0]])
+            padding = "valid"
+        y = _nn_op("conv2d")(expand_dims(x, 1), expand_dims(self.kernel, 0),
+                             strides=[1, 1, self.strides[0], 1], padding=padding.upper())
+        y = squeeze(y, [1])
+        if self.use_bias:
+            y = y + self.bias
+        return self.activation(y)
+
+    def compute_output_shape(self, input_shape):
+        b, n, _ = input_shape
+        k, s = self.kernel_size[0], self.strides[0]
+        if self.padding == "causal":
+            n = None if n is None else n + k - 1
+        return (b, _conv_length(n, k, s, "valid" if self.padding == "causal" else self.padding),
+                self.filters)

@@ -5,7 +5,7 @@ import numpy as np
 
 from ... import dtypes, random
 from ...ops import cast, gather, matmul, reshape
-from .. import activations, initializers
+from .. import activations, initializers, regularizers
 from ..activations import get_activation
 from ._utils import _positive_int
 from .base import Layer
@@ -32,8 +32,11 @@ class Dense(Layer):
     _cast_integer_inputs = True     # uint8 pixels in, float32 out, as Keras's promotion gives
 
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
-                 bias_initializer="zeros", input_shape=None, name=None, **kwargs):
+                 bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
+                 input_shape=None, name=None, **kwargs):
         self.units = _positive_int(units, "units", "Dense")
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
         self.activation = get_activation(activation)
         self.use_bias = use_bias
         self.kernel_initializer = kernel_initializer
@@ -42,8 +45,10 @@ class Dense(Layer):
 
     def build(self, input_shape):
         self.kernel = self.add_weight(shape=(input_shape[-1], self.units),
-                                      initializer=self.kernel_initializer, name="kernel")
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer, name="kernel")
         self.bias = self.add_weight(shape=(self.units,), initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer,
                                     name="bias") if self.use_bias else None
         self._input_axes = {-1: input_shape[-1]}
 
@@ -230,7 +235,7 @@ class Embedding(Layer):
         self.input_dim = _positive_int(input_dim, "input_dim", "Embedding")
         self.output_dim = _positive_int(output_dim, "output_dim", "Embedding")
         self.embeddings_initializer = embeddings_initializer
-        self.embeddings_regularizer = embeddings_regularizer
+        self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
         super().__init__(**kwargs)
 
     def build(self, input_shape):

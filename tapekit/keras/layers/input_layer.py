@@ -35,8 +35,7 @@ class InputLayer(Layer):
         self.batch_shape = tuple(batch_shape)
         self.input_shape = self.batch_shape
         self.built = True
-        self.output = KerasTensor(self.batch_shape, self.dtype, name=name)
-        Node(self, [], self.output)
+        Node(self, [], KerasTensor(self.batch_shape, self.dtype, name=name))   # .output reads it
 
     def call(self, inputs):
         return inputs

@@ -1,4 +1,5 @@
-"""Average pooling and global pooling over NHWC inputs (MaxPooling2D is in conv.py)."""
+"""Average pooling and global pooling over NHWC inputs (MaxPooling2D is in conv.py), and
+global pooling over the steps of (batch, steps, features) inputs."""
 from ...ops import reduce_max, reduce_mean
 from ._utils import _pair
 from .base import Layer
@@ -75,3 +76,39 @@ class GlobalAveragePooling2D(_GlobalPooling2D):
 
     def call(self, inputs):
         return reduce_mean(inputs, axis=[1, 2], keepdims=self.keepdims)
+
+
+class _GlobalPooling1D(Layer):
+    ndim = 3
+
+    def __init__(self, keepdims=False, **kwargs):
+        self.keepdims = bool(keepdims)
+        super().__init__(**kwargs)
+
+    def compute_output_shape(self, input_shape):
+        b, _, c = input_shape
+        return (b, 1, c) if self.keepdims else (b, c)
+
+
+class GlobalMaxPooling1D(_GlobalPooling1D):
+    """Max over the steps: (batch, steps, features) -> (batch, features) (or (batch, 1, features)).
+
+    >>> tk.layers.GlobalMaxPooling1D()(tk.constant([[[1.0, 6.0], [5.0, 2.0]]]))
+    tk.Tensor([[5. 6.]], shape=(1, 2), dtype=float32)
+    """
+
+    def call(self, inputs):
+        return reduce_max(inputs, axis=1, keepdims=self.keepdims)
+
+
+class GlobalAveragePooling1D(_GlobalPooling1D):
+    """Mean over the steps: (batch, steps, features) -> (batch, features) (or (batch, 1, features)).
+
+    >>> tk.layers.GlobalAveragePooling1D()(tk.constant([[[1.0, 6.0], [5.0, 2.0]]]))
+    tk.Tensor([[3. 4.]], shape=(1, 2), dtype=float32)
+    """
+
+    _cast_integer_inputs = True
+
+    def call(self, inputs):
+        return reduce_mean(inputs, axis=1, keepdims=self.keepdims)

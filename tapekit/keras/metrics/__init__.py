@@ -17,20 +17,23 @@ from .accuracy import (Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCate
 from .base import Mean, MeanMetricWrapper, Metric, Sum
 from .confusion import AUC, Precision, Recall
 from .regression import (BinaryCrossentropy, CategoricalCrossentropy, MeanAbsoluteError,
-                         MeanSquaredError, RootMeanSquaredError, SparseCategoricalCrossentropy)
+                         MeanAbsolutePercentageError, MeanSquaredError, RootMeanSquaredError,
+                         SparseCategoricalCrossentropy, mean_absolute_percentage_error)
 
 _CLASSES = (Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccuracy,
             TopKCategoricalAccuracy, SparseTopKCategoricalAccuracy, MeanSquaredError,
             MeanAbsoluteError, RootMeanSquaredError, BinaryCrossentropy, CategoricalCrossentropy,
-            SparseCategoricalCrossentropy, Precision, Recall, Mean, Sum)
+            SparseCategoricalCrossentropy, Precision, Recall, Mean, Sum, AUC,
+            MeanAbsolutePercentageError)
 _BY_NAME = {cls.__name__: cls for cls in _CLASSES}
 _BY_NAME.update({f.__name__: f for f in (
     accuracy, binary_accuracy, categorical_accuracy, sparse_categorical_accuracy,
     top_k_categorical_accuracy, sparse_top_k_categorical_accuracy, mean_squared_error,
-    mean_absolute_error, binary_crossentropy, categorical_crossentropy,
+    mean_absolute_error, mean_absolute_percentage_error, binary_crossentropy, categorical_crossentropy,
     sparse_categorical_crossentropy)})
 _BY_NAME.update({"mse": mean_squared_error, "mae": mean_absolute_error,
-                 "precision": Precision, "recall": Recall,
+                 "precision": Precision, "recall": Recall, "auc": AUC,
+                 "mape": mean_absolute_percentage_error,
                  "root_mean_squared_error": RootMeanSquaredError, "rmse": RootMeanSquaredError})
 
 

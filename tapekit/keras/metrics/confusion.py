@@ -1,4 +1,4 @@
-"""Precision and Recall: counts of true/false positives and negatives, kept in Variables.
+"""Precision, Recall and AUC: counts of true/false positives and negatives, kept in Variables.
 
     p = tk.metrics.Precision()
     p.update_state([0, 1, 1, 1], [1, 0, 1, 1])
@@ -7,9 +7,11 @@
 A prediction counts as positive when it is strictly above `thresholds` (0.5); a label is
 positive when it is non-zero. Each entry is counted (the arrays are read as flat lists).
 """
+import numpy as np
+
 from ...convert import convert_to_tensor
 from ...ops import (broadcast_to, cast, greater, logical_and, logical_not, not_equal, reduce_sum,
-                    reshape)
+                    reshape, sigmoid)
 from .base import Metric, divide_no_nan
 
 __all__ = ["Precision", "Recall", "AUC"]
@@ -97,9 +99,117 @@ class Recall(_Confusion):
 
 
 class AUC(Metric):
-    """Not implemented in tapekit (Keras's keras.metrics.AUC: area under the ROC curve)."""
+    """Area under the ROC (or precision-recall) curve, from counts at `num_thresholds`
+    thresholds (`keras.metrics.AUC`).
 
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError("tk.metrics.AUC is not implemented in tapekit: use "
-                                  "Precision/Recall at a few thresholds, or compute the ROC curve "
-                                  "from model.predict(x) with NumPy")
+    Predictions are probabilities (or logits with `from_logits=True`). At each threshold t
+    (0 - 1e-7, then evenly spaced, then 1 + 1e-7) a prediction above t is a positive; the
+    true/false positives/negatives there are kept in four Variables, so the area covers every
+    batch seen. The ROC area sums the trapezoids under (false positive rate, true positive
+    rate); `summation_method="minoring"`/`"majoring"` takes the lower/upper rectangles, and
+    `curve="PR"` interpolates precision as Davis & Goadrich do, as Keras.
+
+    >>> m = tk.metrics.AUC()
+    >>> m.update_state([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    >>> m.result()                            # 3 of the 4 (positive, negative) pairs in order
+    tk.Tensor(0.75, shape=(), dtype=float32)
+    """
+
+    def __init__(self, num_thresholds=200, curve="ROC", summation_method="interpolation",
+                 name=None, dtype=None, thresholds=None, multi_label=False, num_labels=None,
+                 label_weights=None, from_logits=False):
+        super().__init__(name=name or "auc", dtype=dtype)
+        if multi_label or label_weights is not None:
+            raise NotImplementedError("tk.metrics.AUC: multi_label and label_weights are not "
+                                      "supported; make one AUC per label column")
+        self.curve = str(curve).upper()
+        if self.curve not in ("ROC", "PR"):
+            raise ValueError(f"AUC: curve must be 'ROC' or 'PR', got {curve!r}")
+        self.summation_method = str(summation_method).lower()
+        if self.summation_method not in ("interpolation", "minoring", "majoring"):
+            raise ValueError(f"AUC: summation_method must be 'interpolation', 'minoring' or "
+                             f"'majoring', got {summation_method!r}")
+        if thresholds is not None:
+            inner = sorted(float(t) for t in thresholds)
+            if any(not 0 <= t <= 1 for t in inner):
+                raise ValueError(f"AUC: thresholds must be in [0, 1], got {list(thresholds)}")
+        else:
+            if isinstance(num_thresholds, bool) or not isinstance(num_thresholds, int) \
+                    or num_thresholds <= 1:
+                raise ValueError(f"AUC: num_thresholds must be an integer > 1, got {num_thresholds!r}")
+            inner = [(i + 1) / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+        self._thresholds = np.array([0.0 - 1e-7] + inner + [1.0 + 1e-7])
+        self.num_thresholds = len(self._thresholds)
+        self.multi_label, self.label_weights, self.from_logits = False, None, bool(from_logits)
+        n = (self.num_thresholds,)
+        self.true_positives = self.add_variable(n, name="true_positives")
+        self.false_positives = self.add_variable(n, name="false_positives")
+        self.true_negatives = self.add_variable(n, name="true_negatives")
+        self.false_negatives = self.add_variable(n, name="false_negatives")
+
+    @property
+    def thresholds(self):
+        return self._thresholds.tolist()
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        y_pred = cast(convert_to_tensor(y_pred), self.dtype)
+        y_true = cast(convert_to_tensor(y_true), self.dtype)
+        if y_true.size != y_pred.size:
+            raise ValueError(f"AUC: y_true has {y_true.size} values and y_pred {y_pred.size} "
+                             f"({y_true.shape} vs {y_pred.shape}); one prediction per label is "
+                             f"expected")
+        if self.from_logits:
+            y_pred = sigmoid(y_pred)
+        pred = reshape(y_pred, (-1, 1))
+        label = reshape(y_true, (-1, 1))
+        weight = 1.0
+        if sample_weight is not None:
+            weight = cast(convert_to_tensor(sample_weight), self.dtype)
+            if weight.ndim and weight.size != y_pred.size:
+                weight = reshape(weight, tuple(weight.shape) + (1,) * (y_pred.ndim - weight.ndim))
+                weight = broadcast_to(weight, y_pred.shape)
+            weight = reshape(broadcast_to(weight, y_pred.shape), (-1, 1))
+        above = cast(greater(pred, self._thresholds.astype(self.dtype)[None, :]), self.dtype)
+        # Labels count as weights, as Keras does: 1 is a positive, 0 a negative (soft labels
+        # count partly as each).
+        pos, neg = label * weight, (1.0 - label) * weight
+        self.true_positives.assign_add(reduce_sum(above * pos, axis=0))
+        self.false_positives.assign_add(reduce_sum(above * neg, axis=0))
+        self.false_negatives.assign_add(reduce_sum((1.0 - above) * pos, axis=0))
+        self.true_negatives.assign_add(reduce_sum((1.0 - above) * neg, axis=0))
+
+    def result(self):
+        tp, fp = self.true_positives.numpy(), self.false_positives.numpy()
+        tn, fn = self.true_negatives.numpy(), self.false_negatives.numpy()
+        return convert_to_tensor(np.asarray(_area(tp, fp, tn, fn, self.curve,
+                                                  self.summation_method), self.dtype))
+
+
+def _div(a, b):
+    b = np.asarray(b, np.float64)
+    return np.where(b == 0, 0.0, np.asarray(a, np.float64) / np.where(b == 0, 1.0, b))
+
+
+def _area(tp, fp, tn, fn, curve, method):
+    """Keras 3's AUC.result() on the counts at each threshold (in float64, then cast)."""
+    if curve == "PR" and method == "interpolation":
+        dtp = tp[:-1] - tp[1:]
+        p = tp + fp
+        dp = p[:-1] - p[1:]
+        slope = _div(dtp, np.maximum(dp, 0))
+        intercept = tp[1:] - slope * p[1:]
+        ratio = np.where((p[:-1] > 0) & (p[1:] > 0), _div(p[:-1], np.maximum(p[1:], 0)), 1.0)
+        return float(np.sum(_div(slope * (dtp + intercept * np.log(ratio)),
+                                 np.maximum(tp[1:] + fn[1:], 0))))
+    recall = _div(tp, tp + fn)
+    if curve == "ROC":
+        x, y = _div(fp, fp + tn), recall
+    else:
+        x, y = recall, _div(tp, tp + fp)
+    if method == "interpolation":
+        heights = (y[:-1] + y[1:]) / 2
+    elif method == "minoring":
+        heights = np.minimum(y[:-1], y[1:])
+    else:
+        heights = np.maximum(y[:-1], y[1:])
+    return float(np.sum((x[:-1] - x[1:]) * heights))

@@ -60,7 +60,9 @@ class Model(Trainer, Layer):
         super().__init__(name=name or _utils.unique_name("functional"), **kwargs)
         self._graph = Graph(inputs, outputs)
         self._layers = self._graph.layers
-        self.inputs, self.outputs = inputs, outputs
+        # Keras 3: model.inputs / model.outputs are flat lists; model.input / .output the
+        # structures given.
+        self.inputs, self.outputs = list(self._graph.flat_inputs), list(self._graph.flat_outputs)
         shapes = [t.shape for t in self._graph.flat_inputs]
         self.input_shape = shapes[0] if len(shapes) == 1 else shapes
         self.built = True
@@ -113,14 +115,70 @@ class Model(Trainer, Layer):
             return out[0] if len(out) == 1 else out
         return super().compute_output_shape(input_shape)
 
-    def summary(self, print_fn=print):
-        """Print a table of layers, output shapes and parameter counts (`Model.summary`)."""
+    @property
+    def input(self):
+        """The Input(s) of a functional model, in the structure given to Model(inputs=...)."""
+        if self._functional:
+            return self._graph.inputs
+        return Layer.input.fget(self)
+
+    @property
+    def output(self):
+        """The output KerasTensor(s) of a functional model, as given to Model(outputs=...)."""
+        if self._functional:
+            return self._graph.outputs
+        return Layer.output.fget(self)
+
+    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False,
+                show_trainable=False, layer_range=None):
+        """Print the model's layers, output shapes and parameter counts in Keras 3's box
+        (`Model.summary`); a functional model that is not a chain also shows what each layer
+        is connected to (`layer[node][tensor]`).
+
+        >>> tk.layers.clear_session()
+        >>> inputs = tk.Input(shape=(8,), name="img")
+        >>> a, b = tk.layers.Dense(4, name="a")(inputs), tk.layers.Dense(4, name="b")(inputs)
+        >>> out = tk.layers.Dense(1, name="out")(tk.layers.Add(name="add")([a, b]))
+        >>> tk.Model(inputs, out, name="fun").summary(line_length=76)
+        Model: "fun"
+        ┏━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━┓
+        ┃ Layer (type)        ┃ Output Shape      ┃    Param # ┃ Connected to      ┃
+        ┡━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━┩
+        │ img (InputLayer)    │ (None, 8)         │          0 │ -                 │
+        ├─────────────────────┼───────────────────┼────────────┼───────────────────┤
+        │ a (Dense)           │ (None, 4)         │         36 │ img[0][0]         │
+        ├─────────────────────┼───────────────────┼────────────┼───────────────────┤
+        │ b (Dense)           │ (None, 4)         │         36 │ img[0][0]         │
+        ├─────────────────────┼───────────────────┼────────────┼───────────────────┤
+        │ add (Add)           │ (None, 4)         │          0 │ a[0][0], b[0][0]  │
+        ├─────────────────────┼───────────────────┼────────────┼───────────────────┤
+        │ out (Dense)         │ (None, 1)         │          5 │ add[0][0]         │
+        └─────────────────────┴───────────────────┴────────────┴───────────────────┘
+         Total params: 77 (308.00 B)
+         Trainable params: 77 (308.00 B)
+         Non-trainable params: 0 (0.00 B)
+        """
+        if expand_nested or show_trainable or layer_range is not None:
+            raise NotImplementedError("summary: expand_nested, show_trainable and layer_range "
+                                      "are not supported yet")
         if not self.built:
             raise ValueError("This model has not yet been built. Build the model first by "
                              "calling it on a batch of data, or give its first layer "
                              "input_shape=... (or start a Sequential with tk.Input(shape=...))")
-        _summary.summary(self, [(layer, _summary.output_shape(self, layer)) for layer in self.layers],
-                         print_fn)
+        graph = self.__dict__.get("_graph")
+        sequential_like, nodes = True, None
+        if graph is not None:
+            nodes = {id(n) for n in graph.nodes}
+            consumers = {}
+            for n in graph.nodes:
+                for t in n.input_tensors:
+                    consumers[id(t)] = consumers.get(id(t), 0) + 1
+            # Keras: one node at each depth, each reading at most one tensor
+            sequential_like = (len(graph.flat_inputs) == 1
+                               and all(len(n.input_tensors) <= 1 for n in graph.nodes)
+                               and all(c <= 1 for c in consumers.values())
+                               and len(graph.layers) == len(graph.nodes))
+        _summary.summary(self, self.layers, sequential_like, nodes, line_length, positions, print_fn)
 
     def save_weights(self, filepath, overwrite=True):
         """Write the weights to `filepath` (`*.weights.h5`) in Keras 3's layout: Keras 3 loads
@@ -131,9 +189,6 @@ class Model(Trainer, Layer):
         """Read weights that `save_weights` or Keras 3 wrote (`*.weights.h5` or `*.keras`);
         a file that does not fit raises and changes nothing."""
         weights_h5.load_weights(self, filepath, skip_mismatch=skip_mismatch)
-
-    def __repr__(self):
-        return f"<{type(self).__name__} {self.name!r}: {len(self.layers)} layers>"
 
     # --- compile's arguments, configs, saving and pickling (Keras 3) -------------------------
     def compile(self, *args, **kwargs):

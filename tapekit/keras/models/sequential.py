@@ -10,7 +10,7 @@
 """
 from ..keras_tensor import KerasTensor
 from ..layers.base import Layer
-from ..layers.input_layer import InputLayer
+from ..layers.input_layer import Input, InputLayer
 from . import summary as _summary
 from .model import Model
 
@@ -37,6 +37,7 @@ class Sequential(Model):
 
     def __init__(self, layers=None, trainable=True, name=None):
         self._layers = []
+        self._symbolic = None      # [Input, output of layer 1, ...] once the input shape is known
         super().__init__(name=name, trainable=trainable)
         for layer in layers or []:
             self.add(layer)
@@ -62,12 +63,82 @@ class Sequential(Model):
                 shape = lyr.compute_output_shape(shape)
             layer._maybe_build(shape)
             self.input_shape, self.built = self._layers[0].input_shape, True
+            self._extend_symbolic(layer)
+
+    def _extend_symbolic(self, layer):
+        """Keras 3 builds a Sequential of known input shape as a functional graph: each layer
+        is called on the previous layer's KerasTensor, so `model.inputs`, `model.outputs`,
+        `layer.input` and `layer.output` exist (a feature extractor can be made from them)."""
+        if self._symbolic is None:
+            first = self._layers[0]
+            if isinstance(first, InputLayer):
+                self._symbolic = [first.output]
+                if layer is first:
+                    return
+            else:      # the shape it was built for, with its batch size, as Keras 3
+                shape = first.__dict__.get("_build_shape") or self.input_shape
+                self._symbolic = [Input(batch_shape=shape if isinstance(shape, tuple)
+                                        else self.input_shape)]
+        try:
+            self._symbolic.append(layer(self._symbolic[-1]))
+        except Exception:     # a layer that cannot run on symbolic inputs: no graph (inputs= raises)
+            self._symbolic = False
+
+    def pop(self, rebuild=True):
+        """Remove the last layer and return it (`Sequential.pop`).
+
+        >>> model = tk.Sequential([tk.Input(shape=(3,)), tk.layers.Dense(4), tk.layers.Dense(1)])
+        >>> model.pop().units, len(model.layers), model.outputs[0].shape
+        (1, 1, (None, 4))
+        """
+        if not self.layers:
+            raise TypeError("There are no layers in the model.")
+        layer = self._layers.pop()
+        if self._symbolic and len(self._symbolic) > 1:
+            self._symbolic.pop()
+        if not self.layers and self._symbolic is False:
+            self._symbolic = None
+        return layer
+
+    def _graph_ends(self, what):
+        if not self._symbolic:
+            raise AttributeError(
+                f"Sequential {self.name!r} has no {what} yet: its input shape is not known. Start "
+                f"it with tk.Input(shape=...) (or give the first layer input_shape=...)"
+                + (" -- or one of its layers cannot be called on symbolic inputs"
+                   if self._symbolic is False else ""))
+        return self._symbolic
+
+    @property
+    def inputs(self):
+        """[the Input KerasTensor], once the input shape is known (Keras 3)."""
+        return [self._graph_ends("inputs")[0]]
+
+    @property
+    def outputs(self):
+        """[the last layer's output KerasTensor], once the input shape is known (Keras 3)."""
+        return [self._graph_ends("outputs")[-1]]
+
+    @property
+    def input(self):
+        return self.inputs[0]
+
+    @property
+    def output(self):
+        return self.outputs[0]
 
     def build(self, input_shape):
+        first = input_shape
         for layer in self._layers:
             layer._maybe_build(input_shape)
             input_shape = layer.compute_output_shape(input_shape)
         self.built = True
+        if self._symbolic is None and self._layers and isinstance(first, tuple):
+            self.input_shape = (None,) + tuple(first[1:])
+            for layer in self._layers:
+                self._extend_symbolic(layer)
+                if self._symbolic is False:
+                    break
 
     def call(self, inputs, training=None):
         # training is in the call context: each layer that takes it receives it.
@@ -80,26 +151,27 @@ class Sequential(Model):
             input_shape = layer.compute_output_shape(input_shape)
         return input_shape
 
-    def summary(self, print_fn=print):
-        """Print a table of layers, output shapes and parameter counts (`Model.summary`).
+    def summary(self, line_length=None, positions=None, print_fn=None, **kwargs):
+        """Print the layers, output shapes and parameter counts in Keras 3's box (`Model.summary`).
 
         >>> tk.layers.clear_session()
-        >>> tk.Sequential([tk.Input(shape=(4,)), tk.layers.Dense(3)]).summary()
+        >>> tk.Sequential([tk.Input(shape=(4,)), tk.layers.Dense(3)]).summary(line_length=60)
         Model: "sequential"
-        ...
-        dense (Dense)               (None, 3)                 15
-        ...
+        ┏━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━┓
+        ┃ Layer (type)             ┃ Output Shape      ┃   Param # ┃
+        ┡━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━┩
+        │ dense (Dense)            │ (None, 3)         │        15 │
+        └──────────────────────────┴───────────────────┴───────────┘
+         Total params: 15 (60.00 B)
+         Trainable params: 15 (60.00 B)
+         Non-trainable params: 0 (0.00 B)
         """
-        if not self.built:
-            raise ValueError("This model has not yet been built. Give the first layer "
-                             "input_shape=..., start with tk.Input(shape=...), or call the "
-                             "model on a batch of data first.")
-        rows, shape = [], self.input_shape
-        for layer in self._layers:
-            shape = layer.compute_output_shape(shape)
-            if not isinstance(layer, InputLayer):
-                rows.append((layer, str(shape)))
-        _summary.summary(self, rows, print_fn)
+        if kwargs.get("expand_nested") or kwargs.get("show_trainable") or \
+                kwargs.get("layer_range") is not None:
+            raise NotImplementedError("summary: expand_nested, show_trainable and layer_range "
+                                      "are not supported yet")
+        # Keras 3 prints an unbuilt Sequential too: its layers show "?" and "0 (unbuilt)".
+        _summary.summary(self, self.layers, True, None, line_length, positions, print_fn)
 
     # --- config (Keras 3's keys) -------------------------------------------------------------
     def get_config(self):

@@ -1,0 +1,26 @@
+"""GlobalAveragePooling1D and GlobalMaxPooling1D: values, keepdims, shapes, gradients."""
+import numpy as np
+
+import tapekit as tk
+
+
+def test_global_pooling_1d_values_and_shapes():
+    x = np.arange(24.0).reshape(2, 4, 3) % 5
+    avg, mx = tk.layers.GlobalAveragePooling1D(), tk.layers.GlobalMaxPooling1D(keepdims=True)
+    np.testing.assert_allclose(avg(x).numpy(), x.mean(axis=1), rtol=1e-6)
+    np.testing.assert_array_equal(mx(x).numpy(), x.max(axis=1, keepdims=True))
+    assert avg.compute_output_shape((None, 4, 3)) == (None, 3)
+    assert mx.compute_output_shape((None, 4, 3)) == (None, 1, 3)
+    inputs = tk.Input(shape=(None, 3))
+    assert tk.layers.GlobalMaxPooling1D()(inputs).shape == (None, 3)
+
+
+def test_global_pooling_1d_gradients():
+    x = tk.constant([[[1.0, 5.0], [3.0, 2.0], [0.0, 4.0]]])
+    with tk.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        a = tk.reduce_sum(tk.layers.GlobalAveragePooling1D()(x))
+        m = tk.reduce_sum(tk.layers.GlobalMaxPooling1D()(x))
+    np.testing.assert_allclose(tape.gradient(a, x).numpy(), np.full((1, 3, 2), 1 / 3), rtol=1e-6)
+    # the max of each feature gets the whole gradient: step 1 for feature 0, step 0 for feature 1
+    np.testing.assert_array_equal(tape.gradient(m, x).numpy(), [[[0, 1], [1, 0], [0, 0]]])

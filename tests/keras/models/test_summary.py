@@ -1,0 +1,94 @@
+"""summary() in Keras 3's box: the layout rich draws (checked against Keras 3.15's output
+character for character), parameter bytes, built shapes and "Connected to"."""
+import re
+
+import pytest
+
+import tapekit as tk
+from tapekit.keras.models import summary as summary_mod
+
+
+@pytest.fixture(autouse=True)
+def fresh_names():
+    tk.layers.clear_session()
+
+
+def text_of(model, **kwargs):
+    lines = []
+    model.summary(print_fn=lines.append, **kwargs)
+    return lines[0]
+
+
+SEQUENTIAL_76 = '''Model: "my_sequential"
+┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┓
+┃ Layer (type)                    ┃ Output Shape           ┃       Param # ┃
+┡━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━┩
+│ layer1 (Dense)                  │ (None, 2)              │            10 │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│ layer2 (Dense)                  │ (None, 3)              │             9 │
+└─────────────────────────────────┴────────────────────────┴───────────────┘
+ Total params: 19 (76.00 B)
+ Trainable params: 19 (76.00 B)
+ Non-trainable params: 0 (0.00 B)'''
+
+
+def test_sequential_box_at_76_columns():
+    model = tk.Sequential([tk.Input(shape=(4,)), tk.layers.Dense(2, activation="relu", name="layer1"),
+                           tk.layers.Dense(3, name="layer2")], name="my_sequential")
+    assert text_of(model, line_length=76) == SEQUENTIAL_76
+
+
+def test_column_widths_follow_keras_positions_and_richs_shrinking():
+    # 88 columns, positions .45/.80/1.0 -> 39, 31, 18 wide; with padding 41+33+20 = 94 > 84
+    # (88 minus 4 borders): rich takes 10 off, round(10/3)=3, round(7/2)=4, 3 -> 38, 29, 17
+    assert summary_mod._shrink(10, [41, 33, 20]) == [38, 29, 17]
+    assert summary_mod._shrink(13, [24, 22, 16, 22]) == [21, 19, 12, 19]
+    model = tk.Sequential([tk.Input(shape=(4,)), tk.layers.Dense(2)])
+    rows = text_of(model, line_length=88).splitlines()
+    assert [len(p) for p in re.split("[┃]", rows[2])[1:-1]] == [38, 29, 17]
+    assert all(len(r) == 88 for r in rows[1:6])
+
+
+def test_functional_connected_to_and_wrapping():
+    inputs = tk.Input(shape=(8,), name="img")
+    a, b = tk.layers.Dense(4, name="a")(inputs), tk.layers.Dense(4, name="b")(inputs)
+    out = tk.layers.Dense(1, name="out")(tk.layers.Add(name="add")([a, b]))
+    text = text_of(tk.Model(inputs, out, name="fun"), line_length=56)
+    lines = text.splitlines()
+    # narrow: the header wraps bottom-aligned, long cells wrap at words, as rich does
+    assert lines[2] == "┃               ┃              ┃  Param ┃              ┃"
+    assert lines[3] == "┃ Layer (type)  ┃ Output Shape ┃      # ┃ Connected to ┃"
+    assert "│ img           │ (None, 8)    │      0 │ -            │" in lines
+    assert "│ (InputLayer)  │              │        │              │" in lines
+    assert "│ add (Add)     │ (None, 4)    │      0 │ a[0][0],     │" in lines
+    assert text.endswith(" Total params: 77 (308.00 B)\n Trainable params: 77 (308.00 B)\n"
+                         " Non-trainable params: 0 (0.00 B)")
+
+
+def test_long_words_are_cut_with_an_ellipsis():
+    assert summary_mod._wrap("global_average_pooling2d (GlobalAveragePooling2D)", 18) == [
+        "global_average_po…", "(GlobalAveragePoo…"]
+
+
+def test_built_shape_params_bytes_and_optimizer():
+    model = tk.Sequential([tk.layers.Dense(3), tk.layers.BatchNormalization()])
+    assert "0 (unbuilt)" in text_of(model) and "│ ?" in text_of(model)
+    model(tk.ones((2, 5)))
+    text = text_of(model)
+    assert re.search(r"│ dense \(Dense\) +│ \(2, 3\) +│ +18 │", text)   # built on a batch of 2
+    assert " Total params: 30 (120.00 B)" in text                    # 18 + 4*3 float32
+    assert " Non-trainable params: 6 (24.00 B)" in text              # moving mean and variance
+    model.compile(optimizer="adam", loss="mse")
+    model.fit(tk.ones((2, 5)), tk.ones((2, 3)), verbose=0)
+    text = text_of(model)
+    # Adam: 2 slots per trainable weight (24 * 2) + iterations (int64) + learning rate
+    assert " Optimizer params: 50 (204.00 B)" in text            # 48*4 + 8 + 4 bytes
+    assert " Total params: 80 (324.00 B)" in text
+
+
+def test_multi_output_layers_show_a_list_of_shapes():
+    inputs = tk.Input(shape=(None, 3))
+    outs = tk.layers.LSTM(4, return_state=True, return_sequences=True)(inputs)
+    text = text_of(tk.Model(inputs, outs), line_length=76)
+    assert "│ lstm (LSTM)                     │ [(None, None, 4),      │           128 │" in text
+    assert "│                                 │ (None, 4), (None, 4)]  │               │" in text

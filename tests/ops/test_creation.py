@@ -1,0 +1,19 @@
+"""one_hot with the float indices TensorFlow accepts (a NumPy float array), and those it refuses."""
+import numpy as np
+import pytest
+
+import tapekit as tk
+
+
+def test_one_hot_of_a_numpy_float_array_truncates_as_tensorflow():
+    got = tk.one_hot(np.array([1.0, 2.0, 0.7]), 3).numpy()
+    np.testing.assert_array_equal(got, np.eye(3)[[1, 2, 0]])       # 0.7 -> 0, as TF's conversion
+    got = tk.one_hot(np.array([[1.0], [2.0]], np.float32), 3, dtype=tk.int32).numpy()
+    np.testing.assert_array_equal(got, np.eye(3, dtype=np.int32)[[[1], [2]]])
+
+
+def test_one_hot_refuses_float_tensors_and_python_floats():
+    with pytest.raises(TypeError, match=r"one_hot: indices must be integers, got a float tensor.*tk.cast"):
+        tk.one_hot(tk.constant([1.0]), 3)
+    with pytest.raises(TypeError, match="got Python floats"):
+        tk.one_hot([1.0, 2.0], 3)
