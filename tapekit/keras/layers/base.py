@@ -371,12 +371,6 @@ class Layer(Module):
         return f"<{_class_name(self)} name={self.name}, built={self.built}>"
 
 
-def _class_name(layer):
-    """Keras 3 calls a model made from inputs and outputs "Functional"."""
-    if type(layer).__name__ == "Model" and layer.__dict__.get("_graph") is not None:
-        return "Functional"
-    return type(layer).__name__
-
     # --- config (Keras 3's get_config / from_config) and pickling ---------------------------
     # Keys Keras 3 writes in a layer's config that tapekit takes only at these values (a
     # regularizer, a quantization): from_config drops them at these values, refuses others.
@@ -496,6 +490,13 @@ def _class_name(layer):
             _regularized.add(self)
         if state.get("_losses"):
             _loss_holders.add(self)
+
+
+def _class_name(layer):
+    """Keras 3 calls a model made from inputs and outputs "Functional"."""
+    if type(layer).__name__ == "Model" and layer.__dict__.get("_graph") is not None:
+        return "Functional"
+    return type(layer).__name__
 
 
 class _ActivationByName:

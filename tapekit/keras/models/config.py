@@ -63,7 +63,8 @@ def functional_config(model):
         return [structure(v) for v in x]
 
     return {"name": model.name, "trainable": model.trainable, "layers": layers,
-            "input_layers": structure(model.inputs), "output_layers": structure(model.outputs)}
+            "input_layers": structure(model._graph.inputs),      # as given: one, a list, a dict
+            "output_layers": structure(model._graph.outputs)}
 
 
 def functional_from_config(cls, config, custom_objects=None):

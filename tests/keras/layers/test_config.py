@@ -148,8 +148,6 @@ def test_merge_build_config_takes_a_list_of_shapes():
 
 
 @pytest.mark.parametrize("cls, key, value", [
-    (L.Dense, "kernel_regularizer", {"module": "keras.regularizers", "class_name": "L2",
-                                     "config": {"l2": 0.01}, "registered_name": None}),
     (L.Dense, "quantization_config", {"mode": "int8"}),
     (L.Conv2D, "dilation_rate", [2, 2]),
     (L.Flatten, "data_format", "channels_first"),
