@@ -168,10 +168,14 @@ def _unwatched(snap, source, S, ids):
                     f"watch_accessed_variables=False, so it watches only what tape.watch(...) "
                     f"names, and {S} was not watched. Call tape.watch(...) on it inside the "
                     f"`with` block.", node, ())
+        # The tape cannot tell a Variable the target never uses from one whose value left
+        # the tape (x.numpy()): neither was read by a recorded op. The message covers both.
         return ("left_tape", f"{S} is a trainable Variable, but no op read it while this tape was "
-                f"recording, so nothing on the tape depends on it. Use it inside the `with` block, "
-                f"as a tensor: x.numpy(), float(x) or a NumPy call on np.asarray(x) give plain "
-                f"numbers that no tape follows.", None, ())
+                f"recording, so nothing on the tape depends on it. If the target does not use "
+                f"it, None is the right answer (unconnected_gradients=\"zero\" gives zeros "
+                f"instead). If it should, use it inside the `with` block, as a tensor: x.numpy(), "
+                f"float(x) or a NumPy call on np.asarray(x) give plain numbers that no tape "
+                f"follows.", None, ())
     return ("unwatched_constant", f"{S} is a constant tensor that the tape does not watch: a tape "
             f"records only operations on watched tensors and trainable Variables. Call "
             f"tape.watch(...) on it inside the `with` block before using it, or make it a "

@@ -73,3 +73,18 @@ def test_a_non_persistent_tape_still_names_the_assignment_after_gradient():
         y = x1 ** 2
     assert tape.gradient(y, x0) is None
     assert tape.explain(y, x0).reason == "assigned"
+
+
+def test_an_unused_variable_is_told_that_none_may_be_the_right_answer():
+    # lesson 7, section 10: a Variable the target does not use gets None honestly; the
+    # message says so, and still gives the advice for a value that left the tape
+    a = tk.Variable(1.0, name="a")
+    b = tk.Variable(2.0, name="b")
+    with tk.GradientTape() as tape:
+        y = a * 3.0
+    assert tape.gradient(y, b) is None
+    e = tape.explain(y, b)
+    assert e.reason == "left_tape"
+    text = str(e)
+    assert "None is the right answer" in text and 'unconnected_gradients="zero"' in text
+    assert "x.numpy()" in text
