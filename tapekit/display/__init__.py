@@ -33,7 +33,7 @@ def _explain_method(self, target, source):
     >>> with tk.GradientTape() as tape:
     ...     y = tk.constant(3.0) * 2.0         # x is never used
     >>> print(tape.explain(y, x).message)      # in a notebook it also shows the marked graph
-    s0 (Variable 'x:0') is a trainable Variable, but no op read it while this tape was recording, so nothing on the tape depends on it. Use it inside the `with` block, as a tensor: x.numpy(), float(x) or a NumPy call on np.asarray(x) give plain numbers that no tape follows.
+    s0 (Variable 'x:0') is a trainable Variable, but no op read it while this tape was recording, so nothing on the tape depends on it. If the target does not use it, None is the right answer (unconnected_gradients="zero" gives zeros instead). If it should, use it inside the `with` block, as a tensor: x.numpy(), float(x) or a NumPy call on np.asarray(x) give plain numbers that no tape follows.
     """
     return explain(self, target, source)
 
