@@ -3,6 +3,9 @@
 Reached as `tk.layers`, `tk.keras.layers`, and `keras.layers` after `import tapekit as keras`.
 The core (tensors, tapes, ops) never imports this package.
 """
+# saving first: its face loads saving_lib and weights_h5, which walk layers; the layers,
+# activations and initializers then find serialization_lib loaded (it imports none of them).
+from . import saving  # noqa: I001
 from . import (activations, backend, callbacks, initializers, keras_tensor, layers, losses,  # noqa: F401
                metrics, models, optimizers, saving, utils)
 from .layers import Input, InputLayer

@@ -26,7 +26,9 @@ from ...module import Module, _leaves
 from ...ops import cast, zeros
 from ...tensor import Tensor, Variable
 from .. import initializers
+from ..activations import ACTIVATIONS
 from ..keras_tensor import KerasTensor, Node, any_symbolic
+from ..saving.serialization_lib import dtype_from_config, dtype_policy_config
 from . import _utils
 from ._utils import _batchless, _shape_list, _shape_structure, check_input
 
@@ -401,7 +403,6 @@ class Layer(Module):
         >>> Scale(2.5, name="s").get_config()["factor"]
         2.5
         """
-        from ..saving.serialization_lib import dtype_policy_config  # noqa: PLC0415
         config = {"name": self.name, "trainable": self.trainable,
                   "dtype": dtype_policy_config(self.dtype)}
         auto = self.__dict__.get("_auto_config")
@@ -418,7 +419,6 @@ class Layer(Module):
         >>> layer.name, layer.units
         ('d', 3)
         """
-        from ..saving.serialization_lib import dtype_from_config  # noqa: PLC0415
         if not isinstance(config, dict):
             raise TypeError(f"{cls.__name__}.from_config: expected a dict, got "
                             f"{type(config).__name__}")
@@ -452,7 +452,6 @@ class Layer(Module):
     def __getstate__(self):
         """pickle/copy: the layer's attributes, with constraints keyed by weight rather than
         by id (an id does not survive pickling)."""
-        from ..activations import ACTIVATIONS  # noqa: PLC0415
         state = dict(self.__dict__)
         for key, value in state.items():           # built-in activations travel by name
             name = next((n for n, fn in ACTIVATIONS.items() if fn is value), None)
@@ -465,7 +464,6 @@ class Layer(Module):
         return state
 
     def __setstate__(self, state):
-        from ..activations import ACTIVATIONS  # noqa: PLC0415
         state = {k: ACTIVATIONS[v.name] if isinstance(v, _ActivationByName) else v
                  for k, v in state.items()}
         if isinstance(state.get("_constraints"), list):
