@@ -17,7 +17,8 @@ import json
 import numpy as np
 
 from ..layers import _utils
-from ..layers.base import Layer, _as_shapes
+from ..layers.base import Layer
+from ..layers.config import _as_shapes
 from ..saving import saving_lib, weights_h5
 from ..saving.serialization_lib import serialize_keras_object
 from ..trainer import Trainer

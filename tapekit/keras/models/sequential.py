@@ -9,7 +9,8 @@
     model.summary()
 """
 from ..keras_tensor import KerasTensor
-from ..layers.base import Layer, _as_shapes
+from ..layers.base import Layer
+from ..layers.config import _as_shapes
 from ..layers.input_layer import InputLayer
 from . import summary as _summary
 from .model import Model
