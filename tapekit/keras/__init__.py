@@ -14,9 +14,9 @@ from . import schedules  # noqa: E402
 
 # Configs name these modules' classes and functions (Keras's names); they import saving for
 # their own get_config, so saving gets them here, once all are loaded.
-saving.serialization_lib.use_builtins(activations=activations, initializers=initializers,
-                                      layers=layers, losses=losses, metrics=metrics,
-                                      models=models, optimizers=optimizers, schedules=schedules)
+saving.lookup.use_builtins(activations=activations, initializers=initializers, layers=layers,
+                           losses=losses, metrics=metrics, models=models, optimizers=optimizers,
+                           schedules=schedules)
 
 __all__ = ["Input", "InputLayer", "Model", "Sequential", "activations", "backend", "callbacks",
            "initializers", "layers", "losses", "metrics", "models", "optimizers", "saving", "utils"]

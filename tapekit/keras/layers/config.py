@@ -8,7 +8,7 @@ refused at others.
 """
 import inspect
 
-from ..saving.serialization_lib import dtype_from_config, dtype_policy_config
+from ..saving.dtype_policy import dtype_from_config, dtype_policy_config
 
 _ALLOWED_KWARGS = {"input_shape", "input_dim", "batch_input_shape", "batch_size", "autocast"}
 

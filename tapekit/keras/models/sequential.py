@@ -14,8 +14,8 @@ from ..layers.config import _as_shapes
 from ..layers.input_layer import InputLayer
 from . import summary as _summary
 from .model import Model
-from ..saving.serialization_lib import (deserialize_keras_object, dtype_policy_config,
-                                         serialize_keras_object)
+from ..saving.dtype_policy import dtype_policy_config
+from ..saving.serialization_lib import deserialize_keras_object, serialize_keras_object
 
 
 class Sequential(Model):
