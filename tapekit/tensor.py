@@ -15,6 +15,7 @@ import numpy as np
 
 from . import dtypes
 from .context import state as _state
+from .dtypes import _short
 from .tensor_shape import _TensorShape
 from .writes import note as _note_write
 
@@ -407,8 +408,3 @@ def _to_array(value, dtype=None, copy=True, what="convert_to_tensor"):
     if copy and not fresh and not (arr.base is None and not arr.flags.writeable):
         return arr.copy()
     return arr
-
-
-def _short(value, n=60):
-    text = repr(value)
-    return text if len(text) <= n else text[: n - 3] + "..."

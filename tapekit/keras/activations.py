@@ -12,6 +12,7 @@ argument names and defaults.
 """
 from .. import nn
 from ..ops import minimum, sigmoid, tanh, where, zeros_like
+from .saving.serialization_lib import deserialize_keras_object, serialize_keras_object
 
 __all__ = ["deserialize", "elu", "gelu", "get", "get_activation", "leaky_relu", "linear", "relu",
            "relu6", "selu", "serialize", "sigmoid", "silu", "softmax", "softplus", "softsign",
@@ -69,7 +70,6 @@ def get_activation(activation):
     if activation is None:
         return linear
     if isinstance(activation, dict):           # a config, as Keras 3 writes a custom one
-        from .saving.serialization_lib import deserialize_keras_object  # noqa: PLC0415
         return get_activation(deserialize_keras_object(activation))
     if callable(activation):
         return activation
@@ -95,7 +95,6 @@ def serialize(activation):
     for name, known in ACTIVATIONS.items():
         if known is fn:
             return name
-    from .saving.serialization_lib import serialize_keras_object  # noqa: PLC0415
     return serialize_keras_object(fn)
 
 
@@ -108,6 +107,5 @@ def deserialize(config, custom_objects=None):
     if isinstance(config, str) and custom_objects and config in custom_objects:
         return custom_objects[config]
     if isinstance(config, dict):
-        from .saving.serialization_lib import deserialize_keras_object  # noqa: PLC0415
         return get_activation(deserialize_keras_object(config, custom_objects=custom_objects))
     return get_activation(config)

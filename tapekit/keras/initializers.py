@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from .. import dtypes, random
+from .saving.serialization_lib import deserialize_keras_object, serialize_keras_object
 
 __all__ = ["Constant", "GlorotNormal", "GlorotUniform", "HeNormal", "HeUniform", "Initializer",
            "Ones", "RandomNormal", "RandomUniform", "TruncatedNormal", "Zeros", "deserialize",
@@ -265,7 +266,6 @@ def get(identifier):
     if isinstance(identifier, type) and issubclass(identifier, Initializer):
         return identifier()
     if isinstance(identifier, dict):        # a config, as Keras 3 writes it in a layer's
-        from .saving.serialization_lib import deserialize_keras_object  # noqa: PLC0415
         return get(deserialize_keras_object(identifier))
     if callable(identifier):
         return identifier
@@ -282,11 +282,9 @@ def serialize(initializer):
     >>> tk.initializers.serialize("zeros")
     {'module': 'keras.initializers', 'class_name': 'Zeros', 'config': {}, 'registered_name': None}
     """
-    from .saving.serialization_lib import serialize_keras_object  # noqa: PLC0415
     return serialize_keras_object(get(initializer))
 
 
 def deserialize(config, custom_objects=None):
     """The initializer a config describes (serialize's inverse)."""
-    from .saving.serialization_lib import deserialize_keras_object  # noqa: PLC0415
     return get(deserialize_keras_object(config, custom_objects=custom_objects))

@@ -23,6 +23,8 @@ from ..tensor import Tensor, Variable
 from ..compiler.tracing import hold_in_traces
 from . import schedules
 from .schedules import LearningRateSchedule
+from .layers._utils import snake_name
+from .saving.serialization_lib import deserialize_keras_object, serialize_keras_object
 
 
 _NO_SLOTS = {}  # the slots of every variable of an optimizer that keeps none (plain SGD)
@@ -174,7 +176,6 @@ class Optimizer:
         >>> tk.optimizers.SGD(0.1, momentum=0.9).get_config()["momentum"]
         0.9
         """
-        from .saving.serialization_lib import serialize_keras_object  # noqa: PLC0415
         lr = (serialize_keras_object(self._schedule) if self._schedule is not None
               else float(self._learning_rate.numpy()))
         name = self.name if self.name != type(self).__name__ else _keras_name(type(self).__name__)
@@ -186,7 +187,6 @@ class Optimizer:
     def from_config(cls, config):
         """An optimizer from get_config's dict or Keras 3's (whose extra keys must keep
         Keras's defaults: tapekit has no clipping, weight decay or EMA)."""
-        from .saving.serialization_lib import deserialize_keras_object  # noqa: PLC0415
         config = dict(config)
         for key, default in {**cls._keras_only, "amsgrad": False}.items():
             if key in config and config.pop(key) != default:
@@ -336,7 +336,6 @@ class RMSprop(Optimizer):
 
 def _keras_name(class_name):
     """Keras 3's default optimizer name: Adam -> adam, RMSprop -> rm_sprop."""
-    from .layers._utils import snake_name  # noqa: PLC0415
     return snake_name(class_name)
 
 

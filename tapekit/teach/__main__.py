@@ -7,8 +7,9 @@ from . import sanitize_path
 
 
 def _build(args):
-    from .assignments import (ExerciseError, build_course, default_lesson_url, find_lessons,
-                              generate_release)
+    from .assignments import build_course, default_lesson_url, find_lessons
+    from .exercise import ExerciseError
+    from .grading import generate_release
 
     lessons = []
     for given in args.lessons or ["notebooks"]:
@@ -47,7 +48,7 @@ def _table(args):
 
 
 def _minutes(args):
-    from .assignments import ExerciseError, read_exercise
+    from .exercise import ExerciseError, read_exercise
     from .minutes import table
 
     def points(path):

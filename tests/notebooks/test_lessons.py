@@ -258,7 +258,7 @@ def test_stated_minutes_cover_the_reading_and_exercise_models(path):
     # models set the floor: prose at 130 words and visible code at 5 lines a minute, no lesson
     # over 35 minutes of reading; the exercise at 2 minutes a point.
     minutes = pytest.importorskip("tapekit.teach.minutes")
-    from tapekit.teach.assignments import read_exercise
+    from tapekit.teach.exercise import read_exercise
     reading, exercise = minutes.stated(path)
     where = f"python -m tapekit.teach minutes {path.relative_to(REPO)}"
     assert reading is not None and exercise is not None, (

@@ -1,6 +1,6 @@
-"""tapekit.teach.assignments: lessons' exercise blocks -> an nbgrader course, graded by nbgrader.
+"""tapekit.teach.assignments: lessons' exercise blocks -> an nbgrader course, graded by nbgrader
+(tapekit.teach.grading); the marker checks are in test_exercise.py.
 
-- the marker checks: each broken block gives an error naming the lesson and the cell;
 - the source notebook: nbgrader cells with stable, unique ids, points, no skeleton;
 - the walk-through of docs/write_your_own_lesson.md on tests/teach/lesson/99_tiny_lesson.md:
   pair, execute, nbval with the packaged rules, build, release, grade three submissions with
@@ -23,9 +23,10 @@ from pathlib import Path
 import pytest
 
 from tapekit.teach import sanitize_path
-from tapekit.teach.assignments import (ExerciseError, assignment_notebook, assignments_table,
-                                       build_course, find_lessons, generate_release,
-                                       grade_answers, read_exercise)
+from tapekit.teach.assignments import (assignment_notebook, assignments_table, build_course,
+                                       find_lessons)
+from tapekit.teach.exercise import ExerciseError, read_exercise
+from tapekit.teach.grading import generate_release, grade_answers
 
 REPO = Path(__file__).resolve().parents[2]
 TINY = Path(__file__).resolve().parent / "lesson" / "99_tiny_lesson.md"
@@ -36,75 +37,6 @@ COURSE_LESSONS = find_lessons(NOTEBOOKS)[0]
 
 def _slug(path):
     return re.sub(r"^\d+[a-z]?_", "", Path(path).stem)
-
-
-def _tiny_variant(tmp_path, old, new, count=1):
-    text = TINY.read_text(encoding="utf-8")
-    assert text.count(old) >= count, f"the tiny lesson no longer holds {old!r}"
-    path = tmp_path / TINY.name
-    path.write_text(text.replace(old, new, count), encoding="utf-8")
-    return path
-
-
-# --- the markers ------------------------------------------------------------------------------
-BROKEN = {
-    "no exercise": ("## Exercise", "## Practice", r"no exercise: no Markdown line starts with '## Exercise'"),
-    "no exercise cell": (":tags: [exercise]", ":tags: [other]",
-                         r"untagged code cell inside the exercise block|no cell tagged 'exercise'"),
-    "no solution tag": ("tags: [solution]", "tags: [other]", r"untagged code cell"),
-    "solution first line": ("# Solution\n", "# the answer\n", r"first line must be '# Solution'"),
-    "no grade cell": ("tags: [check, remove-cell, grade]", "tags: [check, remove-cell]",
-                      r"check cell inside the exercise block without the 'grade' tag"),
-    "points missing": ("tapekit:\n  points: 1\n", "", r"needs metadata 'tapekit: \{points: N\}'.*got None"),
-    "points zero": ("points: 1", "points: 0", r"int N >= 1, got 0"),
-}
-
-
-@pytest.mark.parametrize("case", sorted(BROKEN))
-def test_broken_markers_name_the_lesson_and_the_problem(tmp_path, case):
-    old, new, message = BROKEN[case]
-    path = _tiny_variant(tmp_path, old, new)
-    with pytest.raises(ExerciseError, match=message) as err:
-        read_exercise(path)
-    assert "99_tiny_lesson.md" in str(err.value)
-
-
-def test_a_problem_in_a_cell_names_the_cell(tmp_path):
-    path = _tiny_variant(tmp_path, "points: 2", "points: two")
-    with pytest.raises(ExerciseError, match=r"99_tiny_lesson\.md, cell \d+ \(code, starting "
-                                            r"'assert \"slope\" in globals\(\)"):
-        read_exercise(path)
-
-
-def test_a_grade_cell_that_passes_on_the_skeleton_is_refused(tmp_path):
-    path = _tiny_variant(tmp_path, "slope = None\n", "slope = 12.0\n")
-    with pytest.raises(ExerciseError, match=r"grade cell 1 of 2 passes on the skeleton"):
-        build_course([path], tmp_path / "course")
-    assert not (tmp_path / "course").exists(), "nothing is written when a lesson is refused"
-
-
-def test_a_grade_cell_that_fails_with_a_name_error_is_refused(tmp_path):
-    path = _tiny_variant(tmp_path, '"slope" in globals() and slope is not None',
-                         "slope is not None", count=2)
-    path.write_text(path.read_text().replace("slope = None\n", "pass\n"))
-    with pytest.raises(ExerciseError, match=r"fails on the skeleton .* with NameError.*globals\(\)"):
-        build_course([path], tmp_path / "course")
-
-
-def test_a_grade_cell_that_fails_with_a_name_error_on_the_release_is_refused(tmp_path):
-    # the skeleton defines slope; the release's empty answer cell does not
-    path = _tiny_variant(tmp_path, 'assert "slope" in globals() and slope is not None, "slope is not set"',
-                         'assert slope is not None, "slope is not set"')
-    with pytest.raises(ExerciseError, match=r"grade cell 2 of 2 fails on an empty answer cell "
-                                            r"\(the release as handed out\) with NameError"):
-        build_course([path], tmp_path / "course")
-
-
-def test_a_solution_that_fails_its_own_checks_is_refused(tmp_path):
-    path = _tiny_variant(tmp_path, "    f = x ** 3\n", "    f = x ** 2\n")
-    with pytest.raises(ExerciseError, match=r"grade cell 2 of 2 raised AssertionError: slope "
-                                            r"should be f'\(2\) = 3·2² = 12.0, got 4.0"):
-        build_course([path], tmp_path / "course")
 
 
 # --- the source notebook --------------------------------------------------------------------
@@ -274,8 +206,8 @@ def test_course_assignment_is_graded_by_nbgrader(graded_course, lesson):
     _assert_graded(result, ex, name, wrong[name])
 
 
-def test_exercise_setup_cells_are_copied_locked(tmp_path):
-    path = _tiny_variant(tmp_path, "```{code-cell} ipython3\nx = tk.Variable(3.0)",
+def test_exercise_setup_cells_are_copied_locked(tiny_variant):
+    path = tiny_variant("```{code-cell} ipython3\nx = tk.Variable(3.0)",
                          "```{code-cell} ipython3\n:tags: [exercise-setup]\n\nx = tk.Variable(3.0)")
     ex = read_exercise(path)
     assert ex.setup == [TINY.read_text().split("```{code-cell} ipython3\n")[2].split("```")[0].strip()]
@@ -287,10 +219,10 @@ def test_exercise_setup_cells_are_copied_locked(tmp_path):
     assert ids.index("99_tiny_lesson-setup-1") < ids.index("99_tiny_lesson-answer")
 
 
-def test_given_cells_inside_the_block_follow_the_task_text(tmp_path):
+def test_given_cells_inside_the_block_follow_the_task_text(tiny_variant):
     """`exercise-setup` cells between the task and the reader's cell give the task's data: the
     assignment shows them where the lesson does, after the task and before the answer cell."""
-    path = _tiny_variant(tmp_path, "```{code-cell} ipython3\n:tags: [exercise]\n",
+    path = tiny_variant("```{code-cell} ipython3\n:tags: [exercise]\n",
                          "```{code-cell} ipython3\n:tags: [exercise-setup]\n\npoint = 2.0\n```\n\n"
                          "```{code-cell} ipython3\n:tags: [exercise]\n")
     ex = read_exercise(path)

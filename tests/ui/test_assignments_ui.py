@@ -14,7 +14,8 @@ import pytest
 from lab_page import KERNEL_READY
 
 pytest.importorskip("nbgrader", reason="the [teach] extra (nbgrader) is not installed")
-from tapekit.teach.assignments import build_course, generate_release  # noqa: E402
+from tapekit.teach.assignments import build_course  # noqa: E402
+from tapekit.teach.grading import generate_release  # noqa: E402
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(300)]
 TINY = Path(__file__).resolve().parents[1] / "teach" / "lesson" / "99_tiny_lesson.md"

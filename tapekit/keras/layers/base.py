@@ -11,7 +11,8 @@ weights are named `kernel`, `bias`, with the paths `dense/kernel`, `dense/bias` 
 `Layer.__call__` is Keras 3's recipe (keras/src/layers/layer.py), in numbered steps below:
 convert the inputs, build once, resolve `training`, call, keep the losses. Whether `call`
 takes `training` (or `mask`) is read from its signature once per class; it is passed
-only to a `call` that names it, as in Keras.
+only to a `call` that names it, as in Keras. The config (get_config / from_config) is
+config.py's LayerConfig; shapes found by running on zeros are output_spec.py's.
 """
 import inspect
 import threading
@@ -20,17 +21,17 @@ import weakref
 import numpy as np
 
 from ... import dtypes, nest
-from ...context import state as _tape_state
 from ...convert import convert_to_tensor
 from ...module import Module, _leaves
-from ...ops import cast, zeros
+from ...ops import cast
 from ...tensor import Tensor, Variable
 from .. import initializers
+from ..activations import ACTIVATIONS
 from ..keras_tensor import KerasTensor, Node, any_symbolic
 from . import _utils
-from ._utils import _batchless, _shape_list, _shape_structure, check_input
-
-_ALLOWED_KWARGS = {"input_shape", "input_dim", "batch_input_shape", "batch_size", "autocast"}
+from ._utils import _batchless, _shape_list, check_input
+from .config import _ALLOWED_KWARGS, LayerConfig
+from .output_spec import _returned_none, _run_on_zeros
 
 
 def clear_session():
@@ -66,7 +67,7 @@ _loss_holders = weakref.WeakSet()    # layers that add_loss'ed since their last 
 _regularized = weakref.WeakSet()     # layers with a weight regularizer
 
 
-class Layer(Module):
+class Layer(LayerConfig, Module):
     """Base class: subclasses implement `build(input_shape)` and `call(inputs)`.
 
     `call` may take `training=None` (Dropout, BatchNormalization); it then receives the
@@ -367,107 +368,16 @@ class Layer(Module):
                       doc="What this layer's first symbolic call returned: `tk.Model(m.inputs, "
                           "[l.output for l in m.layers])` extracts every layer's features.")
 
-    def __repr__(self):   # Keras 3's: <Dense name=dense, built=True>
-        return f"<{_class_name(self)} name={self.name}, built={self.built}>"
+    def __repr__(self):   # Keras 3's: <Dense name=dense, built=True>, and a Model made from
+        # inputs and outputs is "Functional"
+        functional = type(self).__name__ == "Model" and self.__dict__.get("_graph") is not None
+        kind = "Functional" if functional else type(self).__name__
+        return f"<{kind} name={self.name}, built={self.built}>"
 
-
-    # --- config (Keras 3's get_config / from_config) and pickling ---------------------------
-    # Keys Keras 3 writes in a layer's config that tapekit takes only at these values (a
-    # regularizer, a quantization): from_config drops them at these values, refuses others.
-    _keras_only = {}
-
-    def __new__(cls, *args, **kwargs):
-        """Keep the arguments of a layer's constructor when they are plain values (numbers,
-        strings, lists, dicts) and the class writes no get_config of its own, so that
-        get_config works without an override, as Keras 3's auto-config does."""
-        obj = super().__new__(cls)
-        if args or kwargs:
-            if not _defines_no_get_config(cls) or _base_init(cls):
-                return obj          # its own get_config says what to keep; or no arguments
-            try:
-                signature = inspect.signature(cls.__init__)
-                bound = signature.bind(None, *args, **kwargs)
-            except (TypeError, ValueError):
-                return obj                      # __init__ will say what is wrong
-            bound.apply_defaults()
-            config = {}
-            for name, value in list(bound.arguments.items())[1:]:
-                kind = signature.parameters[name].kind
-                if kind is inspect.Parameter.VAR_KEYWORD:
-                    config.update(value)
-                elif kind is not inspect.Parameter.VAR_POSITIONAL:
-                    config[name] = value
-            if _plain(config):
-                obj.__dict__["_auto_config"] = config
-        return obj
-
-    def get_config(self):
-        """The arguments that make this layer again, with Keras 3's keys: `from_config(config)`
-        rebuilds it (without its weights), and Keras 3's `from_config` accepts it. A custom
-        layer that does not override it gets its constructor's arguments when they were plain
-        values (Keras 3's auto-config).
-
-        >>> tk.layers.Dropout(0.25, name="drop").get_config()["rate"]
-        0.25
-        >>> class Scale(tk.layers.Layer):
-        ...     def __init__(self, factor, **kwargs):
-        ...         super().__init__(**kwargs)
-        ...         self.factor = factor
-        >>> Scale(2.5, name="s").get_config()["factor"]
-        2.5
-        """
-        from ..saving.serialization_lib import dtype_policy_config  # noqa: PLC0415
-        config = {"name": self.name, "trainable": self.trainable,
-                  "dtype": dtype_policy_config(self.dtype)}
-        auto = self.__dict__.get("_auto_config")
-        if auto is not None and _defines_no_get_config(type(self)):
-            config.update({k: v for k, v in auto.items()
-                           if k not in ("name", "trainable", "dtype") and k not in _ALLOWED_KWARGS})
-        return config
-
-    @classmethod
-    def from_config(cls, config):
-        """A new layer from `get_config()`'s dict, or from the config Keras 3 writes.
-
-        >>> layer = tk.layers.Dense.from_config(tk.layers.Dense(3, name="d").get_config())
-        >>> layer.name, layer.units
-        ('d', 3)
-        """
-        from ..saving.serialization_lib import dtype_from_config  # noqa: PLC0415
-        if not isinstance(config, dict):
-            raise TypeError(f"{cls.__name__}.from_config: expected a dict, got "
-                            f"{type(config).__name__}")
-        config = dict(config)
-        if "dtype" in config:
-            config["dtype"] = dtype_from_config(config["dtype"])
-        takes = inspect.signature(cls.__init__).parameters
-        for key, default in {**_KERAS_ONLY, **cls._keras_only}.items():
-            if key in config and key not in takes:
-                value = config.pop(key)
-                if _jsonish(value) != _jsonish(default):
-                    raise ValueError(
-                        f"{cls.__name__}.from_config: the config has {key}={value!r}; tapekit's "
-                        f"{cls.__name__} supports only {key}={default!r}. Build the layer without "
-                        f"it, or load the model in Keras.")
-        return cls(**config)
-
-    def get_build_config(self):
-        """{"input_shape": ...} of a built layer (Keras 3 writes it to rebuild the weights)."""
-        if self.built and self.input_shape is not None:
-            return {"input_shape": _jsonish(self.input_shape)}
-        return None
-
-    def build_from_config(self, config):
-        """Build the weights from `get_build_config()`'s dict (before weights are loaded)."""
-        shape = (config or {}).get("input_shape")
-        if shape is not None:
-            self._maybe_build(_as_shapes(shape))
-            self.built = True
-
+    # --- pickling ----------------------------------------------------------------------------
     def __getstate__(self):
         """pickle/copy: the layer's attributes, with constraints keyed by weight rather than
         by id (an id does not survive pickling)."""
-        from ..activations import ACTIVATIONS  # noqa: PLC0415
         state = dict(self.__dict__)
         for key, value in state.items():           # built-in activations travel by name
             name = next((n for n, fn in ACTIVATIONS.items() if fn is value), None)
@@ -480,7 +390,6 @@ class Layer(Module):
         return state
 
     def __setstate__(self, state):
-        from ..activations import ACTIVATIONS  # noqa: PLC0415
         state = {k: ACTIVATIONS[v.name] if isinstance(v, _ActivationByName) else v
                  for k, v in state.items()}
         if isinstance(state.get("_constraints"), list):
@@ -492,106 +401,8 @@ class Layer(Module):
             _loss_holders.add(self)
 
 
-def _class_name(layer):
-    """Keras 3 calls a model made from inputs and outputs "Functional"."""
-    if type(layer).__name__ == "Model" and layer.__dict__.get("_graph") is not None:
-        return "Functional"
-    return type(layer).__name__
-
-
 class _ActivationByName:
     """A built-in activation in a pickled layer: its name (the op itself is not picklable)."""
 
     def __init__(self, name):
         self.name = name
-
-
-# Keys of Keras 3's layer configs that tapekit's layers take only at Keras's defaults.
-_KERAS_ONLY = {"quantization_config": None, "activity_regularizer": None,
-               "kernel_regularizer": None, "bias_regularizer": None,
-               "kernel_constraint": None, "bias_constraint": None,
-               "data_format": "channels_last", "lora_rank": None, "lora_alpha": None}
-
-
-def _plain(value):
-    """True for values a JSON config holds as they are."""
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return True
-    if isinstance(value, (list, tuple)):
-        return all(_plain(v) for v in value)
-    if isinstance(value, dict):
-        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
-    return False
-
-
-def _base_init(cls):
-    """True when cls's __init__ is Layer's or Model's own (their arguments are no config)."""
-    for klass in cls.__mro__:
-        if "__init__" in vars(klass):
-            return klass.__name__ in ("Layer", "Model") and \
-                klass.__module__ in (__name__, "tapekit.keras.models.model")
-    return True
-
-
-def _defines_no_get_config(cls):
-    """True when get_config comes from Layer or Model themselves (a custom layer or model
-    that does not write its own, nor inherits one from a built-in layer)."""
-    for klass in cls.__mro__:
-        if "get_config" in vars(klass):
-            return klass.__name__ in ("Layer", "Model") and \
-                klass.__module__ in (__name__, "tapekit.keras.models.model")
-    return True
-
-
-def _jsonish(value):
-    """Tuples as lists, all the way down (JSON's view of a value)."""
-    if isinstance(value, (list, tuple)):
-        return [_jsonish(v) for v in value]
-    return value
-
-
-def _as_shapes(shape):
-    """A shape from JSON: [None, 4] -> (None, 4); [[None, 1], [None, 2]] -> a list of tuples."""
-    if isinstance(shape, dict):
-        return {k: _as_shapes(v) for k, v in shape.items()}
-    if isinstance(shape, (list, tuple)) and shape and isinstance(shape[0], (list, tuple, dict)):
-        return [_as_shapes(s) for s in shape]
-    return tuple(None if d is None else int(d) for d in shape)
-
-
-def _run_on_zeros(layer, shapes, dtype_list, args=(), kwargs=None, with_structure=False):
-    """Run `layer.call` on zeros of `shapes` (unknown sizes as 1), recording on no tape, and
-    return the output shapes (batch axis as None) and dtypes, as Keras's compute_output_spec."""
-    shape_list = _shape_list(shapes)
-    zero = [zeros([1 if d is None else d for d in s], dtype=dt) for s, dt in zip(shape_list, dtype_list)]
-    feed = zero[0] if len(zero) == 1 and isinstance(shapes, tuple) and shape_list[0] == shapes \
-        else nest.pack_like(_shape_structure(shapes), zero)
-    kwargs = {k: v for k, v in (kwargs or {}).items() if k != "training"}
-    saved = (_tape_state.tapes, _tape_state.accumulators, dict(_losses_of(layer)))
-    _tape_state.tapes, _tape_state.accumulators = [], []
-    try:
-        out = layer.call(feed, *args, **kwargs)
-    finally:
-        _tape_state.tapes, _tape_state.accumulators = saved[0], saved[1]
-        for lyr, losses in saved[2].items():
-            lyr.__dict__["_losses"] = losses
-    if out is None:
-        raise _returned_none(layer)
-    flat = nest.flatten(out)
-    out_shapes = [(None,) + tuple(t.shape[1:]) if shape_list[0] and shape_list[0][0] is None
-                  else tuple(t.shape) for t in flat]
-    out_dtypes = [t.dtype for t in flat]
-    if with_structure:
-        return out_shapes, out_dtypes, (out if nest.is_nested(out) else None)
-    return (out_shapes[0] if len(out_shapes) == 1 and not nest.is_nested(out) else out_shapes), out_dtypes
-
-
-def _returned_none(layer):
-    return ValueError(f"Layer {layer.name!r} ({type(layer).__name__}) returned None from "
-                      f"call(): a layer must return its output tensor(s). Add the missing "
-                      f"`return` at the end of {type(layer).__name__}.call")
-
-
-def _losses_of(layer):
-    return {lyr: list(lyr.__dict__.get("_losses", []))
-            for lyr in [layer] + layer._flatten_layers(recursive=True)}

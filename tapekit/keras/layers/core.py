@@ -7,13 +7,14 @@ from ... import dtypes, random
 from ...ops import cast, gather, matmul, reshape
 from .. import activations, initializers, regularizers
 from ..activations import get_activation
+from ..saving import serialization_lib as lib
+from ..saving.serialization_lib import serialize_keras_object
 from ._utils import _positive_int
 from .base import Layer
 
 
 def _optional_configs(layer, *names):
     """{name: config} of optional attributes (regularizers, constraints); None when unset."""
-    from ..saving.serialization_lib import serialize_keras_object  # noqa: PLC0415
     return {name: serialize_keras_object(getattr(layer, name, None)) for name in names}
 
 
@@ -192,7 +193,6 @@ class Lambda(Layer):
     def get_config(self):
         """The function as Keras 3 writes it: a named (registered) function by name, a
         Python lambda as its code, which loads only with safe_mode=False."""
-        from ..saving.serialization_lib import serialize_keras_object  # noqa: PLC0415
         config = {**super().get_config(), "function": serialize_keras_object(self.function)}
         if self.output_shape is not None:
             config["output_shape"] = list(self.output_shape)
@@ -202,7 +202,6 @@ class Lambda(Layer):
     @classmethod
     def from_config(cls, config, custom_objects=None, safe_mode=None):
         """Refuses a Python lambda's code unless loading runs with safe_mode=False (Keras 3)."""
-        from ..saving import serialization_lib as lib  # noqa: PLC0415
         config = dict(config)
         fn = config.get("function")
         mode = safe_mode if safe_mode is not None else lib.in_safe_mode()
@@ -258,7 +257,6 @@ class Embedding(Layer):
     _keras_only = {"embeddings_constraint": None, "mask_zero": False}
 
     def get_config(self):
-        from ..saving.serialization_lib import serialize_keras_object  # noqa: PLC0415
         return {**super().get_config(), "input_dim": self.input_dim, "output_dim": self.output_dim,
                 "embeddings_initializer": initializers.serialize(self.embeddings_initializer),
                 "embeddings_regularizer": serialize_keras_object(self.embeddings_regularizer),

@@ -1,5 +1,7 @@
 """BatchNormalization (`keras.layers.BatchNormalization`)."""
 from ...ops import reduce_mean, reshape, sqrt, square, stop_gradient
+from .. import initializers
+from ..saving.serialization_lib import serialize_keras_object
 from .base import Layer
 
 
@@ -87,8 +89,6 @@ class BatchNormalization(Layer):
                    "renorm_momentum": 0.99}
 
     def get_config(self):
-        from .. import initializers  # noqa: PLC0415
-        from ..saving.serialization_lib import serialize_keras_object  # noqa: PLC0415
         g_init, b_init, mm_init, mv_init = self._inits
         g_reg, b_reg, g_con, b_con = self._regs
         return {**super().get_config(), "axis": self.axis, "momentum": self.momentum,

@@ -12,11 +12,15 @@ Two ways to make one, as in Keras 3:
     inputs = tk.Input(shape=(784,))                   # functional: a graph of layer calls
     model = tk.Model(inputs=inputs, outputs=tk.layers.Dense(10)(inputs))
 """
+import json
+
 import numpy as np
 
 from ..layers import _utils
 from ..layers.base import Layer
+from ..layers.config import _as_shapes
 from ..saving import saving_lib, weights_h5
+from ..saving.serialization_lib import serialize_keras_object
 from ..trainer import Trainer
 from . import config as _config
 from . import summary as _summary
@@ -233,7 +237,6 @@ class Model(Trainer, Layer):
         shape = (config or {}).get("input_shape")
         if self.built or shape is None:
             return
-        from ..layers.base import _as_shapes  # noqa: PLC0415
         shapes = _as_shapes(shape)
         flat = shapes if isinstance(shapes, list) else [shapes]
         zeros = [np.zeros([1 if d is None else d for d in s], self.dtype) for s in flat]
@@ -256,8 +259,6 @@ class Model(Trainer, Layer):
         >>> tk.models.model_from_json(model.to_json()).get_layer("out").units
         2
         """
-        import json  # noqa: PLC0415
-        from ..saving.serialization_lib import serialize_keras_object  # noqa: PLC0415
         return json.dumps(serialize_keras_object(self), **kwargs)
 
     def __getstate__(self):

@@ -10,9 +10,12 @@
 """
 from ..keras_tensor import KerasTensor
 from ..layers.base import Layer
+from ..layers.config import _as_shapes
 from ..layers.input_layer import Input, InputLayer
 from . import summary as _summary
 from .model import Model
+from ..saving.dtype_policy import dtype_policy_config
+from ..saving.serialization_lib import deserialize_keras_object, serialize_keras_object
 
 
 class Sequential(Model):
@@ -177,8 +180,6 @@ class Sequential(Model):
     def get_config(self):
         """{"name", "trainable", "dtype", "layers" (each layer's config, an Input first when
         the model has one), "build_input_shape"}, as Keras 3 writes a Sequential."""
-        from ..saving.serialization_lib import (  # noqa: PLC0415
-            dtype_policy_config, serialize_keras_object)
         config = {"name": self.name, "trainable": self.trainable,
                   "dtype": dtype_policy_config(self.dtype),
                   "layers": [serialize_keras_object(layer) for layer in self._layers]}
@@ -188,8 +189,6 @@ class Sequential(Model):
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        from ..layers.base import _as_shapes  # noqa: PLC0415
-        from ..saving.serialization_lib import deserialize_keras_object  # noqa: PLC0415
         if not isinstance(config, dict) or not isinstance(config.get("layers"), list):
             raise ValueError(f"{cls.__name__}.from_config: expected a dict with a list of "
                              f"'layers', got {config!r:.80}")
@@ -207,7 +206,6 @@ class Sequential(Model):
         return None
 
     def build_from_config(self, config):
-        from ..layers.base import _as_shapes  # noqa: PLC0415
         shape = (config or {}).get("input_shape")
         if shape is not None and not self.built:
             self._maybe_build(_as_shapes(shape))

@@ -22,6 +22,7 @@ from importlib import metadata as _metadata
 import numpy as np
 
 from . import weights_h5
+from ..layers._utils import snake_name
 from .serialization_lib import deserialize_keras_object, serialize_keras_object
 
 SUFFIX = ".keras"
@@ -214,7 +215,6 @@ def _write_optimizer(model, f):
 
 
 def _keras_optimizer_name(opt):
-    from ..layers._utils import snake_name  # noqa: PLC0415
     return snake_name(type(opt).__name__)
 
 

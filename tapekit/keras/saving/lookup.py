@@ -1,0 +1,99 @@
+"""Where the class or function a config names is found: `custom_objects=`, then the registry
+(`register_keras_serializable`), then tapekit's tables of Keras's public names (keras.layers,
+keras.losses, ...). Nothing named by a file is ever imported.
+
+The tables are made from tapekit.keras's own modules, which tapekit/keras/__init__.py hands
+over with `use_builtins` once all are loaded (they import serialization_lib for their own
+get_config, so the saving modules never import them).
+"""
+import types
+
+from . import registration
+from .dtype_policy import DTypePolicy
+
+
+def retrieve(name, registered_name, module, kind, custom_objects=None):
+    """The class or function a config names: custom_objects, then the registry, then
+    tapekit's tables of Keras's public names. Nothing is imported."""
+    custom_objects = custom_objects or {}
+    for key in (registered_name, name):
+        if key and key in custom_objects:
+            return custom_objects[key]
+    for key in (registered_name, name):
+        if key and key in registration._OBJECTS:
+            return registration._OBJECTS[key]
+    tables = _tables()
+    if kind == "function":
+        activations, losses = _builtins().activations, _builtins().losses
+        found = activations.ACTIVATIONS.get(name)
+        if found is None and not str(name).startswith("_"):
+            found = getattr(losses, str(name), None)     # a loss function, defined there
+            if getattr(found, "__module__", None) != losses.__name__ or isinstance(found, type):
+                found = None
+        if found is not None:
+            return found
+    elif module in tables and name in tables[module]:
+        return tables[module][name]
+    elif module in ("keras.src.models.functional", "keras.src.models.model") \
+            or name == "Functional":
+        if name in ("Functional", "Model"):
+            return _builtins().models.Model
+    elif module is None or module == "keras" or module.startswith("keras."):
+        for table in tables.values():
+            if name in table:
+                return table[name]
+    what = "function" if kind == "function" else "class"
+    raise _NotRebuilt(
+        f"Could not locate {what} {name!r}" + (f" (registered as {registered_name!r})"
+                                               if registered_name not in (None, name, "function")
+                                               else "")
+        + (f" from module {module!r}" if module else "")
+        + f". tapekit does not import modules named in a file: pass the {what} to the loading "
+        f"function as custom_objects={{{(registered_name if registered_name not in (None, 'function') else name)!r}: "
+        f"{name if name and name.isidentifier() else 'obj'}}}, or decorate it with "
+        f"@tk.saving.register_keras_serializable() and import it before loading.")
+
+
+class _NotRebuilt(TypeError):
+    """A config names a class or function that cannot be found or called (the message says
+    which and how to provide it); raised once, not re-wrapped by each enclosing config."""
+
+
+_BUILTINS = None   # tapekit.keras's modules, handed over by tapekit/keras/__init__.py
+_TABLES = None
+
+
+def use_builtins(**modules):
+    """tapekit/keras/__init__.py hands over its modules (layers, losses, models, ...) once all
+    of them are imported; a config names their classes and functions. They import this module
+    for their own get_config, so this module never imports them."""
+    global _BUILTINS, _TABLES
+    _BUILTINS, _TABLES = types.SimpleNamespace(**modules), None
+
+
+def _builtins():
+    if _BUILTINS is None:
+        raise RuntimeError("tapekit.keras.saving: use it through `import tapekit` (the Keras "
+                           "names a config may use are registered when tapekit.keras loads)")
+    return _BUILTINS
+
+
+def _tables():
+    """{Keras module: {public name: tapekit class}} for the classes a config may name."""
+    global _TABLES
+    if _TABLES is None:
+        b = _builtins()
+
+        def classes(module):
+            return {k: v for k, v in vars(module).items()
+                    if isinstance(v, type) and not k.startswith("_")}
+        _TABLES = {"keras.layers": classes(b.layers),
+                   "keras.initializers": classes(b.initializers),
+                   "keras.optimizers": classes(b.optimizers),
+                   "keras.optimizers.schedules": classes(b.schedules),
+                   "keras.losses": classes(b.losses),
+                   "keras.metrics": classes(b.metrics),
+                   "keras.models": {"Sequential": b.models.Sequential, "Model": b.models.Model},
+                   "keras": {"Sequential": b.models.Sequential, "Model": b.models.Model,
+                             "DTypePolicy": DTypePolicy}}
+    return _TABLES
