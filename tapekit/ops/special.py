@@ -179,7 +179,7 @@ divide_no_nan_op = defop(
 
 # --- tf.math's functions (TensorFlow has them in tf.math only, not at top level) ---------------
 def lgamma(x, name=None):
-    """log |Gamma(x)| (`tf.math.lgamma`); inf at the poles 0, -1, -2, ...
+    """`log |Gamma(x)|` (`tf.math.lgamma`); inf at the poles 0, -1, -2, ...
 
     >>> tk.math.lgamma(tk.constant([1.0, 5.0, 0.5, 0.0]))    # log 4! = 3.178, log sqrt(pi) = 0.572
     tk.Tensor([0.        3.1780539 0.5723649       inf], shape=(4,), dtype=float32)

@@ -221,7 +221,7 @@ class Model(Trainer, Layer):
     @classmethod
     def from_config(cls, config, custom_objects=None):
         """A model from get_config's dict (or Keras 3's): the functional graph is rebuilt
-        layer by layer; a subclass is called as cls(**config)."""
+        layer by layer; a subclass is called as `cls(**config)`."""
         if "input_layers" in config and "layers" in config:
             return _config.functional_from_config(cls, config, custom_objects)
         return super().from_config(config)
