@@ -133,12 +133,19 @@ def compile_program(source, g, fn_name, name):
     that failed, with its comment (torch.fx does the same)."""
     filename = f"<tk.function {inert(_clip(str(name), 60))} #{next(_programs)}>"
     code = compile(source, filename, "exec")
+    while _collected:       # the entries of programs that are gone (see below)
+        linecache.cache.pop(_collected.pop(), None)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(code, g)  # noqa: S102 - our own generated source: every identifier made by Namespace
     fn = g[fn_name]
-    # The entry goes when the function does (no growth with every retrace of a long session).
-    weakref.finalize(fn, linecache.cache.pop, filename, None)
+    # The entry goes after the function does (no growth with every retrace of a long session),
+    # at the next compile: not from the finalizer, which the garbage collector may run while
+    # linecache.checkcache walks the cache's keys (a KeyError in a traceback or a doctest).
+    weakref.finalize(fn, _collected.append, filename)
     return fn
+
+
+_collected = []   # linecache file names of collected programs, dropped at the next compile
 
 
 # --- identifiers ---------------------------------------------------------------------------

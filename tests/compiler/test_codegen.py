@@ -309,7 +309,39 @@ def test_row11_the_linecache_entry_goes_with_the_program():
         return fn._last_program._fn.__code__.co_filename
     filename = make()
     gc.collect()
+    assert filename in linecache.cache        # dropped at the next compile, not by the collector
+    make()
     assert filename not in linecache.cache
+
+
+def test_a_program_collected_while_linecache_walks_its_cache_breaks_nothing():
+    """The garbage collector may finalize a program while linecache.checkcache walks the
+    cache's keys (a traceback, a doctest): removing its entry then was a KeyError."""
+    import gc
+
+    def make():
+        fn = tk.function(lambda x: x * 2.0)
+        fn(tk.constant(1.0))
+        fn(tk.constant(1.0))
+        return fn
+
+    class Collecting(dict):           # a cache whose every read collects one program
+        def __getitem__(self, key):
+            if programs:
+                programs.pop()
+                gc.collect()
+            return dict.__getitem__(self, key)
+
+    real = linecache.cache
+    linecache.cache = Collecting(real)    # the programs below register here
+    programs = []
+    try:
+        programs += [make() for _ in range(3)]
+        linecache.checkcache()            # reads each key; the last programs go meanwhile
+    finally:
+        programs.clear()
+        real.update(linecache.cache)
+        linecache.cache = real
 
 
 # --- every name at once: hypothesis -------------------------------------------------------

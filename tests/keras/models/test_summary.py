@@ -13,6 +13,14 @@ def fresh_names():
     tk.layers.clear_session()
 
 
+@pytest.fixture(autouse=True)
+def _wide_console(monkeypatch):
+    """rich crops a summary to its console's width (115 in Jupyter, else the terminal's, 80
+    with none), so these tests fix it: the text must not depend on where pytest runs or on
+    whether an earlier test imported ipykernel."""
+    monkeypatch.setattr(summary_mod, "_console_width", lambda: 200)
+
+
 def text_of(model, **kwargs):
     lines = []
     model.summary(print_fn=lines.append, **kwargs)
@@ -92,3 +100,10 @@ def test_multi_output_layers_show_a_list_of_shapes():
     text = text_of(tk.Model(inputs, outs), line_length=76)
     assert "│ lstm (LSTM)                     │ [(None, None, 4),      │           128 │" in text
     assert "│                                 │ (None, 4), (None, 4)]  │               │" in text
+
+
+def test_a_summary_wider_than_the_console_is_cropped_as_rich_crops_it(monkeypatch):
+    monkeypatch.setattr(summary_mod, "_console_width", lambda: 80)
+    rows = text_of(tk.Sequential([tk.Input(shape=(4,)), tk.layers.Dense(2)]),
+                   line_length=88).splitlines()
+    assert max(len(r) for r in rows) == 80 and rows[1].startswith("┏") and not rows[1].endswith("┓")
