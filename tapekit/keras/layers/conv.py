@@ -62,13 +62,7 @@ class Conv2D(Layer):
         if len(input_shape) != 4:
             raise ValueError(f"Conv2D {self.name!r} expects inputs (batch, height, width, "
                              f"channels), got shape {input_shape}")
-        shape = self.kernel_size + (input_shape[-1], self.filters)
-        self.kernel = self.add_weight(shape=shape, initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer, name="kernel")
-        self.bias = self.add_weight(shape=(self.filters,), initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer,
-                                    name="bias") if self.use_bias else None
-        self._input_axes = {-1: input_shape[-1]}
+        _add_kernel_and_bias(self, input_shape)
 
     def call(self, x):
         y = _nn_op("conv2d")(x, self.kernel, strides=[1, *self.strides, 1], padding=self.padding.upper())
@@ -232,13 +226,7 @@ class Conv1D(Layer):
         super().__init__(**kwargs)
 
     def build(self, input_shape):
-        shape = self.kernel_size + (input_shape[-1], self.filters)
-        self.kernel = self.add_weight(shape=shape, initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer, name="kernel")
-        self.bias = self.add_weight(shape=(self.filters,), initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer,
-                                    name="bias") if self.use_bias else None
-        self._input_axes = {-1: input_shape[-1]}
+        _add_kernel_and_bias(self, input_shape)
 
     def call(self, x):
         padding = self.padding
@@ -259,3 +247,15 @@ class Conv1D(Layer):
             n = None if n is None else n + k - 1
         return (b, _conv_length(n, k, s, "valid" if self.padding == "causal" else self.padding),
                 self.filters)
+
+
+def _add_kernel_and_bias(layer, input_shape):
+    """A convolution's weights: the kernel (kernel_size + (input channels, filters)) and, with
+    use_bias, one bias per filter; the input's channels are fixed from then on."""
+    shape = layer.kernel_size + (input_shape[-1], layer.filters)
+    layer.kernel = layer.add_weight(shape=shape, initializer=layer.kernel_initializer,
+                                    regularizer=layer.kernel_regularizer, name="kernel")
+    layer.bias = layer.add_weight(shape=(layer.filters,), initializer=layer.bias_initializer,
+                                  regularizer=layer.bias_regularizer,
+                                  name="bias") if layer.use_bias else None
+    layer._input_axes = {-1: input_shape[-1]}
