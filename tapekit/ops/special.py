@@ -81,18 +81,25 @@ def _poles(v):
     return (v <= 0) & (v == np.floor(v))
 
 
+def _shift_to_series(v, term):
+    """Where the asymptotic series holds: reflect v below 1/2 to 1 - v, then step z up to 10
+    by the recurrence, adding term(z) at each step. Returns (reflected?, z, the terms' sum)."""
+    reflect = v < 0.5
+    z = np.where(reflect, 1 - v, v)
+    acc = np.zeros_like(z)
+    for _ in range(10):
+        low = z < 10
+        acc += np.where(low, term(z), 0)
+        z = np.where(low, z + 1, z)
+    return reflect, z, acc
+
+
 def _digamma(x):
     """psi(x) = d lgamma(x)/dx: reflection below 1/2, recurrence up to 10, then the asymptotic
     series (float64 relative error about 1e-13). NaN at the poles and at -inf, as TensorFlow."""
     v, dtype = _float(x)
     with np.errstate(all="ignore"):
-        reflect = v < 0.5
-        z = np.where(reflect, 1 - v, v)
-        acc = np.zeros_like(z)
-        for _ in range(10):
-            low = z < 10
-            acc -= np.where(low, 1 / z, 0)
-            z = np.where(low, z + 1, z)
+        reflect, z, acc = _shift_to_series(v, lambda z: -1 / z)     # psi(z) = psi(z + 1) - 1/z
         r = 1 / (z * z)
         psi = np.log(z) - 0.5 / z - r * (1 / 12 - r * (1 / 120 - r * (1 / 252 - r * (1 / 240 - r / 132))))
         psi = psi + acc
@@ -107,13 +114,7 @@ def _trigamma(x):
     inf at the poles and at -inf, 0 at +inf, as TensorFlow's polygamma(1, x)."""
     v, dtype = _float(x)
     with np.errstate(all="ignore"):
-        reflect = v < 0.5
-        z = np.where(reflect, 1 - v, v)
-        acc = np.zeros_like(z)
-        for _ in range(10):
-            low = z < 10
-            acc += np.where(low, 1 / (z * z), 0)
-            z = np.where(low, z + 1, z)
+        reflect, z, acc = _shift_to_series(v, lambda z: 1 / (z * z))   # psi'(z) = psi'(z+1) + 1/z^2
         r = 1 / (z * z)
         psi1 = 1 / z + r / 2 + (r / z) * (1 / 6 - r * (1 / 30 - r * (1 / 42 - r / 30)))
         psi1 = psi1 + acc
