@@ -29,7 +29,7 @@ import weakref
 
 import numpy as np
 
-from .tracing import ASSIGN, CHECK, GUARD, OP, PRINT, READ, UPDATE, GuardFailed, fill_holes, \
+from .trace import ASSIGN, CHECK, GUARD, OP, PRINT, READ, UPDATE, GuardFailed, fill_holes, \
     outcome_of
 
 _LITERAL_TYPES = (bool, int, str, type(None))

@@ -49,7 +49,7 @@ from .concrete import ConcreteFunction, dummy_arguments
 from .replay import Program, _rng_restore, _rng_state
 from .signature import (TensorSpec, bind_input_signature, describe_change, fast_key,
                         is_tensor_arg, signature)
-from .tracing import GuardFailed, Tracer
+from .trace import GuardFailed, Tracer
 
 MAX_PATHS = 8          # programs per signature (paths through its Python), then eager
 MAX_SIGNATURES = 64    # signatures kept per function; the oldest goes first

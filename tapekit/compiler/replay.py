@@ -31,7 +31,7 @@ from ..ops.cross_entropy import check_class_ids, sparse_softmax_cross_entropy_op
 from ..printing import print_
 from ..tensor import _wrap
 from .codegen import compile_program, generate, inert
-from .tracing import ASSIGN, CHECK, GUARD, GUARD_KINDS, OP, PRINT, READ, UPDATE, GuardFailed, \
+from .trace import ASSIGN, CHECK, GUARD, GUARD_KINDS, OP, PRINT, READ, UPDATE, GuardFailed, \
     fill_holes, hold_in_traces, outcome_of
 
 
