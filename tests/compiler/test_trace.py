@@ -3,6 +3,8 @@ reads and writes in order, values that decide attributes (indices, masks, pool
 positions), random draws, the kernel an op chose for its shapes, and a guard on each
 tensor Python read as a size, shape, axis or loop count.
 """
+import io
+
 import numpy as np
 import pytest
 
@@ -190,3 +192,28 @@ def test_a_loop_over_tk_range_of_a_tensor_follows_the_count():
     traced = tk.function(f)
     for n in (3, 4, 2):
         assert float(traced(tk.constant(2.0), tk.constant(n))) == float(f(tk.constant(2.0), tk.constant(n)))
+
+
+def test_a_call_is_recorded_as_one_record_per_step_in_the_order_it_ran():
+    v = tk.Variable(1.0, name="v")
+    out = io.StringIO()
+
+    def f(x):
+        v.assign_add(x)
+        tk.debugging.check_numerics(x, "x")
+        if x > 0:                                          # the guard's site: this line
+            tk.print("x", x, output_stream=out)
+        return v * x
+    traced = tk.function(f)
+    traced(tk.constant(2.0))
+    ((program,),) = traced.programs.values()
+    kinds = [type(s).__name__ for s in program.steps]
+    assert kinds == ["Update", "Check", "Op", "Guard", "Print", "Read", "Op"]
+    update, check, greater, guard, printed, read, times = program.steps
+    assert (update.variable, update.ufunc, update.delta) == (v, np.add, 0)
+    assert check.value == 0 and greater.op.name == "greater" and greater.inputs[0] == 0
+    assert (guard.kind, guard.value, guard.outcome) == ("bool", greater.result, True)
+    assert guard.site == (__file__, f.__code__.co_firstlineno + 3)
+    assert printed.values == (0,) and printed.template == ((False, "x"), (True, 0))
+    assert read.variable is v and times.inputs == (read.result, 0) and times.result in [
+        s for is_slot, s in program.outputs if is_slot]
