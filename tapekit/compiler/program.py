@@ -38,11 +38,11 @@ class Source:
     """What the lines of one program share while it is written: the identifiers, the
     globals they are bound in, the constants, the donating steps, the guards so far."""
 
-    def __init__(self, consts, donors, transactional):
+    def __init__(self, consts, donating, transactional):
         self.names = Namespace()
         self.g = {"GuardFailed": GuardFailed, "dtype": np.dtype}
         self.consts = consts
-        self.donors = donors
+        self.donating = donating      # {step index: the dead input slot it writes into}
         self.transactional = transactional
         self.n_guard = 0
 
@@ -81,8 +81,8 @@ def _emit_op(step, k, source):
     if isinstance(kernel, np.ufunc) and dtype is not None and dtype.kind == "f":
         args = [typed_number(names, g, source.consts[i][0], dtype, a) if i in source.consts else a
                 for i, a in zip(step.inputs, args)]
-    if k in source.donors:
-        d = source.donors[k]
+    if k in source.donating:
+        d = source.donating[k]
         return f"s{out} = {name}({', '.join(args)}, s{d})", \
             f"written into s{d}'s array: nothing reads s{d} again"
     kw = keyword_args(step.attrs)
