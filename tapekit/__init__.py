@@ -44,7 +44,7 @@ from .forward import ForwardAccumulator
 from .compiler import function
 from .compiler import TensorSpec
 from .tensor_array import TensorArray
-from . import autograph  # noqa: F401
+from .compiler import autograph  # noqa: F401
 from .module import Module
 from .ops import (abs, add, cast, clip_by_global_norm, clip_by_norm, clip_by_value, concat, cos,
                   divide, equal, exp, expand_dims, gather, global_norm, greater, greater_equal,

@@ -38,6 +38,39 @@ def set_seed(seed):
     _op_streams.clear()
 
 
+def save_state():
+    """The position of every random stream (the global one and each op seed's), for
+    `restore_state`. tk.function uses the pair to leave the streams as it found them: a
+    get_concrete_function trace, or a replay undone at a guard, draws nothing for good.
+
+    >>> saved = tk.random.save_state()
+    >>> a = tk.random.uniform([2])
+    >>> tk.random.restore_state(saved)
+    >>> np.array_equal(a.numpy(), tk.random.uniform([2]).numpy())     # the same draw again
+    True
+    """
+    return (_generator, _generator.bit_generator.state,
+            {k: (g, g.bit_generator.state) for k, g in _op_streams.items()})
+
+
+def restore_state(saved):
+    """Put every stream `save_state` saw back where it was. A stream made since (a new op
+    seed) is left as it is; `set_seed` in between is not undone.
+
+    >>> tk.random.set_seed(1)
+    >>> saved = tk.random.save_state()
+    >>> first = tk.random.normal([3]).numpy()
+    >>> second = tk.random.normal([3]).numpy()         # the stream moved on: other numbers
+    >>> tk.random.restore_state(saved)
+    >>> bool((tk.random.normal([3]).numpy() == first).all()), bool((first == second).all())
+    (True, False)
+    """
+    generator, state, streams = saved
+    generator.bit_generator.state = state
+    for g, s in streams.values():
+        g.bit_generator.state = s
+
+
 class SeedGenerator:
     """Keras 3's seed state (`keras.random.SeedGenerator`): each random op given it draws
     from the next stream, so two draws differ, and the same seed repeats the sequence.

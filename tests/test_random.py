@@ -56,3 +56,18 @@ def test_dropout_keeps_and_scales_with_its_gradient():
     np.testing.assert_allclose(tape.gradient(total, x).numpy(), values)   # dy/dx = mask/0.75
     with pytest.raises(ValueError, match=r"rate must be in \[0, 1\)"):
         tk.random.dropout(x, 1.0)
+
+
+def test_restore_state_puts_every_stream_back_that_save_state_saw():
+    # tk.function's dry traces and undone replays rely on it: the global stream and each
+    # op seed's stream draw the same numbers again after restore_state.
+    tk.random.set_seed(11)
+    tk.random.normal([2], seed=5)                 # the op-seed stream 5 exists from here
+    saved = tk.random.save_state()
+    first = [tk.random.normal([3]).numpy(), tk.random.normal([3], seed=5).numpy()]
+    moved = [tk.random.normal([3]).numpy(), tk.random.normal([3], seed=5).numpy()]
+    tk.random.restore_state(saved)
+    again = [tk.random.normal([3]).numpy(), tk.random.normal([3], seed=5).numpy()]
+    for a, b, c in zip(first, again, moved):
+        np.testing.assert_array_equal(a, b)
+        assert not np.array_equal(a, c)

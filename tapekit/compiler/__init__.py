@@ -1,13 +1,29 @@
-"""tk.function's compiler: trace one call, write it as a Python program, replay the program.
+"""tk.function: trace one call, write it as a Python program, replay the program.
 
-    function.py    tk.function: the Function object, its traces per input signature, retracing
-    signature.py   input signatures and TensorSpec: which calls can share a trace
-    tracing.py     the Tracer: records one call's ops, variable reads and writes, and a guard on
-                   each Python decision the call made from a tensor's value
-    codegen.py     the program, as readable Python source; every identifier made by a
-                   Namespace, user text only in inert comments
-    replay.py      Program: runs the compiled source, checks the guards, retraces when one fails
-    concrete.py    get_concrete_function: one trace, for one signature
+Read in this order:
+
+    function.py       tk.function: the Function object, its traces per input signature and
+                      per path, retracing
+    signature.py      input signatures and TensorSpec: which calls can share a trace
+    trace.py          the Tracer: records one call's ops, variable reads and writes, and a
+                      guard on each Python decision the call made from a tensor's value
+    steps.py          the records a trace is made of: Op, Read, Assign, Update, Check, Guard,
+                      Print
+    passes.py         the analyses, once: live values, constant folding, late guards, donors
+    program.py        each kind of step in one place: its line of the program (emit) and its
+                      run on tensors (run); `generate` writes the whole program
+    codegen.py        the program's text: identifiers (Namespace), literals, inert comments,
+                      compile
+    replay.py         Program: the passes applied, the compiled source run on NumPy arrays
+    transaction.py    a replay that may stop at a guard after a write: all of it or none
+    tensor_replay.py  a replay on tensors, step by step, for when a tape records the call
+    concrete.py       get_concrete_function: one trace, for one signature
+    autograph.py      tk.autograph.to_code: the source a tk.function runs
+
+The package is named `compiler`, not `function`: `tk.function` is the public function
+`function` (from function.py), and `tapekit/function/` would be shadowed by it as an
+attribute of tapekit, so `import tapekit.function.trace as t` and mock.patch paths such as
+"tapekit.function.trace.Tracer" would break.
 """
 from .function import Function, function
 from .signature import TensorSpec

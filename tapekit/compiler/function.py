@@ -10,7 +10,7 @@
 
 The promise: a call gives the numbers the same Python code would give eagerly. The first
 call with a new signature (signature.py: each tensor's shape and dtype, the value of every
-other argument) runs the function for real while a `Tracer` (tracing.py) records it: every
+other argument) runs the function for real while a `Tracer` (trace.py) records it: every
 op, variable read and write, tk.print, and every Python decision on a traced value (`if x
 > 0`, `float(x)`, `range(n)`, `x.numpy()`) as a guard. Later calls with that signature
 replay the program (replay.py) without the Python function. A replay whose values would
@@ -43,13 +43,14 @@ from ..callsite import warn_at_user
 from ..context import state
 from ..convert import convert_to_tensor
 from ..ops.elementwise import identity
+from ..random import restore_state, save_state
 from ..tensor import Tensor, TracedValueWarning
 from .codegen import inert
 from .concrete import ConcreteFunction, dummy_arguments
-from .replay import Program, _rng_restore, _rng_state
+from .replay import Program
 from .signature import (TensorSpec, bind_input_signature, describe_change, fast_key,
                         is_tensor_arg, signature)
-from .tracing import GuardFailed, Tracer
+from .trace import GuardFailed, Tracer
 
 MAX_PATHS = 8          # programs per signature (paths through its Python), then eager
 MAX_SIGNATURES = 64    # signatures kept per function; the oldest goes first
@@ -229,7 +230,7 @@ class Function:
         tracer = Tracer(arg_tensors, dry=dry)
         if self.trace_count or replace:
             tracer.create_error = _create_error(self._name)
-        rng = _rng_state() if dry else None
+        rng = save_state() if dry else None
         state.tapes.append(tracer)
         try:
             result = self.python_function(*args, **kwargs)
@@ -239,7 +240,7 @@ class Function:
                 for variable, value in tracer.undo.values():
                     with variable._lock:
                         variable._value = value
-                _rng_restore(rng)
+                restore_state(rng)
         if inspect.isgenerator(result) or inspect.isawaitable(result) or inspect.isasyncgen(result):
             # A replay would hand back this one, already run, object at every call.
             raise TypeError(_not_tensors(self._name, f"one that returned a {type(result).__name__}"))

@@ -20,7 +20,7 @@ import numpy as np
 from ..ops import cast, pow, sqrt, square
 from ..convert import convert_to_tensor
 from ..tensor import Tensor, Variable
-from ..compiler.tracing import hold_in_traces
+from ..compiler.trace import hold_in_traces
 from . import schedules
 from .schedules import LearningRateSchedule
 from .layers._utils import snake_name

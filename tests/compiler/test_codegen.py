@@ -447,3 +447,26 @@ def test_reprs_show_a_hostile_name_on_one_escaped_line():
     program = repr(f.get_concrete_function(tk.constant(1.0)).program) if hasattr(
         f.get_concrete_function(tk.constant(1.0)), "program") else ""
     assert "\n    print('INJECTED')" not in program.split("\n")[0]
+
+
+# --- numbers beside arrays (codegen.typed_number) --------------------------------------------
+
+@pytest.mark.filterwarnings("ignore:overflow encountered")   # 1e6 in float16, eager and replay alike
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_python_numbers_in_a_program_give_eager_bits(dtype):
+    # codegen makes 0.1, 3 and 1e6 beside a float array 0-d arrays of its dtype; NumPy casts a
+    # Python number to the array's dtype (NEP 50), so every bit must match eager's. 1e6 is
+    # not finite in float16: it stays a Python number there.
+    def g(x):
+        return (x * 0.1 + 3) / 7.0 - x ** 2 + 1e6 * x
+    f = tk.function(g)
+    x = tk.constant(np.linspace(-2, 2, 8).astype(dtype))   # no 0: 0 * inf
+    want = g(x).numpy()
+    for _ in range(2):
+        got = f(x).numpy()
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    src = tk.autograph.to_code(f)
+    tag = {np.float16: "f16", np.float32: "f32", np.float64: "f64"}[dtype]
+    assert f"multiply(s0, {tag}_0_1)" in src and f"{tag}_3" in src
+    assert ("1000000.0" in src) == (dtype is np.float16)

@@ -6,23 +6,21 @@ active tape, so the tracer sees them all: the forward pass, the derivative rules
 `tape.gradient` inside (a tracer counts as a tape, so backward passes run on tensors
 and are recorded too), the optimizer's arithmetic and random draws. Variables and tensors
 show it the rest through hooks (tensor.py, printing.py, debugging.py). The result is a
-flat list of steps over numbered slots:
+flat list of steps over numbered slots, one record per kind (steps.py):
 
-    (OP,     op,       input slots, attrs, output slot, holes)  slot = op(slots..., **attrs)
-    (READ,   variable, (),          None,  output slot, ())     slot = variable's value now
-    (ASSIGN, variable, (slot,),     dtype, None,        ())     variable = slot
-    (UPDATE, variable, (slot,),     ufunc, None,        ())     variable = ufunc(variable, slot)
-    (CHECK,  check,    (slot,),     None,  None,        ())     check(slot)  (check_numerics)
-    (GUARD,  kind,     (slot,),     outcome, site,      ())     kind(slot) must give outcome
-    (PRINT,  printer,  (slots...),  template, None,     ())     tk.print at every call
+    Op      slot = op(slots..., **attrs)          Read    slot = variable's value now
+    Assign  variable = slot                       Update  variable = ufunc(variable, slot)
+    Check   check(slot)  (check_numerics)         Guard   kind(slot) must give outcome
+    Print   tk.print at every call
 
-A GUARD is a Python decision the traced call made on a traced value: `if x > 0`
+A Guard is a Python decision the traced call made on a traced value: `if x > 0`
 (bool), `range(n)` (index), `float(x)`, `x.numpy()` in user code. The program is only
 valid for calls that decide the same way; a replay checks each guard when it reaches
 it and, on a different outcome, gives up (`GuardFailed`) so function.py can trace that
 path too. Why guards rather than converting the source (AutoGraph): see docs/DESIGN.md.
 
-`replay.Program` turns the steps into something to run; function.py ties the two.
+`replay.Program` turns the steps into something to run (passes.py, program.py);
+function.py ties the two.
 """
 import sys
 
@@ -32,9 +30,8 @@ from .. import nest
 from ..callsite import user_frame
 from ..context import state
 from ..tensor import Tensor, Variable
+from .steps import Assign, Check, Guard, Op, Print, Read, Update
 
-OP, READ, ASSIGN, UPDATE, CHECK, GUARD, PRINT = (
-    "op", "read", "assign", "update", "check", "guard", "print")
 _SCALARS = (int, float, bool)
 
 
@@ -73,7 +70,7 @@ def outcome_of(kind, value):
         return ("error",)
 
 
-class _Hole:
+class Hole:
     """An attribute array that is a traced tensor's value: filled in at every replay."""
 
     __slots__ = ("k",)
@@ -96,8 +93,7 @@ class Tracer:
         self.slot_of = {t._tid: k for k, t in enumerate(arg_tensors)}  # tid -> slot
         self.consts = {}       # slot -> (value, the original Tensor or None)
         self._const_ids = {}   # id(array) -> slot (each captured array once)
-        self.steps = []        # (kind, op or variable, input slots, attrs, output slot, holes)
-        self.kernels = {}      # output slot -> (the function its program calls, dtype, shape)
+        self.steps = []        # steps.py's records, in the order the call ran them
         self._read_slot = {}   # id(variable) -> slot of its value since the last write
         self._values = {id(t._value): (k, t._value) for k, t in enumerate(arg_tensors)}
         self.unsupported = None
@@ -122,11 +118,11 @@ class Tracer:
         ins = tuple([self._ref(a, v, tid) for a, v, tid in zip(args, values, tids)])
         attrs, holes = self._attrs(attrs)
         out = self._new_slot(result._value)
-        self.steps.append((OP, op, ins, attrs, out, holes))
         specialize = getattr(op.forward, "specialize", None)
         kernel = specialize(*values) if specialize is not None and not attrs else op.forward
         v = result._value
-        self.kernels[out] = (kernel, getattr(v, "dtype", None), v.shape if type(v) is np.ndarray else None)
+        self.steps.append(Op(op, ins, attrs, holes, out, kernel, getattr(v, "dtype", None),
+                             v.shape if type(v) is np.ndarray else None))
         self.slot_of[result._tid] = out
 
     # --- called by Variable (tensor.py) -------------------------------------------------
@@ -135,22 +131,14 @@ class Tracer:
         src = self._ref(value, value._value, value._tid) if isinstance(value, Tensor) \
             else self._const(new, None)
         self._before_write(variable)
-        self.steps.append((ASSIGN, variable, (src,), variable.dtype, None, ()))
+        self.steps.append(Assign(variable, src))
 
     def _record_update(self, variable, ufunc, delta):
         """assign_add / assign_sub: one step that reads, updates and writes under the lock."""
         src = self._ref(delta, delta._value, delta._tid) if isinstance(delta, Tensor) \
             else self._const(delta, None)
         self._before_write(variable)
-        self.steps.append((UPDATE, variable, (src,), ufunc, None, ()))
-
-    def _before_write(self, variable):
-        self.undo.setdefault(id(variable), (variable, variable._value))
-        self._read_slot.pop(id(variable), None)  # later uses read the new value
-
-    def _record_read(self, variable, tensor):
-        """`variable.read_value()`: the returned tensor is the variable's value at this point."""
-        self.slot_of[tensor._tid] = self._read(variable)
+        self.steps.append(Update(variable, ufunc, src))
 
     def _record_lock(self, lock):
         self.locks.setdefault(id(lock), lock)
@@ -167,7 +155,7 @@ class Tracer:
         if slot is None:
             return   # a constant: the same at every call
         site = _user_site(sys._getframe(2))
-        self.steps.append((GUARD, kind, (slot,), outcome_of(kind, tensor._value), site, ()))
+        self.steps.append(Guard(kind, slot, outcome_of(kind, tensor._value), site))
 
     def _record_print(self, printer, items):
         """tk.print: `items` are tensors or Python values; tensors become slots."""
@@ -179,13 +167,18 @@ class Tracer:
             else:
                 template.append((True, len(ins)))
                 ins.append(slot)
-        self.steps.append((PRINT, printer, tuple(ins), tuple(template), None, ()))
+        self.steps.append(Print(printer, tuple(ins), tuple(template)))
 
     def _record_check(self, tensor, check):
         """A value check outside any op (tk.debugging.check_numerics): `check(array)` raises
         if the value is bad. Every replay runs it, as every eager call does."""
         src = self._ref(tensor, tensor._value, tensor._tid)
-        self.steps.append((CHECK, check, (src,), None, None, ()))
+        self.steps.append(Check(check, src))
+
+    # --- what the hooks share ------------------------------------------------------------
+    def _before_write(self, variable):
+        self.undo.setdefault(id(variable), (variable, variable._value))
+        self._read_slot.pop(id(variable), None)  # later uses read the new value
 
     def _traced_slot(self, tensor):
         if isinstance(tensor, Variable):
@@ -220,7 +213,7 @@ class Tracer:
         slot = self._read_slot.get(id(var))
         if slot is None:
             slot = self._new_slot(var._value)
-            self.steps.append((READ, var, (), None, slot, ()))
+            self.steps.append(Read(var, slot))
             self._read_slot[id(var)] = slot
         self._values[id(var._value)] = (slot, var._value)
         return slot
@@ -248,7 +241,7 @@ class Tracer:
                 known = self._values.get(id(v))
                 if known is not None and known[1] is v:
                     holes.append(known[0])
-                    return _Hole(len(holes) - 1)
+                    return Hole(len(holes) - 1)
             elif isinstance(v, tuple) and v:
                 return tuple([scan(x) for x in v])
             return v
@@ -293,9 +286,9 @@ def _user_site(frame):
 
 
 def fill_holes(attrs, arrays):
-    """`attrs` with each _Hole replaced by its array (the traced tensor's value at this call)."""
+    """`attrs` with each Hole replaced by its array (the traced tensor's value at this call)."""
     def fill(v):
-        if isinstance(v, _Hole):
+        if isinstance(v, Hole):
             return arrays[v.k]
         if isinstance(v, tuple):
             return tuple([fill(x) for x in v])

@@ -10,7 +10,7 @@ plain Python function its own source, under a comment that says so.
 import inspect
 import textwrap
 
-from .compiler import Function
+from .function import Function
 
 _HEADER = """\
 # tapekit does not convert this source (TensorFlow's AutoGraph would rewrite its loops and ifs

@@ -1,0 +1,135 @@
+"""What a traced program is worth knowing before it runs: the analyses over its steps.
+
+replay.Program applies them once, in this order:
+
+    drop_dead        a step nothing needs goes (a layer's initializer draw while building)
+    fold_constants   a step on constants only is computed now and becomes a constant
+                     (the seed of tape.gradient, what the mean's derivative makes of it);
+                     a guard on a constant decides alike at every call and goes
+    has_late_guard   does a guard follow a write, a draw or a print? Then the program runs
+                     as a transaction (transaction.py)
+
+and program.generate asks two more while writing the source:
+
+    liveness         the slots each step reads for the last time (freed with `del` after it)
+    donors           the ufunc steps that write their result into a dead input's array
+
+`liveness` is the one backward walk behind both `drop_dead` and the `del` lines. See
+docs/PERFORMANCE.md for what folding and donation are worth.
+"""
+import numpy as np
+
+from .. import random
+from ..ops.cross_entropy import check_class_ids, sparse_softmax_cross_entropy_op
+from .steps import Assign, Guard, Op, Print, Update
+
+# Ops whose forward checks its inputs' values (and raises) as an eager call does: a replay
+# keeps them even when nothing reads their result, so the check still runs at every call.
+CHECKING_OPS = frozenset([sparse_softmax_cross_entropy_op, check_class_ids])
+
+
+def is_random(op):
+    """True for a random draw (tapekit/random.py's ops): it differs at every call."""
+    return getattr(op.forward, "__module__", "") == random.__name__
+
+
+def _always_runs(step):
+    return step.effect or (type(step) is Op and step.op in CHECKING_OPS)
+
+
+def liveness(steps, keep):
+    """(live, last_reads), one entry per step, by one walk from the end.
+
+    A step is live when it must run (a write, check, guard, print or checking op) or a
+    live step after it reads its result; `keep` (the outputs, the constants) counts as read
+    after the last step. last_reads[k]: the slots, sorted, that live step k reads and no
+    later live step does, outside `keep`: dead once step k has run.
+    """
+    needed, live, last_reads = set(keep), [False] * len(steps), [()] * len(steps)
+    for k in range(len(steps) - 1, -1, -1):
+        step = steps[k]
+        if not (_always_runs(step) or step.result in needed):
+            continue
+        live[k] = True
+        reads = step.reads
+        last_reads[k] = tuple(sorted({s for s in reads if s not in needed}))
+        needed.update(reads)
+    return live, last_reads
+
+
+def drop_dead(steps, keep):
+    """The steps that are live (see `liveness`), in order."""
+    live, _ = liveness(steps, keep)
+    return [step for step, is_live in zip(steps, live) if is_live]
+
+
+def fold_constants(steps, consts):
+    """Compute once the steps whose inputs are all constants; they become constants too.
+
+    Ops without inputs (random draws) and ops with holes are never folded; an op that
+    raises is kept, to fail at the call as in eager mode. `consts` (slot -> (value,
+    tensor)) receives the folded values. Returns the steps that remain.
+    """
+    kept = []
+    for step in steps:
+        if type(step) is Guard and step.value in consts:
+            continue
+        if type(step) is Op and step.inputs and not step.holes \
+                and all(i in consts for i in step.inputs):
+            try:
+                value = step.op.forward(*[consts[i][0] for i in step.inputs], **step.attrs)
+            except Exception:  # noqa: BLE001 - left to fail at the call, as in eager mode
+                kept.append(step)
+                continue
+            consts[step.result] = (value, None)
+            continue
+        kept.append(step)
+    return kept
+
+
+def has_late_guard(steps):
+    """True when a guard follows a variable write, a random draw or a print."""
+    effect = False
+    for step in steps:
+        if type(step) is Guard and effect:
+            return True
+        if type(step) in (Assign, Update, Print) or (type(step) is Op and is_random(step.op)):
+            effect = True
+    return False
+
+
+def _is_ufunc_step(step):
+    """An Op whose program line calls a one-result NumPy ufunc on its inputs alone, so it
+    can take one more argument, `out`."""
+    if type(step) is not Op:
+        return False
+    kernel = step.kernel
+    return isinstance(kernel, np.ufunc) and kernel.nout == 1 and kernel.nin == len(step.inputs) \
+        and not step.attrs and not step.holes
+
+
+def donors(steps, last_reads, keep):
+    """{step index: slot}: the ufunc steps that write their result into a dead input's array.
+
+    Worth 10% on W1 under tk.function (PERFORMANCE.md). The input must be an array this call
+    made and nobody else can hold: the result of an earlier ufunc step of this program (a
+    ufunc's result is a new array, never a view), read only by ufunc steps (no view of it
+    lives on), not in `keep` (an output, a constant), and of the result's dtype and (traced)
+    shape. Only pure programs donate (replay.py): when the shapes at a call differ from the
+    trace's, NumPy refuses the write (the result must fill the input exactly) and the
+    program runs again without donation."""
+    other_readers = set()
+    for step in steps:
+        if not _is_ufunc_step(step):
+            other_readers.update(step.reads)
+    owned, found = {}, {}     # owned: slot made by a ufunc step -> its (dtype, shape)
+    for k, step in enumerate(steps):
+        if not _is_ufunc_step(step) or step.shape is None:
+            continue   # shape None: a NumPy scalar (0-d inputs), nothing to write into
+        for i in step.inputs:
+            if i in owned and i in last_reads[k] and i not in keep and i not in other_readers \
+                    and owned[i] == (step.dtype, step.shape):
+                found[k] = i
+                break
+        owned[step.result] = (step.dtype, step.shape)
+    return found

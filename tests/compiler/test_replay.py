@@ -1,0 +1,192 @@
+"""Replay (replay.py): the compiled program on NumPy arrays gives eager's bits, never
+writes into an array someone else can see, runs again without donation when the shapes
+differ from the trace's, and holds the locks an eager step holds.
+"""
+import threading
+
+import numpy as np
+import pytest
+
+import tapekit as tk
+from tapekit import optimizers
+
+
+def _donations(f):
+    return sum(p.code.count("written into") for ps in f.programs.values() for p in ps)
+
+
+def test_a_tape_inside_gives_the_eager_gradients_bitwise():
+    w = tk.Variable(np.random.default_rng(0).normal(size=(4, 3)).astype(np.float32))
+
+    def grads(x, y):
+        with tk.GradientTape() as tape:
+            loss = tk.reduce_mean(tk.square(tk.tanh(x @ w) - y)) + tk.reduce_sum(tk.exp(-w * w))
+        return loss, tape.gradient(loss, w)
+    traced = tk.function(grads)
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        x = tk.constant(rng.normal(size=(5, 4)).astype(np.float32))
+        y = tk.constant(rng.normal(size=(5, 3)).astype(np.float32))
+        (l1, g1), (l2, g2) = grads(x, y), traced(x, y)
+        np.testing.assert_array_equal(l1.numpy(), l2.numpy())
+        np.testing.assert_array_equal(g1.numpy(), g2.numpy())
+    assert traced.trace_count == 1
+
+
+def test_a_replayed_update_never_changes_an_array_someone_holds():
+    # (Fused in-place updates were removed: under 1% on the MLP step; docs/PERFORMANCE.md.)
+    v = tk.Variable(np.ones(1000, np.float32))
+
+    @tk.function
+    def step(d):
+        v.assign_sub(d * 0.5)
+    d = tk.constant(np.full(1000, 2.0, np.float32))
+    step(d)                                   # trace
+    step(d)                                   # replay: v = v - d * 0.5
+    assert v.numpy()[0] == -1.0
+    held = np.asarray(v)                      # the user keeps the current array ...
+    step(d)
+    assert held[0] == -1.0                    # ... which keeps its numbers,
+    assert v.numpy()[0] == -2.0 and v._value is not held   # and v gets a new array
+    ((program,),) = step.programs.values()
+    assert "assign_sub(Variable, s" in str(program)
+
+
+def test_a_replay_never_overwrites_a_buffer_still_held():
+    # The numbers must equal eager ones, and a buffer the caller gets back, an argument or
+    # one read again later must never be overwritten. (Buffer donation, which wrote results
+    # into dead inputs, was removed: about 2% on the MLP step; docs/PERFORMANCE.md.)
+    rng = np.random.default_rng(5)
+    w = tk.Variable(rng.standard_normal((64, 128)).astype(np.float32))
+    b = tk.Variable(rng.standard_normal(128).astype(np.float32))
+
+    def layer(x):
+        h = tk.matmul(x, w) + b
+        return tk.nn.relu(h), h * 2.0          # h is read again after the add: keep it
+
+    traced = tk.function(layer)
+    x = tk.constant(rng.standard_normal((64, 64)).astype(np.float32))
+    x_before = x.numpy()
+    for _ in range(3):                          # trace, then replays
+        got, twice = traced(x)
+        want, want_twice = layer(x)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+        np.testing.assert_array_equal(twice.numpy(), want_twice.numpy())
+    np.testing.assert_array_equal(x.numpy(), x_before)
+
+
+def test_a_replay_never_writes_into_a_buffer_a_view_still_reads():
+    w = tk.Variable(np.random.default_rng(6).standard_normal((64, 128)).astype(np.float32))
+
+    def f(x):
+        a = tk.matmul(x, w)
+        view = tk.reshape(a, (128, 64))      # shares a's buffer
+        b = a + 1.0                          # the last read of a itself ...
+        return b, view * 2.0                 # ... but the view is read after it
+
+    traced = tk.function(f)
+    x = tk.constant(np.ones((64, 64), np.float32))
+    for _ in range(3):
+        (b, v), (wb, wv) = traced(x), f(x)
+        np.testing.assert_array_equal(b.numpy(), wb.numpy())
+        np.testing.assert_array_equal(v.numpy(), wv.numpy())
+
+
+def test_a_step_writes_into_a_dead_input_only_when_nothing_else_can_see_it():
+    # y is read by a reshape (its result may be a view of y) and returned: never written into.
+    # Only the array made by the first multiply and read by nothing but ufuncs is reused.
+    def g(x):
+        y = tk.sin(x * 2.0)
+        z = tk.reshape(y, (2, 2))
+        return tk.tanh(y) + 1.0, z, x
+    f = tk.function(g)
+    x = tk.constant([0.1, 0.2, 0.3, 0.4])
+    out = f(x)
+    for _ in range(2):
+        again = f(x)
+        for a, b in zip(again, g(x)):
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert _donations(f) == 2   # sin into x * 2.0's array; add into tanh's
+    np.testing.assert_array_equal(out[1].numpy(), np.sin(np.float32([0.2, 0.4, 0.6, 0.8])).reshape(2, 2))
+    np.testing.assert_array_equal(x.numpy(), np.float32([0.1, 0.2, 0.3, 0.4]))   # the argument untouched
+    arrays = [np.asarray(t) for t in again] + [np.asarray(t) for t in out]
+    for i, a in enumerate(arrays):        # every call's results are arrays of their own
+        for b in arrays[i + 1:]:
+            assert a is b or not np.shares_memory(a, b) or (a.base is b or b.base is a)
+
+
+def test_programs_that_write_variables_do_not_donate():
+    v = tk.Variable([1.0, 2.0])
+
+    @tk.function
+    def f(x):
+        v.assign(tk.sin(x * 2.0) + 1.0)
+        return tk.exp(v * 3.0) - 1.0
+    x = tk.constant([0.5, 0.25])
+    got = f(x).numpy()
+    want_v = np.sin(np.float32([1.0, 0.5])) + np.float32(1)
+    np.testing.assert_array_equal(v.numpy(), want_v)
+    np.testing.assert_array_equal(got, np.exp(want_v * np.float32(3)) - np.float32(1))
+    assert _donations(f) == 0
+
+
+def test_a_donating_replay_with_other_shapes_runs_again_without_donation():
+    # Traced with shapes (1,) and (1,): add writes into x * 2's array. Programs are kept per
+    # shape, but should a value's shape differ from the trace's at a replay (a data-dependent
+    # shape), that array may be too small for the result: NumPy refuses the write and the
+    # program runs again with new arrays, giving eager's numbers or eager's error.
+    f = tk.function(lambda x, y: tk.sin(x * 2.0 + y))
+    one = np.float32([0.5])
+    np.testing.assert_array_equal(f(one, one).numpy(), np.sin(np.float32([1.5])))
+    ((program,),) = f.programs.values()
+    assert _donations(f) == 2
+    three = np.float32([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(program.run_fast([one, three]).numpy(), np.sin(np.float32([2.0, 3.0, 4.0])))
+    np.testing.assert_array_equal(program.run_fast([three, one]).numpy(), np.sin(np.float32([2.5, 4.5, 6.5])))
+    with pytest.raises(ValueError, match="could not be broadcast together with shapes"):
+        program.run_fast([np.float32([1.0, 2.0]), three])
+
+
+def test_a_failed_guard_in_a_donating_program_traces_the_other_branch():
+    @tk.function
+    def f(x):
+        y = tk.sin(x * 2.0)
+        if tk.reduce_sum(y) > 0:
+            return tk.tanh(y) * 3.0
+        return tk.cos(y) * 3.0
+    pos, neg = tk.constant([0.5, 0.25]), tk.constant([-0.5, -0.25])
+    s = np.sin(np.float32([1.0, 0.5]))
+    np.testing.assert_allclose(f(pos).numpy(), np.tanh(s) * 3, rtol=1e-6)
+    np.testing.assert_allclose(f(neg).numpy(), np.cos(-s) * 3, rtol=1e-6)
+    np.testing.assert_allclose(f(pos).numpy(), np.tanh(s) * 3, rtol=1e-6)
+    assert _donations(f) > 0
+
+
+def test_a_training_step_from_8_threads_makes_every_update():
+    w = tk.Variable(0.0)
+    count = tk.Variable(0, dtype=tk.int64)
+    opt = optimizers.SGD(0.5)
+
+    @tk.function
+    def step(x):
+        with tk.GradientTape() as tape:
+            loss = w * x                  # d loss / dw = x = 1: each step moves w by -0.5
+        opt.apply_gradients([(tape.gradient(loss, w), w)])
+        count.assign_add(1)
+        return loss
+    step(tk.constant(1.0))
+    step(tk.constant(1.0))                # traced, checked, then replayed below
+    w.assign(0.0)
+    count.assign(0)
+    start = int(opt.iterations)
+
+    def worker():
+        for _ in range(100):
+            step(tk.constant(1.0))
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert int(count) == 800 and int(opt.iterations) - start == 800
+    assert float(w) == -400.0

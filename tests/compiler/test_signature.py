@@ -1,0 +1,57 @@
+"""Input signatures (signature.py): which calls share a trace. A tensor counts by its
+shape and dtype, a NumPy array as a tensor, any other argument by its value (-0.0 and 0.0
+apart, NaN as one); an input_signature fixes what a call may be.
+"""
+import numpy as np
+import pytest
+
+import tapekit as tk
+
+
+def test_python_values_are_part_of_the_signature_and_side_effects_run_once():
+    calls = []
+
+    @tk.function
+    def scale(x, factor, training=False):
+        calls.append(factor)                                  # Python: only while tracing
+        return x * factor if training else x
+    x = tk.constant([1.0, 2.0])
+    assert scale(x, 3.0, training=True).numpy().tolist() == [3.0, 6.0]
+    assert scale(tk.constant([5.0, 5.0]), 3.0, training=True).numpy().tolist() == [15.0, 15.0]
+    assert scale(x, 4.0, training=True).numpy().tolist() == [4.0, 8.0]
+    assert scale(x, 4.0).numpy().tolist() == [1.0, 2.0]
+    assert calls == [3.0, 4.0, 4.0] and scale.trace_count == 3
+
+
+def test_numpy_arguments_count_as_tensors():
+    @tk.function
+    def f(a):
+        return tk.reduce_sum(a)
+    assert f(np.ones(3, np.float32)).numpy() == 3.0
+    assert f(np.full(3, 2.0, np.float32)).numpy() == 6.0 and f.trace_count == 1
+
+
+def test_signed_zeros_are_two_signatures_and_nan_is_one():
+    @tk.function
+    def f(x, s):
+        return x / s
+    with np.errstate(divide="ignore", invalid="ignore"):
+        assert float(f(tk.constant(1.0), 0.0)) == np.inf
+        assert float(f(tk.constant(1.0), -0.0)) == -np.inf
+        for _ in range(3):
+            assert np.isnan(float(f(tk.constant(1.0), float("nan"))))
+    assert f.experimental_get_tracing_count() == 3
+
+
+def test_input_signature_fixes_what_a_call_may_be():
+    @tk.function(input_signature=[tk.TensorSpec(shape=[None], dtype=tk.float32)])
+    def f(x):
+        return tk.reduce_sum(x * x)
+    assert float(f([1.0, 2.0])) == 5.0
+    assert float(f(tk.constant([3.0]))) == 9.0
+    with pytest.raises(ValueError, match=r"argument 0 has shape \(1, 1\)"):
+        f(tk.constant([[1.0]]))
+    with pytest.raises(TypeError, match="int32"):
+        f(tk.constant([1, 2]))
+    with pytest.raises(TypeError, match="lists 1 argument"):
+        f(tk.constant([1.0]), tk.constant([1.0]))
