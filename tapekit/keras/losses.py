@@ -280,7 +280,7 @@ def _weigh(values, sample_weight):
     weights = convert_to_tensor(sample_weight)
     if weights.dtype != values.dtype:
         weights = cast(weights, values.dtype)
-    values, weights = _squeeze_or_expand(values, weights)
+    values, weights = squeeze_or_expand(values, weights)
     if weights.shape != values.shape:
         try:
             weights = broadcast_to(weights, values.shape)
@@ -301,11 +301,11 @@ def _prepare(y_true, y_pred, same_rank=True):
     if y_true.dtype != y_pred.dtype:
         y_true = cast(y_true, y_pred.dtype)
     if same_rank:
-        y_true, y_pred = _squeeze_or_expand(y_true, y_pred)
+        y_true, y_pred = squeeze_or_expand(y_true, y_pred)
     return y_true, y_pred
 
 
-def _squeeze_or_expand(a, b):
+def squeeze_or_expand(a, b):
     """Keras: when the ranks differ by one and the longer ends in 1, make them match."""
     if a.ndim == b.ndim + 1 and a.shape[-1] == 1:
         if b.ndim == 1:

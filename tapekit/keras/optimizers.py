@@ -23,7 +23,7 @@ from ..tensor import Tensor, Variable
 from ..compiler.tracing import hold_in_traces
 from . import schedules
 from .schedules import LearningRateSchedule
-from .layers._utils import snake_name
+from .layers.naming import snake_name
 from .saving.serialization_lib import deserialize_keras_object, serialize_keras_object
 
 

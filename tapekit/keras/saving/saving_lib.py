@@ -22,7 +22,7 @@ from importlib import metadata as _metadata
 import numpy as np
 
 from . import weights_h5
-from ..layers._utils import snake_name
+from ..layers.naming import snake_name
 from .serialization_lib import deserialize_keras_object, serialize_keras_object
 
 SUFFIX = ".keras"

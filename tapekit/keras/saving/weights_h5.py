@@ -27,7 +27,7 @@ import zipfile
 import numpy as np
 
 from ...tensor import Variable
-from ..layers._utils import snake_name
+from ..layers.naming import snake_name
 from ..layers.base import Layer
 
 SUFFIX = ".weights.h5"
