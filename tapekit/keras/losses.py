@@ -16,6 +16,7 @@ from ..ops import (abs, broadcast_to, cast, clip_by_value, equal, exp, expand_di
 from ..ops.cross_entropy import check_class_ids
 from ..convert import convert_to_tensor
 from ..module import _snake   # MeanSquaredError -> mean_squared_error, as Keras names them
+from .identifiers import resolve
 
 EPSILON = 1e-7  # keras.backend.epsilon()
 
@@ -258,17 +259,8 @@ def get(identifier):
     >>> tk.losses.get("mse") is tk.losses.mean_squared_error
     True
     """
-    if identifier is None or isinstance(identifier, Loss) or (
-            callable(identifier) and not isinstance(identifier, type)):
-        return identifier
-    if isinstance(identifier, type) and issubclass(identifier, Loss):
-        return identifier()
-    found = _BY_NAME.get(identifier) if isinstance(identifier, str) else None
-    if found is None:
-        raise ValueError(f"Could not interpret loss identifier: {identifier!r}. Known names: "
-                         f"{', '.join(sorted(_BY_NAME))}; or pass a tk.losses.Loss or a "
-                         f"function loss(y_true, y_pred)")
-    return found() if isinstance(found, type) else found
+    return resolve(identifier, _BY_NAME, "loss", base=Loss, none=True,
+                   accepts="a tk.losses.Loss or a function loss(y_true, y_pred)")
 
 
 # --- helpers --------------------------------------------------------------------------------
