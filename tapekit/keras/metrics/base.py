@@ -17,7 +17,7 @@ from ...convert import convert_to_tensor
 from ...module import _snake   # SparseCategoricalAccuracy -> sparse_categorical_accuracy
 from ...ops import broadcast_to, cast, divide, equal, reduce_mean, reduce_sum, where
 from ...tensor import Tensor, Variable
-from ..losses import squeeze_or_expand
+from ..targets import squeeze_or_expand
 
 
 class Metric:

@@ -20,8 +20,8 @@ def retrieve(name, registered_name, module, kind, custom_objects=None):
         if key and key in custom_objects:
             return custom_objects[key]
     for key in (registered_name, name):
-        if key and key in registration._OBJECTS:
-            return registration._OBJECTS[key]
+        if key and key in registration.OBJECTS:
+            return registration.OBJECTS[key]
     tables = builtin_tables()
     if kind == "function":
         activations, losses = builtin_modules().activations, builtin_modules().losses

@@ -87,7 +87,7 @@ def get_custom_objects():
     >>> "course>NoSuchThing" in tk.saving.get_custom_objects()
     False
     """
-    return registration._OBJECTS
+    return registration.OBJECTS
 
 
 LAMBDA_REFUSED = (
@@ -192,7 +192,7 @@ def _public_name(obj):
         for name, known in table.items():
             if known is cls and name == cls.__name__:
                 return {"module": module, "class_name": name, "registered_name": None}
-    registered = registration._NAMES.get(cls)
+    registered = registration.NAMES.get(cls)
     module = None if cls.__module__ == "__main__" else cls.__module__
     return {"module": module, "class_name": cls.__name__,
             "registered_name": registered or cls.__name__}
@@ -201,7 +201,7 @@ def _public_name(obj):
 def _serialize_function(fn):
     activations, losses = builtin_modules().activations, builtin_modules().losses
     name = getattr(fn, "__name__", None)
-    registered = registration._NAMES.get(fn)
+    registered = registration.NAMES.get(fn)
     if registered is not None:
         return {"module": fn.__module__, "class_name": "function", "config": registered,
                 "registered_name": registered}
