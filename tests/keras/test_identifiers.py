@@ -120,3 +120,10 @@ def test_regularizers_get():
     assert type(tk.regularizers.get({"class_name": "l1"})) is tk.regularizers.L1
     with pytest.raises(ValueError, match=r"regularizer identifier: \{'class_name': 'L3'\}"):
         tk.regularizers.get({"class_name": "L3"})
+
+
+def test_get_by_name():
+    assert tk.metrics.get("mae") is tk.metrics.mean_absolute_error
+    assert isinstance(tk.metrics.get("Precision"), tk.metrics.Precision)
+    with pytest.raises(ValueError, match="Could not interpret metric identifier: 'acuracy'"):
+        tk.metrics.get("acuracy")
