@@ -98,9 +98,10 @@ class Initializer:
         """
         config = dict(config)
         for key, value in cls._keras_only.items():
-            if key in config and config.pop(key) != value:
+            given = config.pop(key, value)
+            if given != value:
                 raise ValueError(f"{cls.__name__}.from_config: tapekit does not support {key}="
-                                 f"{config.get(key)!r} (only {value!r})")
+                                 f"{given!r} (only {value!r})")
         return cls(**config)
 
 

@@ -57,3 +57,71 @@ def test_early_stopping_max_mode_for_accuracy():
     for epoch, acc in enumerate([0.5, 0.6, 0.55]):
         stop.on_epoch_end(epoch, {"val_accuracy": acc})
     assert stop.stopped_epoch == 2 and stop.best == 0.6
+
+
+def run(stop, values, monitor="val_loss"):
+    """Feed `values` as the monitored log of consecutive epochs until the callback stops fit;
+    the epochs run."""
+    stop.set_model(make_model())
+    stop.on_train_begin()
+    ran = []
+    for epoch, value in enumerate(values):
+        ran.append(epoch)
+        stop.on_epoch_end(epoch, {monitor: value})
+        if stop.model.stop_training:
+            break
+    return ran
+
+
+def test_patience_counts_epochs_without_improvement():
+    # best 1.0 at epoch 0; 1.0, 1.1, 1.2 do not beat it; patience 3 stops at epoch 3
+    stop = tk.callbacks.EarlyStopping(patience=3)
+    assert run(stop, [1.0, 1.0, 1.1, 1.2, 0.1]) == [0, 1, 2, 3]
+    assert stop.stopped_epoch == 3 and stop.best == 1.0 and stop.best_epoch == 0
+
+
+def test_a_baseline_not_beaten_keeps_the_count_running():
+    # Keras's rule: an epoch that improves but does not beat the baseline still counts, and the
+    # first epoch that does not improve stops once the count reaches patience
+    values = [0.9, 0.8, 0.7, 0.75, 0.76]
+    stop = tk.callbacks.EarlyStopping(patience=2, baseline=0.5)
+    assert run(stop, values) == [0, 1, 2, 3] and stop.best == 0.7     # count 4 at epoch 3
+    plain = tk.callbacks.EarlyStopping(patience=2)
+    assert run(plain, values) == [0, 1, 2, 3, 4] and plain.stopped_epoch == 4   # count 1, 2
+    below = tk.callbacks.EarlyStopping(patience=2, baseline=0.5)
+    assert run(below, [0.4, 0.3, 0.35, 0.2, 0.1]) == [0, 1, 2, 3, 4]   # beats it: resets
+    assert below.stopped_epoch == 0
+
+
+def test_epochs_before_start_from_epoch_are_not_counted():
+    stop = tk.callbacks.EarlyStopping(patience=1, start_from_epoch=3)
+    assert run(stop, [0.1, 5.0, 6.0, 1.0, 2.0, 3.0]) == [0, 1, 2, 3, 4]
+    assert stop.best == 1.0 and stop.best_epoch == 3
+
+
+def test_min_delta_is_taken_as_a_distance():
+    stop = tk.callbacks.EarlyStopping(monitor="val_accuracy", min_delta=-0.1, patience=0)
+    assert stop.min_delta == 0.1
+    assert run(stop, [0.5, 0.55], monitor="val_accuracy") == [0, 1]   # 0.05 up is no improvement
+    assert stop.stopped_epoch == 1
+
+
+def test_an_absent_monitor_warns_and_a_bad_mode_raises():
+    stop = tk.callbacks.EarlyStopping(monitor="val_loss", patience=0)
+    stop.set_model(make_model())
+    stop.on_train_begin()
+    with pytest.warns(UserWarning, match="`val_loss` which is not available. Available "
+                                         "metrics are: loss"):
+        stop.on_epoch_end(0, {"loss": 1.0})
+    assert not stop.model.stop_training
+    with pytest.raises(ValueError, match="mode must be 'auto', 'min' or 'max', got 'up'"):
+        tk.callbacks.EarlyStopping(mode="up")
+
+
+def test_verbose_prints_the_stop_and_the_restore(capsys):
+    stop = tk.callbacks.EarlyStopping(monitor="loss", patience=0, verbose=1,
+                                      restore_best_weights=True)
+    run(stop, [1.0, 2.0], monitor="loss")
+    stop.on_train_end()
+    assert capsys.readouterr().out == ("Epoch 2: early stopping\n"
+                                       "Restoring model weights from the end of the best epoch: 1.\n")
