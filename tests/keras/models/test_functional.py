@@ -4,6 +4,7 @@ import pytest
 
 import tapekit as tk
 from tapekit import layers
+from tapekit.keras.models.functional import Graph
 
 
 @pytest.fixture(autouse=True)
@@ -75,3 +76,37 @@ def test_add_loss_inside_a_functional_model_reaches_model_losses():
     model(tk.ones((2, 3)))
     model(tk.ones((2, 3)))
     assert len(model.losses) == 1 and float(model.losses[0]) == pytest.approx(0.12)   # 0.01 * 12
+
+
+def test_the_graph_runs_each_node_after_the_nodes_it_reads_and_a_shared_layer_once_listed():
+    x = tk.Input((2,), name="x")
+    shared = layers.Dense(2, name="shared")
+    a = shared(x)
+    b = layers.Dense(2, name="side")(x)
+    out = shared(layers.Add(name="sum")([a, b]))           # shared is called twice
+    graph = Graph(x, out)
+    assert [n.layer.name for n in graph.nodes] == ["x", "shared", "side", "sum", "shared"]
+    assert [layer.name for layer in graph.layers] == ["x", "shared", "side", "sum"]
+    assert graph.output_shapes(shared) == [(None, 2), (None, 2)]
+    value = np.array([[1.0, -2.0]], np.float32)
+    hand = shared(shared(value) + graph.layers[2](value))
+    np.testing.assert_allclose(graph.run(graph.convert(value)).numpy(), hand.numpy(), rtol=1e-6)
+
+
+def test_inputs_by_name_and_their_count_are_checked():
+    a, b = tk.Input((1,), name="a"), tk.Input((1,), name="b")
+    model = tk.Model([a, b], layers.Subtract()([a, b]))
+    one, two = np.array([[1.0]], np.float32), np.array([[3.0]], np.float32)
+    assert float(model({"b": two, "a": one})[0, 0]) == -2.0
+    with pytest.raises(ValueError, match=r"need the keys \['a', 'b'\] .* missing \['b'\]"):
+        model({"a": one})
+    with pytest.raises(ValueError, match=r"Model: expected 2 inputs \(\['a', 'b'\]\), got 3"):
+        model([one, two, one])
+
+
+def test_a_model_of_real_tensors_says_to_subclass():
+    with pytest.raises(TypeError, match=r"Model\(outputs=...\): expected KerasTensors .* got "
+                                        r"Tensor\. For a model on real tensors, subclass tk.Model"):
+        tk.Model(tk.Input((1,)), tk.ones((1, 1)))
+    with pytest.raises(TypeError, match=r"Model\(inputs=...\): .* got nothing"):
+        Graph([], tk.Input((1,)))
