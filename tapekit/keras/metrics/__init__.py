@@ -46,7 +46,7 @@ def get(identifier):
     True
     """
     return _resolve(identifier, _BY_NAME, "metric", base=Metric,
-                   accepts="a tk.metrics.Metric or a function metric(y_true, y_pred)")
+                    accepts="a tk.metrics.Metric or a function metric(y_true, y_pred)")
 
 
 __all__ = [name for name in dir() if not name.startswith("_")]
