@@ -49,3 +49,30 @@ def test_batch_normalization_gradients_and_other_axis():
     y = channels_first(images, training=True).numpy()
     m, v = images.mean((0, 2, 3), keepdims=True), images.var((0, 2, 3), keepdims=True)
     np.testing.assert_allclose(y, (images - m) / np.sqrt(v), rtol=1e-10)
+
+
+def test_inference_and_a_frozen_layer_use_the_moving_statistics():
+    bn = layers.BatchNormalization(epsilon=0.0, moving_mean_initializer=tk.initializers.Constant(2.0),
+                                   moving_variance_initializer=tk.initializers.Constant(4.0),
+                                   center=False, scale=False)
+    x = np.array([[0.0, 6.0], [2.0, 10.0]], np.float32)
+    np.testing.assert_allclose(bn(x).numpy(), (x - 2.0) / 2.0)          # training=None: moving
+    assert bn.trainable_weights == [] and len(bn.non_trainable_weights) == 2
+    bn.trainable = False                                                # frozen: moving, even
+    np.testing.assert_allclose(bn(x, training=True).numpy(), (x - 2.0) / 2.0)   # in training
+    np.testing.assert_array_equal(bn.moving_mean.numpy(), [2.0, 2.0])   # and no update
+
+
+def test_bad_axes_are_named():
+    with pytest.raises(TypeError, match=r"BatchNormalization: axis must be an int, got \[1\]"):
+        layers.BatchNormalization(axis=[1])
+    with pytest.raises(ValueError, match=r"'batch_normalization': axis=2 is out of range for "
+                                         r"inputs of shape \(3, 2\)"):
+        layers.BatchNormalization(axis=2)(np.ones((3, 2), np.float32))
+
+
+def test_config_round_trip_keeps_the_arguments():
+    bn = layers.BatchNormalization(axis=1, momentum=0.5, epsilon=0.1, center=False)
+    again = layers.BatchNormalization.from_config(bn.get_config())
+    assert (again.axis, again.momentum, again.epsilon, again.center, again.scale) == (1, 0.5, 0.1,
+                                                                                       False, True)
