@@ -55,7 +55,7 @@ def unpack_x_y_sample_weight(data):
 
 def check_data_tuple(data, what):
     """`what` (validation_data, ...) as (x, y, sample_weight), checked before training."""
-    if isinstance(data, (tuple, list)) and not _is_batch_list(data):
+    if isinstance(data, (tuple, list)) and not is_batch_list(data):
         if len(data) not in (2, 3):
             raise ValueError(f"{what} must be (x_val, y_val) or (x_val, y_val, "
                              f"sample_weight_val), or a dataset of batches; got a "
@@ -69,18 +69,18 @@ def _is_array_like(a):
         isinstance(a, (list, tuple)) and len(a) > 0 and all(np.isscalar(v) for v in a))
 
 
-def _is_arrays(x):
+def is_arrays(x):
     """Arrays, or a list/tuple/dict whose leaves are arrays (several inputs)."""
     if isinstance(x, dict):
-        return len(x) > 0 and all(_is_arrays(v) for v in x.values())
+        return len(x) > 0 and all(is_arrays(v) for v in x.values())
     if isinstance(x, (list, tuple)):
         return len(x) > 0 and all(isinstance(v, _ARRAY_TYPES) or
-                                  (isinstance(v, (list, tuple, dict)) and _is_arrays(v))
+                                  (isinstance(v, (list, tuple, dict)) and is_arrays(v))
                                   for v in x) or _is_array_like(x)
     return isinstance(x, _ARRAY_TYPES)
 
 
-def _is_batch_list(x):
+def is_batch_list(x):
     """A list of (x, y[, sample_weight]) batches (tapekit's stand-in for tf.data)."""
     return isinstance(x, list) and len(x) > 0 and all(
         isinstance(b, tuple) and 1 <= len(b) <= 3 for b in x)
@@ -180,7 +180,7 @@ def train_validation_split(x, y, sample_weight, validation_split):
     (as Keras does): returns ((x, y, sample_weight), (x_val, y_val, sample_weight_val))."""
     if not 0 < validation_split < 1:
         raise ValueError(f"validation_split must be in (0, 1), got {validation_split!r}")
-    if not _is_arrays(x) or _is_batch_list(x):
+    if not is_arrays(x) or is_batch_list(x):
         raise ValueError("validation_split is only supported for array data (x, y); for a "
                          "generator, PyDataset or list of batches, pass validation_data= "
                          "instead")
@@ -217,7 +217,7 @@ class EpochIterator:
         self.steps_per_epoch, self.class_weight = steps_per_epoch, class_weight
         self.shuffle = shuffle
         self._iterator, self._seen = None, 0
-        if _is_arrays(x) and not _is_batch_list(x):
+        if is_arrays(x) and not is_batch_list(x):
             self.kind = "arrays"
             self.x, self.y = _arrays(x, "x"), _arrays(y, "y")
             self.sample_weight = _arrays(sample_weight, "sample_weight")
@@ -239,7 +239,7 @@ class EpochIterator:
             self._num_batches = -(-self.n // self.batch_size)
             return
         what = ("a PyDataset" if _is_pydataset(x) else "a list of batches"
-                if _is_batch_list(x) else "a generator or iterator" if _is_iterator(x) else None)
+                if is_batch_list(x) else "a generator or iterator" if _is_iterator(x) else None)
         if what is None:
             raise ValueError(f"Unrecognized data type: x={type(x).__name__}. Expected NumPy "
                              f"arrays or tensors (or a list/dict of them), a generator or "
@@ -254,7 +254,7 @@ class EpochIterator:
         self.kind, self.data = what, x
         if _is_pydataset(x):
             self._num_batches = len(x)
-        elif _is_batch_list(x):
+        elif is_batch_list(x):
             self._num_batches = len(x)
         else:
             self._num_batches = None

@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from .. import dtypes, random
+from .identifiers import resolve
 from .saving.serialization_lib import deserialize_keras_object, serialize_keras_object
 
 __all__ = ["Constant", "GlorotNormal", "GlorotUniform", "HeNormal", "HeUniform", "Initializer",
@@ -97,9 +98,10 @@ class Initializer:
         """
         config = dict(config)
         for key, value in cls._keras_only.items():
-            if key in config and config.pop(key) != value:
+            given = config.pop(key, value)
+            if given != value:
                 raise ValueError(f"{cls.__name__}.from_config: tapekit does not support {key}="
-                                 f"{config.get(key)!r} (only {value!r})")
+                                 f"{given!r} (only {value!r})")
         return cls(**config)
 
 
@@ -254,26 +256,10 @@ def get(identifier):
     >>> tk.initializers.get("he_normal")
     HeNormal(seed=None)
     """
-    if isinstance(identifier, str):
-        key = identifier if identifier in INITIALIZERS else \
-            {cls.__name__: k for k, cls in INITIALIZERS.items()}.get(identifier)
-        if key is None:
-            raise ValueError(f"unknown initializer {identifier!r}; use one of "
-                             f"{sorted(INITIALIZERS)}, an object such as "
-                             f"tk.initializers.RandomNormal(stddev=0.1), or a callable "
-                             f"(shape, dtype) -> array")
-        return INITIALIZERS[key]()
-    if isinstance(identifier, type) and issubclass(identifier, Initializer):
-        return identifier()
-    if isinstance(identifier, dict):        # a config, as Keras 3 writes it in a layer's
-        return get(deserialize_keras_object(identifier))
-    if callable(identifier):
-        return identifier
-    raise ValueError(f"initializer must be a name, an Initializer or a callable "
-                     f"(shape, dtype) -> array, got {identifier!r}")
-
-
-_initializer = get
+    return resolve(identifier, INITIALIZERS, "initializer", base=Initializer,
+                   configs=deserialize_keras_object,   # a config, as a layer's config holds it
+                   accepts="an object such as tk.initializers.RandomNormal(stddev=0.1), or a "
+                           "callable (shape, dtype) -> array")
 
 
 def serialize(initializer):

@@ -121,7 +121,7 @@ class LossAndMetrics:
                                      f"no target for it; pass y with one target per output")
                 value = fn(targets[i], flat_pred[i], sample_weight=weights[i])
                 if tracker is not None:
-                    tracker.update_state(value, sample_weight=_batch_size(flat_pred[i]))
+                    tracker.update_state(value, sample_weight=samples_in(flat_pred[i]))
                 terms.append(value if w == 1.0 else value * w)
         terms.extend(getattr(self, "losses", None) or [])
         if not terms:
@@ -264,5 +264,6 @@ def _build_metrics(specs, y, y_pred):
     return built
 
 
-def _batch_size(x):
+def samples_in(x):
+    """The number of samples in a batch: the first input's first axis."""
     return nest.flatten(x)[0].shape[0]

@@ -16,6 +16,8 @@ from ..ops import (abs, broadcast_to, cast, clip_by_value, equal, exp, expand_di
 from ..ops.cross_entropy import check_class_ids
 from ..convert import convert_to_tensor
 from ..module import _snake   # MeanSquaredError -> mean_squared_error, as Keras names them
+from .identifiers import resolve
+from .targets import as_float, prepare, squeeze_or_expand
 
 EPSILON = 1e-7  # keras.backend.epsilon()
 
@@ -27,7 +29,7 @@ def mean_squared_error(y_true, y_pred):
     >>> tk.losses.mean_squared_error(tk.constant([[0.0, 1.0]]), tk.constant([[1.0, 1.0]]))
     tk.Tensor([0.5], shape=(1,), dtype=float32)
     """
-    y_true, y_pred = _prepare(y_true, y_pred)
+    y_true, y_pred = prepare(y_true, y_pred)
     return reduce_mean(square(y_true - y_pred), axis=-1)
 
 
@@ -37,7 +39,7 @@ def mean_absolute_error(y_true, y_pred):
     >>> tk.losses.mean_absolute_error(tk.constant([[0.0, 1.0]]), tk.constant([[1.0, 3.0]]))
     tk.Tensor([1.5], shape=(1,), dtype=float32)
     """
-    y_true, y_pred = _prepare(y_true, y_pred)
+    y_true, y_pred = prepare(y_true, y_pred)
     return reduce_mean(abs(y_true - y_pred), axis=-1)
 
 
@@ -47,7 +49,7 @@ def huber(y_true, y_pred, delta=1.0):
     >>> tk.losses.huber(tk.constant([[0.0, 0.0]]), tk.constant([[0.5, 3.0]]))   # (0.125 + 2.5) / 2
     tk.Tensor([1.3125], shape=(1,), dtype=float32)
     """
-    y_true, y_pred = _prepare(y_true, y_pred)
+    y_true, y_pred = prepare(y_true, y_pred)
     error = abs(y_true - y_pred)
     quadratic = minimum(error, delta)          # the part of |x| up to delta
     return reduce_mean(0.5 * square(quadratic) + delta * (error - quadratic), axis=-1)
@@ -67,7 +69,7 @@ def binary_crossentropy(y_true, y_pred, from_logits=False):
     >>> tk.losses.binary_crossentropy(tk.constant([[1.0, 0.0]]), tk.constant([[0.5, 0.5]]))   # log 2
     tk.Tensor([0.6931472], shape=(1,), dtype=float32)
     """
-    y_true, y_pred = _prepare(y_true, y_pred)
+    y_true, y_pred = prepare(y_true, y_pred)
     if from_logits:
         per_entry = sigmoid_cross_entropy_with_logits(y_true, y_pred)
     else:
@@ -82,7 +84,7 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False):
     >>> tk.losses.categorical_crossentropy(tk.constant([[0.0, 1.0]]), tk.constant([[0.5, 0.5]]))
     tk.Tensor([0.6931472], shape=(1,), dtype=float32)
     """
-    y_true, y_pred = _prepare(y_true, y_pred, same_rank=False)
+    y_true, y_pred = prepare(y_true, y_pred, same_rank=False)
     if y_true.shape != y_pred.shape:
         raise ValueError(f"categorical_crossentropy: y_true and y_pred must have the same shape, "
                          f"got {y_true.shape} and {y_pred.shape} (integer labels? use "
@@ -100,7 +102,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False):
     >>> tk.losses.sparse_categorical_crossentropy(tk.constant([1]), tk.constant([[0.0, 0.0]]), from_logits=True)
     tk.Tensor([0.6931472], shape=(1,), dtype=float32)
     """
-    y_pred = _as_float(y_pred)
+    y_pred = as_float(y_pred)
     labels = convert_to_tensor(y_true)
     if labels.dtype.kind not in "iu":
         labels = cast(labels, "int64")   # Keras accepts float labels such as 2.0
@@ -258,17 +260,8 @@ def get(identifier):
     >>> tk.losses.get("mse") is tk.losses.mean_squared_error
     True
     """
-    if identifier is None or isinstance(identifier, Loss) or (
-            callable(identifier) and not isinstance(identifier, type)):
-        return identifier
-    if isinstance(identifier, type) and issubclass(identifier, Loss):
-        return identifier()
-    found = _BY_NAME.get(identifier) if isinstance(identifier, str) else None
-    if found is None:
-        raise ValueError(f"Could not interpret loss identifier: {identifier!r}. Known names: "
-                         f"{', '.join(sorted(_BY_NAME))}; or pass a tk.losses.Loss or a "
-                         f"function loss(y_true, y_pred)")
-    return found() if isinstance(found, type) else found
+    return resolve(identifier, _BY_NAME, "loss", base=Loss, none=True,
+                   accepts="a tk.losses.Loss or a function loss(y_true, y_pred)")
 
 
 # --- helpers --------------------------------------------------------------------------------
@@ -280,7 +273,7 @@ def _weigh(values, sample_weight):
     weights = convert_to_tensor(sample_weight)
     if weights.dtype != values.dtype:
         weights = cast(weights, values.dtype)
-    values, weights = _squeeze_or_expand(values, weights)
+    values, weights = squeeze_or_expand(values, weights)
     if weights.shape != values.shape:
         try:
             weights = broadcast_to(weights, values.shape)
@@ -289,35 +282,6 @@ def _weigh(values, sample_weight):
                              f"per-example losses of shape {values.shape}: give one weight per "
                              f"example") from None
     return values * weights, weights
-def _as_float(y):
-    y = convert_to_tensor(y)
-    return y if y.dtype.kind == "f" else cast(y, "float32")
-
-
-def _prepare(y_true, y_pred, same_rank=True):
-    """y_pred as a float tensor, y_true in its dtype; ranks matched as Keras does."""
-    y_pred = _as_float(y_pred)
-    y_true = convert_to_tensor(y_true)
-    if y_true.dtype != y_pred.dtype:
-        y_true = cast(y_true, y_pred.dtype)
-    if same_rank:
-        y_true, y_pred = _squeeze_or_expand(y_true, y_pred)
-    return y_true, y_pred
-
-
-def _squeeze_or_expand(a, b):
-    """Keras: when the ranks differ by one and the longer ends in 1, make them match."""
-    if a.ndim == b.ndim + 1 and a.shape[-1] == 1:
-        if b.ndim == 1:
-            b = expand_dims(b, -1)
-        else:
-            a = squeeze(a, axis=-1)
-    elif b.ndim == a.ndim + 1 and b.shape[-1] == 1:
-        if a.ndim == 1:
-            a = expand_dims(a, -1)
-        else:
-            b = squeeze(b, axis=-1)
-    return a, b
 
 
 def _reduce(values, reduction, weights=None):

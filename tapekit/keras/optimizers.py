@@ -22,8 +22,9 @@ from ..convert import convert_to_tensor
 from ..tensor import Tensor, Variable
 from ..compiler.trace import hold_in_traces
 from . import schedules
+from .identifiers import resolve
 from .schedules import LearningRateSchedule
-from .layers._utils import snake_name
+from .layers.naming import snake_name
 from .saving.serialization_lib import deserialize_keras_object, serialize_keras_object
 
 
@@ -385,14 +386,11 @@ def get(identifier):
     >>> tk.optimizers.get("adam")
     <Adam learning_rate=0.001, iterations=0>
     """
-    if isinstance(identifier, Optimizer):
-        return identifier
-    known = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop}
-    cls = known.get(identifier.lower()) if isinstance(identifier, str) else None
-    if cls is None:
-        raise ValueError(f"Could not interpret optimizer identifier: {identifier!r}; use one of "
-                         f"{sorted(known)} or an optimizer such as tk.optimizers.Adam(1e-3)")
-    return cls()
+    return resolve(identifier, _BY_NAME, "optimizer", base=Optimizer, functions=False,
+                   accepts="an optimizer such as tk.optimizers.Adam(1e-3)")
+
+
+_BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop}
 
 
 __all__ = ["Optimizer", "SGD", "Adam", "RMSprop", "get", "schedules"]

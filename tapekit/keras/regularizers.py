@@ -14,6 +14,7 @@ adds the penalty to its `losses` (Keras's `add_loss` for weights), and `fit` add
 from .. import dtypes
 from ..convert import convert_to_tensor
 from ..ops import abs, cast, reduce_sum, square
+from .identifiers import resolve
 
 __all__ = ["L1", "L1L2", "L2", "Regularizer", "get", "l1", "l1_l2", "l2"]
 
@@ -119,15 +120,13 @@ def get(identifier):
     >>> tk.regularizers.get("l2")
     L2(l2=0.01)
     """
-    if identifier is None or isinstance(identifier, Regularizer):
-        return identifier
-    if isinstance(identifier, str):
-        if identifier not in _BY_NAME:
-            raise ValueError(f"unknown regularizer {identifier!r}; use one of "
-                             f"{sorted(set(_BY_NAME))} or a callable weight -> scalar")
-        return _BY_NAME[identifier]()
-    if isinstance(identifier, dict) and identifier.get("class_name") in _BY_NAME:
-        return _BY_NAME[identifier["class_name"]](**identifier.get("config", {}))
-    if callable(identifier):
-        return identifier
-    raise ValueError(f"regularizer must be a name, a Regularizer or a callable, got {identifier!r}")
+    return resolve(identifier, _BY_NAME, "regularizer", base=Regularizer, none=True,
+                   configs=_from_config,
+                   accepts="a tk.regularizers.Regularizer or a callable weight -> scalar")
+
+
+def _from_config(config):
+    """A regularizer from {"class_name": "L2", "config": {"l2": 0.01}}, as a layer's config
+    holds it (the config itself, so the error names it, when the class is not one of these)."""
+    cls = _BY_NAME.get(config.get("class_name"))
+    return config if cls is None else cls.from_config(config.get("config") or {})

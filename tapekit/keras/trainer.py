@@ -24,8 +24,8 @@ from . import losses as losses_module
 from . import metrics as metrics_module
 from . import optimizers as optimizers_module
 from .callbacks import CallbackList
-from .loss_and_metrics import LossAndMetrics, _batch_size
-from .data_adapter import (EpochIterator, _is_arrays, _is_batch_list, check_data_tuple, train_validation_split,
+from .loss_and_metrics import LossAndMetrics, samples_in
+from .data_adapter import (EpochIterator, is_arrays, is_batch_list, check_data_tuple, train_validation_split,
                            unpack_x_y_sample_weight)
 
 
@@ -94,7 +94,7 @@ class Trainer(LossAndMetrics):
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight)
-        self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
+        self._loss_tracker.update_state(loss, sample_weight=samples_in(x))
         if self.trainable_variables:
             grads = tape.gradient(loss, self.trainable_variables)
             self.optimizer.apply(grads, self.trainable_variables)
@@ -108,7 +108,7 @@ class Trainer(LossAndMetrics):
         y_pred = self(x, training=False)
         loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,
                                  training=False)
-        self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
+        self._loss_tracker.update_state(loss, sample_weight=samples_in(x))
         return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
 
     def predict_step(self, data):
@@ -283,7 +283,7 @@ def _validation_batches(validation_data, batch_size, steps):
     if validation_data is None:
         return None
     x, y, sample_weight = check_data_tuple(validation_data, "validation_data")
-    arrays = _is_arrays(x) and not _is_batch_list(x)
+    arrays = is_arrays(x) and not is_batch_list(x)
     return EpochIterator(x, y, sample_weight, batch_size if arrays else None, False, steps)
 
 

@@ -57,5 +57,5 @@ def test_regularizers_on_conv_and_recurrent_weights():
 def test_bad_factors_and_names():
     with pytest.raises(ValueError, match="L2: l2 must be a number >= 0"):
         tk.regularizers.L2(-1)
-    with pytest.raises(ValueError, match="unknown regularizer 'l3'"):
+    with pytest.raises(ValueError, match="Could not interpret regularizer identifier: 'l3'. Known names: 'L1', "):
         tk.layers.Dense(2, kernel_regularizer="l3")

@@ -1,7 +1,7 @@
 """The Callback base class, History and LambdaCallback (see tk.callbacks)."""
 __all__ = ["Callback", "History", "LambdaCallback"]
 
-_HOOKS = ("on_train_begin", "on_train_end", "on_epoch_begin", "on_epoch_end",
+HOOKS = ("on_train_begin", "on_train_end", "on_epoch_begin", "on_epoch_end",
           "on_train_batch_begin", "on_train_batch_end", "on_test_begin", "on_test_end",
           "on_test_batch_begin", "on_test_batch_end", "on_predict_begin", "on_predict_end",
           "on_predict_batch_begin", "on_predict_batch_end")
@@ -35,7 +35,7 @@ def _no_op(self, *args, **kwargs):
     pass
 
 
-for _hook in _HOOKS + ("on_batch_begin", "on_batch_end"):
+for _hook in HOOKS + ("on_batch_begin", "on_batch_end"):
     setattr(Callback, _hook, _no_op)
 
 
@@ -88,7 +88,7 @@ class LambdaCallback(Callback):
     def __init__(self, **hooks):
         super().__init__()
         for name, fn in hooks.items():
-            if name not in _HOOKS:
+            if name not in HOOKS:
                 raise TypeError(f"LambdaCallback: unknown hook {name!r}; the hooks are "
-                                f"{', '.join(_HOOKS)}")
+                                f"{', '.join(HOOKS)}")
             setattr(self, name, fn)

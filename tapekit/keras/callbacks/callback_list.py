@@ -1,5 +1,5 @@
 """CallbackList: calls a hook of every callback in order (fit's container)."""
-from .callback import _HOOKS, Callback, History
+from .callback import HOOKS, Callback, History
 from .progbar import ProgbarLogger
 
 __all__ = ["CallbackList"]
@@ -69,5 +69,5 @@ def _dispatch(name):
     return hook
 
 
-for _hook in _HOOKS:
+for _hook in HOOKS:
     setattr(CallbackList, _hook, _dispatch(_hook))

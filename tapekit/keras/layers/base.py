@@ -28,10 +28,10 @@ from ...tensor import Tensor, Variable
 from .. import initializers
 from ..activations import ACTIVATIONS
 from ..keras_tensor import KerasTensor, Node, any_symbolic
-from . import _utils
-from ._utils import _batchless, _shape_list, check_input
-from .config import _ALLOWED_KWARGS, LayerConfig
-from .output_spec import _returned_none, _run_on_zeros
+from .naming import check_name, reset_names, snake_name, unique_name
+from .shapes import batchless, check_input, shape_list
+from .config import ALLOWED_KWARGS, LayerConfig
+from .output_spec import returned_none, run_on_zeros
 
 
 def clear_session():
@@ -41,7 +41,7 @@ def clear_session():
     >>> tk.layers.Dense(1).name, tk.layers.Dense(1).name
     ('dense', 'dense_1')
     """
-    _utils._name_counters.clear()
+    reset_names()
 
 
 _signatures = {}     # class -> (call takes training, call takes mask, training's default)
@@ -96,12 +96,12 @@ class Layer(LayerConfig, Module):
     _cast_integer_inputs = False
 
     def __init__(self, *, name=None, dtype=None, trainable=True, **kwargs):
-        unknown = set(kwargs) - _ALLOWED_KWARGS
+        unknown = set(kwargs) - ALLOWED_KWARGS
         if unknown:
             raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: "
                              f"{ {k: kwargs[k] for k in sorted(unknown)} }")
-        _utils.check_name(name, f"{type(self).__name__}(name=...)")
-        super().__init__(name=name or _utils.unique_name(_utils.snake_name(type(self).__name__)))
+        check_name(name, f"{type(self).__name__}(name=...)")
+        super().__init__(name=name or unique_name(snake_name(type(self).__name__)))
         self.dtype = dtypes.as_dtype(dtype or dtypes.float32)
         self._trainable = bool(trainable)
         self.built = False
@@ -132,7 +132,7 @@ class Layer(LayerConfig, Module):
         if isinstance(shape, str):
             raise TypeError(f"{type(self).__name__}.add_weight: the first argument is the shape, "
                             f"got {shape!r}; name the weight with add_weight(shape=..., name={shape!r})")
-        _utils.check_name(name, f"{type(self).__name__}.add_weight(name=...)")
+        check_name(name, f"{type(self).__name__}.add_weight(name=...)")
         shape = () if shape is None else tuple(int(d) for d in shape)
         dtype = dtypes.as_dtype(dtype or self.dtype)
         if initializer is None:
@@ -268,13 +268,13 @@ class Layer(LayerConfig, Module):
         """The output shape for `input_shape` (None for unknown sizes). This default runs
         `call` on zeros (unknown sizes as 1) without recording on any tape and reads the
         shape: layers whose output shape is known without running override it."""
-        return _run_on_zeros(self, input_shape, [self.dtype] * len(_shape_list(input_shape)))[0]
+        return run_on_zeros(self, input_shape, [self.dtype] * len(shape_list(input_shape)))[0]
 
     def _maybe_build(self, input_shape):
-        for i, shape in enumerate(_shape_list(input_shape)):
+        for i, shape in enumerate(shape_list(input_shape)):
             check_input(self, shape, i)
         if not self.built:
-            self.input_shape = _batchless(input_shape)
+            self.input_shape = batchless(input_shape)
             self._build_shape = input_shape     # with its batch size: summary() shows it, as Keras
             self.build(input_shape)
             self.built = True
@@ -309,7 +309,7 @@ class Layer(LayerConfig, Module):
             # 4. Call.
             outputs = self.call(inputs, *args, **kwargs)
             if outputs is None:
-                raise _returned_none(self)
+                raise returned_none(self)
             return outputs
         finally:
             if entry:
@@ -346,9 +346,9 @@ class Layer(LayerConfig, Module):
             out_dtypes = [self._output_dtype(flat[0].dtype if flat else self.dtype)] * len(out_shapes)
             structure = None
         else:
-            out_shapes, out_dtypes, structure = _run_on_zeros(
+            out_shapes, out_dtypes, structure = run_on_zeros(
                 self, shapes, [t.dtype for t in flat], args, kwargs, with_structure=True)
-        outputs = [KerasTensor(s, d, name=_utils.unique_name("keras_tensor"))
+        outputs = [KerasTensor(s, d, name=unique_name("keras_tensor"))
                    for s, d in zip(out_shapes, out_dtypes)]
         outputs = outputs[0] if structure is None and len(outputs) == 1 else \
             nest.pack_like(structure, outputs) if structure is not None else outputs

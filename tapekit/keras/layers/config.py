@@ -10,7 +10,7 @@ import inspect
 
 from ..saving.dtype_policy import dtype_from_config, dtype_policy_config
 
-_ALLOWED_KWARGS = {"input_shape", "input_dim", "batch_input_shape", "batch_size", "autocast"}
+ALLOWED_KWARGS = {"input_shape", "input_dim", "batch_input_shape", "batch_size", "autocast"}
 
 
 class LayerConfig:
@@ -65,7 +65,7 @@ class LayerConfig:
         auto = self.__dict__.get("_auto_config")
         if auto is not None and _defines_no_get_config(type(self)):
             config.update({k: v for k, v in auto.items()
-                           if k not in ("name", "trainable", "dtype") and k not in _ALLOWED_KWARGS})
+                           if k not in ("name", "trainable", "dtype") and k not in ALLOWED_KWARGS})
         return config
 
     @classmethod
@@ -103,7 +103,7 @@ class LayerConfig:
         """Build the weights from `get_build_config()`'s dict (before weights are loaded)."""
         shape = (config or {}).get("input_shape")
         if shape is not None:
-            self._maybe_build(_as_shapes(shape))
+            self._maybe_build(as_shapes(shape))
             self.built = True
 
 
@@ -151,10 +151,10 @@ def _jsonish(value):
     return value
 
 
-def _as_shapes(shape):
+def as_shapes(shape):
     """A shape from JSON: [None, 4] -> (None, 4); [[None, 1], [None, 2]] -> a list of tuples."""
     if isinstance(shape, dict):
-        return {k: _as_shapes(v) for k, v in shape.items()}
+        return {k: as_shapes(v) for k, v in shape.items()}
     if isinstance(shape, (list, tuple)) and shape and isinstance(shape[0], (list, tuple, dict)):
-        return [_as_shapes(s) for s in shape]
+        return [as_shapes(s) for s in shape]
     return tuple(None if d is None else int(d) for d in shape)

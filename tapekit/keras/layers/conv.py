@@ -3,25 +3,25 @@ from ... import nn
 from ...ops import expand_dims, pad, squeeze
 from .. import activations, initializers, regularizers
 from ..activations import get_activation
-from ._utils import _is_int, _pair, _positive_int
-from .core import _optional_configs
+from .arguments import is_int, pair, positive_int
+from .core import optional_configs
 from .base import Layer
 
 
-def _nn_op(name):
+def nn_op(name):
     op = getattr(nn, name, None)
     if op is None:
         raise NotImplementedError(f"tk.nn.{name} is not available in this version of tapekit")
     return op
 
 
-def _conv_length(n, k, stride, padding):
+def conv_length(n, k, stride, padding):
     if n is None:
         return None
     return -(-n // stride) if padding == "same" else (n - k) // stride + 1
 
 
-def _padding(padding):
+def check_padding(padding):
     padding = str(padding).lower()
     if padding not in ("valid", "same"):
         raise ValueError(f"padding must be 'valid' or 'same', got {padding!r}")
@@ -48,10 +48,10 @@ class Conv2D(Layer):
         layer = type(self).__name__     # Conv2D, or Conv2DTranspose, which shares this
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
         self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.filters = _positive_int(filters, "filters", layer)
-        self.kernel_size = _pair(kernel_size, "kernel_size", layer)
-        self.strides = _pair(strides, "strides", layer)
-        self.padding = _padding(padding)
+        self.filters = positive_int(filters, "filters", layer)
+        self.kernel_size = pair(kernel_size, "kernel_size", layer)
+        self.strides = pair(strides, "strides", layer)
+        self.padding = check_padding(padding)
         self.activation = get_activation(activation)
         self.use_bias = use_bias
         self.kernel_initializer = kernel_initializer
@@ -65,7 +65,7 @@ class Conv2D(Layer):
         _add_kernel_and_bias(self, input_shape)
 
     def call(self, x):
-        y = _nn_op("conv2d")(x, self.kernel, strides=[1, *self.strides, 1], padding=self.padding.upper())
+        y = nn_op("conv2d")(x, self.kernel, strides=[1, *self.strides, 1], padding=self.padding.upper())
         if self.use_bias:
             y = y + self.bias
         return self.activation(y)
@@ -73,7 +73,7 @@ class Conv2D(Layer):
     def compute_output_shape(self, input_shape):
         b, h, w, _ = input_shape
         (kh, kw), (sh, sw) = self.kernel_size, self.strides
-        return (b, _conv_length(h, kh, sh, self.padding), _conv_length(w, kw, sw, self.padding),
+        return (b, conv_length(h, kh, sh, self.padding), conv_length(w, kw, sw, self.padding),
                 self.filters)
 
     _keras_only = {"dilation_rate": [1, 1], "groups": 1}
@@ -86,7 +86,7 @@ class Conv2D(Layer):
                 "use_bias": self.use_bias,
                 "kernel_initializer": initializers.serialize(self.kernel_initializer),
                 "bias_initializer": initializers.serialize(self.bias_initializer),
-                **_optional_configs(self, "kernel_regularizer", "bias_regularizer",
+                **optional_configs(self, "kernel_regularizer", "bias_regularizer",
                                     "activity_regularizer", "kernel_constraint",
                                     "bias_constraint")}
 
@@ -103,19 +103,19 @@ class MaxPooling2D(Layer):
     ndim = 4
 
     def __init__(self, pool_size=(2, 2), strides=None, padding="valid", name=None, **kwargs):
-        self.pool_size = _pair(pool_size, "pool_size", "MaxPooling2D")
-        self.strides = self.pool_size if strides is None else _pair(strides, "strides", "MaxPooling2D")
-        self.padding = _padding(padding)
+        self.pool_size = pair(pool_size, "pool_size", "MaxPooling2D")
+        self.strides = self.pool_size if strides is None else pair(strides, "strides", "MaxPooling2D")
+        self.padding = check_padding(padding)
         super().__init__(name=name, **kwargs)
 
     def call(self, x):
-        return _nn_op("max_pool2d")(x, ksize=[1, *self.pool_size, 1], strides=[1, *self.strides, 1],
+        return nn_op("max_pool2d")(x, ksize=[1, *self.pool_size, 1], strides=[1, *self.strides, 1],
                              padding=self.padding.upper())
 
     def compute_output_shape(self, input_shape):
         b, h, w, c = input_shape
         (kh, kw), (sh, sw) = self.pool_size, self.strides
-        return (b, _conv_length(h, kh, sh, self.padding), _conv_length(w, kw, sw, self.padding), c)
+        return (b, conv_length(h, kh, sh, self.padding), conv_length(w, kw, sw, self.padding), c)
 
     def get_config(self):
         return {**super().get_config(), "pool_size": list(self.pool_size),
@@ -155,7 +155,7 @@ class Conv2DTranspose(Conv2D):
 
     def call(self, inputs):
         _, h, w, _ = self.compute_output_shape(inputs.shape)
-        y = _nn_op("conv2d_transpose")(inputs, self.kernel, [inputs.shape[0], h, w, self.filters],
+        y = nn_op("conv2d_transpose")(inputs, self.kernel, [inputs.shape[0], h, w, self.filters],
                                        strides=[1, *self.strides, 1], padding=self.padding.upper())
         if self.use_bias:
             y = y + self.bias
@@ -177,7 +177,7 @@ class Conv2DTranspose(Conv2D):
 def _one(value, what, layer):
     """A positive int or a 1-tuple of one, as an int: kernel_size=(3,) -> 3."""
     items = list(value) if isinstance(value, (list, tuple)) else [value]
-    if len(items) != 1 or not _is_int(items[0]) or items[0] <= 0:
+    if len(items) != 1 or not is_int(items[0]) or items[0] <= 0:
         raise ValueError(f"{layer}: {what} must be a positive integer (or a 1-tuple of one), "
                          f"got {value!r}")
     return int(items[0])
@@ -207,7 +207,7 @@ class Conv1D(Layer):
                  activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
                  **kwargs):
-        self.filters = _positive_int(filters, "filters", "Conv1D")
+        self.filters = positive_int(filters, "filters", "Conv1D")
         self.kernel_size = (_one(kernel_size, "kernel_size", "Conv1D"),)
         self.strides = (_one(strides, "strides", "Conv1D"),)
         if _one(dilation_rate, "dilation_rate", "Conv1D") != 1:
@@ -233,7 +233,7 @@ class Conv1D(Layer):
         if padding == "causal":
             x = pad(x, [[0, 0], [self.kernel_size[0] - 1, 0], [0, 0]])
             padding = "valid"
-        y = _nn_op("conv2d")(expand_dims(x, 1), expand_dims(self.kernel, 0),
+        y = nn_op("conv2d")(expand_dims(x, 1), expand_dims(self.kernel, 0),
                              strides=[1, 1, self.strides[0], 1], padding=padding.upper())
         y = squeeze(y, [1])
         if self.use_bias:
@@ -245,7 +245,7 @@ class Conv1D(Layer):
         k, s = self.kernel_size[0], self.strides[0]
         if self.padding == "causal":
             n = None if n is None else n + k - 1
-        return (b, _conv_length(n, k, s, "valid" if self.padding == "causal" else self.padding),
+        return (b, conv_length(n, k, s, "valid" if self.padding == "causal" else self.padding),
                 self.filters)
 
 

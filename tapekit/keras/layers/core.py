@@ -9,11 +9,11 @@ from .. import activations, initializers, regularizers
 from ..activations import get_activation
 from ..saving import serialization_lib as lib
 from ..saving.serialization_lib import serialize_keras_object
-from ._utils import _positive_int
+from .arguments import positive_int
 from .base import Layer
 
 
-def _optional_configs(layer, *names):
+def optional_configs(layer, *names):
     """{name: config} of optional attributes (regularizers, constraints); None when unset."""
     return {name: serialize_keras_object(getattr(layer, name, None)) for name in names}
 
@@ -35,7 +35,7 @@ class Dense(Layer):
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
                  input_shape=None, name=None, **kwargs):
-        self.units = _positive_int(units, "units", "Dense")
+        self.units = positive_int(units, "units", "Dense")
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
         self.bias_regularizer = regularizers.get(bias_regularizer)
         self.activation = get_activation(activation)
@@ -67,7 +67,7 @@ class Dense(Layer):
                 "activation": activations.serialize(self.activation), "use_bias": self.use_bias,
                 "kernel_initializer": initializers.serialize(self.kernel_initializer),
                 "bias_initializer": initializers.serialize(self.bias_initializer),
-                **_optional_configs(self, "kernel_regularizer", "bias_regularizer",
+                **optional_configs(self, "kernel_regularizer", "bias_regularizer",
                                     "kernel_constraint", "bias_constraint"),
                 "quantization_config": None}
 
@@ -231,8 +231,8 @@ class Embedding(Layer):
 
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
                  embeddings_regularizer=None, **kwargs):
-        self.input_dim = _positive_int(input_dim, "input_dim", "Embedding")
-        self.output_dim = _positive_int(output_dim, "output_dim", "Embedding")
+        self.input_dim = positive_int(input_dim, "input_dim", "Embedding")
+        self.output_dim = positive_int(output_dim, "output_dim", "Embedding")
         self.embeddings_initializer = embeddings_initializer
         self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
         super().__init__(**kwargs)

@@ -6,7 +6,7 @@
 """
 from ... import dtypes
 from ..keras_tensor import KerasTensor, Node
-from . import _utils
+from .naming import unique_name
 from .base import Layer
 
 
@@ -30,7 +30,7 @@ class InputLayer(Layer):
                                  "batch axis, e.g. tk.Input(shape=(784,))")
             shape = (shape,) if isinstance(shape, int) else tuple(shape)
             batch_shape = (batch_size,) + shape
-        name = name or _utils.unique_name("input_layer")
+        name = name or unique_name("input_layer")
         super().__init__(name=name, dtype=dtype, **kwargs)
         self.batch_shape = tuple(batch_shape)
         self.input_shape = self.batch_shape

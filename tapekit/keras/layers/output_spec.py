@@ -5,16 +5,16 @@ shapes (unknown sizes as 1), on no tape, as Keras's compute_output_spec. `Layer`
 from ... import nest
 from ...context import state as _tape_state
 from ...ops import zeros
-from ._utils import _shape_list, _shape_structure
+from .shapes import shape_list, shape_structure
 
 
-def _run_on_zeros(layer, shapes, dtype_list, args=(), kwargs=None, with_structure=False):
+def run_on_zeros(layer, shapes, dtype_list, args=(), kwargs=None, with_structure=False):
     """Run `layer.call` on zeros of `shapes` (unknown sizes as 1), recording on no tape, and
     return the output shapes (batch axis as None) and dtypes, as Keras's compute_output_spec."""
-    shape_list = _shape_list(shapes)
-    zero = [zeros([1 if d is None else d for d in s], dtype=dt) for s, dt in zip(shape_list, dtype_list)]
-    feed = zero[0] if len(zero) == 1 and isinstance(shapes, tuple) and shape_list[0] == shapes \
-        else nest.pack_like(_shape_structure(shapes), zero)
+    in_shapes = shape_list(shapes)
+    zero = [zeros([1 if d is None else d for d in s], dtype=dt) for s, dt in zip(in_shapes, dtype_list)]
+    feed = zero[0] if len(zero) == 1 and isinstance(shapes, tuple) and in_shapes[0] == shapes \
+        else nest.pack_like(shape_structure(shapes), zero)
     kwargs = {k: v for k, v in (kwargs or {}).items() if k != "training"}
     saved = (_tape_state.tapes, _tape_state.accumulators, dict(_losses_of(layer)))
     _tape_state.tapes, _tape_state.accumulators = [], []
@@ -25,9 +25,9 @@ def _run_on_zeros(layer, shapes, dtype_list, args=(), kwargs=None, with_structur
         for lyr, losses in saved[2].items():
             lyr.__dict__["_losses"] = losses
     if out is None:
-        raise _returned_none(layer)
+        raise returned_none(layer)
     flat = nest.flatten(out)
-    out_shapes = [(None,) + tuple(t.shape[1:]) if shape_list[0] and shape_list[0][0] is None
+    out_shapes = [(None,) + tuple(t.shape[1:]) if in_shapes[0] and in_shapes[0][0] is None
                   else tuple(t.shape) for t in flat]
     out_dtypes = [t.dtype for t in flat]
     if with_structure:
@@ -35,7 +35,7 @@ def _run_on_zeros(layer, shapes, dtype_list, args=(), kwargs=None, with_structur
     return (out_shapes[0] if len(out_shapes) == 1 and not nest.is_nested(out) else out_shapes), out_dtypes
 
 
-def _returned_none(layer):
+def returned_none(layer):
     return ValueError(f"Layer {layer.name!r} ({type(layer).__name__}) returned None from "
                       f"call(): a layer must return its output tensor(s). Add the missing "
                       f"`return` at the end of {type(layer).__name__}.call")

@@ -1,9 +1,9 @@
 """Average pooling and global pooling over NHWC inputs (MaxPooling2D is in conv.py), and
 global pooling over the steps of (batch, steps, features) inputs."""
 from ...ops import reduce_max, reduce_mean
-from ._utils import _pair
+from .arguments import pair
 from .base import Layer
-from .conv import _conv_length, _nn_op, _padding
+from .conv import check_padding, conv_length, nn_op
 
 
 class AveragePooling2D(Layer):
@@ -17,19 +17,19 @@ class AveragePooling2D(Layer):
     _cast_integer_inputs = True
 
     def __init__(self, pool_size=(2, 2), strides=None, padding="valid", **kwargs):
-        self.pool_size = _pair(pool_size, "pool_size", "AveragePooling2D")
-        self.strides = self.pool_size if strides is None else _pair(strides, "strides", "AveragePooling2D")
-        self.padding = _padding(padding)
+        self.pool_size = pair(pool_size, "pool_size", "AveragePooling2D")
+        self.strides = self.pool_size if strides is None else pair(strides, "strides", "AveragePooling2D")
+        self.padding = check_padding(padding)
         super().__init__(**kwargs)
 
     def call(self, inputs):
-        return _nn_op("avg_pool2d")(inputs, ksize=[1, *self.pool_size, 1],
+        return nn_op("avg_pool2d")(inputs, ksize=[1, *self.pool_size, 1],
                                     strides=[1, *self.strides, 1], padding=self.padding.upper())
 
     def compute_output_shape(self, input_shape):
         b, h, w, c = input_shape
         (kh, kw), (sh, sw) = self.pool_size, self.strides
-        return (b, _conv_length(h, kh, sh, self.padding), _conv_length(w, kw, sw, self.padding), c)
+        return (b, conv_length(h, kh, sh, self.padding), conv_length(w, kw, sw, self.padding), c)
 
     def get_config(self):
         return {**super().get_config(), "pool_size": list(self.pool_size),

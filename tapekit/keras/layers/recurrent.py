@@ -26,7 +26,8 @@ from ... import dtypes, random
 from ...ops import matmul, ones, stack, zeros
 from .. import initializers, regularizers
 from ..activations import get_activation
-from ._utils import _positive_int, snake_name
+from .arguments import positive_int
+from .naming import snake_name
 from .base import Layer
 
 
@@ -99,7 +100,7 @@ class _Recurrent(Layer):
                  return_sequences=False, return_state=False, go_backwards=False,
                  stateful=False, unroll=False, seed=None, **kwargs):
         layer = type(self).__name__
-        self.units = _positive_int(units, "units", layer)
+        self.units = positive_int(units, "units", layer)
         self.activation = get_activation(activation)
         self.use_bias = bool(use_bias)
         self.kernel_initializer = kernel_initializer

@@ -1,6 +1,6 @@
 """Layers that move values without arithmetic on them: UpSampling2D."""
 from ...ops import broadcast_to, reshape
-from ._utils import _pair
+from .arguments import pair
 from .base import Layer
 
 
@@ -22,7 +22,7 @@ class UpSampling2D(Layer):
     ndim = 4
 
     def __init__(self, size=(2, 2), data_format=None, interpolation="nearest", **kwargs):
-        self.size = _pair(size, "size", "UpSampling2D")
+        self.size = pair(size, "size", "UpSampling2D")
         if data_format not in (None, "channels_last"):
             raise ValueError(f"UpSampling2D: only data_format='channels_last' (NHWC) is "
                              f"supported, got {data_format!r}")

@@ -10,6 +10,7 @@ training step count at every call. `compile(metrics=["accuracy", "mae"])` takes 
 """
 from ..losses import mean_absolute_error, mean_squared_error, mae, mse, MAE, MSE
 from ..losses import binary_crossentropy, categorical_crossentropy, sparse_categorical_crossentropy
+from ..identifiers import resolve as _resolve   # not one of tk.metrics's names
 from .accuracy import (Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccuracy,
                        SparseTopKCategoricalAccuracy, TopKCategoricalAccuracy, accuracy,
                        binary_accuracy, categorical_accuracy, sparse_categorical_accuracy,
@@ -44,16 +45,8 @@ def get(identifier):
     >>> tk.metrics.get("mae") is tk.metrics.mean_absolute_error
     True
     """
-    if isinstance(identifier, Metric) or (callable(identifier) and not isinstance(identifier, type)):
-        return identifier
-    if isinstance(identifier, type) and issubclass(identifier, Metric):
-        return identifier()
-    found = _BY_NAME.get(identifier) if isinstance(identifier, str) else None
-    if found is None:
-        raise ValueError(f"Could not interpret metric identifier: {identifier!r}. Known names: "
-                         f"'accuracy', {', '.join(repr(n) for n in sorted(_BY_NAME))}; or pass a "
-                         f"tk.metrics.Metric or a function metric(y_true, y_pred)")
-    return found() if isinstance(found, type) else found
+    return _resolve(identifier, _BY_NAME, "metric", base=Metric,
+                    accepts="a tk.metrics.Metric or a function metric(y_true, y_pred)")
 
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -10,7 +10,7 @@ first index of the largest score), an op, so a `tk.function` replay recomputes i
 """
 from ...convert import convert_to_tensor
 from ...ops import (argmax, cast, equal, expand_dims, greater, less, range, reduce_sum, squeeze, where)
-from ..losses import _squeeze_or_expand
+from ..targets import squeeze_or_expand
 from .base import MeanMetricWrapper
 
 __all__ = ["accuracy", "binary_accuracy", "categorical_accuracy", "sparse_categorical_accuracy",
@@ -52,7 +52,7 @@ def accuracy(y_true, y_pred):
     y_true = convert_to_tensor(y_true)
     if y_true.dtype != y_pred.dtype:
         y_true = cast(y_true, y_pred.dtype)
-    return _matches(*_squeeze_or_expand(y_true, y_pred))
+    return _matches(*squeeze_or_expand(y_true, y_pred))
 
 
 def binary_accuracy(y_true, y_pred, threshold=0.5):
@@ -63,7 +63,7 @@ def binary_accuracy(y_true, y_pred, threshold=0.5):
     """
     y_pred = _float_pred(y_pred)
     y_true = cast(convert_to_tensor(y_true), y_pred.dtype)
-    y_true, y_pred = _squeeze_or_expand(y_true, y_pred)
+    y_true, y_pred = squeeze_or_expand(y_true, y_pred)
     return _matches(y_true, cast(greater(y_pred, threshold), y_pred.dtype))
 
 

@@ -17,7 +17,7 @@ from ...convert import convert_to_tensor
 from ...module import _snake   # SparseCategoricalAccuracy -> sparse_categorical_accuracy
 from ...ops import broadcast_to, cast, divide, equal, reduce_mean, reduce_sum, where
 from ...tensor import Tensor, Variable
-from ..losses import _squeeze_or_expand
+from ..targets import squeeze_or_expand
 
 
 class Metric:
@@ -100,7 +100,7 @@ def reduce_to_samplewise(values, sample_weight, dtype):
     values = _as(values, dtype)
     if sample_weight is not None:
         sample_weight = _as(sample_weight, dtype)
-        values, sample_weight = _squeeze_or_expand(values, sample_weight)
+        values, sample_weight = squeeze_or_expand(values, sample_weight)
         if values.ndim > sample_weight.ndim:
             values = reduce_mean(values, axis=list(range(sample_weight.ndim, values.ndim)))
         if sample_weight.shape != values.shape:

@@ -9,6 +9,7 @@ the last `reset_state` (a loss averages one batch; a metric averages the epoch).
 """
 from ...ops import abs, maximum, reduce_mean, sqrt
 from .. import losses
+from ..targets import prepare
 from .base import Mean, MeanMetricWrapper, divide_no_nan
 
 __all__ = ["MeanSquaredError", "MeanAbsoluteError", "MeanAbsolutePercentageError",
@@ -49,7 +50,7 @@ class RootMeanSquaredError(Mean):
         super().__init__(name=name, dtype=dtype)
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        y_true, y_pred = losses._prepare(y_true, y_pred)
+        y_true, y_pred = prepare(y_true, y_pred)
         super().update_state((y_true - y_pred) ** 2, sample_weight)
 
     def result(self):
@@ -93,7 +94,7 @@ def mean_absolute_percentage_error(y_true, y_pred):
     >>> tk.metrics.mean_absolute_percentage_error(tk.constant([[2.0, 4.0]]), tk.constant([[1.0, 5.0]]))
     tk.Tensor([37.5], shape=(1,), dtype=float32)
     """
-    y_true, y_pred = losses._prepare(y_true, y_pred)
+    y_true, y_pred = prepare(y_true, y_pred)
     return 100.0 * reduce_mean(abs(y_true - y_pred) / maximum(abs(y_true), 1e-7), axis=-1)
 
 

@@ -16,9 +16,9 @@ import json
 
 import numpy as np
 
-from ..layers import _utils
+from ..layers.naming import unique_name
 from ..layers.base import Layer
-from ..layers.config import _as_shapes
+from ..layers.config import as_shapes
 from ..saving import saving_lib, weights_h5
 from ..saving.serialization_lib import serialize_keras_object
 from ..trainer import Trainer
@@ -61,7 +61,7 @@ class Model(Trainer, Layer):
         if inputs is None or outputs is None:
             raise ValueError("Model: a functional model needs both inputs= and outputs= "
                              "(KerasTensors from tk.Input and the layers called on it)")
-        super().__init__(name=name or _utils.unique_name("functional"), **kwargs)
+        super().__init__(name=name or unique_name("functional"), **kwargs)
         self._graph = Graph(inputs, outputs)
         self._layers = self._graph.layers
         # Keras 3: model.inputs / model.outputs are flat lists; model.input / .output the
@@ -237,7 +237,7 @@ class Model(Trainer, Layer):
         shape = (config or {}).get("input_shape")
         if self.built or shape is None:
             return
-        shapes = _as_shapes(shape)
+        shapes = as_shapes(shape)
         flat = shapes if isinstance(shapes, list) else [shapes]
         zeros = [np.zeros([1 if d is None else d for d in s], self.dtype) for s in flat]
         self(zeros if isinstance(shapes, list) else zeros[0], training=False)

@@ -20,11 +20,11 @@ def retrieve(name, registered_name, module, kind, custom_objects=None):
         if key and key in custom_objects:
             return custom_objects[key]
     for key in (registered_name, name):
-        if key and key in registration._OBJECTS:
-            return registration._OBJECTS[key]
-    tables = _tables()
+        if key and key in registration.OBJECTS:
+            return registration.OBJECTS[key]
+    tables = builtin_tables()
     if kind == "function":
-        activations, losses = _builtins().activations, _builtins().losses
+        activations, losses = builtin_modules().activations, builtin_modules().losses
         found = activations.ACTIVATIONS.get(name)
         if found is None and not str(name).startswith("_"):
             found = getattr(losses, str(name), None)     # a loss function, defined there
@@ -37,13 +37,13 @@ def retrieve(name, registered_name, module, kind, custom_objects=None):
     elif module in ("keras.src.models.functional", "keras.src.models.model") \
             or name == "Functional":
         if name in ("Functional", "Model"):
-            return _builtins().models.Model
+            return builtin_modules().models.Model
     elif module is None or module == "keras" or module.startswith("keras."):
         for table in tables.values():
             if name in table:
                 return table[name]
     what = "function" if kind == "function" else "class"
-    raise _NotRebuilt(
+    raise NotRebuilt(
         f"Could not locate {what} {name!r}" + (f" (registered as {registered_name!r})"
                                                if registered_name not in (None, name, "function")
                                                else "")
@@ -54,7 +54,7 @@ def retrieve(name, registered_name, module, kind, custom_objects=None):
         f"@tk.saving.register_keras_serializable() and import it before loading.")
 
 
-class _NotRebuilt(TypeError):
+class NotRebuilt(TypeError):
     """A config names a class or function that cannot be found or called (the message says
     which and how to provide it); raised once, not re-wrapped by each enclosing config."""
 
@@ -71,18 +71,19 @@ def use_builtins(**modules):
     _BUILTINS, _TABLES = types.SimpleNamespace(**modules), None
 
 
-def _builtins():
+def builtin_modules():
+    """tapekit.keras's modules (layers, losses, ...), as tapekit/keras/__init__.py handed them over."""
     if _BUILTINS is None:
         raise RuntimeError("tapekit.keras.saving: use it through `import tapekit` (the Keras "
                            "names a config may use are registered when tapekit.keras loads)")
     return _BUILTINS
 
 
-def _tables():
+def builtin_tables():
     """{Keras module: {public name: tapekit class}} for the classes a config may name."""
     global _TABLES
     if _TABLES is None:
-        b = _builtins()
+        b = builtin_modules()
 
         def classes(module):
             return {k: v for k, v in vars(module).items()

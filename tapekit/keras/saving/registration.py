@@ -2,8 +2,8 @@
 registered under "package>name" so that code decorated for Keras runs unchanged.
 """
 
-_OBJECTS = {}   # "package>name" -> the registered class or function
-_NAMES = {}     # the registered class or function -> "package>name"
+OBJECTS = {}   # "package>name" -> the registered class or function
+NAMES = {}     # the registered class or function -> "package>name"
 
 
 def register_keras_serializable(package="Custom", name=None):
@@ -36,11 +36,11 @@ def register_keras_serializable(package="Custom", name=None):
             raise TypeError(f"register_keras_serializable decorates a class or a function, got "
                             f"{type(obj).__name__} {obj!r}")
         key = f"{package}>{name if name is not None else obj.__name__}"
-        old = _OBJECTS.get(key)
-        if old is not None and _NAMES.get(old) == key:
-            del _NAMES[old]
-        _OBJECTS[key] = obj
-        _NAMES[obj] = key
+        old = OBJECTS.get(key)
+        if old is not None and NAMES.get(old) == key:
+            del NAMES[old]
+        OBJECTS[key] = obj
+        NAMES[obj] = key
         return obj
     return register
 
@@ -51,7 +51,7 @@ def get_registered_name(obj):
     >>> tk.saving.get_registered_name(tk.layers.Dense)     # not registered
     'Dense'
     """
-    return _NAMES.get(obj, getattr(obj, "__name__", None))
+    return NAMES.get(obj, getattr(obj, "__name__", None))
 
 
 def get_registered_object(name, custom_objects=None, module_objects=None):
@@ -63,7 +63,7 @@ def get_registered_object(name, custom_objects=None, module_objects=None):
     >>> tk.saving.get_registered_object("Mine", custom_objects={"Mine": abs})
     <built-in function abs>
     """
-    for table in (custom_objects, _OBJECTS, module_objects):
+    for table in (custom_objects, OBJECTS, module_objects):
         if table and name in table:
             return table[name]
     return None

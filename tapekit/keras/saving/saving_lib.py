@@ -22,7 +22,7 @@ from importlib import metadata as _metadata
 import numpy as np
 
 from . import weights_h5
-from ..layers._utils import snake_name
+from ..layers.naming import snake_name
 from .serialization_lib import deserialize_keras_object, serialize_keras_object
 
 SUFFIX = ".keras"
@@ -73,7 +73,7 @@ def save_model(model, filepath, overwrite=True, zipped=True):
     metadata = json.dumps({"keras_version": KERAS_FORMAT_VERSION,
                            "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S"),
                            "saved_by": f"tapekit {_tapekit_version()}"})
-    h5py = weights_h5._h5py("save")
+    h5py = weights_h5.load_h5py("save")
     weights = io.BytesIO()
     with h5py.File(weights, "w") as f:
         weights_h5.write_groups(model, f)
@@ -135,7 +135,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
                          f"model's config") from None
     if not hasattr(model, "weights") or not hasattr(model, "layers"):
         raise ValueError(f"load_model: {path!r} describes a {type(model).__name__}, not a model")
-    h5py = weights_h5._h5py("load_model")
+    h5py = weights_h5.load_h5py("load_model")
     try:
         f = h5py.File(io.BytesIO(weights), "r")
     except OSError as err:

@@ -30,7 +30,7 @@ import numpy as np
 from ... import dtypes
 from ...convert import convert_to_tensor
 from . import registration
-from .lookup import _NotRebuilt, _builtins, _tables, retrieve
+from .lookup import NotRebuilt, builtin_modules, builtin_tables, retrieve
 
 # The flag Lambda.from_config reads when called inside deserialize_keras_object.
 _scope = threading.local()
@@ -87,7 +87,7 @@ def get_custom_objects():
     >>> "course>NoSuchThing" in tk.saving.get_custom_objects()
     False
     """
-    return registration._OBJECTS
+    return registration.OBJECTS
 
 
 LAMBDA_REFUSED = (
@@ -165,7 +165,7 @@ def _config_of(obj):
 
 
 def _built_in_class(cls):
-    return any(cls is c for table in _tables().values() for c in table.values())
+    return any(cls is c for table in builtin_tables().values() for c in table.values())
 
 
 def _generic_from_config(cls, config):
@@ -188,20 +188,20 @@ def _public_name(obj):
     if getattr(obj, "_functional", False) and cls.__name__ == "Model":
         return {"module": "keras.src.models.functional", "class_name": "Functional",
                 "registered_name": "Functional"}
-    for module, table in _tables().items():
+    for module, table in builtin_tables().items():
         for name, known in table.items():
             if known is cls and name == cls.__name__:
                 return {"module": module, "class_name": name, "registered_name": None}
-    registered = registration._NAMES.get(cls)
+    registered = registration.NAMES.get(cls)
     module = None if cls.__module__ == "__main__" else cls.__module__
     return {"module": module, "class_name": cls.__name__,
             "registered_name": registered or cls.__name__}
 
 
 def _serialize_function(fn):
-    activations, losses = _builtins().activations, _builtins().losses
+    activations, losses = builtin_modules().activations, builtin_modules().losses
     name = getattr(fn, "__name__", None)
-    registered = registration._NAMES.get(fn)
+    registered = registration.NAMES.get(fn)
     if registered is not None:
         return {"module": fn.__module__, "class_name": "function", "config": registered,
                 "registered_name": registered}
@@ -309,10 +309,10 @@ def _deserialize(config, custom_objects, safe_mode):
         from_config = lambda c: _generic_from_config(cls, c)  # noqa: E731
     try:
         obj = from_config(inner)
-    except _NotRebuilt:
+    except NotRebuilt:
         raise
     except TypeError as err:
-        raise _NotRebuilt(f"{cls.__name__} could not be rebuilt from its config ({err}). A class "
+        raise NotRebuilt(f"{cls.__name__} could not be rebuilt from its config ({err}). A class "
                         f"whose __init__ takes other arguments than its get_config() returns "
                         f"needs a from_config() classmethod that turns the config back into "
                         f"them.\nconfig={inner!r:.300}") from err

@@ -27,7 +27,7 @@ import zipfile
 import numpy as np
 
 from ...tensor import Variable
-from ..layers._utils import snake_name
+from ..layers.naming import snake_name
 from ..layers.base import Layer
 
 SUFFIX = ".weights.h5"
@@ -74,7 +74,7 @@ def save_weights(model, filepath, overwrite=True):
                          f"first (call it on a batch, or give it tk.Input(shape=...))")
     if not overwrite and os.path.exists(path):
         raise FileExistsError(f"save_weights: {path!r} exists; pass overwrite=True to replace it")
-    h5py = _h5py("save_weights")
+    h5py = load_h5py("save_weights")
     partial = f"{path}.partial"
     try:
         with h5py.File(partial, "w") as f:
@@ -97,7 +97,7 @@ def write_groups(model, f):
 def read_plan(model, f):
     """[(weight, array)] for every weight of `model` from the open HDF5 file `f`, and the
     problems found (a list of texts); nothing is assigned."""
-    return _plan(model, f, _h5py("load_model"))
+    return _plan(model, f, load_h5py("load_model"))
 
 
 def load_weights(model, filepath, skip_mismatch=False):
@@ -120,7 +120,7 @@ def load_weights(model, filepath, skip_mismatch=False):
     ...
     """
     path = _checked_path("load_weights", filepath, (SUFFIX, ".keras"))
-    h5py = _h5py("load_weights")
+    h5py = load_h5py("load_weights")
     try:
         source = _weights_file_of_archive(path) if path.endswith(".keras") else path
         f = h5py.File(source, "r")
@@ -262,7 +262,8 @@ def _weights_file_of_archive(path):
         return io.BytesIO(archive.read("model.weights.h5"))
 
 
-def _h5py(what):
+def load_h5py(what):
+    """The h5py module, imported on first use; without it, an ImportError naming `what`."""
     try:
         import h5py  # noqa: PLC0415 - h5py only when a weights file is read or written
     except ImportError:

@@ -1,9 +1,20 @@
 """Embedding as Keras 3 has it: uniform(-0.05, 0.05) table, rows by index (float indices cast),
 output shape, and a gradient that adds up in the rows used (twice used: twice the gradient)."""
+import math
+
 import numpy as np
 import pytest
 
 import tapekit as tk
+from tapekit import layers
+from tapekit.testing import check_grads
+
+from .weight_grads import weight_grads_match
+
+
+@pytest.fixture(autouse=True)
+def fresh_names():
+    layers.clear_session()
 
 
 def test_embedding_rows_init_and_shapes():
@@ -28,3 +39,98 @@ def test_embedding_gradient_adds_in_the_rows_used():
         y = tk.reduce_sum(emb(np.array([[1, 3, 1]])) * np.array([1.0, 2.0]))
     grad = tk.convert_to_tensor(tape.gradient(y, emb.embeddings)).numpy()
     np.testing.assert_array_equal(grad, [[0, 0], [2, 4], [0, 0], [1, 2]])
+
+
+def test_dense_builds_on_first_call_with_glorot_kernel_and_zero_bias():
+    layer = layers.Dense(30, activation="relu")
+    assert not layer.built and layer.variables == ()
+    y = layer(tk.ones((4, 20)))
+    assert y.shape == (4, 30) and y.dtype == tk.float32
+    kernel = layer.kernel.numpy()
+    limit = math.sqrt(6 / (20 + 30))
+    assert kernel.shape == (20, 30) and np.abs(kernel).max() <= limit
+    assert np.abs(kernel).max() > 0.9 * limit              # really uniform on [-limit, limit]
+    np.testing.assert_array_equal(layer.bias.numpy(), np.zeros(30, np.float32))
+    assert [v.name for v in layer.trainable_variables] == ["kernel", "bias"]        # Keras 3
+    assert [v.path for v in layer.trainable_variables] == ["dense/kernel", "dense/bias"]
+
+
+def test_dense_with_input_shape_is_built_at_once_and_seeded():
+    tk.random.set_seed(3)
+    a = layers.Dense(4, input_shape=(5,))
+    tk.random.set_seed(3)
+    b = layers.Dense(4, input_shape=(5,))
+    assert a.built and a.input_shape == (None, 5) and a.count_params() == 24
+    np.testing.assert_array_equal(a.kernel.numpy(), b.kernel.numpy())
+    assert a.name == "dense" and b.name == "dense_1"
+
+
+@pytest.mark.parametrize("name, ref", [
+    ("relu", lambda z: np.maximum(z, 0)), ("sigmoid", lambda z: 1 / (1 + np.exp(-z))),
+    ("tanh", np.tanh), ("linear", lambda z: z), (None, lambda z: z),
+    ("softmax", lambda z: np.exp(z) / np.exp(z).sum(-1, keepdims=True)),
+    (lambda t: t * 2.0, lambda z: 2 * z)])
+def test_dense_activations(name, ref):
+    layer = layers.Dense(3, activation=name, dtype=tk.float64)
+    x = np.random.default_rng(0).normal(size=(2, 4))
+    y = layer(x)
+    z = x @ layer.kernel.numpy() + layer.bias.numpy()
+    np.testing.assert_allclose(y.numpy(), ref(z), rtol=1e-12)
+
+
+def test_unknown_activation_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown activation 'gelux'"):
+        layers.Dense(3, activation="gelux")
+
+
+def test_dense_gradients_match_finite_differences():
+    layer = layers.Dense(3, activation="tanh", dtype=tk.float64)
+    x = np.random.default_rng(1).normal(size=(2, 4))
+    check_grads(layer, x)
+    weight_grads_match(layer, tk.constant(x))
+
+
+def test_flatten_shape_and_gradient():
+    x = np.random.default_rng(2).normal(size=(2, 3, 2, 2))
+    flat = layers.Flatten(dtype=tk.float64)
+    assert flat(x).shape == (2, 12)
+    assert flat.compute_output_shape((None, 3, 2, 2)) == (None, 12)
+    check_grads(lambda t: flat(t) * tk.constant(np.arange(12.0)), x)
+
+
+def test_dropout_is_active_only_in_training():
+    x = tk.ones((1000,))
+    drop = layers.Dropout(0.25)
+    assert drop(x) is x and drop(x, training=False) is x
+    tk.random.set_seed(0)
+    y = drop(x, training=True).numpy()
+    kept = y != 0
+    assert 0.2 < 1 - kept.mean() < 0.3                      # about a quarter dropped
+    np.testing.assert_allclose(y[kept], 1 / 0.75)            # survivors scaled up
+    with tk.GradientTape() as tape:
+        tape.watch(x)
+        tk.random.set_seed(0)
+        out = drop(x, training=True)
+    np.testing.assert_array_equal(tape.gradient(out, x).numpy(), y)   # d/dx = mask / (1 - rate)
+
+
+def test_dropout_rate_is_checked():
+    with pytest.raises(ValueError, match=r"\[0, 1\)"):
+        layers.Dropout(1.0)
+
+
+def test_reshape_lambda_and_embedding():
+    x = np.arange(24.0).reshape(2, 12)
+    np.testing.assert_array_equal(layers.Reshape((3, -1))(x).numpy(), x.reshape(2, 3, 4))
+    assert layers.Reshape((3, -1)).compute_output_shape((None, 12)) == (None, 3, 4)
+    np.testing.assert_array_equal(layers.Lambda(lambda t: t + 1.0)(x).numpy(), x + 1)
+    emb = layers.Embedding(5, 2, dtype=tk.float64)
+    ids = np.array([[0, 3], [3, 4]])
+    out = emb(ids)
+    table = emb.embeddings.numpy()
+    assert np.abs(table).max() <= 0.05
+    np.testing.assert_array_equal(out.numpy(), table[ids])
+    with tk.GradientTape() as tape:
+        loss = tk.reduce_sum(emb(ids))
+    grad = tape.gradient(loss, emb.embeddings)
+    np.testing.assert_array_equal(tk.convert_to_tensor(grad).numpy(), [[1, 1], [0, 0], [0, 0], [2, 2], [1, 1]])

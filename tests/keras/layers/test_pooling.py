@@ -1,7 +1,15 @@
 """GlobalAveragePooling1D and GlobalMaxPooling1D: values, keepdims, shapes, gradients."""
 import numpy as np
+import pytest
 
 import tapekit as tk
+from tapekit import layers
+from tapekit.testing import check_grads
+
+
+@pytest.fixture(autouse=True)
+def fresh_names():
+    layers.clear_session()
 
 
 def test_global_pooling_1d_values_and_shapes():
@@ -24,3 +32,18 @@ def test_global_pooling_1d_gradients():
     np.testing.assert_allclose(tape.gradient(a, x).numpy(), np.full((1, 3, 2), 1 / 3), rtol=1e-6)
     # the max of each feature gets the whole gradient: step 1 for feature 0, step 0 for feature 1
     np.testing.assert_array_equal(tape.gradient(m, x).numpy(), [[[0, 1], [1, 0], [0, 0]]])
+
+
+def test_global_pooling():
+    x = np.random.default_rng(1).normal(size=(2, 3, 4, 5))
+    np.testing.assert_allclose(layers.GlobalMaxPooling2D(dtype=tk.float64)(x).numpy(), x.max((1, 2)))
+    avg = layers.GlobalAveragePooling2D(keepdims=True, dtype=tk.float64)
+    np.testing.assert_allclose(avg(x).numpy(), x.mean((1, 2), keepdims=True))
+    check_grads(layers.GlobalAveragePooling2D(dtype=tk.float64), x)
+
+
+@pytest.mark.skipif(not hasattr(tk.nn, "avg_pool2d"), reason="tk.nn.avg_pool2d not merged yet")
+def test_average_pooling():
+    x = np.arange(16.0).reshape(1, 4, 4, 1)
+    y = layers.AveragePooling2D(2)(x).numpy()[0, :, :, 0]
+    np.testing.assert_allclose(y, [[2.5, 4.5], [10.5, 12.5]])   # (0+1+4+5)/4, ...

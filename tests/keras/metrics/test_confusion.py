@@ -6,6 +6,12 @@ import pytest
 import tapekit as tk
 
 
+def value(m):
+    r = m.result()
+    assert r.dtype == tk.float32 and r.shape == ()
+    return float(r)
+
+
 def counts(y, p, w, thresholds):
     above = p[:, None] > thresholds[None, :]
     return ((above * (y * w)[:, None]).sum(0), (above * ((1 - y) * w)[:, None]).sum(0),
@@ -68,3 +74,14 @@ def test_auc_bad_arguments():
     with pytest.raises(ValueError, match="AUC: y_true has 2 values and y_pred 3"):
         tk.metrics.AUC().update_state([0, 1], [0.1, 0.2, 0.3])
     assert isinstance(tk.metrics.get("auc"), tk.metrics.AUC)
+
+
+def test_precision_recall():
+    y, p = [0, 1, 1, 1, 0], [0.9, 0.2, 0.7, 0.8, 0.3]   # tp 2, fp 1, fn 1
+    prec, rec = tk.metrics.Precision(), tk.metrics.Recall()
+    prec.update_state(y, p)
+    rec.update_state(y, p)
+    assert value(prec) == pytest.approx(2 / 3) and value(rec) == pytest.approx(2 / 3)
+    w = tk.metrics.Precision()
+    w.update_state(y, p, sample_weight=[3.0, 1, 1, 1, 1])   # the false positive weighs 3
+    assert value(w) == pytest.approx(2 / 5)

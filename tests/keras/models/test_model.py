@@ -9,6 +9,13 @@ import numpy as np
 import pytest
 
 import tapekit as tk
+from tapekit import layers
+
+
+@pytest.fixture(autouse=True)
+def fresh_names():
+    layers.clear_session()
+
 
 X = np.linspace(-1, 1, 24, dtype="float32").reshape(6, 4)
 Y = np.tanh(X[:, :1] * 2.0 - X[:, 2:3])
@@ -111,3 +118,30 @@ def test_save_refuses_other_formats():
     unbuilt = tk.Sequential([tk.layers.Dense(1)])
     with pytest.raises(ValueError, match="has no weights yet"):
         unbuilt.save("m.keras")
+
+
+def test_subclassed_model_tracks_layers_in_attributes_and_lists():
+    class Net(tk.Model):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.blocks = [layers.Dense(4, activation="relu"), layers.Dense(4, activation="relu")]
+            self.dropout = layers.Dropout(0.5)
+            self.head = layers.Dense(1)
+
+        def call(self, inputs, training=None):
+            for block in self.blocks:
+                inputs = block(inputs)
+            return self.head(self.dropout(inputs, training=training))
+    net = Net(name="net")
+    x = tk.ones((2, 3))
+    assert net(x).shape == (2, 1)
+    assert [layer.name for layer in net.layers] == ["dense", "dense_1", "dropout", "dense_2"]
+    assert [v.shape for v in net.trainable_weights] == [(3, 4), (4,), (4, 4), (4,), (4, 1), (1,)]
+    lines = []
+    net.summary(print_fn=lines.append)
+    text = lines[0]
+    # the shape each layer was built for, batch size included, as Keras 3 shows it
+    assert 'Model: "net"' in text and "dense (Dense)" in text and "(2, 4)" in text
+    assert "Total params: 41" in text                   # 3*4+4 + 4*4+4 + 4*1+1
+    with pytest.raises(ValueError, match="not yet been built"):
+        Net().summary()

@@ -1,9 +1,20 @@
 """Sequential.pop, model.inputs/outputs and layer.input/output: a feature extractor made from
 another model's layers (Keras 3's Sequential builds a functional graph once its input is known)."""
+import re
+
 import numpy as np
 import pytest
 
 import tapekit as tk
+from tapekit import models
+from tapekit import layers
+
+
+def seed_model():
+    return models.Sequential([
+        layers.Dense(64, activation="relu", input_shape=(10,)),
+        layers.Dense(32, activation="relu"),
+        layers.Dense(1)])
 
 
 @pytest.fixture(autouse=True)
@@ -71,3 +82,51 @@ def test_layer_repr_and_unset_output():
     inputs = tk.Input(shape=(2,))
     assert repr(tk.Model(inputs, tk.layers.Dense(1)(inputs), name="f")) == \
         "<Functional name=f, built=True>"
+
+
+def test_sequential_is_built_from_input_shape_with_variables_in_layer_order():
+    model = seed_model()
+    assert model.built and len(model.layers) == 3
+    assert [v.path for v in model.trainable_variables] == [
+        "dense/kernel", "dense/bias", "dense_1/kernel", "dense_1/bias",
+        "dense_2/kernel", "dense_2/bias"]
+    assert model(tk.ones((5, 10)), training=True).shape == (5, 1)
+
+
+def test_unbuilt_sequential_builds_on_first_call():
+    model = models.Sequential([layers.Flatten(), layers.Dense(2)])
+    lines = []
+    model.summary(print_fn=lines.append)       # Keras 3 prints an unbuilt Sequential too
+    assert re.search(r"│ dense \(Dense\) +│ \? +│ +0 \(unbuilt\) │", lines[0])
+    assert model(tk.ones((3, 2, 2))).shape == (3, 2)
+    assert model.layers[1].kernel.shape == (4, 2)
+
+
+def test_sequential_passes_training_to_dropout():
+    model = models.Sequential([layers.Dropout(0.5, input_shape=(100,))])
+    x = tk.ones((2, 100))
+    assert model(x) is x or np.array_equal(model(x).numpy(), x.numpy())
+    assert (model(x, training=True).numpy() == 0).any()
+
+
+def test_sequential_starting_with_input_is_built_and_hides_the_input_layer():
+    model = tk.Sequential([tk.Input(shape=(4,)), layers.Dense(3), layers.Dense(1)])
+    assert model.built and [layer.name for layer in model.layers] == ["dense", "dense_1"]
+    assert model.count_params() == 4 * 3 + 3 + 3 + 1
+    assert isinstance(model, tk.Model) and tk.keras.Sequential is tk.Sequential
+    assert tk.keras.Model is tk.Model and tk.keras.Input is tk.Input and tk.layers.Input is tk.Input
+    with pytest.raises(ValueError, match="Input can only be the first"):
+        model.add(tk.Input(shape=(2,)))
+
+
+def test_sequential_config():
+    tk.layers.clear_session()
+    model = tk.Sequential([tk.layers.Dense(2, input_shape=(3,)), tk.layers.ReLU()], name="seq")
+    config = model.get_config()
+    assert config["name"] == "seq" and config["build_input_shape"] == [None, 3]
+    assert [c["class_name"] for c in config["layers"]] == ["Dense", "ReLU"]
+    again = tk.Sequential.from_config(config)
+    assert again.built and [w.shape for w in again.weights] == [(3, 2), (2,)]
+    unbuilt = tk.Sequential([tk.layers.Dense(2)])
+    assert "build_input_shape" not in unbuilt.get_config()
+    assert not tk.Sequential.from_config(unbuilt.get_config()).built

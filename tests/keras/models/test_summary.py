@@ -5,7 +5,16 @@ import re
 import pytest
 
 import tapekit as tk
+from tapekit import models
+from tapekit import layers
 from tapekit.keras.models import summary as summary_mod
+
+
+def seed_model():
+    return models.Sequential([
+        layers.Dense(64, activation="relu", input_shape=(10,)),
+        layers.Dense(32, activation="relu"),
+        layers.Dense(1)])
 
 
 @pytest.fixture(autouse=True)
@@ -107,3 +116,32 @@ def test_a_summary_wider_than_the_console_is_cropped_as_rich_crops_it(monkeypatc
     rows = text_of(tk.Sequential([tk.Input(shape=(4,)), tk.layers.Dense(2)]),
                    line_length=88).splitlines()
     assert max(len(r) for r in rows) == 80 and rows[1].startswith("┏") and not rows[1].endswith("┓")
+
+
+def test_summary_prints_a_keras_like_table():
+    lines = []
+    seed_model().summary(print_fn=lines.append)
+    text = lines[0]
+    assert text.splitlines()[0] == 'Model: "sequential"'
+    # Keras 3's box (the line width depends on the terminal: rows are matched loosely)
+    assert re.search(r"│ dense \(Dense\) +│ \(None, 64\) +│ +704 │", text)
+    assert re.search(r"│ dense_1 \(Dense\) +│ \(None, 32\) +│ +2,080 │", text)
+    assert re.search(r"│ dense_2 \(Dense\) +│ \(None, 1\) +│ +33 │", text)
+    assert (" Total params: 2,817 (11.00 KB)\n Trainable params: 2,817 (11.00 KB)\n"
+            " Non-trainable params: 0 (0.00 B)") in text          # 2,817 float32 = 11,268 bytes
+
+
+def test_summary_of_a_functional_model_lists_the_input_layer():
+    inputs = tk.Input(shape=(784,), name="digits")
+    x = layers.Dense(64, activation="relu")(inputs)
+    x = layers.BatchNormalization()(x)
+    model = tk.Model(inputs, layers.Dense(10, name="predictions")(x))
+    lines = []
+    model.summary(print_fn=lines.append)
+    text = lines[0]
+    assert re.search(r"│ digits \(InputLayer\) +│ \(None, 784\) +│ +0 │", text)
+    assert re.search(r"│ dense \(Dense\) +│ \(None, 64\) +│ +50,240 │", text)       # 784*64+64
+    assert "│ batch_normalization" in text and re.search(r"│ +256 │", text)     # 4 * 64
+    assert "predictions (Dense)" in text and "650" in text
+    assert (" Total params: 51,146 (199.79 KB)\n Trainable params: 51,018 (199.29 KB)\n"
+            " Non-trainable params: 128 (512.00 B)") in text

@@ -11,6 +11,7 @@ import pytest
 
 import tapekit as tk
 
+
 X = np.linspace(-1, 1, 8, dtype="float32").reshape(2, 4)
 
 
@@ -103,19 +104,6 @@ def test_duplicate_layer_names_cannot_be_written():
     model = tk.Model(x, tk.layers.Dense(1, name="d")(tk.layers.Dense(3, name="d")(x)))
     with pytest.raises(ValueError, match=r"several layers named \['d'\]"):
         model.get_config()
-
-
-def test_sequential_config():
-    tk.layers.clear_session()
-    model = tk.Sequential([tk.layers.Dense(2, input_shape=(3,)), tk.layers.ReLU()], name="seq")
-    config = model.get_config()
-    assert config["name"] == "seq" and config["build_input_shape"] == [None, 3]
-    assert [c["class_name"] for c in config["layers"]] == ["Dense", "ReLU"]
-    again = tk.Sequential.from_config(config)
-    assert again.built and [w.shape for w in again.weights] == [(3, 2), (2,)]
-    unbuilt = tk.Sequential([tk.layers.Dense(2)])
-    assert "build_input_shape" not in unbuilt.get_config()
-    assert not tk.Sequential.from_config(unbuilt.get_config()).built
 
 
 def test_a_subclassed_model_config():

@@ -1,0 +1,139 @@
+"""Layer (layers/base.py): add_weight, the training flag, input casting, add_loss, weights and freezing."""
+import math
+
+import numpy as np
+import pytest
+
+import tapekit as tk
+from tapekit import layers
+
+
+class Double(layers.Layer):
+    def call(self, inputs):
+        return inputs * 2.0
+
+
+class Recorder(layers.Layer):
+    def call(self, inputs, training=None):
+        self.seen = training
+        return inputs
+
+
+class RecorderDefaultTrue(layers.Layer):
+    def call(self, inputs, training=True):
+        self.seen = training
+        return inputs
+
+
+@pytest.fixture(autouse=True)
+def fresh_names():
+    layers.clear_session()
+
+
+def test_float64_input_is_cast_to_the_layer_dtype():
+    y = layers.Dense(2)(np.ones((1, 3)))
+    assert y.dtype == tk.float32
+
+
+def test_add_weight_defaults_to_glorot_uniform_for_floats_and_zeros_for_ints():
+    layer = layers.Layer(name="demo")
+    tk.random.set_seed(7)
+    w = layer.add_weight(shape=(40, 60), name="w").numpy()
+    limit = math.sqrt(6 / (40 + 60))
+    assert np.abs(w).max() <= limit and np.abs(w).max() > 0.95 * limit
+    assert abs(w.mean()) < 0.02 and abs(w.var() - limit ** 2 / 3) < 0.1 * limit ** 2 / 3
+    tk.random.set_seed(7)
+    np.testing.assert_array_equal(layers.Layer().add_weight(shape=(40, 60)).numpy(), w)
+    counts = layer.add_weight(shape=(3,), dtype=tk.int32, name="n")
+    assert counts.dtype == tk.int32 and counts.numpy().tolist() == [0, 0, 0]
+    # Keras 3: a weight's name is what add_weight was given, its path adds the layer's name
+    assert [(v.name, v.path) for v in layer.weights] == [("w", "demo/w"), ("n", "demo/n")]
+
+
+def test_add_weight_takes_names_objects_and_callables_and_rejects_the_old_order():
+    layer = layers.Layer()
+    assert layer.add_weight(shape=(2,), initializer="ones").numpy().tolist() == [1, 1]
+    c = layer.add_weight(shape=(2,), initializer=tk.initializers.Constant(0.25))
+    assert c.numpy().tolist() == [0.25, 0.25]
+    f = layer.add_weight(shape=(2,), initializer=lambda shape, dtype: np.full(shape, 3.0, dtype))
+    assert f.numpy().tolist() == [3.0, 3.0]
+    frozen = layer.add_weight(shape=(1,), trainable=False)
+    assert any(v is frozen for v in layer.non_trainable_weights)
+    assert not any(v is frozen for v in layer.trainable_weights)
+    with pytest.raises(TypeError, match="first argument is the shape.*name='kernel'"):
+        layer.add_weight("kernel", (2, 2))
+
+
+def test_training_is_passed_only_to_a_call_that_takes_it():
+    x = tk.ones((1, 2))
+    assert Double()(x, training=True).numpy().tolist() == [[2.0, 2.0]]
+    rec = Recorder()
+    rec(x, training=True)
+    assert rec.seen is True
+    rec(x)
+    assert rec.seen is None
+
+
+def test_the_outer_training_value_reaches_inner_layers_through_sequential_and_model():
+    inner, plain = Recorder(), Double()
+    model = tk.Sequential([plain, inner])
+    model(tk.ones((1, 2)), training=True)
+    assert inner.seen is True
+    model(tk.ones((1, 2)), training=False)
+    assert inner.seen is False
+
+    class Sub(tk.Model):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.rec = Recorder()
+
+        def call(self, inputs):                       # no training parameter itself
+            return self.rec(inputs)
+    sub = Sub()
+    sub(tk.ones((1, 2)), training=True)
+    assert sub.rec.seen is True
+    default = RecorderDefaultTrue()
+    default(tk.ones((1, 1)))
+    assert default.seen is True                        # call's own default is kept
+
+
+def test_uint8_and_int_inputs_reach_dense_as_floats():
+    tk.random.set_seed(0)
+    dense = layers.Dense(3)
+    pixels = np.arange(8, dtype=np.uint8).reshape(2, 4)
+    y = dense(pixels)
+    assert y.dtype == tk.float32
+    expected = pixels.astype(np.float32) @ dense.kernel.numpy() + dense.bias.numpy()
+    np.testing.assert_allclose(y.numpy(), expected, rtol=1e-6)
+    np.testing.assert_allclose(dense(tk.constant(pixels.astype(np.int32))).numpy(), expected, rtol=1e-6)
+    assert layers.Flatten()(tk.constant([[[1, 2]]])).dtype == tk.int32     # shape-only: kept
+
+
+def test_add_loss_is_collected_and_cleared_per_outer_call():
+    class Penalty(layers.Layer):
+        def call(self, inputs):
+            self.add_loss(0.5 * tk.reduce_sum(inputs))
+            return inputs
+    model = tk.Sequential([Penalty(), layers.Dense(1, kernel_initializer="ones")])
+    model(tk.ones((2, 3)))
+    model(tk.ones((2, 3)))
+    assert [float(v) for v in model.losses] == [3.0]        # 0.5 * 6, once: cleared in between
+    reg = layers.Layer()
+    w = reg.add_weight(shape=(2,), initializer="ones", regularizer=lambda v: 0.1 * tk.reduce_sum(v * v))
+    assert w is reg.weights[0]
+    assert float(reg.losses[0]) == pytest.approx(0.2)
+
+
+def test_weights_get_set_and_freezing():
+    dense = layers.Dense(2, input_shape=(3,))
+    dense.set_weights([np.ones((3, 2)), np.array([1.0, -1.0])])
+    assert dense(tk.ones((1, 3))).numpy().tolist() == [[4.0, 2.0]]
+    with pytest.raises(ValueError, match=r"dense\w*/kernel has shape \(3, 2\), got an array of shape \(2, 2\)"):
+        dense.set_weights([np.ones((2, 2)), np.ones(2)])
+    dense.trainable = False
+    assert dense.trainable_weights == [] and len(dense.non_trainable_weights) == 2
+    with tk.GradientTape() as tape:
+        tk.reduce_sum(dense(tk.ones((1, 3))))
+    assert tape.watched_variables() == ()
+    with pytest.raises(ValueError, match="Unrecognized keyword arguments passed to Dense"):
+        layers.Dense(2, colour="red")

@@ -1,0 +1,112 @@
+"""Functional models (models/functional.py): the graph from Inputs to outputs, replayed on tensors."""
+import numpy as np
+import pytest
+
+import tapekit as tk
+from tapekit import layers
+from tapekit.keras.models.functional import Graph
+
+
+@pytest.fixture(autouse=True)
+def fresh_names():
+    layers.clear_session()
+
+
+def test_functional_model_equals_its_layers_applied_by_hand_values_and_gradients():
+    tk.random.set_seed(0)
+    inputs = tk.Input(shape=(5,), name="digits")
+    d1, d2, d3 = layers.Dense(4, activation="relu"), layers.Dense(4, activation="tanh"), layers.Dense(2)
+    outputs = d3(d2(d1(inputs)))
+    model = tk.Model(inputs=inputs, outputs=outputs)
+    x = tk.constant(np.random.default_rng(0).normal(size=(3, 5)).astype(np.float32))
+    with tk.GradientTape(persistent=True) as tape:
+        by_model = tk.reduce_sum(model(x) ** 2)
+        by_hand = tk.reduce_sum(d3(d2(d1(x))) ** 2)
+    assert float(by_model) == float(by_hand)
+    assert len(model.trainable_weights) == 6
+    for gm, gh in zip(tape.gradient(by_model, model.trainable_weights),
+                      tape.gradient(by_hand, model.trainable_weights)):
+        np.testing.assert_array_equal(gm.numpy(), gh.numpy())
+    assert [layer.name for layer in model.layers] == ["digits", "dense", "dense_1", "dense_2"]
+    assert model.name == "functional"
+
+
+def test_functional_model_with_two_inputs_two_outputs_and_a_nested_sequential():
+    a, b = tk.Input(shape=(3,), name="a"), tk.Input(shape=(2,), name="b")
+    joined = layers.concatenate([a, b])
+    tower = tk.Sequential([layers.Dense(4, activation="relu"), layers.Dense(1)], name="tower")
+    score = tower(joined)
+    extra = layers.Dense(2, name="extra")(b)
+    model = tk.Model(inputs=[a, b], outputs={"score": score, "extra": extra})
+    xa, xb = np.ones((2, 3), np.float32), np.full((2, 2), 2.0, np.float32)
+    out = model([xa, xb])
+    np.testing.assert_allclose(out["score"].numpy(), tower(np.concatenate([xa, xb], 1)).numpy())
+    np.testing.assert_allclose(out["extra"].numpy(), model.get_layer("extra")(xb).numpy())
+    by_name = model({"a": xa, "b": xb})
+    np.testing.assert_array_equal(by_name["score"].numpy(), out["score"].numpy())
+    assert score.shape == (None, 1) and tower.built
+
+
+def test_functional_inputs_are_converted_to_the_input_dtype():
+    inputs = tk.Input(shape=(4,))
+    model = tk.Model(inputs, layers.Dense(1, kernel_initializer="ones")(inputs))
+    assert model(np.full((1, 4), 2, np.uint8)).numpy().tolist() == [[8.0]]
+
+
+def test_graph_disconnected_is_a_clear_error():
+    a, b = tk.Input(shape=(2,), name="a"), tk.Input(shape=(2,), name="b")
+    out = layers.Add()([a, b])
+    with pytest.raises(ValueError, match=r"Graph disconnected.*\['a'\]"):
+        tk.Model(inputs=a, outputs=out)
+    with pytest.raises(TypeError, match="KerasTensor"):
+        tk.Model(inputs=tk.ones((1, 2)), outputs=out)
+    with pytest.raises(TypeError, match="placeholder without values"):
+        a * 2.0
+
+
+def test_add_loss_inside_a_functional_model_reaches_model_losses():
+    class ActivityRegularization(layers.Layer):
+        def call(self, inputs):
+            self.add_loss(1e-2 * tk.reduce_sum(inputs))
+            return inputs
+    inputs = tk.Input(shape=(3,))
+    x = layers.Dense(2, kernel_initializer="ones")(inputs)
+    model = tk.Model(inputs, layers.Dense(1)(ActivityRegularization()(x)))
+    assert model.losses == []                          # the symbolic call leaves none
+    model(tk.ones((2, 3)))
+    model(tk.ones((2, 3)))
+    assert len(model.losses) == 1 and float(model.losses[0]) == pytest.approx(0.12)   # 0.01 * 12
+
+
+def test_the_graph_runs_each_node_after_the_nodes_it_reads_and_a_shared_layer_once_listed():
+    x = tk.Input((2,), name="x")
+    shared = layers.Dense(2, name="shared")
+    a = shared(x)
+    b = layers.Dense(2, name="side")(x)
+    out = shared(layers.Add(name="sum")([a, b]))           # shared is called twice
+    graph = Graph(x, out)
+    assert [n.layer.name for n in graph.nodes] == ["x", "shared", "side", "sum", "shared"]
+    assert [layer.name for layer in graph.layers] == ["x", "shared", "side", "sum"]
+    assert graph.output_shapes(shared) == [(None, 2), (None, 2)]
+    value = np.array([[1.0, -2.0]], np.float32)
+    hand = shared(shared(value) + graph.layers[2](value))
+    np.testing.assert_allclose(graph.run(graph.convert(value)).numpy(), hand.numpy(), rtol=1e-6)
+
+
+def test_inputs_by_name_and_their_count_are_checked():
+    a, b = tk.Input((1,), name="a"), tk.Input((1,), name="b")
+    model = tk.Model([a, b], layers.Subtract()([a, b]))
+    one, two = np.array([[1.0]], np.float32), np.array([[3.0]], np.float32)
+    assert float(model({"b": two, "a": one})[0, 0]) == -2.0
+    with pytest.raises(ValueError, match=r"need the keys \['a', 'b'\] .* missing \['b'\]"):
+        model({"a": one})
+    with pytest.raises(ValueError, match=r"Model: expected 2 inputs \(\['a', 'b'\]\), got 3"):
+        model([one, two, one])
+
+
+def test_a_model_of_real_tensors_says_to_subclass():
+    with pytest.raises(TypeError, match=r"Model\(outputs=...\): expected KerasTensors .* got "
+                                        r"Tensor\. For a model on real tensors, subclass tk.Model"):
+        tk.Model(tk.Input((1,)), tk.ones((1, 1)))
+    with pytest.raises(TypeError, match=r"Model\(inputs=...\): .* got nothing"):
+        Graph([], tk.Input((1,)))

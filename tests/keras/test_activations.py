@@ -1,0 +1,61 @@
+"""Activations by name (keras/activations.py): Keras's arguments, values derived by hand,
+lookup, serialize and deserialize."""
+import numpy as np
+import pytest
+
+import tapekit as tk
+from tapekit.keras import activations
+
+X = np.array([-2.0, -0.5, 0.0, 0.5, 3.0], dtype=np.float32)
+
+
+@tk.saving.register_keras_serializable(package="test_activations")
+def twice(x):
+    return 2 * x
+
+
+def test_relu_with_keras_arguments():
+    np.testing.assert_array_equal(activations.relu(X).numpy(), [0, 0, 0, 0.5, 3])
+    # below the threshold 1: negative_slope * (x - 1); at or above it: x; capped at 2
+    y = activations.relu(X, negative_slope=0.1, max_value=2.0, threshold=1.0).numpy()
+    np.testing.assert_allclose(y, [-0.3, -0.15, -0.1, -0.05, 2.0], rtol=1e-6)
+    y = activations.relu(X, threshold=0.25).numpy()
+    np.testing.assert_array_equal(y, [0, 0, 0, 0.5, 3])
+
+
+def test_leaky_relu_elu_and_their_alphas():
+    np.testing.assert_allclose(activations.leaky_relu(X).numpy(), [-0.4, -0.1, 0, 0.5, 3], rtol=1e-6)
+    expected = np.where(X > 0, X, 0.5 * (np.exp(X) - 1))
+    np.testing.assert_allclose(activations.elu(X, alpha=0.5).numpy(), expected, rtol=1e-6)
+
+
+def test_softmax_axis_and_linear():
+    x = np.array([[1.0, 2.0], [3.0, 5.0]], dtype=np.float32)
+    e = np.exp(x - x.max(0))
+    np.testing.assert_allclose(activations.softmax(x, axis=0).numpy(), e / e.sum(0), rtol=1e-6)
+    assert activations.linear(x) is x
+
+
+def test_the_relu_gradient_below_the_threshold_is_the_slope():
+    x = tk.constant(X)
+    with tk.GradientTape() as tape:
+        tape.watch(x)
+        y = tk.reduce_sum(activations.relu(x, negative_slope=0.1, threshold=1.0))
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), [0.1, 0.1, 0.1, 0.1, 1.0], rtol=1e-6)
+
+
+def test_get_by_name_none_callable_and_unknown():
+    assert activations.get("swish") is activations.get("silu")
+    assert activations.get(None) is activations.linear
+    assert activations.get(abs) is abs
+    with pytest.raises(ValueError, match="unknown activation 'rleu'; use one of .*'relu'"):
+        activations.get("rleu")
+
+
+def test_serialize_names_built_ins_and_deserialize_reads_them_back():
+    assert activations.serialize("relu") == "relu"
+    assert activations.deserialize("softmax") is activations.get("softmax")
+    config = activations.serialize(twice)
+    assert config["registered_name"] == "test_activations>twice"
+    assert isinstance(config, dict) and activations.deserialize(config) is twice
+    assert activations.deserialize("mine", custom_objects={"mine": abs}) is abs

@@ -1,0 +1,80 @@
+"""Initializers (keras/initializers.py): Keras's fans and distributions, seeds, configs."""
+import math
+
+import numpy as np
+import pytest
+
+import tapekit as tk
+from tapekit import layers
+
+
+@pytest.fixture(autouse=True)
+def fresh_names():
+    layers.clear_session()
+
+
+def test_seeded_initializers_repeat_and_match_their_distributions():
+    g = tk.initializers.GlorotUniform(seed=3)
+    np.testing.assert_array_equal(g((5, 4)), g((5, 4)))
+    normal = tk.initializers.RandomNormal(mean=2.0, stddev=0.5, seed=1)((200, 100))
+    assert abs(normal.mean() - 2.0) < 0.01 and abs(normal.std() - 0.5) < 0.01
+    he = tk.initializers.HeNormal(seed=0)((400, 300))
+    stddev = math.sqrt(2 / 400) / 0.87962566103423978
+    assert np.abs(he).max() <= 2 * stddev + 1e-7
+    assert abs(he.std() - math.sqrt(2 / 400)) < 0.02 * math.sqrt(2 / 400)
+    u = tk.initializers.HeUniform(seed=0)((50, 10))
+    assert np.abs(u).max() <= math.sqrt(6 / 50)
+    with pytest.raises(ValueError, match="Could not interpret initializer identifier: 'gloro'. Known names: 'constant', "):
+        tk.initializers.get("gloro")
+
+
+def test_glorot_and_he_limits_count_the_window_of_a_conv_kernel():
+    # a (3, 3, 4, 8) kernel: fan_in 3*3*4 = 36, fan_out 3*3*8 = 72
+    g = tk.initializers.GlorotUniform(seed=0)((3, 3, 4, 8))
+    limit = math.sqrt(6 / (36 + 72))
+    assert np.abs(g).max() <= limit and np.abs(g).max() > 0.9 * limit
+    h = tk.initializers.HeUniform(seed=0)((3, 3, 4, 8))
+    assert math.sqrt(6 / 72) < np.abs(h).max() <= math.sqrt(6 / 36)
+    v = tk.initializers.GlorotUniform(seed=0)((10,))          # a vector: fan 10 both ways
+    assert np.abs(v).max() <= math.sqrt(6 / 20)
+
+
+def test_truncated_normal_stays_within_two_standard_deviations():
+    z = tk.initializers.TruncatedNormal(mean=1.0, stddev=0.5, seed=2)((100, 100))
+    assert z.min() >= 0.0 and z.max() <= 2.0
+    assert abs(z.mean() - 1.0) < 0.01
+
+
+def test_uniform_constant_and_dtypes():
+    u = tk.initializers.RandomUniform(minval=2.0, maxval=3.0, seed=4)((1000,), "float64")
+    assert u.dtype == np.float64 and 2.0 <= u.min() and u.max() < 3.0
+    assert abs(u.mean() - 2.5) < 0.03
+    c = tk.initializers.Constant(7)((2, 2), "int32")
+    assert c.dtype == np.int32 and (c == 7).all()
+
+
+def test_without_a_seed_they_follow_the_global_seed():
+    tk.random.set_seed(5)
+    a = tk.initializers.RandomNormal()((3,))
+    b = tk.initializers.RandomNormal()((3,))
+    tk.random.set_seed(5)
+    np.testing.assert_array_equal(tk.initializers.RandomNormal()((3,)), a)
+    assert not np.array_equal(a, b)
+
+
+def test_serialize_and_deserialize_round_trip_the_arguments():
+    init = tk.initializers.RandomNormal(mean=1.0, stddev=0.25, seed=9)
+    config = tk.initializers.serialize(init)
+    assert config == {"module": "keras.initializers", "class_name": "RandomNormal",
+                      "config": {"seed": 9, "mean": 1.0, "stddev": 0.25}, "registered_name": None}
+    again = tk.initializers.deserialize(config)
+    assert type(again) is tk.initializers.RandomNormal
+    np.testing.assert_array_equal(again((4,)), init((4,)))
+
+
+def test_keras_only_keys_are_taken_at_their_defaults_and_refused_otherwise():
+    g = tk.initializers.GlorotUniform.from_config({"seed": 1, "input_axes": None})
+    assert g.seed == 1
+    with pytest.raises(ValueError, match=r"GlorotUniform.from_config: tapekit does not support "
+                                         r"output_axes=\[0\] \(only None\)"):
+        tk.initializers.GlorotUniform.from_config({"output_axes": [0]})
