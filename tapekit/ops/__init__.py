@@ -2,7 +2,7 @@
 from . import numpy_dispatch  # noqa: F401
 from .activations import log_softmax, relu, softmax
 from .clipping import clip_by_global_norm, clip_by_norm, global_norm
-from .conv import conv2d, max_pool2d
+from .conv import conv2d, conv2d_transpose
 from .creation import linspace, one_hot, ones, ones_like, range, zeros, zeros_like
 from .cross_entropy import softmax_cross_entropy_with_logits, sparse_softmax_cross_entropy_with_logits
 from .elementwise import (abs, add, cast, clip_by_value, cos, divide, equal, exp, greater,
@@ -19,7 +19,7 @@ from .matrix import (det, diag, diag_part, eye, inv, l2_normalize, matvec, norm,
 from .more_activations import (elu, gelu, leaky_relu, log_sigmoid, relu6, selu, silu, softplus,
                                softsign, swish)
 from .padding import pad
-from .pooling import avg_pool, avg_pool2d, conv2d_transpose, max_pool
+from .pooling import avg_pool, avg_pool2d, max_pool, max_pool2d
 from .statistics import (argmax, argmin, count_nonzero, reduce_logsumexp, reduce_std,
                          reduce_variance)
 from .indexing import gather, getitem

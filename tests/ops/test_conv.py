@@ -9,7 +9,8 @@ import pytest
 
 import tapekit as tk
 from tapekit.ops import conv as conv_ops
-from tapekit.ops import windows as window_kernels
+from tapekit.ops import pooling as pool_ops
+from tapekit.ops import windows as window_geometry
 from tapekit.testing import numerical_jacobian
 
 
@@ -84,7 +85,7 @@ rng = np.random.default_rng(0)
 @pytest.fixture(params=["few", "many"])
 def layout(request, monkeypatch):
     """Run a test with each im2col layout (channels-first for few channels, channels-last for many)."""
-    monkeypatch.setattr(window_kernels, "_FEW_CHANNELS", 1000 if request.param == "few" else 0)
+    monkeypatch.setattr(conv_ops, "_FEW_CHANNELS", 1000 if request.param == "few" else 0)
     return request.param
 
 
@@ -97,7 +98,7 @@ def test_conv2d_matches_loops(padding, strides, shape, layout):
     x = rng.standard_normal(shape)
     w = rng.standard_normal((3, 2, shape[3], 4))
     got = tk.nn.conv2d(x, w, strides, padding)
-    s = conv_ops._spatial_pair("test", "strides", strides)
+    s = window_geometry.spatial_pair("test", "strides", strides)
     np.testing.assert_allclose(got.numpy(), conv2d_loops(x, w, s, padding), rtol=1e-10, atol=1e-12)
 
 
@@ -108,7 +109,7 @@ def test_conv2d_gradients_match_loop_adjoints(padding, strides, layout):
     # output pixel (n, i, j) sends w @ dy[n, i, j] back to its patch, and patch * dy to w.
     x = rng.standard_normal((2, 7, 8, 2))
     w = rng.standard_normal((3, 3, 2, 3))
-    s = conv_ops._spatial_pair("test", "strides", strides)
+    s = window_geometry.spatial_pair("test", "strides", strides)
     y = conv2d_loops(x, w, s, padding)
     dy = rng.standard_normal(y.shape)
     _, (dx, dw) = tape_grads(lambda a, b: tk.nn.conv2d(a, b, strides, padding), x, w,
@@ -270,8 +271,8 @@ def distinct(shape):
 @pytest.mark.parametrize("ksize, strides", [(2, 2), (3, 2), (3, 1), ([2, 3], [1, 2]), ([1, 3, 2, 1], [1, 2, 2, 1])])
 def test_max_pool2d_values_and_gradient_match_loops(ksize, strides, padding):
     x = distinct((2, 7, 6, 3))
-    k = conv_ops._spatial_pair("test", "ksize", ksize)
-    s = conv_ops._spatial_pair("test", "strides", strides)
+    k = window_geometry.spatial_pair("test", "ksize", ksize)
+    s = window_geometry.spatial_pair("test", "strides", strides)
     ref, where = max_pool2d_loops(x, k, s, padding)
     dy = rng.standard_normal(ref.shape)
     y, (dx,) = tape_grads(lambda a: tk.nn.max_pool2d(a, ksize, strides, padding), x,
@@ -366,7 +367,7 @@ def test_max_pool2d_grad_helper():
     x = distinct((2, 6, 5, 2))
     dy = rng.standard_normal((2, 3, 3, 2))
     _, (dx,) = tape_grads(lambda a: tk.nn.max_pool2d(a, 3, 2, "SAME"), x, output_gradients=tk.constant(dy))
-    np.testing.assert_array_equal(conv_ops.max_pool2d_grad(x, dy, 3, 2, "SAME").numpy(), dx.numpy())
+    np.testing.assert_array_equal(pool_ops.max_pool2d_grad(x, dy, 3, 2, "SAME").numpy(), dx.numpy())
 
 
 @pytest.mark.filterwarnings("ignore:tk.function")  # it may still fall back to eager for max_pool2d
@@ -411,7 +412,7 @@ X, W = np.zeros((2, 5, 5, 3), np.float32), np.zeros((3, 3, 3, 4), np.float32)
      ["conv2d_backprop_input", "out_backprop", "(2, 5, 5, 3)", "(2, 5, 5, 4)"]),
     (lambda: conv_ops.conv2d_backprop_filter(X, W.shape, np.zeros((2, 5, 5, 4)), 1, "VALID"),
      ["conv2d_backprop_filter", "out_backprop", "(2, 5, 5, 4)", "(2, 3, 3, 4)"]),
-    (lambda: conv_ops.max_pool2d_grad(X, np.zeros((2, 2, 2, 3)), 2, 1, "VALID"),
+    (lambda: pool_ops.max_pool2d_grad(X, np.zeros((2, 2, 2, 3)), 2, 1, "VALID"),
      ["max_pool2d_grad", "(2, 2, 2, 3)", "(2, 4, 4, 3)"]),
     (lambda: tk.nn.max_pool2d(X[0], 2, 2, "VALID"), ["max_pool2d", "input", "(5, 5, 3)", "4-D"]),
     (lambda: tk.nn.max_pool2d(X, [2, 2, 2], 2, "VALID"), ["max_pool2d", "ksize"]),
