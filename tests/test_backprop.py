@@ -12,7 +12,7 @@ from tapekit.ops.registry import defop
 
 @pytest.fixture(autouse=True)
 def _ops_defined_here_are_forgotten(monkeypatch):
-    # These tests define throwaway ops; the op table (tests/ops/test_ops_table.py) must not see them.
+    # These tests define throwaway ops; the op table (tests/contracts/test_ops_table.py) must not see them.
     monkeypatch.setattr(registry, "OPS", dict(registry.OPS))
 
 
