@@ -45,7 +45,7 @@ def test_slice_assign_checks_shape_and_dtype():
     np.testing.assert_array_equal(v.numpy(), [[1, 2], [3, 4]])     # unchanged after the errors
 
 
-# --- Variable: reads and the values it accepts (moved from tests/ops/test_bad_arguments.py) ------
+# --- Variable: reads and the values it accepts ------------------------------------------------
 
 def test_read_value_is_a_recorded_read():
     v = tk.Variable(2.0)
@@ -92,7 +92,7 @@ def test_inf_and_nan_given_on_purpose_are_kept():
     assert np.isinf(float(tk.Variable(1.0, dtype=tk.float16).assign(np.float64(-np.inf))))
 
 
-# --- formatting (moved from tests/ops/test_ops_extra.py) ---------------------------------------------
+# --- formatting ------------------------------------------------------------------------------------
 
 def test_format_gives_the_value():
     t = tk.constant(2.0)
