@@ -45,7 +45,8 @@ def test_gradients_match_finite_differences_to_second_order():
 
 
 def test_class_ids_out_of_range_are_refused_naming_the_id_and_the_classes():
-    with pytest.raises(IAE, match=r"sparse_softmax_cross_entropy_with_logits: labels must be in \[0, 4\).*the first 5"):
+    with pytest.raises(IAE, match=r"sparse_softmax_cross_entropy_with_logits: labels must be in "
+                                  r"\[0, 4\).*the first 5"):
         tk.nn.sparse_softmax_cross_entropy_with_logits(tk.constant([0, 5]), tk.ones((2, 4)))
 
 

@@ -16,7 +16,8 @@ def test_python_numbers_take_a_numpy_arrays_dtype():
 
 
 def test_a_python_number_that_would_change_the_tensors_dtype_is_refused():
-    with pytest.raises(TypeError, match=r"add: cannot combine a tensor of dtype int32 with the Python float 1\.5.*tk\.cast"):
+    with pytest.raises(TypeError, match=r"add: cannot combine a tensor of dtype int32 with the Python "
+                                        r"float 1\.5.*tk\.cast"):
         tk.constant([1, 2]) + 1.5
     assert (tk.constant([1.5]) + 2).dtype == tk.float32         # an int fits a float tensor
 

@@ -22,10 +22,12 @@ def test_matmul_gradients_by_hand():
     np.testing.assert_allclose(db.numpy(), a.numpy().T @ g)      # a^T g
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"transpose_a": True}, {"transpose_b": True}, {"adjoint_a": True, "adjoint_b": True}])
+@pytest.mark.parametrize("kwargs", [{}, {"transpose_a": True}, {"transpose_b": True},
+                                    {"adjoint_a": True, "adjoint_b": True}])
 def test_gradients_match_finite_differences_to_second_order(kwargs):
     rng = np.random.default_rng(9)
-    check_grads(lambda x, y: tk.matmul(x, y, **kwargs), rng.standard_normal((3, 3)), rng.standard_normal((3, 3)), order=2)
+    a, b = rng.standard_normal((3, 3)), rng.standard_normal((3, 3))
+    check_grads(lambda x, y: tk.matmul(x, y, **kwargs), a, b, order=2)
     check_grads(tk.matmul, rng.standard_normal((2, 3, 4)), rng.standard_normal((4, 2)), order=2)   # a stack
 
 
