@@ -16,7 +16,7 @@ Two modes run the same rules:
 import numpy as np
 
 from .context import enter_raw, leave_raw, state
-from .ops.elementwise import cast_op
+from .ops.passthrough import cast_op
 from .ops.registry import Meta
 from .ops.shapes import sum_to
 from .tensor import Tensor, _wrap

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import nest
 from .context import push_accumulator, remove_accumulator, state
-from .ops.elementwise import cast
+from .ops.passthrough import cast
 from .ops.shapes import broadcast_to_op as broadcast_to
 from .gradient_args import UnconnectedGradients, unconnected
 from .convert import convert_to_tensor

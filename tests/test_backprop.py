@@ -1,5 +1,6 @@
 """The backward walk lesson 12 prints: short, and its rule callers built once by defop."""
 import inspect
+import warnings
 
 import numpy as np
 import pytest
@@ -12,7 +13,7 @@ from tapekit.ops.registry import defop
 
 @pytest.fixture(autouse=True)
 def _ops_defined_here_are_forgotten(monkeypatch):
-    # These tests define throwaway ops; the op table (tests/ops/test_ops_table.py) must not see them.
+    # These tests define throwaway ops; the op table (tests/contracts/test_ops_table.py) must not see them.
     monkeypatch.setattr(registry, "OPS", dict(registry.OPS))
 
 
@@ -63,3 +64,13 @@ def test_an_input_used_twice_gets_the_sum_of_its_cotangents():
     eps = 1e-3
     fd = ((3 + eps) * np.sin(3 + eps) - (3 - eps) * np.sin(3 - eps)) / (2 * eps)
     np.testing.assert_allclose(expected, fd, rtol=1e-5)
+
+
+def test_an_exploding_gradient_is_silent_like_tensorflow():
+    x = tk.Variable(np.float32(1e30))
+    with tk.GradientTape() as tape, np.errstate(over="ignore"):
+        y = x * x * x                     # inf forward too: that warning is NumPy's own
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g = tape.gradient(y, x)
+    assert np.isinf(float(g))

@@ -464,3 +464,15 @@ def test_ops_accept_tensorflows_name_argument():
             y = call(name="my_" + op)
         np.testing.assert_array_equal(y.numpy(), call().numpy(), err_msg=op)
         assert tape.gradient(y, x) is not None, op
+
+
+def test_a_second_gradient_after_a_failed_first_says_what_happened():
+    x = tk.Variable(0.0)
+    with tk.GradientTape() as tape:
+        y = tk.sqrt(x)
+    with pytest.raises(tk.debugging.NumericsError):
+        with tk.debugging.check_numerics_enabled():
+            tape.gradient(y, x)                       # 1 / (2 sqrt(0)): inf, raised
+    with pytest.raises(RuntimeError, match=r"first gradient call raised NumericsError.*released "
+                                           r"the tape's records.*persistent=True"):
+        tape.gradient(y, x)

@@ -1,4 +1,8 @@
-"""Assigning to a slice of a Variable (v[0, 0].assign(...)) with TensorFlow's gradient semantics."""
+"""Assigning to a slice of a Variable (v[0, 0].assign(...)) with TensorFlow's gradient semantics;
+a Variable's reads and the values it accepts; a tensor's format()."""
+import re
+import warnings
+
 import numpy as np
 import pytest
 
@@ -39,3 +43,59 @@ def test_slice_assign_checks_shape_and_dtype():
     with pytest.raises(TypeError, match="drop the fraction"):
         n[0].assign(1.5)
     np.testing.assert_array_equal(v.numpy(), [[1, 2], [3, 4]])     # unchanged after the errors
+
+
+# --- Variable: reads and the values it accepts ------------------------------------------------
+
+def test_read_value_is_a_recorded_read():
+    v = tk.Variable(2.0)
+    with tk.GradientTape() as tape:
+        y = v.read_value() ** 2
+    assert float(tape.gradient(y, v)) == pytest.approx(4.0)     # d(v^2)/dv = 2v at v = 2
+    snapshot = v.read_value()
+    v.assign(5.0)
+    assert float(snapshot) == 2.0 and isinstance(snapshot, tk.Tensor)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda v: v.assign(True), r"Variable\.assign of 'v:0' \(float32.*True \(dtype bool\) to float32"),
+    (lambda v: v.assign_add(np.array(True)), r"assign_add of 'v:0'.*bool.*tk\.cast"),
+    (lambda v: v.assign("3"), r"assign of 'v:0'.*'3'.*<U1"),
+    (lambda v: v.assign_sub(tk.constant(True)), r"assign_sub of 'v:0'.*bool"),
+])
+def test_variable_refuses_bools_and_text(call, match):
+    v = tk.Variable(1.0, name="v")
+    with pytest.raises(TypeError, match=match):
+        call(v)
+    assert float(v) == 1.0
+
+
+@pytest.mark.parametrize("dtype, call, bad", [
+    (tk.float32, lambda v: v.assign_add(np.float64(1e40)), "1e+40"),
+    (tk.float16, lambda v: v.assign(70000.0), "70000.0"),
+    (tk.float16, lambda v: v.assign(70000), "70000"),
+    (tk.float32, lambda v: v.assign(np.array([1.0, -1e39])), "-1e+39"),
+])
+def test_a_finite_value_that_overflows_the_variable_dtype_raises(dtype, call, bad):
+    v = tk.Variable(1.0, dtype=dtype, name="v") if bad != "-1e+39" else tk.Variable([1.0, 1.0], name="v")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")      # and no NumPy overflow warning on the way
+        with pytest.raises(ValueError, match=rf"of 'v:0'.*{re.escape(bad)}.*overflows {dtype.name}.*inf"):
+            call(v)
+    assert np.all(v.numpy() == 1.0)
+
+
+def test_inf_and_nan_given_on_purpose_are_kept():
+    v = tk.Variable(1.0)
+    assert np.isinf(float(v.assign(float("inf"))))
+    assert np.isnan(float(v.assign(np.float64("nan"))))
+    assert np.isinf(float(tk.Variable(1.0, dtype=tk.float16).assign(np.float64(-np.inf))))
+
+
+# --- formatting ------------------------------------------------------------------------------------
+
+def test_format_gives_the_value():
+    t = tk.constant(2.0)
+    assert f"{t}" == "2.0" and "{}".format(t) == "2.0" and f"{t:.3f}" == "2.000"
+    assert f"{tk.constant([1, 2])}" == "[1 2]"
+    assert str(t).startswith("tk.Tensor(")

@@ -10,7 +10,7 @@ time) and the tests (tests/site/ import this file), so the pages and their check
   ``__init__`` imports on purpose;
 - an op (``tk.sin``) is a record of the op table, not a function, so it cannot carry a
   docstring of its own: its reference entry shows the record's ``doc`` and the examples
-  for it in the docstring of the module that defines it (``tapekit/ops/elementwise.py``).
+  for it in the docstring of the module that defines it (``tapekit/ops/transcendental.py``).
 """
 import ast
 import doctest

@@ -42,7 +42,7 @@ from .. import nest
 from ..callsite import warn_at_user
 from ..context import state
 from ..convert import convert_to_tensor
-from ..ops.elementwise import identity
+from ..ops.passthrough import identity
 from ..random import restore_state, save_state
 from ..tensor import Tensor, TracedValueWarning
 from .codegen import inert

@@ -1,13 +1,47 @@
-"""clip_by_norm and clip_by_global_norm, composed from recorded ops (TensorFlow's formulas)."""
+"""Clipping: clip_by_value (one op, the gradient passes inside the bounds), and clip_by_norm
+and clip_by_global_norm, composed from recorded ops (TensorFlow's formulas)."""
 import numpy as np
 
 from ..convert import convert_to_tensor
 
 from ..tensor import Tensor
-from .elementwise import cast, maximum, minimum, sqrt, where
+from .arithmetic import sqrt
+from .passthrough import cast
 from .reductions import reduce_sum
+from .registry import defop, numpy_function
+from .selection import maximum, minimum, where
 
 
+# --- clip_by_value: the gradient passes where the value passes ----------------------------------
+def _clip(x, lo, hi):
+    return np.clip(x, lo, hi)
+
+
+def _inside(x, lo, hi):
+    return (x >= lo) & (x <= hi)
+
+
+clip_by_value_op = defop(
+    "clip_by_value", _clip, args="x lo hi", save="x lo hi",
+    vjp=[lambda g, ans, x, lo, hi: where(_inside(x, lo, hi), g, 0),   # passes at the bounds
+         lambda g, ans, x, lo, hi: where(x < lo, g, 0),
+         lambda g, ans, x, lo, hi: where(x > hi, g, 0)],
+    jvp=[lambda t, ans, x, lo, hi: where(_inside(x, lo, hi), t, 0),
+         lambda t, ans, x, lo, hi: where(x < lo, t, 0),
+         lambda t, ans, x, lo, hi: where(x > hi, t, 0)])
+
+
+@numpy_function(np.clip)
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """Clip values to [min, max]; the gradient passes inside and at the bounds.
+
+    >>> tk.clip_by_value(tk.constant([-2.0, 0.5, 3.0]), -1.0, 1.0)
+    tk.Tensor([-1.   0.5  1. ], shape=(3,), dtype=float32)
+    """
+    return clip_by_value_op(t, clip_value_min, clip_value_max)
+
+
+# --- clipping by the L2 norm ------------------------------------------------------------------
 def clip_by_norm(t, clip_norm, axes=None, name=None):
     """Scale `t` so its L2 norm (over `axes`) is at most clip_norm; a zero vector stays finite.
 

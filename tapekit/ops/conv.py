@@ -1,4 +1,4 @@
-"""2-D convolution and max pooling on NHWC images: tk.nn.conv2d and tk.nn.max_pool2d.
+"""2-D convolution of NHWC images: tk.nn.conv2d, its two gradients and tk.nn.conv2d_transpose.
 
 conv2d is computed by im2col: every (fh, fw, c_in) patch the filter visits is
 copied into one row of a matrix `cols`, so the whole convolution is ONE matrix
@@ -13,12 +13,14 @@ rules are differentiable again (Hessians of CNNs work):
     conv2d_backprop_input(dy, w): ddy = conv2d(g, w)          dw = backprop_filter(g, dy)
     conv2d_backprop_filter(x, dy): dx = backprop_input(dy, g)  ddy = conv2d(x, g)
 
-max_pool2d is split in two: max_pool2d_argmax (not differentiable, like argmax)
-finds the flat position of each window's FIRST maximum (TensorFlow's tie rule),
-and max_pool2d(x, index) gathers x there. Its derivative op max_pool2d_backprop
-is the matching scatter-add; gather and scatter are each other's adjoint, so
-both are differentiable again (and the positions are computed once, not again
-in the backward pass).
+conv2d_transpose is conv2d's input gradient used as a forward pass (TensorFlow's definition),
+so it is the op conv2d_backprop_input, whose rules are conv2d and the filter gradient.
+TensorFlow's filter layout for it is (height, width, out_channels, in_channels).
+
+>>> y = tk.nn.conv2d_transpose(tk.ones([1, 2, 2, 1]), tk.ones([2, 2, 1, 1]),
+...                            output_shape=[1, 4, 4, 1], strides=2, padding="SAME")
+>>> y.shape                                   # each input pixel paints a 2x2 block
+(1, 4, 4, 1)
 
 Batch convention: every kernel accepts extra LEADING axes on both operands and
 broadcasts them against each other, NumPy style (like matmul's stacks). So a
@@ -28,88 +30,127 @@ sum_to, exactly as for a broadcast. (For the filter gradient this is what keeps
 a cotangent batch B separate: cols^T @ dy sums over the images N, never over B.)
 
 Padding is resolved to explicit numbers `pads = (top, bottom, left, right)` by
-the public functions, so the ops and their rules never re-derive TF's SAME rule.
+the public functions (windows.resolve_pads), so the ops and their rules never
+re-derive TF's SAME rule.
 
-This module holds the ops, their rules and TensorFlow's argument checks; the NumPy
-kernels they call (im2col, col2im, the pooling search) are in windows.py.
+This module holds the NumPy kernels (im2col, col2im), the ops with their rules and
+TensorFlow's argument checks; the window geometry it shares with pooling.py (TensorFlow's
+ksize/strides/padding forms, pads, output sizes, strided views) is in windows.py.
 """
 import numpy as np
 
-from ..convert import convert_to_tensor
-
 from ..tensor import Tensor
-from . import windows
 from .registry import defop
+from .windows import (LAYOUT, as_images, check_data_format, copy_pixels, out_size, output_hw, padded,
+                      padding_mode, resolve_pads, shape_of, spatial_pair, window_views)
 
-_LAYOUT = "NHWC (batch, height, width, channels)"
+
+# --- NumPy kernels: im2col, col2im and the three bilinear maps --------------------------------
+
+# im2col fills its matrix one filter tap at a time: each copy moves all B * Ho * Wo pixels
+# a tap meets. NumPy copies fast along long contiguous runs and slowly along short ones
+# (its inner loop restarts at each run), so the layout depends on the channel count:
+# - many channels: cols is built as matmul reads it, (B, Ho, Wo, fh, fw, C); runs of C values;
+# - few channels (grey or RGB images): it is built transposed, (fh, fw, C, B, Ho, Wo), one
+#   channel of one tap per copy; runs of Wo pixels, 2-5x faster for C = 1..7. matmul reads
+#   the transposed view without a copy.
+# (Copying a sliding_window_view in one go builds the same array with runs of only C values
+# too, and is slower still: about 4x for C = 1.)
+_FEW_CHANNELS = 8
 
 
-# --- TensorFlow's arguments -> explicit geometry -------------------------------------------
+def _im2col(x, window, strides, pads):
+    """(B, H, W, C) -> cols, (B*Ho*Wo, fh*fw*C): row m is the patch under output pixel m."""
+    bsz, h, w, c = x.shape
+    fh, fw = window
+    ho, wo = output_hw((h, w), window, strides, pads)
+    xp = padded(x, pads)
+    if c >= _FEW_CHANNELS:
+        cols = np.empty((bsz, ho, wo, fh, fw, c), dtype=x.dtype)
+        for a, b, view in window_views(xp, window, strides, (ho, wo)):
+            copy_pixels(cols[:, :, :, a, b], view)
+        return cols.reshape(bsz * ho * wo, fh * fw * c)
+    cols_t = np.empty((fh, fw, c, bsz, ho, wo), dtype=x.dtype)
+    for a, b, view in window_views(xp, window, strides, (ho, wo)):
+        for ch in range(c):                     # one channel at a time: (B, Ho, Wo) copies
+            cols_t[a, b, ch] = view[..., ch]
+    return cols_t.reshape(fh * fw * c, bsz * ho * wo).T
 
-def _spatial_pair(op, arg, value):
-    """TF's int / [n] / [h, w] / [1, h, w, 1] forms (NHWC) as a pair (h, w) of positive ints."""
-    if isinstance(value, Tensor):
-        value = value.numpy()
-    items = [value] if np.ndim(value) == 0 else list(np.asarray(value).ravel())
-    try:
-        items = [int(v) for v in items]
-    except (TypeError, ValueError):
-        raise ValueError(f"{op}: {arg} must be an int or a list of 1, 2 or 4 ints, got {value!r}") from None
-    if len(items) == 1:
-        pair = (items[0], items[0])
-    elif len(items) == 2:
-        pair = tuple(items)
-    elif len(items) == 4:
-        if items[0] != 1 or items[3] != 1:
-            raise ValueError(f"{op}: {arg}={items} would act on the batch or channel axis; "
-                             f"in NHWC the 4-element form must be [1, h, w, 1]")
-        pair = (items[1], items[2])
+
+def _col2im(dcols, shape, window, strides, pads):
+    """The adjoint of _im2col: images of `shape` (B, H, W, C), with every entry of dcols
+    (B*Ho*Wo, fh*fw*C) added back where im2col read it from. Same layouts as _im2col."""
+    bsz, h, w, c = shape
+    fh, fw = window
+    pt, pb, pl, pr = pads
+    ho, wo = output_hw((h, w), window, strides, pads)
+    xp = np.zeros((bsz, h + pt + pb, w + pl + pr, c), dtype=dcols.dtype)
+    if c >= _FEW_CHANNELS:
+        taps = dcols.reshape(bsz, ho, wo, fh, fw, c)
+        for a, b, view in window_views(xp, window, strides, (ho, wo)):
+            view += taps[:, :, :, a, b]         # `view` is a window of xp: this writes into xp
     else:
-        raise ValueError(f"{op}: {arg} must be an int or a list of 1, 2 or 4 ints, got {value!r}")
-    if min(pair) < 1:
-        raise ValueError(f"{op}: {arg} must be positive, got {value!r}")
-    return pair
+        taps = dcols.T.reshape(fh, fw, c, bsz, ho, wo)   # no copy if dcols.T is C-ordered
+        for a, b, view in window_views(xp, window, strides, (ho, wo)):
+            for ch in range(c):
+                view[..., ch] += taps[a, b, ch]
+    if any(pads):
+        xp = np.ascontiguousarray(xp[:, pt:pt + h, pl:pl + w])
+    return xp
 
 
-def _padding_mode(op, padding):
-    if isinstance(padding, str) and padding.upper() in ("VALID", "SAME"):
-        return padding.upper()
-    raise ValueError(f"{op}: padding must be 'VALID' or 'SAME', got {padding!r} "
-                     f"(explicit padding lists are not supported; pad with tk ops first)")
+def _swap(a):
+    return np.swapaxes(a, -1, -2)
 
 
-def _check_data_format(op, data_format):
-    if data_format != "NHWC":
-        raise ValueError(f"{op}: data_format {data_format!r} is not supported; tapekit supports "
-                         f"only 'NHWC'. Convert NCHW with tk.transpose(x, [0, 2, 3, 1])")
+def _conv2d(x, w, strides, pads):
+    fh, fw, ci, co = w.shape[-4:]
+    k = fh * fw * ci
+    cols = _im2col(as_images(x), (fh, fw), strides, pads)        # (B*Ho*Wo, k)
+    n_ho_wo = x.shape[-4:-3] + output_hw(x.shape[-3:-1], (fh, fw), strides, pads)
+    if w.ndim == 4:   # the usual case: one filter bank, one big matrix product
+        out = cols @ w.reshape(k, co)
+        return out.reshape(x.shape[:-4] + n_ho_wo + (co,))
+    # stacked filters (a batch of cotangents): stacked products, leading axes broadcast
+    out = np.matmul(cols.reshape(x.shape[:-4] + (-1, k)), w.reshape(w.shape[:-4] + (k, co)))
+    return out.reshape(out.shape[:-2] + n_ho_wo + (co,))
 
 
-def _pads(mode, size, window, stride):
-    """(before, after) padding along one axis. SAME: out = ceil(size / stride), extra at the end."""
-    if mode == "VALID":
-        return 0, 0
-    out = -(-size // stride)
-    total = max((out - 1) * stride + window - size, 0)
-    return total // 2, total - total // 2
+def _conv2d_backprop_input(dy, w, input_size, strides, pads):
+    fh, fw, ci, co = w.shape[-4:]
+    k = fh * fw * ci
+    if w.ndim == 4:
+        lead = dy.shape[:-3]                                    # (..., N)
+        if ci < _FEW_CHANNELS:   # the layout _col2im reads without a copy (see _im2col)
+            dcols = (w.reshape(k, co) @ dy.reshape(-1, co).T).T
+        else:
+            dcols = dy.reshape(-1, co) @ w.reshape(k, co).T
+    else:
+        dcols = np.matmul(dy.reshape(dy.shape[:-4] + (-1, co)), _swap(w.reshape(w.shape[:-4] + (k, co))))
+        lead = dcols.shape[:-2] + dy.shape[-4:-3]
+        dcols = dcols.reshape(-1, k)
+    images = (int(np.prod(lead)),) + tuple(input_size) + (ci,)
+    dx = _col2im(dcols, images, (fh, fw), strides, pads)
+    return dx.reshape(lead + dx.shape[1:])
 
 
-def _geometry(op, mode, in_hw, window, strides, shapes):
-    """Explicit pads (top, bottom, left, right); raises if no window fits."""
-    (pt, pb), (pl, pr) = (_pads(mode, n, k, s) for n, k, s in zip(in_hw, window, strides))
-    if in_hw[0] + pt + pb < window[0] or in_hw[1] + pl + pr < window[1]:
-        raise ValueError(f"{op}: the window {window[0]}x{window[1]} is larger than the input's "
-                         f"{in_hw[0]}x{in_hw[1]} image with padding {mode!r} ({shapes})")
-    return pt, pb, pl, pr
+def _conv2d_backprop_filter(x, dy, filter_size, strides, pads):
+    fh, fw = filter_size
+    ci, co = x.shape[-1], dy.shape[-1]
+    k = fh * fw * ci
+    cols = _im2col(as_images(x), filter_size, strides, pads)    # (B*Ho*Wo, k)
+    if x.ndim == 4 and dy.ndim == 4:   # sum over every image and pixel: one product
+        dw = cols.T @ dy.reshape(-1, co)
+    else:   # keep leading (cotangent batch) axes apart: sum over N, Ho, Wo only
+        dw = np.matmul(_swap(cols.reshape(x.shape[:-4] + (-1, k))), dy.reshape(dy.shape[:-4] + (-1, co)))
+    return dw.reshape(dw.shape[:-2] + (fh, fw, ci, co))
 
-
-def _shape(x):
-    return tuple(x.shape) if hasattr(x, "shape") else np.shape(x)
 
 
 # --- the conv ops: three bilinear maps, whose VJPs are the other two ------------------------
 
 conv2d_op = defop(
-    "conv2d", windows.conv2d, args="x w", save="x w", same_dtype=True,
+    "conv2d", _conv2d, args="x w", save="x w", same_dtype=True,
     vjp=[lambda g, ans, x, w, strides, pads: conv2d_backprop_input_op(
              g, w, input_size=x.shape[-3:-1], strides=strides, pads=pads),
          lambda g, ans, x, w, strides, pads: conv2d_backprop_filter_op(
@@ -119,7 +160,7 @@ conv2d_op = defop(
     doc="Cross-correlate NHWC images x with HWIO filters w; pads = (top, bottom, left, right).")
 
 conv2d_backprop_input_op = defop(
-    "conv2d_backprop_input", windows.conv2d_backprop_input, args="dy w", save="dy w", same_dtype=True,
+    "conv2d_backprop_input", _conv2d_backprop_input, args="dy w", save="dy w", same_dtype=True,
     vjp=[lambda g, ans, dy, w, input_size, strides, pads: conv2d_op(g, w, strides=strides, pads=pads),
          lambda g, ans, dy, w, input_size, strides, pads: conv2d_backprop_filter_op(
              g, dy, filter_size=w.shape[-4:-2], strides=strides, pads=pads)],
@@ -128,7 +169,7 @@ conv2d_backprop_input_op = defop(
     doc="The gradient of conv2d w.r.t. its input, given dy (the output's cotangent) and w.")
 
 conv2d_backprop_filter_op = defop(
-    "conv2d_backprop_filter", windows.conv2d_backprop_filter, args="x dy", save="x dy", same_dtype=True,
+    "conv2d_backprop_filter", _conv2d_backprop_filter, args="x dy", save="x dy", same_dtype=True,
     vjp=[lambda g, ans, x, dy, filter_size, strides, pads: conv2d_backprop_input_op(
              dy, g, input_size=x.shape[-3:-1], strides=strides, pads=pads),
          lambda g, ans, x, dy, filter_size, strides, pads: conv2d_op(x, g, strides=strides, pads=pads)],
@@ -139,14 +180,14 @@ conv2d_backprop_filter_op = defop(
 
 def _conv_geometry(op, input_shape, filter_shape, strides, padding, data_format, dilations):
     """Check conv2d's arguments (TensorFlow's forms) and resolve them to (strides, pads)."""
-    _check_data_format(op, data_format)
-    if dilations is not None and set(_spatial_pair(op, "dilations", dilations)) != {1}:
+    check_data_format(op, data_format)
+    if dilations is not None and set(spatial_pair(op, "dilations", dilations)) != {1}:
         raise ValueError(f"{op}: dilations other than 1 are not supported, got {dilations!r}")
-    strides = _spatial_pair(op, "strides", strides)
-    mode = _padding_mode(op, padding)
+    strides = spatial_pair(op, "strides", strides)
+    mode = padding_mode(op, padding)
     shapes = f"input shape {input_shape}, filters shape {filter_shape}"
     if len(input_shape) != 4:
-        raise ValueError(f"{op}: input must be 4-D {_LAYOUT}, got input shape {input_shape} "
+        raise ValueError(f"{op}: input must be 4-D {LAYOUT}, got input shape {input_shape} "
                          f"(filters shape {filter_shape}); add a batch axis with tk.expand_dims(x, 0)")
     if len(filter_shape) != 4:
         raise ValueError(f"{op}: filters must be 4-D (height, width, in_channels, out_channels), "
@@ -155,14 +196,14 @@ def _conv_geometry(op, input_shape, filter_shape, strides, padding, data_format,
         raise ValueError(f"{op}: the input has {input_shape[3]} channels but the filters expect "
                          f"{filter_shape[2]} ({shapes}; filters are (height, width, in_channels, "
                          f"out_channels))")
-    return strides, _geometry(op, mode, input_shape[1:3], filter_shape[:2], strides, shapes)
+    return strides, resolve_pads(op, mode, input_shape[1:3], filter_shape[:2], strides, shapes)
 
 
 def _check_out_backprop(op, out_backprop, input_shape, filter_shape, strides, pads):
-    expected = (input_shape[0], windows.out_size(input_shape[1], filter_shape[0], strides[0], *pads[:2]),
-                windows.out_size(input_shape[2], filter_shape[1], strides[1], *pads[2:]), filter_shape[3])
-    if _shape(out_backprop) != expected:
-        raise ValueError(f"{op}: out_backprop has shape {_shape(out_backprop)}, but conv2d of input "
+    expected = (input_shape[0], out_size(input_shape[1], filter_shape[0], strides[0], *pads[:2]),
+                out_size(input_shape[2], filter_shape[1], strides[1], *pads[2:]), filter_shape[3])
+    if shape_of(out_backprop) != expected:
+        raise ValueError(f"{op}: out_backprop has shape {shape_of(out_backprop)}, but conv2d of input "
                          f"shape {input_shape} with filters of shape {filter_shape} gives {expected}")
 
 
@@ -182,7 +223,7 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     [[12. 16.]
      [24. 28.]], shape=(2, 2), dtype=float32)
     """
-    strides, pads = _conv_geometry("conv2d", _shape(input), _shape(filters), strides, padding,
+    strides, pads = _conv_geometry("conv2d", shape_of(input), shape_of(filters), strides, padding,
                                    data_format, dilations)
     return conv2d_op(input, filters, strides=strides, pads=pads)
 
@@ -191,9 +232,9 @@ def conv2d_backprop_input(input_sizes, filters, out_backprop, strides, padding,
                           data_format="NHWC", dilations=None, name=None):
     """The gradient of conv2d w.r.t. its input (tf.compat.v1.nn.conv2d_backprop_input)."""
     input_shape = tuple(int(n) for n in np.asarray(input_sizes).ravel())
-    strides, pads = _conv_geometry("conv2d_backprop_input", input_shape, _shape(filters), strides,
+    strides, pads = _conv_geometry("conv2d_backprop_input", input_shape, shape_of(filters), strides,
                                    padding, data_format, dilations)
-    _check_out_backprop("conv2d_backprop_input", out_backprop, input_shape, _shape(filters), strides, pads)
+    _check_out_backprop("conv2d_backprop_input", out_backprop, input_shape, shape_of(filters), strides, pads)
     return conv2d_backprop_input_op(out_backprop, filters, input_size=input_shape[1:3],
                                     strides=strides, pads=pads)
 
@@ -202,67 +243,44 @@ def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, 
                            data_format="NHWC", dilations=None, name=None):
     """The gradient of conv2d w.r.t. its filters (tf.compat.v1.nn.conv2d_backprop_filter)."""
     filter_shape = tuple(int(n) for n in np.asarray(filter_sizes).ravel())
-    strides, pads = _conv_geometry("conv2d_backprop_filter", _shape(input), filter_shape, strides,
+    strides, pads = _conv_geometry("conv2d_backprop_filter", shape_of(input), filter_shape, strides,
                                    padding, data_format, dilations)
-    _check_out_backprop("conv2d_backprop_filter", out_backprop, _shape(input), filter_shape, strides, pads)
+    _check_out_backprop("conv2d_backprop_filter", out_backprop, shape_of(input), filter_shape, strides, pads)
     return conv2d_backprop_filter_op(input, out_backprop, filter_size=filter_shape[:2],
                                      strides=strides, pads=pads)
 
 
-# --- max pooling: find the first maximum of each window, then gather / scatter there ------------
+# --- the transposed convolution: conv2d's input gradient as a forward pass ----------------
+def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NHWC",  # noqa: A002
+                     dilations=None, name=None):
+    """The transposed convolution (`tf.nn.conv2d_transpose`): conv2d's gradient w.r.t. its input.
 
-max_pool2d_argmax_op = defop(
-    "max_pool2d_argmax", windows.first_max_index, args="x",   # vjp=None: not differentiable (like argmax)
-    doc="Flat positions in x of each pooling window's first maximum (an integer tensor).")
+    input (N, h, w, in_channels); filters (height, width, out_channels, in_channels), TensorFlow's
+    layout; output_shape (N, H, W, out_channels), the shape a conv2d with these filters, strides
+    and padding would map back onto input's shape. With SAME padding H = h * stride.
 
-max_pool2d_op = defop(
-    "max_pool2d", windows.gather_windows, args="x index", save="index",
-    vjp=[lambda g, ans, x, index: max_pool2d_backprop_op(g, index, input_shape=tuple(x.shape[-4:])), None],
-    jvp=[lambda t, ans, x, index: max_pool2d_op(t, index), None],
-    doc="x at `index`, the flat positions of each pooling window's first maximum (see max_pool2d).")
-
-max_pool2d_backprop_op = defop(
-    "max_pool2d_backprop", windows.scatter_windows, args="dy index", save="index",
-    vjp=[lambda g, ans, dy, index, input_shape: max_pool2d_op(g, index), None],
-    jvp=[lambda t, ans, dy, index, input_shape: max_pool2d_backprop_op(t, index, input_shape=input_shape), None],
-    doc="Zeros of input_shape with dy added at `index` (the gradient of max_pool2d).")
-
-
-def _pool_index(op, x, ksize, strides, padding, data_format):
-    """Check max_pool2d's arguments (TensorFlow's forms); the index tensor of the window maxima."""
-    _check_data_format(op, data_format)
-    window = _spatial_pair(op, "ksize", ksize)
-    strides = _spatial_pair(op, "strides", strides)
-    mode = _padding_mode(op, padding)
-    if x.ndim != 4:
-        raise ValueError(f"{op}: input must be 4-D {_LAYOUT}, got input shape {x.shape}")
-    pads = _geometry(op, mode, x.shape[1:3], window, strides, f"input shape {x.shape}")
-    # A registered op, not a NumPy call on x's value: tk.function then recomputes the
-    # positions at every replay instead of freezing the first call's.
-    return max_pool2d_argmax_op(x, window=window, strides=strides, pads=pads)
-
-
-def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
-    """The maximum of each ksize window of NHWC `input`; its gradient goes to the first maximum.
-
-    ksize, strides: an int or a list of 1, 2 or 4 ints; padding: "VALID" or "SAME"
-    (padded pixels never count as the maximum). Overlapping windows add up their gradients.
-
-    >>> x = tk.reshape(tk.range(1.0, 17.0), [1, 4, 4, 1])
-    >>> tk.reshape(tk.nn.max_pool2d(x, ksize=2, strides=2, padding="VALID"), [2, 2])
-    tk.Tensor(
-    [[ 6.  8.]
-     [14. 16.]], shape=(2, 2), dtype=float32)
+    >>> x = tk.reshape(tk.constant([1.0, 2.0]), [1, 1, 2, 1])
+    >>> y = tk.nn.conv2d_transpose(x, tk.ones([1, 2, 1, 1]), [1, 1, 4, 1], strides=2, padding="VALID")
+    >>> tk.reshape(y, [4])                     # each input pixel copied into a 1x2 block
+    tk.Tensor([1. 1. 2. 2.], shape=(4,), dtype=float32)
     """
-    x = input if isinstance(input, Tensor) else convert_to_tensor(input)
-    return max_pool2d_op(x, _pool_index("max_pool2d", x, ksize, strides, padding, data_format))
-
-
-def max_pool2d_grad(orig_input, grad, ksize, strides, padding, data_format="NHWC", name=None):
-    """The gradient of max_pool2d w.r.t. orig_input, given the output's cotangent `grad`."""
-    x = orig_input if isinstance(orig_input, Tensor) else convert_to_tensor(orig_input)
-    index = _pool_index("max_pool2d_grad", x, ksize, strides, padding, data_format)
-    if _shape(grad) != index.shape:
-        raise ValueError(f"max_pool2d_grad: grad of shape {_shape(grad)} does not match the pooled "
-                         f"output's shape {index.shape} (orig_input shape {x.shape})")
-    return max_pool2d_backprop_op(grad, index, input_shape=tuple(x.shape))
+    out_shape = tuple(int(n) for n in np.asarray(
+        output_shape.numpy() if isinstance(output_shape, Tensor) else output_shape).ravel())
+    in_shape, f_shape = shape_of(input), shape_of(filters)
+    if len(out_shape) != 4:
+        raise ValueError(f"conv2d_transpose: output_shape must have 4 entries {LAYOUT}, got {output_shape!r}")
+    if len(f_shape) == 4 and len(in_shape) == 4 and f_shape[3] != in_shape[3]:
+        raise ValueError(f"conv2d_transpose: the input has {in_shape[3]} channels but the filters "
+                         f"{f_shape} expect {f_shape[3]} (filters are (height, width, out_channels, "
+                         f"in_channels) here)")
+    strides, pads = _conv_geometry("conv2d_transpose", out_shape, f_shape, strides, padding,
+                                   data_format, dilations)
+    expected = (out_shape[0],
+                out_size(out_shape[1], f_shape[0], strides[0], *pads[:2]),
+                out_size(out_shape[2], f_shape[1], strides[1], *pads[2:]), f_shape[3])
+    if in_shape != expected:
+        raise ValueError(f"conv2d_transpose: input has shape {in_shape}, but output_shape {out_shape} "
+                         f"with filters {f_shape}, strides {strides} and padding {padding!r} "
+                         f"needs input shape {expected}; pick output_shape so that conv2d of it "
+                         f"gives the input's shape")
+    return conv2d_backprop_input_op(input, filters, input_size=out_shape[1:3], strides=strides, pads=pads)

@@ -153,5 +153,5 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=None, 
     return one_hot_op(indices, depth=depth, on=on, off=off, axis=axis, dtype=dtype)
 
 
-def _where_indices(condition):
+def where_indices(condition):
     return _wrap(np.argwhere(np.asarray(_plain(condition))).astype(np.int64))

@@ -2,14 +2,15 @@
 import numpy as np
 
 from ..errors import InvalidArgumentError
-from .activations import _log_softmax, _max_keep, _softmax, _sum_keep, log_softmax_op, softmax_op
+from .activations import (log_softmax_array, log_softmax_op, max_keepdims, softmax_array, softmax_op,
+                          sum_keepdims)
 from .reductions import reduce_sum_op
 from .registry import defop
-from .shapes import _negative_axis, expand_dims_op
+from .shapes import expand_dims_op, negative_axis
 
 
 def _xent(labels, logits, axis):
-    return -np.sum(labels * _log_softmax(logits, axis), axis=axis)
+    return -np.sum(labels * log_softmax_array(logits, axis), axis=axis)
 
 
 softmax_cross_entropy_op = defop(
@@ -40,7 +41,7 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     tk.Tensor([0.6931472  0.12692805], shape=(2,), dtype=float32)
     """
     ndim = logits.ndim if hasattr(logits, "ndim") else np.ndim(logits)
-    return softmax_cross_entropy_op(labels, logits, axis=_negative_axis(
+    return softmax_cross_entropy_op(labels, logits, axis=negative_axis(
         axis, ndim, "softmax_cross_entropy_with_logits"))
 
 
@@ -56,15 +57,15 @@ def _sparse_xent(labels, logits):
     # tk.function replay (which runs only forwards) checks them as an eager call does.
     k = logits.shape[-1]
     _check_labels(labels, k, "sparse_softmax_cross_entropy_with_logits")
-    z = logits - _max_keep(logits, -1)
-    lse = np.log(_sum_keep(np.exp(z), -1))[..., 0]
+    z = logits - max_keepdims(logits, -1)
+    lse = np.log(sum_keepdims(np.exp(z), -1))[..., 0]
     return lse - z.reshape(-1, k)[_rows(labels, logits)].reshape(lse.shape)
 
 
 def _sparse_xent_dlogits(labels, logits):
     # softmax(logits) - one_hot(labels), computed in place on the softmax.
     k = logits.shape[-1]
-    p = _softmax(logits, -1)
+    p = softmax_array(logits, -1)
     p.reshape(-1, k)[_rows(labels, logits)] -= 1
     return p
 

@@ -63,7 +63,7 @@ scatter_add = defop("scatter_add", _scatter_add,
 
 def getitem(x, index):
     """x[index] with NumPy's basic and advanced indexing."""
-    return getitem_op(x, index=_normalize_index(index, _ndim(x)))
+    return getitem_op(x, index=_normalize_index(index, ndim_of(x)))
 
 
 # --- gather: a dense gradient --------------------------------------------------------------------
@@ -108,10 +108,10 @@ def gather(params, indices, axis=None, batch_dims=0, name=None):
     if batch_dims:
         raise NotImplementedError("gather: batch_dims other than 0 is not supported; "
                                   "index with tk.gather per batch or use x[...] indexing")
-    ndim = _ndim(params)
+    ndim = ndim_of(params)
     axis = 0 if axis is None else as_axis(axis, ndim, "gather: axis") % max(ndim, 1)
     return gather_op(params, indices, axis=axis)
 
 
-def _ndim(x):
+def ndim_of(x):
     return x.ndim if hasattr(x, "ndim") else np.ndim(x)

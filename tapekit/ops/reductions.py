@@ -57,13 +57,14 @@ import numpy as np
 
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor
-from .elementwise import cast_op, where
+from .passthrough import cast_op
 from .registry import as_axis, defop, numpy_function, python_value
+from .selection import where
 from .shapes import broadcast_to_op as broadcast_to
 from .shapes import expand_dims_op, reshape_op, transpose_op
 
 
-def _axes(axis, ndim, op="reduction"):
+def reduction_axes(axis, ndim, op="reduction"):
     """`axis` as a sorted tuple of negative axes (None: all axes)."""
     if axis is None:
         return tuple(range(-ndim, 0))
@@ -81,7 +82,7 @@ def _axes(axis, ndim, op="reduction"):
     return tuple(sorted(out))
 
 
-def _expand_back(g, ans, x, axis, keepdims):
+def expand_back(g, ans, x, axis, keepdims):
     """Broadcast a reduced cotangent back over the reduced axes of x."""
     if not keepdims:
         nlead = g.ndim - ans.ndim
@@ -95,7 +96,7 @@ def _expand_back(g, ans, x, axis, keepdims):
 def _sum_vjp(g, ans, x, axis, keepdims):
     if g.ndim == 0:   # a full reduction, no batch of cotangents: () broadcasts to any shape
         return broadcast_to(g, shape=tuple(x.shape))
-    g = _expand_back(g, ans, x, axis, keepdims)
+    g = expand_back(g, ans, x, axis, keepdims)
     return broadcast_to(g, shape=tuple(g.shape[: g.ndim - x.ndim]) + tuple(x.shape))
 
 
@@ -138,13 +139,13 @@ reduce_mean_op = defop(
 
 def _share(ans, x, axis, keepdims, like):
     """1/k on each of the k tied extreme elements of a group, 0 elsewhere (TensorFlow's rule)."""
-    a = ans if keepdims else _expand_back(ans, ans, x, axis, False)
+    a = ans if keepdims else expand_back(ans, ans, x, axis, False)
     m = cast_like(x == a, like)
     return m / reduce_sum_op(m, axis=axis, keepdims=True)
 
 
 def _extreme_vjp(g, ans, x, axis, keepdims):
-    return _expand_back(g, ans, x, axis, keepdims) * _share(ans, x, axis, keepdims, g)
+    return expand_back(g, ans, x, axis, keepdims) * _share(ans, x, axis, keepdims, g)
 
 
 def _extreme_jvp(t, ans, x, axis, keepdims):
@@ -212,7 +213,7 @@ reduce_prod_op = defop(
     "reduce_prod", lambda x, axis, keepdims: np.multiply.reduce(x, axis=axis, keepdims=keepdims,
                                                                 dtype=_int_kept(x)),
     save="x",
-    vjp=[lambda g, ans, x, axis, keepdims: _expand_back(g, ans, x, axis, keepdims) * _others(x, axis)],
+    vjp=[lambda g, ans, x, axis, keepdims: expand_back(g, ans, x, axis, keepdims) * _others(x, axis)],
     jvp=[lambda t, ans, x, axis, keepdims: reduce_sum_op(t * _others(x, axis), axis=axis,
                                                          keepdims=keepdims)])
 
@@ -221,7 +222,7 @@ def _reduction(op, np_func):
     def reduce(input_tensor, axis=None, keepdims=False, name=None):
         x = input_tensor
         ndim = x._value.ndim if isinstance(x, Tensor) else np.ndim(x)
-        return op(x, axis=_axes(axis, ndim, op.name), keepdims=bool(keepdims))
+        return op(x, axis=reduction_axes(axis, ndim, op.name), keepdims=bool(keepdims))
     reduce.__name__ = op.name
     reduce.__doc__ = f"{op.name.replace('reduce_', '').capitalize()} over `axis` (all axes when None)."
     numpy_function(*np_func)(reduce)

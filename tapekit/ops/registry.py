@@ -205,6 +205,20 @@ def defop(name, forward, *, args="x", save="", vjp=None, jvp=None, variadic=Fals
     return op
 
 
+def unary(name, forward, deriv, save, ufunc=None, doc=None, float_only=True):
+    """An elementwise op whose VJP and JVP both multiply by `deriv(ans, x)`."""
+    return defop(name, forward, args="x", save=save, ufunc=ufunc, doc=doc, float_only=float_only,
+                 vjp=[lambda g, ans, x: g * deriv(ans, x)],
+                 jvp=[lambda t, ans, x: t * deriv(ans, x)])
+
+
+def binary(name, forward, dx, dy, save, ufunc=None, doc=None):
+    """An elementwise op of two inputs with partials dx(ans, x, y) and dy(ans, x, y)."""
+    return defop(name, forward, args="x y", save=save, ufunc=ufunc, same_dtype=True, doc=doc,
+                 vjp=[lambda g, ans, x, y: g * dx(ans, x, y), lambda g, ans, x, y: g * dy(ans, x, y)],
+                 jvp=[lambda t, ans, x, y: t * dx(ans, x, y), lambda t, ans, x, y: t * dy(ans, x, y)])
+
+
 def numpy_function(*np_funcs):
     """Decorator: NumPy calls `np_func(tensor, ...)` are answered by this tapekit function."""
     def register(fn):

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .indexing import _ndim, getitem
+from .indexing import getitem, ndim_of
 from .registry import as_axis, as_int, defop, numpy_function, python_value
 
 
@@ -21,7 +21,7 @@ def _lead(g, ans):
 
 # --- broadcasting: sum_to and broadcast_to are each other's adjoint -----------------------
 @functools.lru_cache(maxsize=64)
-def _ones(n, dtype):
+def ones_vector(n, dtype):
     """A read-only vector of n ones (the same bias gradients are summed at every step)."""
     ones = np.ones(n, dtype)
     ones.flags.writeable = False
@@ -37,7 +37,7 @@ def _sum_to(x, shape, nlead):
         # outer axis with a short inner one is many times slower than one BLAS call.
         tail = x.shape[extra:]
         rows = x.reshape(-1, math.prod(tail))
-        x = (_ones(rows.shape[0], x.dtype) @ rows).reshape(tail)
+        x = (ones_vector(rows.shape[0], x.dtype) @ rows).reshape(tail)
         if tail == shape:
             return x
     elif extra > 0:
@@ -218,7 +218,7 @@ def squeeze(input, axis=None, name=None):  # noqa: A002
     (3, 1)
     """
     if axis is not None:
-        ndim = _ndim(input)
+        ndim = ndim_of(input)
         axis = tuple(as_axis(a, ndim, "squeeze: axis") for a in np.atleast_1d(axis).tolist())
     return squeeze_op(input, axis=axis)
 
@@ -290,7 +290,7 @@ concat_op = defop("concat", lambda *xs, axis: np.concatenate(xs, axis=axis), arg
                   save="", variadic=True, same_dtype=True, vjp=_concat_vjp, jvp=_concat_jvp)
 
 
-def _negative_axis(axis, ndim, op="concat"):
+def negative_axis(axis, ndim, op="concat"):
     axis = as_axis(axis, ndim, f"{op}: axis")
     return axis - ndim if axis >= 0 else axis
 
@@ -311,7 +311,7 @@ def concat(values, axis, name=None):
     values = list(values)
     if not values:
         raise ValueError("concat: needs at least one tensor")
-    return concat_op(*values, axis=_negative_axis(axis, _ndim(values[0])))
+    return concat_op(*values, axis=negative_axis(axis, ndim_of(values[0])))
 
 
 def _stack_vjp(g, ans, *xs, axis):
@@ -343,7 +343,7 @@ def stack(values, axis=0, name=None):
     values = list(values)
     if not values:
         raise ValueError("stack: needs at least one tensor")
-    return stack_op(*values, axis=_negative_axis(axis, _ndim(values[0]) + 1, "stack"))
+    return stack_op(*values, axis=negative_axis(axis, ndim_of(values[0]) + 1, "stack"))
 
 
 def zeros_like_meta(x):

@@ -30,9 +30,10 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor
-from .elementwise import exp, sqrt
-from .reductions import _axes, _expand_back, reduce_mean_op, reduce_sum_op
+from .arithmetic import sqrt
+from .reductions import expand_back, reduce_mean_op, reduce_sum_op, reduction_axes
 from .registry import as_axis, defop
+from .transcendental import exp
 
 
 def _ndim(x):
@@ -87,7 +88,7 @@ def _centred(x, axis):
 reduce_variance_op = defop(
     "reduce_variance", lambda x, axis, keepdims: np.var(x, axis=axis, keepdims=keepdims),
     save="x", float_only=True,
-    vjp=[lambda g, ans, x, axis, keepdims: _expand_back(g, ans, x, axis, keepdims)
+    vjp=[lambda g, ans, x, axis, keepdims: expand_back(g, ans, x, axis, keepdims)
          * (_centred(x, axis) * (2 / _count(x, axis)))],
     jvp=[lambda t, ans, x, axis, keepdims: reduce_sum_op(t * _centred(x, axis), axis=axis, keepdims=keepdims)
          * (2 / _count(x, axis))],
@@ -100,7 +101,7 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     >>> tk.reduce_variance(tk.constant([[1.0, 3.0], [5.0, 5.0]]), axis=1)
     tk.Tensor([1. 0.], shape=(2,), dtype=float32)
     """
-    return reduce_variance_op(input_tensor, axis=_axes(axis, _ndim(input_tensor), "reduce_variance"),
+    return reduce_variance_op(input_tensor, axis=reduction_axes(axis, _ndim(input_tensor), "reduce_variance"),
                               keepdims=bool(keepdims))
 
 
@@ -123,12 +124,12 @@ def _logsumexp(x, axis, keepdims):
 
 
 def _softmax_of(ans, x, axis, keepdims):
-    return exp(x - _expand_back(ans, ans, x, axis, keepdims))
+    return exp(x - expand_back(ans, ans, x, axis, keepdims))
 
 
 reduce_logsumexp_op = defop(
     "reduce_logsumexp", _logsumexp, save="x ans", float_only=True,
-    vjp=[lambda g, ans, x, axis, keepdims: _expand_back(g, ans, x, axis, keepdims)
+    vjp=[lambda g, ans, x, axis, keepdims: expand_back(g, ans, x, axis, keepdims)
          * _softmax_of(ans, x, axis, keepdims)],
     jvp=[lambda t, ans, x, axis, keepdims: reduce_sum_op(t * _softmax_of(ans, x, axis, keepdims),
                                                          axis=axis, keepdims=keepdims)],
@@ -141,7 +142,7 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     >>> tk.reduce_logsumexp(tk.constant([0.0, 0.0, 0.0, 0.0]))    # log 4
     tk.Tensor(1.3862944, shape=(), dtype=float32)
     """
-    return reduce_logsumexp_op(input_tensor, axis=_axes(axis, _ndim(input_tensor), "reduce_logsumexp"),
+    return reduce_logsumexp_op(input_tensor, axis=reduction_axes(axis, _ndim(input_tensor), "reduce_logsumexp"),
                                keepdims=bool(keepdims))
 
 
@@ -158,5 +159,5 @@ def count_nonzero(input, axis=None, keepdims=None, dtype=dtypes.int64, name=None
     >>> tk.count_nonzero(tk.constant([[0, 1], [2, 3]]), axis=0)
     tk.Tensor([1 2], shape=(2,), dtype=int64)
     """
-    return count_nonzero_op(input, axis=_axes(axis, _ndim(input), "count_nonzero"),
+    return count_nonzero_op(input, axis=reduction_axes(axis, _ndim(input), "count_nonzero"),
                             keepdims=bool(keepdims), dtype=dtypes.as_dtype(dtype))

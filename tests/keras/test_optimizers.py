@@ -164,3 +164,10 @@ def test_no_warning_for_complete_gradients():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         optimizers.SGD().apply_gradients([(tk.constant(1.0), var)])
+
+
+def test_apply_gradients_refuses_an_integer_gradient():
+    w = tk.Variable([1.0, 2.0], name="w")
+    with pytest.raises(TypeError, match=r"SGD\.apply_gradients.*'w:0' \(float32\).*dtype int32"):
+        tk.optimizers.SGD(0.1).apply_gradients([(tk.constant([1, 1]), w)])
+    np.testing.assert_array_equal(w.numpy(), [1.0, 2.0])

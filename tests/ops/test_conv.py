@@ -1,16 +1,17 @@
-"""tk.nn.conv2d and tk.nn.max_pool2d: values against plain loops, TensorFlow's shapes and
-padding rule, max-pool tie-breaking, nested derivatives with batched cotangents, errors.
+"""tk.nn.conv2d, its two gradients and tk.nn.conv2d_transpose: values against plain loops,
+TensorFlow's shapes and padding rule, nested derivatives with batched cotangents, errors.
 
-Derivatives of every conv/pool op against finite differences (first and second order,
-forward and reverse, vectorised jacobian) are in test_ops_table.py's SAMPLES.
+Derivatives of every conv op against finite differences (first and second order, forward
+and reverse, vectorised jacobian) are in tests/contracts/test_ops_table.py's SAMPLES.
 """
 import numpy as np
 import pytest
 
 import tapekit as tk
 from tapekit.ops import conv as conv_ops
-from tapekit.ops import windows as window_kernels
-from tapekit.testing import numerical_jacobian
+from tapekit.ops import windows as window_geometry
+from tapekit.testing import check_grads, numerical_jacobian
+
 
 
 # --- references: straightforward loops over pixels (test code only) ------------------------------
@@ -44,32 +45,6 @@ def conv2d_loops(x, w, strides, padding):
     return out
 
 
-def max_pool2d_loops(x, ksize, strides, padding):
-    """Values, and the gradient of sum(out * dy) sent to each window's first maximum."""
-    (kh, kw), (sh, sw) = ksize, strides
-    xp, (pt, _, pl, _) = pad_like_tf(x, kh, kw, sh, sw, padding, fill=-np.inf)
-    ho, wo = (xp.shape[1] - kh) // sh + 1, (xp.shape[2] - kw) // sw + 1
-    out = np.zeros((x.shape[0], ho, wo, x.shape[3]))
-    where = np.zeros(out.shape + (2,), int)
-    for n in range(x.shape[0]):
-        for i in range(ho):
-            for j in range(wo):
-                for c in range(x.shape[3]):
-                    win = xp[n, i * sh:i * sh + kh, j * sw:j * sw + kw, c]
-                    a, b = np.unravel_index(np.argmax(win), win.shape)   # argmax: the first max
-                    out[n, i, j, c] = win[a, b]
-                    where[n, i, j, c] = (i * sh + a - pt, j * sw + b - pl)
-    return out, where
-
-
-def scatter_loops(where, dy, x_shape):
-    dx = np.zeros(x_shape)
-    for idx in np.ndindex(*dy.shape):
-        r, c = where[idx]
-        dx[idx[0], r, c, idx[3]] += dy[idx]
-    return dx
-
-
 def tape_grads(f, *xs, output_gradients=None):
     ts = [tk.constant(x) for x in xs]
     with tk.GradientTape() as tape:
@@ -84,7 +59,7 @@ rng = np.random.default_rng(0)
 @pytest.fixture(params=["few", "many"])
 def layout(request, monkeypatch):
     """Run a test with each im2col layout (channels-first for few channels, channels-last for many)."""
-    monkeypatch.setattr(window_kernels, "_FEW_CHANNELS", 1000 if request.param == "few" else 0)
+    monkeypatch.setattr(conv_ops, "_FEW_CHANNELS", 1000 if request.param == "few" else 0)
     return request.param
 
 
@@ -97,7 +72,7 @@ def test_conv2d_matches_loops(padding, strides, shape, layout):
     x = rng.standard_normal(shape)
     w = rng.standard_normal((3, 2, shape[3], 4))
     got = tk.nn.conv2d(x, w, strides, padding)
-    s = conv_ops._spatial_pair("test", "strides", strides)
+    s = window_geometry.spatial_pair("test", "strides", strides)
     np.testing.assert_allclose(got.numpy(), conv2d_loops(x, w, s, padding), rtol=1e-10, atol=1e-12)
 
 
@@ -108,7 +83,7 @@ def test_conv2d_gradients_match_loop_adjoints(padding, strides, layout):
     # output pixel (n, i, j) sends w @ dy[n, i, j] back to its patch, and patch * dy to w.
     x = rng.standard_normal((2, 7, 8, 2))
     w = rng.standard_normal((3, 3, 2, 3))
-    s = conv_ops._spatial_pair("test", "strides", strides)
+    s = window_geometry.spatial_pair("test", "strides", strides)
     y = conv2d_loops(x, w, s, padding)
     dy = rng.standard_normal(y.shape)
     _, (dx, dw) = tape_grads(lambda a, b: tk.nn.conv2d(a, b, strides, padding), x, w,
@@ -187,7 +162,6 @@ def test_backprop_helpers_equal_the_tape_gradients(layout):
 def test_conv_ops_second_order_in_both_layouts(layout):
     # test_ops_table checks the conv ops with 2 channels (the channels-first layout);
     # the same checks, here in both layouts
-    from tapekit.testing import check_grads
     x, w = rng.standard_normal((2, 5, 4, 2)), rng.standard_normal((3, 2, 2, 3))
     check_grads(lambda a, b: tk.nn.conv2d(a, b, [2, 1], "SAME"), x, w, order=2)
     dy = rng.standard_normal((2, 3, 4, 3))
@@ -259,135 +233,6 @@ def test_filter_jacobian_keeps_the_cotangent_batch_apart(layout):
         np.testing.assert_allclose(jac[n, i, j, o], expected, rtol=1e-12)
 
 
-# --- max_pool2d ---------------------------------------------------------------------------------------
-
-def distinct(shape):
-    """Values without ties (a random permutation), so the argmax is unambiguous."""
-    return rng.permutation(int(np.prod(shape))).reshape(shape) * 0.5 - 7.0
-
-
-@pytest.mark.parametrize("padding", ["VALID", "SAME"])
-@pytest.mark.parametrize("ksize, strides", [(2, 2), (3, 2), (3, 1), ([2, 3], [1, 2]), ([1, 3, 2, 1], [1, 2, 2, 1])])
-def test_max_pool2d_values_and_gradient_match_loops(ksize, strides, padding):
-    x = distinct((2, 7, 6, 3))
-    k = conv_ops._spatial_pair("test", "ksize", ksize)
-    s = conv_ops._spatial_pair("test", "strides", strides)
-    ref, where = max_pool2d_loops(x, k, s, padding)
-    dy = rng.standard_normal(ref.shape)
-    y, (dx,) = tape_grads(lambda a: tk.nn.max_pool2d(a, ksize, strides, padding), x,
-                          output_gradients=tk.constant(dy))
-    np.testing.assert_array_equal(y.numpy(), ref)
-    np.testing.assert_allclose(dx.numpy(), scatter_loops(where, dy, x.shape), rtol=1e-12)
-
-
-@pytest.mark.parametrize("size, k, stride, padding, out", [
-    (28, 2, 2, "VALID", 14), (27, 2, 2, "VALID", 13), (27, 2, 2, "SAME", 14), (28, 3, 2, "SAME", 14),
-    (28, 3, 1, "VALID", 26),
-])
-def test_max_pool2d_output_shapes_are_tensorflows(size, k, stride, padding, out):
-    x = rng.standard_normal((2, size, size, 4)).astype(np.float32)
-    y = tk.nn.max_pool2d(x, k, stride, padding)
-    assert y.shape == (2, out, out, 4) and y.dtype == np.float32
-
-
-def test_max_pool2d_ties_go_to_the_first_maximum():
-    # each 2x2 window in row-major order: all equal -> top-left; [[1, 5], [5, 2]] -> top-right;
-    # [[0, 0], [3, 3]] -> bottom-left
-    x = np.array([[7, 7, 1, 5, 0, 0],
-                  [7, 7, 5, 2, 3, 3]], dtype=np.float64).reshape(1, 2, 6, 1)
-    y, (dx,) = tape_grads(lambda a: tk.nn.max_pool2d(a, 2, 2, "VALID"), x)
-    np.testing.assert_array_equal(y.numpy().ravel(), [7, 5, 3])
-    np.testing.assert_array_equal(dx.numpy()[0, :, :, 0], [[1, 0, 0, 1, 0, 0],
-                                                           [0, 0, 0, 0, 1, 0]])
-
-
-def test_max_pool2d_ties_after_relu():
-    # relu makes whole windows of zeros: TensorFlow sends each one's gradient to its first pixel
-    x = -np.ones((1, 4, 4, 2))
-    with tk.GradientTape() as tape:
-        xt = tk.constant(x)
-        tape.watch(xt)
-        y = tk.nn.max_pool2d(tk.nn.relu(xt) + xt * 0, 2, 2, "VALID")
-    dx = tape.gradient(y, xt).numpy()
-    assert dx.sum() == 0.0   # relu' = 0 there; the pool still picks one pixel per window:
-    _, (dpool,) = tape_grads(lambda a: tk.nn.max_pool2d(a, 2, 2, "VALID"), np.zeros((1, 4, 4, 2)))
-    np.testing.assert_array_equal(dpool.numpy()[0, :, :, 0], [[1, 0, 1, 0], [0, 0, 0, 0],
-                                                              [1, 0, 1, 0], [0, 0, 0, 0]])
-
-
-def test_overlapping_windows_add_up():
-    x = np.zeros((1, 5, 5, 1))
-    x[0, 2, 2, 0] = 1.0                    # the maximum of every 3x3 window that contains it
-    y, (dx,) = tape_grads(lambda a: tk.nn.max_pool2d(a, 3, 1, "VALID"), x)
-    np.testing.assert_array_equal(y.numpy(), np.ones((1, 3, 3, 1)))
-    assert dx.numpy()[0, 2, 2, 0] == 9.0 and dx.numpy().sum() == 9.0
-
-
-def test_padding_never_wins_a_max_pool_window():
-    # all-negative input: SAME's padding must not show up as 0 (TF pads max pool with -inf)
-    x = -1.0 - rng.random((1, 5, 5, 2))
-    y = tk.nn.max_pool2d(x, 3, 2, "SAME")
-    assert (y.numpy() < -1.0).all()
-    # a window whose real pixels are all -inf: the value is -inf and the gradient goes to
-    # the window's first real pixel, never outside the input
-    x = np.full((1, 3, 3, 1), -np.inf)
-    y, (dx,) = tape_grads(lambda a: tk.nn.max_pool2d(a, 2, 2, "SAME"), x)
-    assert y.shape == (1, 2, 2, 1) and np.isneginf(y.numpy()).all()
-    np.testing.assert_array_equal(dx.numpy()[0, :, :, 0], [[1, 0, 1], [0, 0, 0], [1, 0, 1]])
-
-
-def test_max_pool2d_nan_is_the_maximum():
-    x = distinct((1, 4, 4, 1))
-    x[0, 1, 0, 0] = np.nan
-    y, (dx,) = tape_grads(lambda a: tk.nn.max_pool2d(a, 2, 2, "VALID"), x)
-    assert np.isnan(y.numpy()[0, 0, 0, 0]) and not np.isnan(y.numpy().ravel()[1:]).any()
-    assert dx.numpy()[0, 1, 0, 0] == 1.0 and dx.numpy()[0, :2, :2].sum() == 1.0
-
-
-def test_max_pool2d_jacobian_and_forward_mode():
-    x = distinct((2, 5, 5, 2))
-    xt = tk.constant(x)
-    with tk.GradientTape() as tape:
-        tape.watch(xt)
-        y = tk.nn.max_pool2d(xt, 3, 2, "SAME")
-    jac = tape.jacobian(y, xt).numpy()
-    _, where = max_pool2d_loops(x, (3, 3), (2, 2), "SAME")
-    expected = np.zeros(y.shape + x.shape)
-    for idx in np.ndindex(*y.shape):
-        expected[idx + (idx[0],) + tuple(where[idx]) + (idx[3],)] = 1.0
-    np.testing.assert_array_equal(jac, expected)
-    t = rng.standard_normal(x.shape)
-    with tk.ForwardAccumulator(xt, tk.constant(t)) as acc:
-        y = tk.nn.max_pool2d(xt, 3, 2, "SAME")
-    np.testing.assert_array_equal(acc.jvp(y).numpy(), expected.reshape(y.shape + (-1,)) @ t.ravel())
-
-
-def test_max_pool2d_grad_helper():
-    x = distinct((2, 6, 5, 2))
-    dy = rng.standard_normal((2, 3, 3, 2))
-    _, (dx,) = tape_grads(lambda a: tk.nn.max_pool2d(a, 3, 2, "SAME"), x, output_gradients=tk.constant(dy))
-    np.testing.assert_array_equal(conv_ops.max_pool2d_grad(x, dy, 3, 2, "SAME").numpy(), dx.numpy())
-
-
-@pytest.mark.filterwarnings("ignore:tk.function")  # it may still fall back to eager for max_pool2d
-def test_a_small_cnn_under_tk_function_matches_eager():
-    # tk.function must recompute the pooling positions on every call, not reuse the first's
-    w = tk.Variable(rng.standard_normal((3, 3, 2, 4)))
-
-    def loss_and_grad(x):
-        with tk.GradientTape() as tape:
-            h = tk.nn.max_pool2d(tk.nn.relu(tk.nn.conv2d(x, w, 1, "SAME")), 3, 2, "SAME")
-            loss = tk.reduce_sum(h * h)
-        return loss, tape.gradient(loss, w)
-
-    traced = tk.function(loss_and_grad)
-    for _ in range(3):
-        x = tk.constant(rng.standard_normal((2, 7, 7, 2)))
-        (l1, g1), (l2, g2) = traced(x), loss_and_grad(x)
-        np.testing.assert_allclose(l1.numpy(), l2.numpy(), rtol=1e-12)
-        np.testing.assert_allclose(g1.numpy(), g2.numpy(), rtol=1e-12)
-
-
 # --- errors name the op, the argument and the shapes ------------------------------------------------
 
 X, W = np.zeros((2, 5, 5, 3), np.float32), np.zeros((3, 3, 3, 4), np.float32)
@@ -411,13 +256,6 @@ X, W = np.zeros((2, 5, 5, 3), np.float32), np.zeros((3, 3, 3, 4), np.float32)
      ["conv2d_backprop_input", "out_backprop", "(2, 5, 5, 3)", "(2, 5, 5, 4)"]),
     (lambda: conv_ops.conv2d_backprop_filter(X, W.shape, np.zeros((2, 5, 5, 4)), 1, "VALID"),
      ["conv2d_backprop_filter", "out_backprop", "(2, 5, 5, 4)", "(2, 3, 3, 4)"]),
-    (lambda: conv_ops.max_pool2d_grad(X, np.zeros((2, 2, 2, 3)), 2, 1, "VALID"),
-     ["max_pool2d_grad", "(2, 2, 2, 3)", "(2, 4, 4, 3)"]),
-    (lambda: tk.nn.max_pool2d(X[0], 2, 2, "VALID"), ["max_pool2d", "input", "(5, 5, 3)", "4-D"]),
-    (lambda: tk.nn.max_pool2d(X, [2, 2, 2], 2, "VALID"), ["max_pool2d", "ksize"]),
-    (lambda: tk.nn.max_pool2d(X, 2, 2, "VALID", data_format="NCHW"), ["max_pool2d", "data_format"]),
-    (lambda: tk.nn.max_pool2d(X, 6, 1, "VALID"), ["max_pool2d", "6x6", "5x5"]),
-    (lambda: tk.nn.max_pool2d(X, 2, 2, "full"), ["max_pool2d", "padding"]),
 ])
 def test_errors_are_clear(call, words):
     with pytest.raises(ValueError) as err:
@@ -437,13 +275,26 @@ def test_mixed_dtypes_are_refused():
 
 
 def test_channel_strided_and_empty_inputs():
-    # The im2col and pooling copies move whole pixels when channels are contiguous
-    # (ops/windows.py _copy_pixels); a strided channel view or no channels must still work.
+    # im2col copies whole pixels when channels are contiguous (windows.copy_pixels); a
+    # strided channel view must give the same numbers.
     rng = np.random.default_rng(7)
     full = rng.standard_normal((2, 6, 6, 16))
     x, dense = full[..., ::2], np.ascontiguousarray(full[..., ::2])
     w = rng.standard_normal((3, 3, 8, 4))
     np.testing.assert_array_equal(tk.nn.conv2d(x, w, 1, "SAME").numpy(), tk.nn.conv2d(dense, w, 1, "SAME").numpy())
-    np.testing.assert_array_equal(tk.nn.max_pool2d(x, 2, 2, "SAME").numpy(),
-                                  tk.nn.max_pool2d(dense, 2, 2, "SAME").numpy())
-    assert tk.nn.max_pool2d(np.zeros((2, 4, 4, 0)), 2, 2, "VALID").shape == (2, 2, 2, 0)
+
+
+# --- conv2d_transpose ------------------------------------------------------------------------------
+
+def test_conv2d_transpose_is_the_adjoint_of_conv2d():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(2, 6, 5, 3))
+    w = rng.normal(size=(3, 3, 3, 4))                  # conv2d: 3 -> 4 channels
+    for strides, padding in ((1, "VALID"), (2, "SAME"), ([2, 1], "VALID")):
+        y = tk.nn.conv2d(x, w, strides, padding)
+        z = rng.normal(size=y.shape)
+        back = tk.nn.conv2d_transpose(z, w, x.shape, strides, padding)   # filters (h, w, out=3, in=4)
+        # <conv2d(x), z> = <x, conv2d_transpose(z)>
+        assert np.sum(y.numpy() * z) == pytest.approx(np.sum(x * back.numpy()), rel=1e-10)
+    with pytest.raises(ValueError, match="conv2d_transpose: input has shape"):
+        tk.nn.conv2d_transpose(np.ones((2, 3, 2, 4)), w, (2, 6, 5, 3), 2, "SAME")   # needs (2, 3, 3, 4)

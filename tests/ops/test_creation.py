@@ -1,8 +1,11 @@
-"""one_hot with the float indices TensorFlow accepts (a NumPy float array), and those it refuses."""
+"""tapekit/ops/creation.py: one_hot with the float indices TensorFlow accepts (a NumPy float array),
+and those it refuses; range and linspace refuse arguments that give nothing."""
 import numpy as np
 import pytest
 
 import tapekit as tk
+
+IAE = tk.errors.InvalidArgumentError
 
 
 def test_one_hot_of_a_numpy_float_array_truncates_as_tensorflow():
@@ -17,3 +20,14 @@ def test_one_hot_refuses_float_tensors_and_python_floats():
         tk.one_hot(tk.constant([1.0]), 3)
     with pytest.raises(TypeError, match="got Python floats"):
         tk.one_hot([1.0, 2.0], 3)
+
+
+def test_range_with_a_zero_step():
+    with pytest.raises(IAE, match=r"range: delta=0.*limit=5"):
+        tk.range(0, 5, 0)
+
+
+def test_linspace_needs_at_least_one_value():
+    with pytest.raises(IAE, match=r"linspace: num must be at least 1.*num=0"):
+        tk.linspace(0.0, 1.0, 0)
+    assert tk.linspace(0.0, 1.0, 1).numpy().tolist() == [0.0]

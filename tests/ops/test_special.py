@@ -1,7 +1,7 @@
-"""tapekit/ops/special.py: asin, acos, atan2, lgamma, digamma, xlogy, xdivy, divide_no_nan.
+"""tapekit/ops/special.py: asin, acos, atan2, erf, lgamma, digamma, xlogy, xdivy, divide_no_nan.
 
 Values against Python's math module and hand-derived formulas; derivatives against finite
-differences (hypothesis). Singular points: tests/ops/test_singular_points.py.
+differences (hypothesis). Singular points: tests/contracts/test_singular_points.py.
 """
 import math
 
@@ -104,3 +104,27 @@ def test_zero_safe_products_match_finite_differences_away_from_zero(seed):
 def test_integer_inputs_are_refused_as_tensorflow():
     with pytest.raises(TypeError):
         tk.math.lgamma(tk.constant([1, 2]))
+
+
+# --- erf -------------------------------------------------------------------------------------------
+
+def test_erf_matches_pythons_math_erf_to_a_few_ulps():
+    x = np.concatenate([np.linspace(-7, 7, 20001), np.logspace(-300, 1, 500), -np.logspace(-30, 1, 100)])
+    x = x[x != 0]
+    ref = np.array([math.erf(v) for v in x])
+    got = tk.erf(tk.constant(x)).numpy()
+    rel = np.abs(got - ref) / np.abs(ref)
+    assert rel.max() < 5e-15
+    assert got.dtype == np.float64
+    assert tk.erf(tk.constant([0.5])).dtype == tk.float32
+    np.testing.assert_array_equal(tk.erf(tk.constant([np.inf, -np.inf, 0.0])).numpy(), [1.0, -1.0, 0.0])
+    assert np.isnan(tk.erf(tk.constant(np.nan)).numpy())
+
+
+def test_erf_gradient_is_two_over_root_pi_times_exp_of_minus_x_squared():
+    x = tk.Variable([0.0, 0.5, -2.0], dtype=tk.float64)
+    with tk.GradientTape() as tape:
+        y = tk.math.erf(x)
+    v = np.array([0.0, 0.5, -2.0])
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), 2 / math.sqrt(math.pi) * np.exp(-v * v), rtol=1e-15)
+    check_grads(tk.math.erf, np.array([0.3, -1.1, 2.4]), order=2)

@@ -123,7 +123,7 @@ def test_forward_mode_agrees_with_reverse_mode(shape, seed):
 @given(lead=st.lists(st.integers(1, 40), min_size=1, max_size=3), tail=st.lists(st.integers(1, 9), min_size=1, max_size=2),
        small_first=st.booleans(), dtype=st.sampled_from([np.float32, np.float64]), seed=st.integers(0, 2**16))
 def test_add_of_a_short_vector_is_numpys_add(lead, tail, small_first, dtype, seed):
-    # add tiles a short broadcast operand for speed (ops/elementwise.py); the numbers, the
+    # add tiles a short broadcast operand for speed (ops/arithmetic.py); the numbers, the
     # dtype and the shape must be exactly NumPy's, large arrays (the tiled path) or not.
     rng = np.random.default_rng(seed)
     big = rng.standard_normal(tuple(lead) + tuple(tail) + (1,) * 0).astype(dtype)

@@ -89,7 +89,7 @@ SAMPLES = {
                                     2, 2, "VALID"), (-1,)),
         tk.reshape(tk.nn.max_pool2d(x * 0.1 + np.random.default_rng(4).permutation(100).reshape(2, 5, 5, 2) * 1.0,
                                     3, [1, 2], "SAME"), (-1,))], axis=0), [(2, 5, 5, 2)]),
-    "max_pool2d_backprop": (lambda dy: tk.ops.conv.max_pool2d_grad(
+    "max_pool2d_backprop": (lambda dy: tk.ops.pooling.max_pool2d_grad(
         np.random.default_rng(3).permutation(100).reshape(2, 5, 5, 2) * 1.0, dy, 3, [1, 2], "SAME"), [(2, 5, 3, 2)]),
     # issue 23: more of tf.math and tf.nn
     "erf": (tk.erf, [(6,)]),

@@ -1,0 +1,84 @@
+"""tapekit/ops/arithmetic.py: + - * /, negative, pow, square, sqrt, abs, sign, reciprocal, rsqrt,
+squared_difference: values and derivatives by hand, at the points where they are delicate.
+"""
+import numpy as np
+import pytest
+
+import tapekit as tk
+from tapekit.ops import arithmetic
+from tapekit.testing import check_grads
+
+
+def grads(f, *values):
+    xs = [tk.Variable(v, dtype=tk.float64) for v in values]
+    with tk.GradientTape() as tape:
+        y = f(*xs)
+    return [g.numpy() for g in tape.gradient(y, xs)]
+
+
+def test_divide_gradient_by_hand_even_where_y_squared_underflows():
+    gx, gy = grads(lambda x, y: x / y, [3.0, 1.0], [2.0, -4.0])
+    np.testing.assert_allclose(gx, [0.5, -0.25])
+    np.testing.assert_allclose(gy, [-3.0 / 4.0, -1.0 / 16.0])          # -x / y^2
+    x, y = tk.Variable(np.float32(1e-23)), tk.Variable(np.float32(1e-23))
+    with tk.GradientTape() as tape:
+        z = x / y
+    assert float(tape.gradient(z, y)) == pytest.approx(-1e23, rel=1e-6)   # y * y is 0 in float32
+
+
+def test_pow_gradients_by_hand_and_log_taken_as_zero_where_x_is_not_positive():
+    gx, gy = grads(lambda x, y: x ** y, [2.0, 0.0, -2.0], [3.0, 2.0, 2.0])
+    np.testing.assert_allclose(gx, [12.0, 0.0, -4.0])                   # y x^(y-1)
+    np.testing.assert_allclose(gy, [8.0 * np.log(2.0), 0.0, 0.0])       # x^y log x; 0 where x <= 0
+
+
+def test_abs_and_sign_derivatives_are_zero_at_zero_and_sign_is_flat():
+    x = tk.Variable([-2.0, 0.0, 3.0])
+    with tk.GradientTape() as outer:
+        with tk.GradientTape() as inner:
+            y = tk.reduce_sum(tk.abs(x))
+        g = inner.gradient(y, x)
+    np.testing.assert_array_equal(g.numpy(), [-1.0, 0.0, 1.0])
+    np.testing.assert_array_equal(outer.gradient(g, x).numpy(), [0.0, 0.0, 0.0])   # zeros, not None
+
+
+def test_sqrt_gradient_is_zero_where_the_arriving_gradient_is_zero():
+    s = tk.Variable([0.0, 4.0])
+    with tk.GradientTape() as tape:
+        y = tk.where(s > 0, tk.sqrt(s), 0.0)
+    np.testing.assert_array_equal(tape.gradient(y, s).numpy(), [0.0, 0.25])   # not NaN at 0
+    with np.errstate(invalid="ignore"):      # 0 * inf, computed and then replaced by 0
+        got = arithmetic.zero_where_g_is_zero(np.array([0.0, 2.0]), np.array([np.inf, 3.0]))
+    np.testing.assert_array_equal(got, [0.0, 6.0])
+
+
+@pytest.mark.parametrize("f", [lambda x, y: x + y, lambda x, y: x - y, lambda x, y: x * y, lambda x, y: x / y,
+                               lambda x, y: x ** y, tk.squared_difference, lambda x, y: tk.negative(x) * y])
+def test_binary_gradients_match_finite_differences_to_second_order(f):
+    rng = np.random.default_rng(5)
+    check_grads(f, rng.uniform(0.5, 2.0, (3, 4)), rng.uniform(0.5, 2.0, (4,)), order=2)
+
+
+@pytest.mark.parametrize("f", [tk.square, tk.sqrt, tk.abs, tk.reciprocal, tk.rsqrt])
+def test_unary_gradients_match_finite_differences_to_second_order(f):
+    check_grads(f, np.array([[0.3, 1.7], [2.5, 0.9]]), order=2)
+
+
+def test_add_of_a_short_vector_over_a_large_array_gives_numpys_numbers_exactly():
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((32, 26, 26, 8)).astype(np.float32)   # large enough to tile the bias
+    b = rng.standard_normal(8).astype(np.float32)
+    np.testing.assert_array_equal(tk.add(x, b).numpy(), x + b)
+    np.testing.assert_array_equal(tk.add(b, x).numpy(), b + x)
+
+
+def test_mixed_tensor_dtypes_are_refused_naming_the_op_and_the_fix():
+    with pytest.raises(TypeError, match=r"add: inputs have different dtypes float32 and float64.*tk\.cast"):
+        tk.add(tk.constant([1.0]), tk.constant([1.0], tk.float64))
+
+
+def test_reciprocal_rsqrt_squared_difference_by_hand():
+    np.testing.assert_allclose(tk.reciprocal(tk.constant([4.0, -0.5])).numpy(), [0.25, -2.0])
+    np.testing.assert_allclose(tk.rsqrt(tk.constant([4.0, 0.25])).numpy(), [0.5, 2.0])
+    np.testing.assert_allclose(tk.squared_difference(tk.constant([1.0, 5.0]), tk.constant([3.0, 2.0])).numpy(),
+                               [4.0, 9.0])
