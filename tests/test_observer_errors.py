@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tapekit as tk
-from tapekit.record import ObserverWarning
+from tapekit.observers import ObserverWarning
 
 EVENTS = ("recorded", "backward_step", "gradient_done")
 
@@ -67,7 +67,7 @@ def test_a_raising_observer_is_warned_about_once_and_detached(event, every):
     assert ("attached with tk.observe_all_tapes" in text) == every
     assert mine[0].filename == __file__          # points at the user's line, not tapekit's
     assert broken.calls == 1                     # never called again, on this tape or later ones
-    assert broken not in tk.record.every_tape.all
+    assert broken not in tk.observers.every_tape.all
 
 
 def test_observers_after_the_broken_one_still_see_every_event():

@@ -127,7 +127,7 @@ def test_what_display_shows_of_each_record():
     shown = graph.snapshot(tape).records
     assert [r.index for r in shown] == [0, 1] and float(shown[1].value) == 27.0
     assert tuple(shown[0])[1:7] == tuple(tape.records[0])           # the Record's own fields
-    assert graph.snapshot(tape).source_records is tape._records
+    assert graph.snapshot(tape).source_records is tape.record_list
     g = backprop.backward(graph.snapshot(tape).source_records, {y._tid: np.float32(1.0)}, [x._tid])
     assert float(g[x._tid]) == 27.0
     with tk.GradientTape(persistent=True) as tape:                  # cached, and extended

@@ -1,9 +1,9 @@
 """clip_by_norm and clip_by_global_norm, composed from recorded ops (TensorFlow's formulas)."""
 import numpy as np
 
-from ..convert import convert_to_tensor
 
 from ..tensor import Tensor
+from .conversion import convert_to_tensor
 from .elementwise import cast, maximum, minimum, sqrt, where
 from .reductions import reduce_sum
 

@@ -35,10 +35,10 @@ kernels they call (im2col, col2im, the pooling search) are in windows.py.
 """
 import numpy as np
 
-from ..convert import convert_to_tensor
 
 from ..tensor import Tensor
 from . import windows
+from .conversion import convert_to_tensor
 from .registry import defop
 
 _LAYOUT = "NHWC (batch, height, width, channels)"

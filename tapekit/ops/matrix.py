@@ -46,9 +46,9 @@ import math
 import numpy as np
 
 from .. import dtypes
-from ..convert import convert_to_tensor
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor, _wrap
+from .conversion import convert_to_tensor
 from .elementwise import abs, maximum, pow, sqrt, square
 from .linalg import matmul
 from .math_extra import rsqrt

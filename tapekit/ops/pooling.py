@@ -22,9 +22,9 @@ tk.Tensor(
 """
 import numpy as np
 
-from ..convert import convert_to_tensor
 from ..tensor import Tensor
 from . import windows
+from .conversion import convert_to_tensor
 from .conv import (_LAYOUT, _check_data_format, _conv_geometry, _geometry, _padding_mode, _shape,
                    _spatial_pair, conv2d_backprop_input_op, max_pool2d)
 from .registry import defop
