@@ -35,7 +35,7 @@ class GradientTape(Recorder):
         self._persistent = bool(persistent)
         self._watch_accessed = bool(watch_accessed_variables)
         self._records = []
-        self._record_list = RecordList(self._records)   # the read-only view of that list
+        self._record_list = None  # its read-only view, made when first asked for (record_list)
         self._tracked = set()
         self._watched = {}        # tid -> the watched Tensor or Variable, in watch order
         self._used = False        # a non-persistent tape allows one gradient/jacobian
@@ -62,10 +62,15 @@ class GradientTape(Recorder):
         lambda self: self._watch_accessed, doc="True: trainable variables read inside are watched.")
     used = property(lambda self: self._used,
                     doc="True once a non-persistent tape's one gradient/jacobian ran.")
-    record_list = property(
-        lambda self: self._record_list,
-        doc="The records, a read-only view of the tape's list (record.RecordList): the same "
-            "object until reset() or a non-persistent gradient() starts a new list.")
+
+    @property
+    def record_list(self):
+        """The records, a read-only view of the tape's list (record.RecordList): the same
+        object until reset() or a non-persistent gradient() starts a new list."""
+        if self._record_list is None:
+            self._record_list = RecordList(self._records)
+        return self._record_list
+
     watched = property(lambda self: MappingProxyType(self._watched),
                        doc="{tape id: watched Tensor or Variable}, in watch order, read-only.")
     tracked = property(lambda self: frozenset(self._tracked),
@@ -111,7 +116,7 @@ class GradientTape(Recorder):
     def reset(self):
         """Forget every record and watched tensor; the tape stays usable."""
         self._records = []
-        self._record_list = RecordList(self._records)
+        self._record_list = None
         self._tracked = set()
         self._watched = {}
         self._used = False
@@ -333,7 +338,7 @@ class GradientTape(Recorder):
         records, record_list = self._records, self._record_list
         if not self._persistent:   # its one gradient: the records go when this call ends
             self._records = []
-            self._record_list = RecordList(self._records)
+            self._record_list = None
             self._used = True
         # When the sources cover everything watched, every tracked id leads to a source.
         reach = self._tracked if set(self._watched) <= set(source_tids) else None
@@ -351,6 +356,8 @@ class GradientTape(Recorder):
             raise
         results = {s._tid: grads.get(s._tid) if ok else None for s, ok in zip(sources, src_ok)}
         methods = self._observers.gradient_done
+        if methods and record_list is None:   # the view of the list walked (made now if no one asked)
+            record_list = self.record_list if self._persistent else RecordList(records)
         try:
             for gradient_done in methods:
                 gradient_done(self, record_list, results)

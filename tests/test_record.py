@@ -125,3 +125,19 @@ def test_the_base_recorder_ignores_every_event_but_ops():
     with pytest.raises(NotImplementedError, match="records no ops"):
         base._record(None, (), (), (), None, {})
     assert isinstance(tk.GradientTape(), Recorder) and isinstance(RecordList([]), RecordList)
+
+
+def test_a_persistent_tape_shows_observers_the_same_view_it_hands_out():
+    seen = []
+
+    class Done(tk.TapeObserver):
+        def gradient_done(self, tape, records, grads):
+            seen.append(records)
+
+    x = tk.Variable(1.0)
+    with tk.GradientTape(persistent=True) as tape:
+        tape.add_observer(Done())
+        y = tk.sin(x)
+    assert float(tape.gradient(y, x)) == pytest.approx(np.cos(1.0))
+    assert float(tape.gradient(y, x)) == pytest.approx(np.cos(1.0))
+    assert seen[0] is seen[1] is tape.record_list and len(seen[0]) == 1
