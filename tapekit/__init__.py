@@ -64,7 +64,8 @@ from .ops import (argmax, argmin, ceil, count_nonzero, einsum, erf, expm1, eye, 
 from .ops import acos, asin, atan2  # noqa: E402
 from .ops.shapes import broadcast_to_shape as broadcast_to  # noqa: E402 - tf.broadcast_to
 from .printing import print  # noqa: E402,A004 - tf.print
-from .record import Record, TapeObserver, observe_all_tapes, stop_observing_all_tapes
+from .record import Record
+from .observers import TapeObserver, observe_all_tapes, stop_observing_all_tapes
 from .gradient_args import GradientDtypeWarning, UnconnectedGradients
 from .tape import GradientTape
 from .convert import constant, convert_to_tensor

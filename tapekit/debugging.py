@@ -39,7 +39,8 @@ from .context import push_accumulator, remove_accumulator, state
 from .forward import jvp_rule_running
 from .numerics_report import (describe, format_site, has_nonfinite, input_names, inside,
                               nonfinite_kinds, op_text, record_text, user_site)
-from .record import Record, TapeObserver
+from .observers import TapeObserver
+from .record import Record
 from .tape import GradientTape
 from .convert import convert_to_tensor
 from .tensor import Tensor
@@ -177,10 +178,10 @@ def check_numerics(tensor, message, name=None):
                         f"{value.dtype.name}")
     site = user_site(sys._getframe(1))
     _check_value(value, message, site)
-    for tape in state.tapes:   # a tk.function being traced: its replays check the value too
-        record_check = getattr(tape, "_record_check", None)
-        if record_check is not None:
-            record_check(t, functools.partial(_check_value, message=message, site=site))
+    if state.tapes:   # a tk.function being traced: its replays check the value too
+        check = functools.partial(_check_value, message=message, site=site)
+        for recorder in state.tapes:
+            recorder.record_check(t, check)
     return t
 
 
@@ -240,7 +241,7 @@ def _recorded_on(tid):
     """[(tape, record index)] for each active tape whose last record made `tid`."""
     found = []
     for tape in state.tapes:
-        records = tape._records if isinstance(tape, GradientTape) else ()
+        records = tape.record_list if isinstance(tape, GradientTape) else ()
         if records and Record._make(records[-1]).out_tid == tid:
             found.append((tape, len(records) - 1))
     return found
@@ -311,6 +312,6 @@ def _forward_site(tape, rec):
                 index = entry[0]
             site = entry[1]
     if index is None:
-        index = next((k for k, r in enumerate(map(Record._make, tape._records))
+        index = next((k for k, r in enumerate(map(Record._make, tape.record_list))
                       if r.out_tid == rec.out_tid), None)
     return tapes, site, index

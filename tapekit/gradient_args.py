@@ -1,7 +1,7 @@
 """What GradientTape.gradient and jacobian check in what they are given, and the warnings
 they give: which `unconnected_gradients` values exist, that targets and sources are
 tensors, that they are floating (else a GradientDtypeWarning at the user's line), and
-that `output_gradients` match their targets.
+that `output_gradients` match their targets; and how a result is given back (as_result).
 """
 import enum
 
@@ -9,7 +9,8 @@ import numpy as np
 
 from .callsite import warn_at_user
 from .context import state
-from .tensor import Tensor, Variable
+from .ops.shapes import reshape
+from .tensor import Tensor, Variable, _wrap
 
 
 class UnconnectedGradients(enum.Enum):
@@ -108,3 +109,19 @@ def output_gradient(t, og):
     if isinstance(og, Tensor) and (state.tapes or state.accumulators):
         return og  # keep it recorded: d(gradient)/d(output_gradients) works in an outer tape
     return arr
+
+
+def reshape_result(g, shape):
+    """A gradient `g` (an array, or a tensor when the backward pass was recorded) in `shape`."""
+    if g.shape == shape:
+        return g
+    if isinstance(g, Tensor):
+        return reshape(g, shape)
+    return g.reshape(shape)
+
+
+def as_result(g):
+    """What gradient() returns for `g`: None, or a Tensor (an array is wrapped)."""
+    if g is None or isinstance(g, Tensor):
+        return g
+    return _wrap(np.asarray(g) if not isinstance(g, np.ndarray) else g)

@@ -26,7 +26,7 @@ def numerical_jacobian(f, xs, eps=1e-6, dtype=np.float64):
            [0., 6.]])]
     """
     xs = [np.array(x, dtype=dtype) for x in xs]
-    out0 = np.asarray(_value(f(*[constant(x) for x in xs])))
+    out0 = np.asarray(value_of(f(*[constant(x) for x in xs])))
     jacs = []
     for k, x in enumerate(xs):
         jac = np.zeros(out0.shape + x.shape)
@@ -35,8 +35,8 @@ def numerical_jacobian(f, xs, eps=1e-6, dtype=np.float64):
             minus = [v.copy() for v in xs]
             plus[k][idx] += eps
             minus[k][idx] -= eps
-            d = (np.asarray(_value(f(*map(constant, plus)))) -
-                 np.asarray(_value(f(*map(constant, minus))))) / (2 * eps)
+            d = (np.asarray(value_of(f(*map(constant, plus)))) -
+                 np.asarray(value_of(f(*map(constant, minus))))) / (2 * eps)
             jac[(Ellipsis,) + idx] = d
         jacs.append(jac)
     return jacs
@@ -145,5 +145,6 @@ def compare_jacobians(got, expected, rtol, atol):
             "got": float(g[abs_at]), "expected": float(e[abs_at])}
 
 
-def _value(t):
+def value_of(t):
+    """The array of a tensor; anything else as it is."""
     return t._value if isinstance(t, Tensor) else t

@@ -142,7 +142,7 @@ def tape_memory(tape):
 
 def _held_records(tape, held):
     """The tape's records, and those its observers keep after gradient released them."""
-    records = list(tape._records)
+    records = list(tape.record_list)
     ids = {id(r) for r in records}
     for kept, _ in held:
         records += [r for r in kept if id(r) not in ids]

@@ -104,12 +104,10 @@ def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None
     [0 1 ... 4 5]
     """
     printer = _Printer(sep, end, output_stream, summarize)
-    for tape in state.tapes:   # a tk.function tracing this call: its replays print too
-        hook = getattr(tape, "_record_print", None)
-        if hook is not None:
-            hook(printer, inputs)
-            if getattr(tape, "dry", False):
-                return None    # get_concrete_function: traced, not run
+    for recorder in state.tapes:   # a tk.function tracing this call: its replays print too
+        recorder.record_print(printer, inputs)
+        if recorder.dry:
+            return None    # get_concrete_function: traced, not run
     printer.show([i._value if isinstance(i, Tensor) else i for i in inputs])
     return None
 

@@ -5,22 +5,23 @@ A tape is an append-only list of records plus the set of tape ids it tracks
 one of its inputs is tracked; its output then becomes tracked too.
 """
 from contextlib import contextmanager
+from types import MappingProxyType
 
 import numpy as np
 
 from . import backprop, nest
-from . import record as observing
+from . import observers as observing
 from .context import state
-from .gradient_args import (UnconnectedGradients, check_tensors, output_gradient, unconnected,
-                            warn_if_not_floating, warn_watch_dtype)
+from .gradient_args import (UnconnectedGradients, as_result, check_tensors, output_gradient,
+                            reshape_result, unconnected, warn_if_not_floating, warn_watch_dtype)
 from .memory import tape_memory
 from .ops.registry import meta
-from .ops.shapes import reshape, transpose
-from .record import Record
+from .ops.shapes import transpose
+from .record import Record, Recorder, RecordList
 from .tensor import Tensor, Variable, _wrap
 
 
-class GradientTape:
+class GradientTape(Recorder):
     """Record operations for automatic differentiation (`tf.GradientTape`).
 
     >>> x = tk.Variable(3.0)
@@ -34,6 +35,7 @@ class GradientTape:
         self._persistent = bool(persistent)
         self._watch_accessed = bool(watch_accessed_variables)
         self._records = []
+        self._record_list = None  # its read-only view, made when first asked for (record_list)
         self._tracked = set()
         self._watched = {}        # tid -> the watched Tensor or Variable, in watch order
         self._used = False        # a non-persistent tape allows one gradient/jacobian
@@ -54,9 +56,29 @@ class GradientTape:
             state.tapes.remove(self)
         return False
 
+    # --- what display and the widgets read: views that cannot change the tape ----------
+    persistent = property(lambda self: self._persistent)
+    watch_accessed_variables = property(
+        lambda self: self._watch_accessed, doc="True: trainable variables read inside are watched.")
+    used = property(lambda self: self._used,
+                    doc="True once a non-persistent tape's one gradient/jacobian ran.")
+
     @property
-    def persistent(self):
-        return self._persistent
+    def record_list(self):
+        """The records, a read-only view of the tape's list (record.RecordList): the same
+        object until reset() or a non-persistent gradient() starts a new list."""
+        if self._record_list is None:
+            self._record_list = RecordList(self._records)
+        return self._record_list
+
+    watched = property(lambda self: MappingProxyType(self._watched),
+                       doc="{tape id: watched Tensor or Variable}, in watch order, read-only.")
+    tracked = property(lambda self: frozenset(self._tracked),
+                       doc="The tape ids tracked now (watched, or computed from one).")
+
+    def is_tracked(self, tid):
+        """True if the tape tracks tape id `tid` (cheaper than `tid in tape.tracked`)."""
+        return tid in self._tracked
 
     # --- what is watched ---------------------------------------------------------
     def watch(self, tensor):
@@ -94,6 +116,7 @@ class GradientTape:
     def reset(self):
         """Forget every record and watched tensor; the tape stays usable."""
         self._records = []
+        self._record_list = None
         self._tracked = set()
         self._watched = {}
         self._used = False
@@ -142,7 +165,7 @@ class GradientTape:
             try:
                 for recorded in methods:
                     recorded(self, record, values, out)
-            except Exception as e:   # noqa: BLE001 - warned about, detached (record.py)
+            except Exception as e:   # noqa: BLE001 - warned about, detached (observers.py)
                 observing.observer_failed(self, "recorded", methods, recorded, e,
                                           (record, values, out))
 
@@ -158,7 +181,7 @@ class GradientTape:
         """
         return tuple(map(Record._make, self._records))
 
-    # --- observers (record.py): display, check_numerics, the widget stepper -------------
+    # --- observers (observers.py): display, check_numerics, the widget stepper -------------
     def add_observer(self, observer):
         """Show this tape's events to `observer` (a tk.TapeObserver); it cannot change them.
 
@@ -218,7 +241,7 @@ class GradientTape:
             g = grads.get(s._tid) if ok else None
             if g is None and ok and if_unconnected is UnconnectedGradients.ZERO:
                 g = np.zeros(s.shape, s.dtype)
-            results.append(_as_result(g))
+            results.append(as_result(g))
         return nest.pack_like(sources, results) if nest.is_nested(sources) else results[0]
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
@@ -246,8 +269,8 @@ class GradientTape:
                 if ok and if_unconnected is UnconnectedGradients.ZERO:
                     g = np.zeros(target.shape + s.shape, s.dtype)
             else:
-                g = _reshape(g, target.shape + s.shape)
-            results.append(_as_result(g))
+                g = reshape_result(g, target.shape + s.shape)
+            results.append(as_result(g))
         return nest.pack_like(sources, results) if nest.is_nested(sources) else results[0]
 
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
@@ -282,10 +305,10 @@ class GradientTape:
             if not ok:
                 return None
             g = np.zeros((b,) + ys + source.shape[1:], source.dtype)
-            return _as_result(g)
+            return as_result(g)
         perm = (1, 0) + tuple(range(2, g.ndim))
-        g = _reshape(transpose(g, perm=perm), (b,) + ys + source.shape[1:])
-        return _as_result(g)
+        g = reshape_result(transpose(g, perm=perm), (b,) + ys + source.shape[1:])
+        return as_result(g)
 
     def _check_usable(self, what):
         if self._used and not self._persistent and self._failed is not None:
@@ -312,9 +335,10 @@ class GradientTape:
             state.tapes.remove(self)
         if state.tapes or state.accumulators:
             seeds = {tid: v if isinstance(v, Tensor) else _wrap(v) for tid, v in seeds.items()}
-        records = self._records
+        records, record_list = self._records, self._record_list
         if not self._persistent:   # its one gradient: the records go when this call ends
             self._records = []
+            self._record_list = None
             self._used = True
         # When the sources cover everything watched, every tracked id leads to a source.
         reach = self._tracked if set(self._watched) <= set(source_tids) else None
@@ -332,12 +356,14 @@ class GradientTape:
             raise
         results = {s._tid: grads.get(s._tid) if ok else None for s, ok in zip(sources, src_ok)}
         methods = self._observers.gradient_done
+        if methods and record_list is None:   # the view of the list walked (made now if no one asked)
+            record_list = self.record_list if self._persistent else RecordList(records)
         try:
             for gradient_done in methods:
-                gradient_done(self, records, results)
-        except Exception as e:   # noqa: BLE001 - warned about, detached (record.py)
+                gradient_done(self, record_list, results)
+        except Exception as e:   # noqa: BLE001 - warned about, detached (observers.py)
             observing.observer_failed(self, "gradient_done", methods, gradient_done, e,
-                                      (records, results))
+                                      (record_list, results))
         return grads
 
     def _step_observer(self):
@@ -358,7 +384,7 @@ class GradientTape:
             try:
                 for step in steps:
                     step(self, record, g, sent, grads)
-            except Exception as e:   # noqa: BLE001 - warned about, detached (record.py)
+            except Exception as e:   # noqa: BLE001 - warned about, detached (observers.py)
                 observing.observer_failed(self, "backward_step", steps, step, e,
                                           (record, g, sent, grads))
                 steps = current()    # without the observers that raised
@@ -372,18 +398,3 @@ class GradientTape:
         kind = "persistent " if self._persistent else ""
         return f"<GradientTape ({kind}{len(self._records)} records, {len(self._watched)} watched)>"
 
-
-# --- helpers --------------------------------------------------------------------------
-
-def _reshape(g, shape):
-    if g.shape == shape:
-        return g
-    if isinstance(g, Tensor):
-        return reshape(g, shape)
-    return g.reshape(shape)
-
-
-def _as_result(g):
-    if g is None or isinstance(g, Tensor):
-        return g
-    return _wrap(np.asarray(g) if not isinstance(g, np.ndarray) else g)

@@ -2,9 +2,15 @@
 
 A Tensor wraps a NumPy array (or NumPy scalar) and a tape id (`_tid`), a number
 that is never reused. Tapes track tensors by that id, never by `id()`, so records
-stay valid and display ids stay stable. Operators (`+`, `@`, `x[i]`, ...) call the
-ops in `tapekit.ops`, which binds them when it loads (ops/operators.py). Values become
-tensors in convert.py (`tk.constant`, `tk.convert_to_tensor`).
+stay valid and display ids stay stable.
+
+The methods that run an op are not written here: this module comes before the ops, which
+are built on Tensor. tapekit.ops sets them when it loads, from the tables of
+ops/operators.py: the operators (`+`, `-`, `*`, `/`, `**`, `@`, `%`, `//`, comparisons, `&`,
+`|`, unary `-`, `abs`, `~`), `x[i]`, NumPy's `__array_ufunc__` and `__array_function__`, and
+Variable's `read_value` (and `_cast`, for a traced assign_add). `v[i]` of a Variable comes
+from variable_slice.py. Values become tensors in ops/conversion.py (`tk.constant`,
+`tk.convert_to_tensor`).
 """
 import itertools
 import os as _os
@@ -20,7 +26,6 @@ from .tensor_shape import _TensorShape
 from .writes import note as _note_write
 
 _next_tid = itertools.count().__next__
-_ops = None  # the tapekit.ops namespace, set by ops/operators.py when tapekit.ops loads
 
 
 class Tensor:
@@ -135,31 +140,9 @@ class Tensor:
 
     __str__ = __repr__
 
-    # --- operators: each is one tapekit op ----------------------------------
-    # The binary operators (+, -, *, /, **, @, comparisons, &, |) are set by
-    # ops/operators.py from its table: each calls the op's dispatch directly.
-
-    def __neg__(self):
-        return _ops.negative(self)
-
+    # --- operators: each is one tapekit op, set by ops/operators.py (see above) ---------
     def __pos__(self):
         return self
-
-    def __abs__(self):
-        return _ops.abs(self)
-
-    def __invert__(self):
-        return _ops.logical_not(self)
-
-    def __getitem__(self, index):
-        return _ops.getitem(self, index)
-
-    # NumPy interop: np.sin(x), np.sum(x), np.matmul(a, b) are recorded like tk ops.
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        return _ops.numpy_dispatch.array_ufunc(ufunc, method, inputs, kwargs)
-
-    def __array_function__(self, func, types, args, kwargs):
-        return _ops.numpy_dispatch.array_function(func, args, kwargs)
 
 
 def _wrap(value, tid=None):
@@ -213,7 +196,8 @@ class Variable(Tensor):
         # each give 16,000, not the 6,000-15,000 an unguarded read-add-write gave.
         self._lock = threading.Lock()
         if _state.tapes:   # a tk.function tracing: only its first call may create variables
-            _hook("_record_create", self)
+            for recorder in _state.tapes:
+                recorder.record_create(self)
 
     def __getstate__(self):       # copy/deepcopy/pickle: everything but the lock
         return {k: getattr(self, k) for k in ("_value", "_tid", "_name", "_trainable", "_path")}
@@ -239,7 +223,8 @@ class Variable(Tensor):
     def assign(self, value):
         new = self._checked(value, "assign")
         if _state.tapes:  # a tk.function tracing this call records the write
-            _hook("_record_assign", self, value, new)
+            for recorder in _state.tapes:
+                recorder.record_assign(self, value, new)
         with self._lock:
             self._value = new
         return self
@@ -259,7 +244,8 @@ class Variable(Tensor):
         return self
 
     def _traced_update(self, ufunc, delta):
-        _hook("_record_update", self, ufunc, delta)
+        for recorder in _state.tapes:
+            recorder.record_update(self, ufunc, delta)
         self._update(ufunc, delta._value if isinstance(delta, Tensor) else delta)
         return self
 
@@ -277,7 +263,7 @@ class Variable(Tensor):
         checked = self._checked(delta, what)
         if not isinstance(delta, Tensor):
             return checked
-        return delta if delta.dtype == self.dtype else _ops.cast(delta, self.dtype)
+        return delta if delta.dtype == self.dtype else self._cast(delta)   # ops/operators.py
 
     def _checked(self, value, what):   # a new array each time, never in place: records keep the old
         _state.tapes and _note_write(self, what, value)   # for tape.explain (tapekit/writes.py)
@@ -306,10 +292,6 @@ class Variable(Tensor):
         if arr.shape != mine.shape and not (what != "assign" and arr.ndim == 0):
             raise ValueError(f"{_Where(self, what)}: cannot give it a value of shape {arr.shape}")
         return arr
-
-    def read_value(self):
-        """The value as a Tensor: a read tapes record, so gradients reach the variable."""
-        return _ops.identity(self)
 
     def __repr__(self):
         return (f"<tk.Variable {self._path or self.name!r} shape={self.shape} dtype={self.dtype.name}, "
@@ -341,15 +323,6 @@ class TracedValueWarning(UserWarning):
 _PACKAGE_DIR = _os.path.dirname(_os.path.abspath(__file__)) + _os.sep
 
 
-def _hook(name, *args):
-    """Show a variable event or a Python read of a value to every active tape that listens
-    (a tk.function's tracer: tracing.py)."""
-    for tape in _state.tapes:
-        hook = getattr(tape, name, None)
-        if hook is not None:
-            hook(*args)
-
-
 def _guard(tensor, kind, value, user_only=False):
     """Python read `kind` (bool, int, float, index, numpy) of `tensor` while a tk.function
     traces: the tracer records a guard, and a replay whose value decides otherwise traces
@@ -359,12 +332,13 @@ def _guard(tensor, kind, value, user_only=False):
         caller = _sys._getframe(2).f_code.co_filename
         if caller.startswith(_PACKAGE_DIR):
             return
-    _hook("_record_guard", tensor, kind, value)
+    for recorder in _state.tapes:
+        recorder.record_guard(tensor, kind, value)
 
 
 def _tracing():
-    """True while a tk.function traces: some active pseudo-tape records variable writes."""
-    return bool(_state.tapes) and any(hasattr(t, "_record_assign") for t in _state.tapes)
+    """True while a tk.function traces: some active recorder records variable writes."""
+    return bool(_state.tapes) and any(t.records_writes for t in _state.tapes)
 
 
 def _format_value(value, prefix):

@@ -17,8 +17,8 @@ from html import escape
 import numpy as np
 
 from .display.format import number, summary
-from .jacobians import (_value, compare_jacobians, forward_jacobian, gradient_function,
-                        numerical_jacobian, reverse_jacobian)
+from .jacobians import (compare_jacobians, forward_jacobian, gradient_function,
+                        numerical_jacobian, reverse_jacobian, value_of)
 from .tape import GradientTape
 from .convert import constant
 
@@ -282,4 +282,4 @@ def _ops_without_jvp(f, xs):
 
 def _sum(t):
     """sum(t) as a float64 scalar: tensors and NumPy values alike."""
-    return float(np.sum(np.asarray(_value(t), dtype=np.float64)))
+    return float(np.sum(np.asarray(value_of(t), dtype=np.float64)))

@@ -7,8 +7,8 @@ flows into the assigned value through the variable.
 """
 import numpy as np
 
-from . import tensor
 from .context import state as _state
+from .ops.indexing import getitem
 from .tensor import Tensor, Variable, _to_array, _tracing
 
 
@@ -24,14 +24,14 @@ def _variable_getitem(self, index):
     array([[5., 3.],
            [7., 9.]], dtype=float32)
     """
-    read = tensor._ops.getitem(self, index)
+    read = getitem(self, index)
     out = _VariableSlice.__new__(_VariableSlice)
     out._value, out._tid, out._name = read._value, read._tid, read._name
     out._variable, out._index = self, index
     return out
 
 
-# Bound here, as ops/operators.py binds Tensor's operators (tapekit/__init__ imports this).
+# Set here, as ops/operators.py sets Tensor's operators (tapekit/__init__ imports this).
 Variable.__getitem__ = _variable_getitem
 
 

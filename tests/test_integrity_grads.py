@@ -1,5 +1,6 @@
-"""Issue 14, core integrity part 2: derivative correctness, tape semantics, custom gradients,
-tk.function replay checks, forward mode.
+"""Issue 14, core integrity part 2: derivative correctness, tape semantics, tk.function replay
+checks. (Its custom_gradient tests are in test_custom.py, forward mode in test_forward.py, the
+gradient arguments in test_gradient_args.py.)
 
 Every expected number is derived by hand (in the comments) or checked against central finite
 differences (tapekit.testing); none needs TensorFlow.
@@ -11,7 +12,7 @@ import pytest
 
 import tapekit as tk
 from tapekit.context import state
-from tapekit.testing import check_grads, numerical_jacobian
+from tapekit.testing import check_grads
 
 
 def second_derivative(f, x):
@@ -92,29 +93,6 @@ def test_nested_tapes_still_give_second_derivatives():
 
 # --- 6. TensorFlow behaviours -----------------------------------------------------------------
 
-def test_nested_forward_accumulators_give_second_directional_derivatives():
-    # y = x^3 at x = 3, tangents 1 and 2: outer.jvp(inner.jvp(y)) = 6x * 1 * 2 = 36
-    x = tk.constant(3.0)
-    with tk.ForwardAccumulator(x, tk.constant(2.0)) as outer:
-        with tk.ForwardAccumulator(x, tk.constant(1.0)) as inner:
-            y = x ** 3
-        first = inner.jvp(y)
-        assert float(first) == 27.0
-        assert float(outer.jvp(y)) == 54.0
-        assert float(outer.jvp(first)) == 36.0
-        assert inner.jvp(outer.jvp(y)) is None
-
-
-def test_nested_forward_accumulators_match_finite_differences():
-    # d2/dx2 (sin(x) x) = 2 cos(x) - x sin(x)
-    x = tk.constant(np.array([0.3, -1.2, 2.0]))
-    one = tk.constant(np.ones(3))
-    with tk.ForwardAccumulator(x, one) as outer:
-        with tk.ForwardAccumulator(x, one) as inner:
-            y = tk.sin(x) * x
-        second = outer.jvp(inner.jvp(y))
-    v = x.numpy()
-    np.testing.assert_allclose(second.numpy(), 2 * np.cos(v) - v * np.sin(v), rtol=1e-12)
 
 
 @pytest.mark.parametrize("target_shape, source_shape", [((3,), (3, 2)), ((3, 2), (3,)), ((3,), (3,))])
@@ -127,36 +105,6 @@ def test_batch_jacobian_needs_rank_two(target_shape, source_shape):
         tape.batch_jacobian(y, x)
 
 
-def test_watch_of_an_integer_tensor_warns_at_the_call():
-    tape = tk.GradientTape()
-    with tape:
-        with pytest.warns(tk.GradientDtypeWarning, match="watch.*int32"):
-            tape.watch(tk.constant(1))
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            tape.watch(tk.constant(1.0))   # a float: no warning
-
-
-@pytest.mark.parametrize("og", [np.array([1.0, 1.0]), np.array([1, 1]), tk.constant([1.0, 1.0], tk.float64)])
-def test_output_gradients_of_another_dtype_raise(og):
-    x = tk.constant([1.0, 2.0])
-    with tk.GradientTape() as tape:
-        tape.watch(x)
-        y = x * 2.0
-    with pytest.raises(TypeError, match="output_gradients has dtype .* float32"):
-        tape.gradient(y, x, output_gradients=og)
-
-
-def test_output_gradients_of_the_target_dtype_and_python_numbers_work():
-    x = tk.constant([1.0, 2.0])
-    with tk.GradientTape(persistent=True) as tape:
-        tape.watch(x)
-        y = x * 2.0
-        s = tk.reduce_sum(y)
-    g = tape.gradient(y, x, output_gradients=np.array([1.0, 3.0], np.float32))
-    assert g.dtype == np.float32
-    np.testing.assert_array_equal(g.numpy(), [2.0, 6.0])
-    np.testing.assert_array_equal(tape.gradient(s, x, output_gradients=3.0).numpy(), [6.0, 6.0])
 
 
 # --- 4. no underflow in the derivative rules -------------------------------------------------
@@ -287,110 +235,6 @@ def test_out_of_range_labels_raise_in_replays_as_eagerly(fn, bad, recorded):
     assert f.experimental_get_tracing_count() == 1      # it was a replay, not a new trace
     np.testing.assert_allclose(np.ravel(f(tk.constant([2, 0]), logits).numpy())[:2],
                                [np.log(3)] * 2 if fn is not sparse_xent_unused else [0, 0], rtol=1e-6)
-
-
-# --- 2. custom_gradient checks what grad_fn returns ----------------------------------------------
-
-def custom_grad_of(grad_result, x=None, returns_only_y=False):
-    """The gradient of sum(f(x)) for a custom_gradient f whose grad_fn returns `grad_result(dy)`."""
-    @tk.custom_gradient
-    def double(x):
-        if returns_only_y:
-            return x * 2.0
-        return x * 2.0, grad_result
-
-    x = tk.constant([1.0, 2.0, 3.0]) if x is None else x
-    with tk.GradientTape() as tape:
-        tape.watch(x)
-        y = tk.reduce_sum(double(x))
-    return tape.gradient(y, x)
-
-
-@pytest.mark.parametrize("bad, message", [
-    (lambda dy: tk.ones((5, 5)), r"double: grad_fn returned a gradient of shape \(5, 5\) for input #0 of shape \(3,\)"),
-    (lambda dy: tk.constant(2.0), r"shape \(\) for input #0 of shape \(3,\)"),
-    (lambda dy: [dy, dy], r"double: grad_fn returned 2 gradient\(s\) for 1 input"),
-])
-def test_custom_gradient_of_the_wrong_shape_or_count_is_an_error(bad, message):
-    with pytest.raises(ValueError, match=message):
-        custom_grad_of(bad)
-
-
-@pytest.mark.parametrize("bad", [lambda dy: np.ones(3), lambda dy: tk.cast(dy, tk.float64)])
-def test_custom_gradient_of_the_wrong_dtype_is_an_error(bad):
-    with pytest.raises(TypeError, match="dtype float64 for input #0 of dtype float32"):
-        custom_grad_of(bad)
-
-
-def test_custom_gradient_that_returns_only_y_is_an_error():
-    with pytest.raises(TypeError, match=r"double: the function must return a pair \(outputs, grad_fn\)"):
-        custom_grad_of(None, returns_only_y=True)
-
-
-def test_custom_gradient_right_results_still_pass():
-    np.testing.assert_array_equal(custom_grad_of(lambda dy: dy * 2.0).numpy(), [2, 2, 2])
-    assert custom_grad_of(lambda dy: [None]) is None
-
-
-def test_custom_gradient_variable_gradients_are_checked():
-    w = tk.Variable([1.0, 2.0])
-
-    def make(var_grads):
-        @tk.custom_gradient
-        def scale(x):
-            def grad(dy, variables=None):
-                return dy * w, var_grads(dy)
-            return x * w, grad
-        return scale
-
-    x = tk.constant([3.0, 4.0])
-    for var_grads, error, message in [
-            (lambda dy: [], ValueError, r"scale: grad_fn returned 0 gradient\(s\) for 1 variable"),
-            (lambda dy: [tk.reduce_sum(dy)], ValueError, r"shape \(\) for variable .* of shape \(2,\)")]:
-        with tk.GradientTape() as tape:
-            tape.watch(x)
-            y = tk.reduce_sum(make(var_grads)(x))
-        with pytest.raises(error, match=message):
-            tape.gradient(y, [x, w])
-    with tk.GradientTape() as tape:
-        tape.watch(x)
-        y = tk.reduce_sum(make(lambda dy: [dy * x])(x))
-    gx, gw = tape.gradient(y, [x, w])
-    np.testing.assert_array_equal(gx.numpy(), [1, 2])
-    np.testing.assert_array_equal(gw.numpy(), [3, 4])
-
-
-@tk.custom_gradient
-def polar(r, theta):
-    # (r cos theta, r sin theta), with the gradient written by hand
-    c, s = tk.cos(theta), tk.sin(theta)
-
-    def grad(dx, dy):
-        return dx * c + dy * s, -dx * r * s + dy * r * c
-    return (r * c, r * s), grad
-
-
-def test_custom_gradient_with_several_outputs():
-    r, theta = tk.constant(np.array([2.0, 0.5])), tk.constant(np.array([0.3, -1.1]))
-    with tk.GradientTape(persistent=True) as tape:
-        tape.watch([r, theta])
-        x, y = polar(r, theta)
-        loss = tk.reduce_sum(x * x * 3.0 + y)
-        only_x = tk.reduce_sum(x)
-    gr, gt = tape.gradient(loss, [r, theta])
-
-    def reference(rv, tv):
-        return tk.reduce_sum((rv * tk.cos(tv)) ** 2 * 3.0 + rv * tk.sin(tv))
-    nr, nt = numerical_jacobian(reference, [r.numpy(), theta.numpy()])
-    np.testing.assert_allclose(gr.numpy(), nr, rtol=1e-7)
-    np.testing.assert_allclose(gt.numpy(), nt, rtol=1e-7)
-    # an output the target does not use gets a zero cotangent
-    gr, gt = tape.gradient(only_x, [r, theta])
-    np.testing.assert_allclose(gr.numpy(), np.cos(theta.numpy()), rtol=1e-12)
-    np.testing.assert_allclose(gt.numpy(), -r.numpy() * np.sin(theta.numpy()), rtol=1e-12)
-    # and the jacobian's batch of cotangents passes through too
-    jac = tape.jacobian(x, r)
-    np.testing.assert_allclose(jac.numpy(), np.diag(np.cos(theta.numpy())), rtol=1e-12)
 
 
 @pytest.mark.parametrize("shape, axis", [((0,), None), ((2, 0), None), ((2, 0), -1), ((0, 3), None)])

@@ -1,8 +1,51 @@
-"""tapekit/printing.py: tk.print, in TensorFlow's format. Inside tk.function: tests/compiler."""
+"""tk.print (tapekit/printing.py): tensors by value, like tf.print."""
 import io
 import sys
 
+import numpy as np
+import pytest
+
 import tapekit as tk
+from tapekit.printing import format_inputs
+
+
+def test_print_writes_values_with_sep_and_end():
+    out = io.StringIO()
+    assert tk.print("loss", tk.constant(0.25), 3, [tk.constant(1), 2.5], output_stream=out,
+                    sep=", ", end=".\n") is None
+    assert out.getvalue() == "loss, 0.25, 3, [1, 2.5].\n"
+
+
+def test_long_axes_are_summarized_at_both_ends():
+    assert format_inputs(tk.range(10)) == "[0 1 2 ... 7 8 9]\n"
+    assert format_inputs(tk.range(10), summarize=1) == "[0 ... 9]\n"
+    assert format_inputs(tk.range(5), summarize=-1) == "[0 1 2 3 4]\n"
+    assert format_inputs(np.eye(2, dtype=np.float32)) == "[[1 0]\n [0 1]]\n"
+    with pytest.raises(TypeError, match="summarize must be an int"):
+        format_inputs(tk.range(3), summarize=1.5)
+
+
+def test_print_to_a_file_appends(tmp_path):
+    path = tmp_path / "log.txt"
+    tk.print("a", output_stream=f"file://{path}")
+    tk.print(tk.constant([1.5, 2.0]), output_stream=f"file://{path}")
+    assert path.read_text() == "a\n[1.5 2]\n"
+    with pytest.raises(ValueError, match="output_stream must be a stream"):
+        tk.print("x", output_stream="stdout")
+
+
+def test_print_in_a_tk_function_prints_at_every_call():
+    out = io.StringIO()
+
+    @tk.function
+    def f(x):
+        tk.print("x is", x * 2.0, output_stream=out)
+        return x
+
+    f(tk.constant(1.0))
+    f(tk.constant(3.0))           # a replay: the traced print runs with the new value
+    assert out.getvalue() == "x is 2\nx is 6\n"
+    assert f.experimental_get_tracing_count() == 1
 
 
 def test_tk_print_formats_like_tf_print():

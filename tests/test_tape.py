@@ -476,3 +476,21 @@ def test_a_second_gradient_after_a_failed_first_says_what_happened():
     with pytest.raises(RuntimeError, match=r"first gradient call raised NumericsError.*released "
                                            r"the tape's records.*persistent=True"):
         tape.gradient(y, x)
+
+
+def test_what_a_tape_shows_others_cannot_change_it():
+    x = tk.Variable(2.0)
+    c = tk.constant(5.0)
+    with tk.GradientTape(watch_accessed_variables=True) as tape:
+        tape.watch(c)
+        y = x * c
+    assert tape.watch_accessed_variables and not tape.persistent and not tape.used
+    assert list(tape.watched) == [c._tid, x._tid] and tape.watched[x._tid] is x
+    with pytest.raises(TypeError):
+        tape.watched[123] = x                       # a read-only mapping
+    assert tape.tracked == {c._tid, x._tid, y._tid} and isinstance(tape.tracked, frozenset)
+    assert tape.is_tracked(y._tid) and not tape.is_tracked(-1)
+    assert len(tape.record_list) == 1
+    assert float(tape.gradient(y, x)) == 5.0        # dy/dx = c
+    assert tape.used and len(tape.record_list) == 0
+    assert not tk.GradientTape(watch_accessed_variables=False).watch_accessed_variables

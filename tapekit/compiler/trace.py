@@ -29,6 +29,7 @@ import numpy as np
 from .. import nest
 from ..callsite import user_frame
 from ..context import state
+from ..record import Recorder
 from ..tensor import Tensor, Variable
 from .steps import Assign, Check, Guard, Op, Print, Read, Update
 
@@ -79,13 +80,15 @@ class Hole:
         self.k = k
 
 
-class Tracer:
+class Tracer(Recorder):
     """A pseudo-tape: turns every op, variable read and write, Python decision on a traced
     value and tk.print it sees into a program step.
 
     `dry=True` (get_concrete_function): the trace must leave no trace; the tracer keeps each
     written variable's first value (`undo`) and tk.print stays silent.
     """
+
+    records_writes = True   # variable writes are program steps (record.Recorder)
 
     def __init__(self, arg_tensors, dry=False):
         self.n_args = len(arg_tensors)
@@ -126,30 +129,30 @@ class Tracer:
         self.slot_of[result._tid] = out
 
     # --- called by Variable (tensor.py) -------------------------------------------------
-    def _record_assign(self, variable, value, new):
+    def record_assign(self, variable, value, new):
         """`variable.assign(value)`, before the write; `new` is the checked array it stores."""
         src = self._ref(value, value._value, value._tid) if isinstance(value, Tensor) \
             else self._const(new, None)
         self._before_write(variable)
         self.steps.append(Assign(variable, src))
 
-    def _record_update(self, variable, ufunc, delta):
+    def record_update(self, variable, ufunc, delta):
         """assign_add / assign_sub: one step that reads, updates and writes under the lock."""
         src = self._ref(delta, delta._value, delta._tid) if isinstance(delta, Tensor) \
             else self._const(delta, None)
         self._before_write(variable)
         self.steps.append(Update(variable, ufunc, src))
 
-    def _record_lock(self, lock):
+    def record_lock(self, lock):
         self.locks.setdefault(id(lock), lock)
 
-    def _record_create(self, variable):
+    def record_create(self, variable):
         if self.create_error is not None:
             raise ValueError(self.create_error)
         self.created.append(variable)
 
     # --- Python decisions on values, prints, checks -------------------------------------
-    def _record_guard(self, tensor, kind, value):
+    def record_guard(self, tensor, kind, value):
         """Python read `kind` of `tensor` (bool(x), float(x), x.numpy()) and got `value`."""
         slot = self._traced_slot(tensor)
         if slot is None:
@@ -157,7 +160,7 @@ class Tracer:
         site = _user_site(sys._getframe(2))
         self.steps.append(Guard(kind, slot, outcome_of(kind, tensor._value), site))
 
-    def _record_print(self, printer, items):
+    def record_print(self, printer, items):
         """tk.print: `items` are tensors or Python values; tensors become slots."""
         ins, template = [], []
         for item in items:
@@ -169,7 +172,7 @@ class Tracer:
                 ins.append(slot)
         self.steps.append(Print(printer, tuple(ins), tuple(template)))
 
-    def _record_check(self, tensor, check):
+    def record_check(self, tensor, check):
         """A value check outside any op (tk.debugging.check_numerics): `check(array)` raises
         if the value is bad. Every replay runs it, as every eager call does."""
         src = self._ref(tensor, tensor._value, tensor._tid)
@@ -273,10 +276,8 @@ def hold_in_traces(lock):
     optimizer's apply_gradients: slots, variables and iterations together). A tk.function
     tracing it then holds `lock` through each replay of its program, so a replayed step is
     as atomic as the eager one."""
-    for tape in state.tapes:
-        record = getattr(tape, "_record_lock", None)
-        if record is not None:
-            record(lock)
+    for recorder in state.tapes:
+        recorder.record_lock(lock)
 
 
 def _user_site(frame):

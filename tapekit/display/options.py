@@ -19,7 +19,7 @@ import threading
 from collections.abc import Mapping
 from contextlib import contextmanager
 
-from ..record import thread_change, undo_thread_change
+from ..observers import thread_change, undo_thread_change
 from .tape_log import VALUES, record_values, recording_values
 
 _DEFAULTS = {"rankdir": "TB", "show_values": True, "precision": 4, "max_nodes": 100}

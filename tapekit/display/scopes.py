@@ -35,7 +35,7 @@ def name_scope(name):
         names = _stack.names = []
     names.append(str(name))
     path = "/".join(names)
-    starts = [(tape, tape._records, len(tape._records)) for tape in state.tapes
+    starts = [(tape, tape.record_list, len(tape.record_list)) for tape in state.tapes
               if isinstance(tape, GradientTape)]  # not tk.function's or custom_gradient's helpers
     try:
         yield path
@@ -43,7 +43,7 @@ def name_scope(name):
         names.pop()
         for tape, records, start in starts:
             end = len(records)
-            if end > start and tape._records is records:  # gradient() did not swap the list
+            if end > start and tape.record_list is records:  # gradient() did not swap the list
                 _ranges.setdefault(tape, []).append((path, records, start, end))
 
 

@@ -66,10 +66,10 @@ def snapshot(tape):
     if isinstance(tape, TapeSnapshot):
         return tape
     log = log_of(tape)
-    sources = tape._records
+    sources = tape.record_list
     if not sources:
         for kept in (log.released, log.structure):
-            if kept and kept[-1][-1] in tape._tracked:  # its last out_tid: not from before reset()
+            if kept and tape.is_tracked(kept[-1][-1]):  # its last out_tid: not from before reset()
                 sources = kept
                 break
     shown = log.shown if log.shown_from is sources else []
@@ -78,13 +78,13 @@ def snapshot(tape):
         shown = shown + [ShownRecord(i, *rec, values.get(rec[-1]))   # rec[-1]: its out_tid
                          for i, rec in enumerate(sources[len(shown):], start=len(shown))]
         log.shown, log.shown_from = shown, sources   # display's cache, on display's side
-    freed = (tape._used and not tape._persistent and log.freed > 0 and not tape._records
+    freed = (tape.used and not tape.persistent and log.freed > 0 and not tape.record_list
              and log.released is None and log.structure is None)
-    structure_only = not tape._records and log.structure is not None and log.released is None
+    structure_only = not tape.record_list and log.structure is not None and log.released is None
     return TapeSnapshot(
         records=shown, source_records=sources, constants=dict(log.constants),
         grads=dict(log.grads), freed=freed, structure_only=structure_only,
-        watched=dict(tape._watched), tracked=frozenset(tape._tracked),
-        persistent=tape._persistent, watch_accessed=tape._watch_accessed,
+        watched=dict(tape.watched), tracked=tape.tracked,
+        persistent=tape.persistent, watch_accessed=tape.watch_accessed_variables,
         recording=any(t is tape for t in state.tapes), scopes=scope_ranges(tape, sources),
         writes=tuple(WRITES.get(tape, ())))

@@ -1,4 +1,4 @@
-"""What display keeps about a tape, on its own side: tape observers (tapekit/record.py).
+"""What display keeps about a tape, on its own side: tape observers (tapekit/observers.py).
 
 A record keeps only what its derivative rules read (an `add` keeps no values), and
 a non-persistent tape drops its records in `gradient`. The picture wants more, so
@@ -17,7 +17,8 @@ tape goes). Neither ever writes to the tape.
 import weakref
 
 from ..ops.registry import meta
-from ..record import Record, TapeObserver, observe_all_tapes, stop_observing_all_tapes
+from ..observers import TapeObserver, observe_all_tapes, stop_observing_all_tapes
+from ..record import Record
 
 
 class TapeLog:
@@ -61,7 +62,7 @@ class ValueRecorder(TapeObserver):
         log = log_of(tape)
         log.values[record.out_tid] = out
         for v, tid in zip(values, record.in_tids):
-            if tid is not None and tid not in tape._tracked:
+            if tid is not None and not tape.is_tracked(tid):
                 log.constants.setdefault(tid, v)
 
     def backward_step(self, tape, record, g, sent, grads):

@@ -28,8 +28,6 @@ from .special import acos, asin, atan2, digamma, divide_no_nan, erf, lgamma, xdi
 from .shapes import (TensorShape, broadcast_to, concat, expand_dims, rank, reshape, shape, size,
                      squeeze, stack, transpose)
 from .transcendental import cos, exp, expm1, log, log1p, sigmoid, sin, tanh
-import sys as _sys
+from .operators import attach as _attach_operators
 
-from . import operators as _operators
-
-_operators.bind(_sys.modules[__name__])   # Tensor's +, *, @, x[i]: see operators.py
+_attach_operators()   # Tensor's +, *, @, -x, x[i], np.sin(x); Variable.read_value: operators.py

@@ -2,12 +2,12 @@
 and clip_by_global_norm, composed from recorded ops (TensorFlow's formulas)."""
 import numpy as np
 
-from ..convert import convert_to_tensor
 
 from ..tensor import Tensor
 from .arithmetic import sqrt
 from .passthrough import cast
 from .reductions import reduce_sum
+from .conversion import convert_to_tensor
 from .registry import defop, numpy_function
 from .selection import maximum, minimum, where
 

@@ -7,9 +7,9 @@ own code and derivative rules use them.
 """
 import numpy as np
 
-from ..convert import convert_to_tensor
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor
+from .conversion import convert_to_tensor
 from .dispatch import apply2
 from .registry import UFUNCS, defop
 from .indexing import getitem_op

@@ -46,12 +46,12 @@ import math
 import numpy as np
 
 from .. import dtypes
-from ..convert import convert_to_tensor
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor, _wrap
 from .arithmetic import abs, pow, rsqrt, sqrt, square
 from .linalg import matmul
 from .reductions import reduce_max, reduce_sum, reduce_sum_op
+from .conversion import convert_to_tensor
 from .registry import as_int, defop
 from .selection import maximum
 from .shapes import expand_dims_op, reshape, squeeze, swapaxes_last2, transpose

@@ -1,23 +1,80 @@
-"""Tensor's Python operators (`+`, `*`, `@`, `<`, `&`, ...) as tapekit ops.
+"""Tensor's Python operators (`+`, `*`, `@`, `-x`, `x[i]`, `np.sin(x)`, ...) as tapekit ops.
 
-tapekit.ops binds them onto Tensor when it loads (`bind`): tensor.py cannot import the
-ops, which are built on Tensor, so the ops module fills the operators in, as JAX and
-TensorFlow do for their arrays. The unary operators and `x[i]` call the same namespace
-through `tensor._ops`, which `bind` sets.
+tensor.py cannot import the ops, which are built on Tensor, so the ops give Tensor its
+operators: `attach()`, which tapekit.ops calls once when it loads, sets every method listed
+in the tables below, as JAX and TensorFlow do for their arrays. Those tables are the only
+place a method of Tensor or Variable is set from outside tensor.py (besides `v[i]` for a
+Variable, variable_slice.py).
 """
-from .. import tensor as _tensor
-from ..tensor import Tensor
+from ..tensor import Tensor, Variable
+from . import numpy_dispatch
 from .dispatch import apply2
+from .arithmetic import abs, add, divide, multiply, negative, pow, subtract
+from .comparison import (equal, greater, greater_equal, less, less_equal, logical_and,
+                         logical_not, logical_or, not_equal)
+from .indexing import getitem
+from .linalg import matmul_operator
+from .passthrough import cast, identity
+from .rounding import floordiv, floormod
 
-
-# Python operator -> op name; `r` operators take the tensor as the second input.
-_BINARY_OPERATORS = {
-    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide", "pow": "pow",
-    "matmul": "matmul_operator", "lt": "less", "le": "less_equal", "gt": "greater",
-    "ge": "greater_equal", "eq": "equal", "ne": "not_equal", "and": "logical_and",
-    "or": "logical_or", "mod": "floormod", "floordiv": "floordiv",
+# Python's binary operator -> the op it runs; `__r<name>__` (the tensor on the right) too
+# for those in _REFLECTED.
+BINARY_OPERATORS = {
+    "add": add, "sub": subtract, "mul": multiply, "truediv": divide, "pow": pow,
+    "matmul": matmul_operator, "lt": less, "le": less_equal, "gt": greater,
+    "ge": greater_equal, "eq": equal, "ne": not_equal, "and": logical_and,
+    "or": logical_or, "mod": floormod, "floordiv": floordiv,
 }
 _REFLECTED = ("add", "sub", "mul", "truediv", "pow", "matmul", "and", "or", "mod", "floordiv")
+
+
+def _neg(self):
+    return negative(self)
+
+
+def _abs(self):
+    return abs(self)
+
+
+def _invert(self):
+    return logical_not(self)
+
+
+def _getitem(self, index):
+    return getitem(self, index)
+
+
+def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    # NumPy interop: np.sin(x), np.add(x, y) are recorded like tk ops (numpy_dispatch.py).
+    return numpy_dispatch.array_ufunc(ufunc, method, inputs, kwargs)
+
+
+def _array_function(self, func, types, args, kwargs):
+    # np.sum(x), np.matmul(a, b), np.mean(x): recorded, or refused (numpy_dispatch.py).
+    return numpy_dispatch.array_function(func, args, kwargs)
+
+
+def _read_value(self):
+    """The value as a Tensor: a read tapes record, so gradients reach the variable."""
+    return identity(self)
+
+
+def _cast(self, tensor):
+    # Variable.assign_add while tracing: a delta tensor of another dtype, cast to the variable's.
+    return cast(tensor, self.dtype)
+
+
+# (class, method name) -> function: every other method of Tensor and Variable that runs an op.
+METHODS = {
+    (Tensor, "__neg__"): _neg,
+    (Tensor, "__abs__"): _abs,
+    (Tensor, "__invert__"): _invert,
+    (Tensor, "__getitem__"): _getitem,
+    (Tensor, "__array_ufunc__"): _array_ufunc,
+    (Tensor, "__array_function__"): _array_function,
+    (Variable, "read_value"): _read_value,
+    (Variable, "_cast"): _cast,
+}
 
 
 def _binary_operator(apply2, op, reflected):
@@ -36,11 +93,9 @@ def _call(function, a, b):
     return function(a, b)
 
 
-def bind(ops_namespace):
-    """Give Tensor its operators, from the ops in `ops_namespace` (tapekit.ops)."""
-    _tensor._ops = ops_namespace
-    for name, op_name in _BINARY_OPERATORS.items():
-        op = getattr(ops_namespace, op_name)
+def attach():
+    """Give Tensor its operators and Variable its reads: every entry of the tables above."""
+    for name, op in BINARY_OPERATORS.items():
         for dunder, reflected in ((f"__{name}__", False), (f"__r{name}__", True)):
             if reflected and name not in _REFLECTED:
                 continue
@@ -48,3 +103,6 @@ def bind(ops_namespace):
             method = _binary_operator(apply2 if name != "matmul" else _call, op, reflected)
             method.__name__, method.__qualname__ = dunder, f"Tensor.{dunder}"
             setattr(Tensor, dunder, method)
+    for (cls, name), function in METHODS.items():
+        function.__name__, function.__qualname__ = name, f"{cls.__name__}.{name}"
+        setattr(cls, name, function)

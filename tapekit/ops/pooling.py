@@ -26,8 +26,8 @@ import functools
 
 import numpy as np
 
-from ..convert import convert_to_tensor
 from ..tensor import Tensor
+from .conversion import convert_to_tensor
 from .registry import defop
 from .windows import (LAYOUT, as_images, check_data_format, copy_pixels, out_size, output_hw, padded,
                       padding_mode, resolve_pads, shape_of, spatial_pair, window_views)

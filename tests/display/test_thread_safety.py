@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import tapekit as tk
-from tapekit import record as observing
+from tapekit import observers as observing
 from tapekit.display.options import OPTIONS
 from tapekit.display.tape_log import VALUES
 
