@@ -149,8 +149,9 @@ def test_function_keeps_its_public_names():
 
 # Folders of tests/ that are not about one package of tapekit: the lessons (notebooks/),
 # the course's graded homework (course/), external material run against tapekit (guides/),
-# the browser (ui/), the wheel (release/) and the site (site/).
-NOT_MIRRORED = {"notebooks", "course", "guides", "ui", "release", "site"}
+# the browser (ui/), the wheel (release/), the site (site/) and the contracts that hold across
+# packages (contracts/: hostile names, threads, fresh processes).
+NOT_MIRRORED = {"notebooks", "course", "guides", "ui", "release", "site", "contracts"}
 
 
 def test_tests_sit_at_the_path_of_what_they_test():
