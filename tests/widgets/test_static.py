@@ -336,8 +336,8 @@ def test_monitor_live_label_shows_tqdm_timing():
 
 
 def plots_now():
-    from tapekit.widgets.views import _now
-    return _now()
+    from tapekit.widgets.monitor import now
+    return now()
 
 
 def test_a_view_that_failed_pictures_its_error():
