@@ -9,7 +9,7 @@ import pytest
 
 ipywidgets = pytest.importorskip("ipywidgets")
 import tapekit as tk  # noqa: E402
-from tapekit.widgets import BackpropStepper, FunctionExplorer, NodeInspector  # noqa: E402
+from tapekit.widgets import BackpropStepper, FunctionExplorer, NodeInspector, base  # noqa: E402
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot not installed")
 VIEW = "application/vnd.jupyter.widget-view+json"
@@ -142,3 +142,29 @@ def test_views_are_widgets_that_compose_and_link():
     stepper.close()
     assert stepper.comm is None and stepper.slider.comm is None
 
+
+
+def test_error_html_and_text_output():
+    box = base.error_html("x < 1 & 'y'")
+    assert box.startswith('<div class="tk-widget-error"')
+    assert "<b>tapekit:</b> x &lt; 1 &amp; &#x27;y&#x27;</div>" in box
+    assert base.text_output("done") == {"output_type": "stream", "name": "stdout", "text": "done\n"}
+    assert base.text_output("a\n")["text"] == "a\n"           # one newline, not two
+
+
+def test_walk_widgets_visits_every_nested_widget_and_close_closes_them():
+    inner = ipywidgets.Button()
+    row = ipywidgets.HBox([ipywidgets.Label("a"), ipywidgets.VBox([inner])])
+    found = list(base.walk_widgets(row))
+    assert found[0] is row and found[-1] is inner and len(found) == 4
+    view = base.View([row])
+    view.close()
+    assert inner.comm is None and row.comm is None and view.comm is None
+
+
+def test_outside_ipython_a_view_displays_as_its_text(capsys):
+    fe = FunctionExplorer(lambda t: t * t, (-1, 1), x=0.5)
+    fe._ipython_display_()                       # no IPython shell in pytest: print the text
+    assert capsys.readouterr().out == "FunctionExplorer: f(0.5) = 0.25; f' = 1.0 (tape), " \
+                                      "f'' = 2.0 (nested tapes)\n"
+    assert repr(fe) == fe.text()

@@ -1,11 +1,15 @@
 """tapekit.widgets.plots: the views' pictures (matplotlib, Agg, no pyplot): deterministic bytes,
 the explorer's fixed y-range and legend, names drawn as text (not TeX), wrapped text panels."""
+import io
+
+import matplotlib.image
 import numpy as np
 import pytest
 
-import tapekit as tk
-from tapekit.widgets import FunctionExplorer, plots
-from tapekit.widgets.models import TrainingLog
+pytest.importorskip("ipywidgets")
+import tapekit as tk  # noqa: E402
+from tapekit.widgets import FunctionExplorer, plots  # noqa: E402
+from tapekit.widgets.models import TrainingLog  # noqa: E402
 
 
 def test_pictures_are_deterministic_and_carry_no_software_stamp():
@@ -78,3 +82,22 @@ def test_monitor_draws_names_as_plain_text_not_tex(name):
         assert t.get_parse_math() is False
         plt.close(fig)
 
+
+
+def test_explorer_ylim_pads_the_curves_and_survives_flat_or_infinite_ones():
+    m = tk.widgets.ExplorerModel(lambda t: t * t, (0, 2), samples=5)   # f 0..4, f' 0..4, f'' 2
+    lo, hi = plots.explorer_ylim(m)
+    assert (lo, hi) == (pytest.approx(-0.32), pytest.approx(4.32))     # 8% of 4 each side
+    flat = tk.widgets.ExplorerModel(lambda t: t * 0.0, (0, 1), samples=3)   # all three are 0
+    assert plots.explorer_ylim(flat) == (pytest.approx(-1.16), pytest.approx(1.16))  # -1..1, 8%
+
+
+def test_text_panels_grow_with_their_lines_and_outputs_carry_the_png():
+    one = plots.text_panel_png(["one line"])
+    three = plots.text_panel_png(["a", "b", "c"], title="title")
+    h1 = matplotlib.image.imread(io.BytesIO(one), format="png").shape[0]
+    h3 = matplotlib.image.imread(io.BytesIO(three), format="png").shape[0]
+    assert h3 - h1 == round(3 * 0.17 * plots.DPI)            # one line height per extra line
+    out = plots.png_output(one, "text")
+    assert out["data"]["text/plain"] == "text" and out["output_type"] == "display_data"
+    assert plots.png_base64(one) == out["data"]["image/png"]
