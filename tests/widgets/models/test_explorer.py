@@ -35,3 +35,14 @@ def test_explorer_two_inputs_and_errors():
     with pytest.raises(ValueError, match="low < high"):
         ExplorerModel(lambda x: x, (1, 0))
 
+
+
+def test_unconnected_derivatives_are_zero_and_bad_arguments_are_named():
+    m = ExplorerModel(lambda x: tk.constant(2.0), (-1, 1), samples=3)   # f does not use x
+    assert m.set_point(0.5) == {"x": 0.5, "f": 2.0, "df": 0.0, "d2f": 0.0}
+    with pytest.raises(TypeError, match="f must be a function, got int"):
+        ExplorerModel(3)
+    with pytest.raises(TypeError, match=r"x_range must be two numbers \(low, high\), got 'ab'"):
+        ExplorerModel(lambda x: x, "ab")
+    with pytest.raises(ValueError, match="floating-point number, got int32"):
+        ExplorerModel(lambda x: tk.constant(1), (0, 1))

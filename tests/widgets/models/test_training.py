@@ -48,3 +48,14 @@ def test_monitor_keys_gradient_series_by_each_variables_path():
     log.log(loss=1.0, grads=[(tk.constant(5.0), a), (tk.constant(6.0), b)])
     assert log.grad_norms == {"w:0": [3.0, 5.0], "w:0 (2)": [4.0, 6.0]}
 
+
+
+def test_gradients_named_by_a_variables_list_and_an_empty_log():
+    log = TrainingLog()
+    assert log.line() == "no steps logged yet" and log.last_loss is None and len(log) == 0
+    a, b = tk.Variable(1.0, name="a"), tk.Variable(2.0, name="b")
+    log.log(grads=[tk.constant([6.0, 8.0]), None, tk.constant(1.0)], variables=[a, b, None])
+    assert log.grad_norms == {"a:0": [10.0], "var2": [1.0]}     # None: no gradient, no series
+    assert log.losses == [None] and log.last_loss is None
+    log.log(loss=2.0, step=7)
+    assert log.steps == [0, 7] and log.line() == "step 2  loss 2.0  |grad a:0| 10.0  |grad var2| 1.0"
