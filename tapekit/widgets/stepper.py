@@ -159,7 +159,7 @@ class BackpropStepper(View):
         new, old = change["new"], change["old"]
         if self._rendering or not new:
             return
-        order = self.view._order_pos
+        order = self.view.order_index
         if old in order and new in order and abs(order[new] - order[old]) == 1:
             self._go(self.position + (1 if order[new] > order[old] else -1))
         else:
@@ -184,7 +184,7 @@ class BackpropStepper(View):
             return None
         graph = None
         if self.view is not None:
-            shown = self.view._ids
+            shown = self.view.node_ids
             grads = {k: v for k, v in self.model.grads_so_far.items() if k in shown}
             digraph = _dot.to_digraph(self.view.graph_model, rankdir=self.rankdir,
                                       precision=self.precision,
@@ -254,7 +254,7 @@ class BackpropStepper(View):
                 with self.view.hold_sync():
                     self.view.current = self._shown[self.model.position]
                     self.view.highlighted = [n for n in dict.fromkeys(receiving)
-                                             if n in self.view._ids]
+                                             if n in self.view.node_ids]
             finally:
                 self._rendering = False
         self.chain.value = self.chain_html()
