@@ -141,7 +141,6 @@ def test_long_notes_are_wrapped_not_cut_off(record):
     assert len(lines) >= 2 and max(len(s) for s in lines) <= 100
 
 
-
 def _node_line(source, node_id):
     return next(line for line in source.splitlines() if line.strip().startswith(f"{node_id} ["))
 

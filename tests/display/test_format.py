@@ -45,7 +45,6 @@ def test_user_strings_are_escaped_in_dot_html_and_text(record):
     assert "<i>scope" not in small.to_html() and "&lt;i&gt;scope" in small.to_html()
 
 
-
 @pytest.mark.parametrize("value, text", [
     (3.0, "3.0"), (0.123456, "0.1235"), (1.5e-7, "1.5e-07"), (2.5e7, "2.5e+07"), (True, "True"),
     (np.int32(7), "7"), (float("nan"), "nan"), (-np.inf, "-inf"), (0.0, "0.0")])

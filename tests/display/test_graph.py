@@ -6,6 +6,7 @@ import pytest
 import tapekit as tk
 from tapekit.display import graph
 
+
 @pytest.fixture
 def record():
     """Display recording on (as in a notebook) for one test."""
@@ -22,8 +23,6 @@ def small_tape(persistent=True):
         w = tk.reduce_sum(tk.stop_gradient(z) * x + z)
     return tape, x, c, w
 
-
-# --- the graph model ---------------------------------------------------------------------
 
 def test_model_nodes_ids_kinds_values_and_gradients(record):
     tape, x, c, w = small_tape()

@@ -50,7 +50,6 @@ def test_empty_tape_says_what_to_do():
     assert "Nothing was recorded" in view.text and "empty" in view.source
 
 
-
 def test_values_and_precision_options_change_the_rows():
     x = tk.Variable(2.0, name="x")
     with tk.GradientTape() as tape:

@@ -60,7 +60,6 @@ def test_showing_inside_the_tape_records_nothing(record):
         assert len(tape._records) == n
 
 
-
 def test_a_failing_dot_is_named_above_the_table(monkeypatch):
     tape, x, c, w = small_tape()
 

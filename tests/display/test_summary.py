@@ -53,7 +53,6 @@ def test_name_scopes_collapse_into_boxes(record):
     assert [b.label for b in blocks] == ["layer x40"] and len(blocks[0].records) == 120
 
 
-
 def test_each_scope_is_one_box_joined_in_order_and_the_notes_stop_at_eight():
     x = tk.Variable([1.0, 2.0])
     with tk.GradientTape() as tape:

@@ -64,7 +64,6 @@ def test_non_persistent_tape_is_shown_after_gradient(record):
     assert graph.build(tape).nodes == []
 
 
-
 def test_non_persistent_gradient_that_was_computed_frees_everything():
     with tk.display.option_context(record=False):
         w = tk.Variable(2.0)
@@ -73,7 +72,6 @@ def test_non_persistent_gradient_that_was_computed_frees_everything():
         assert float(tape.gradient(y, w)) == 4.0
     log = log_of(tape)
     assert log.structure is None and log.released is None and tape.records == () and log.freed == 1
-
 
 
 def test_recording_keeps_outputs_constants_and_the_last_cotangents(record):

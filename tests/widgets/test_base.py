@@ -143,7 +143,6 @@ def test_views_are_widgets_that_compose_and_link():
     assert stepper.comm is None and stepper.slider.comm is None
 
 
-
 def test_error_html_and_text_output():
     box = base.error_html("x < 1 & 'y'")
     assert box.startswith('<div class="tk-widget-error"')

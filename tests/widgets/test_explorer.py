@@ -63,7 +63,6 @@ def test_function_explorer_two_inputs_and_bad_function():
     assert "image/png" in bad._repr_mimebundle_()               # a picture of the error
 
 
-
 def test_slider_step_holds_the_points():
     assert slider_step(-4.0, 4.0, [1.0]) == 0.05       # (hi-lo)/100 = 0.08 does not hold 1.0
     assert slider_step(-3.0, 3.0, [0.0]) == 0.05
@@ -101,4 +100,3 @@ def test_explorer_picture_is_the_same_however_the_point_was_reached():
     fe._png_cache.clear()
     fe.set_point(1.0)
     assert fe.picture() == at1
-

@@ -64,7 +64,6 @@ def test_node_inspector_dropdown_and_check_button():
     assert insp._repr_mimebundle_()["text/plain"].startswith("NodeInspector (5 nodes)\nn1: sin")
 
 
-
 def test_inspector_check_of_another_node_selects_it():
     # lesson 12 runs `for node_id in ["s0", "s1", "n1", "n3"]: print(inspector.check(node_id))`
     # after displaying the inspector on s0; Run All then showed s0's details beside n3's check.
@@ -96,4 +95,3 @@ def test_inspector_picture_is_of_the_selected_node():
     assert p3 != p0
     insp.select("s0")
     assert _png(insp._repr_mimebundle_()) == p0
-

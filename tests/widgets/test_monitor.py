@@ -58,7 +58,6 @@ def _run(mon, n, loss=lambda k: 3.0 * np.exp(-k / 10) + 0.1):
     return handle.updates
 
 
-
 def test_training_monitor_text_mode_for_loop():
     buf = io.StringIO()
     mon = TrainingMonitor(range(20), mode="text", file=buf)
@@ -84,7 +83,6 @@ def test_training_monitor_widget_mode_context_and_generator():
     assert repr(gen).startswith("training: step 3  loss 2.0")
     assert gen._repr_mimebundle_()["text/plain"] == (
         "training: TrainingMonitor (steps counted as they come; the picture shows the loss curve)")
-
 
 
 def test_monitor_display_is_updated_with_the_final_state(capsys):
@@ -145,4 +143,3 @@ def test_monitor_live_label_shows_tqdm_timing():
     mon.log(loss=1.0)
     # 1 step in 2 s: 18 s left for the other 9; tqdm writes slow rates as time per step
     assert '<span class="tk-timing">[00:02&lt;00:18,  2.00s/step]</span>' in mon.label.value
-

@@ -63,7 +63,6 @@ def test_wrap_ends_on_long_names_and_clips_them():
     assert plots.wrap("a " * 60) == ["a " * 49 + "a", "  " + "a " * 10]
 
 
-
 @pytest.mark.parametrize("name", ["cost_$a_b_c$_usd", "$\\undefinedmacro{$", "$$", "a$b"])
 def test_monitor_draws_names_as_plain_text_not_tex(name):
     """A `$` in a variable's name or the title is a dollar sign: matplotlib's mathtext would
@@ -81,7 +80,6 @@ def test_monitor_draws_names_as_plain_text_not_tex(name):
         t = fig.text(0, 0, name)
         assert t.get_parse_math() is False
         plt.close(fig)
-
 
 
 def test_explorer_ylim_pads_the_curves_and_survives_flat_or_infinite_ones():

@@ -38,7 +38,6 @@ def _png(bundle):
     return data
 
 
-
 @needs_dot
 def test_stepper_buttons_slider_and_outputs():
     """Issue 17: the graph is drawn once; a step moves the GraphView's highlight (traits)."""
@@ -146,7 +145,6 @@ def test_stepper_at_1000_records_steps_without_redrawing_and_its_memory_is_linea
     assert big / small < 2.6, (small, big)               # a snapshot per step made this ~4
 
 
-
 @needs_dot
 def test_stepper_picture_follows_the_step():
     x, w = tk.Variable(2.0, name="x"), tk.Variable(3.0, name="w")
@@ -189,4 +187,3 @@ def test_stepper_and_inspector_pictures_of_a_10000_character_name():
     stepper.step()
     for view in (stepper, NodeInspector(tape, y)):
         assert _png(view._repr_mimebundle_())
-

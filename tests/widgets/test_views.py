@@ -72,9 +72,7 @@ def test_import_tapekit_widgets_does_not_import_ipywidgets():
     assert out.stdout.strip() == "False True"
 
 
-
 def test_import_tapekit_does_not_import_ipywidgets():
     code = "import sys, tapekit; import tapekit.widgets.models; print('ipywidgets' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
-

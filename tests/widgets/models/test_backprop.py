@@ -32,7 +32,6 @@ def _mlp_tape():
     return tape, loss, W, b
 
 
-
 def test_steps_follow_reversed_record_order_with_chain_rule_numbers(record):
     tape, y, x, w = _scalar_tape()
     m = BackpropModel(tape, y)
@@ -116,4 +115,3 @@ def test_clear_errors():
             BackpropModel(tape, tk.constant(1.0))
         with pytest.raises(TypeError, match="one tk.Tensor"):
             BackpropModel(tape, [y, y])
-

@@ -36,7 +36,6 @@ def test_explorer_two_inputs_and_errors():
         ExplorerModel(lambda x: x, (1, 0))
 
 
-
 def test_unconnected_derivatives_are_zero_and_bad_arguments_are_named():
     m = ExplorerModel(lambda x: tk.constant(2.0), (-1, 1), samples=3)   # f does not use x
     assert m.set_point(0.5) == {"x": 0.5, "f": 2.0, "df": 0.0, "d2f": 0.0}

@@ -32,7 +32,6 @@ def _mlp_tape():
     return tape, loss, W, b
 
 
-
 def test_inspector_nodes_and_finite_difference_check(record):
     tape, loss, W, b = _mlp_tape()
     insp = InspectorModel(tape)
@@ -94,4 +93,3 @@ def test_inspector_check_is_the_testing_checker(record):
     c = InspectorModel(tape, y).check("s0")
     assert isinstance(c, GradientCheck) and c.input == "s0" and c.ok
     assert c.stats["abs_error"] < 1e-4
-

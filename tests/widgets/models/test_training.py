@@ -49,7 +49,6 @@ def test_monitor_keys_gradient_series_by_each_variables_path():
     assert log.grad_norms == {"w:0": [3.0, 5.0], "w:0 (2)": [4.0, 6.0]}
 
 
-
 def test_gradients_named_by_a_variables_list_and_an_empty_log():
     log = TrainingLog()
     assert log.line() == "no steps logged yet" and log.last_loss is None and len(log) == 0
