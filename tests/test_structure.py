@@ -149,8 +149,9 @@ def test_function_keeps_its_public_names():
 
 # Folders of tests/ that are not about one package of tapekit: the lessons (notebooks/),
 # the course's graded homework (course/), external material run against tapekit (guides/),
-# the browser (ui/), the wheel (release/), the site (site/) and the suites that run over
-# every op of the table (contracts/: finite differences, properties, singular points).
+# the browser (ui/), the wheel (release/), the site (site/) and the contracts that hold across
+# the whole package (contracts/: the op table's finite differences, properties and singular
+# points; hostile names, threads, fresh processes).
 NOT_MIRRORED = {"notebooks", "course", "guides", "ui", "release", "site", "contracts"}
 
 

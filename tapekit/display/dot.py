@@ -52,7 +52,6 @@ NOTE_WIDTH = 90  # the caption's notes are wrapped to lines of at most this many
 # Pictures wider than the output column of JupyterLab / nbconvert (about 960 px) are scaled
 # down to this width (inches; 96 px each in the browser and in the PNG); taller ones scroll.
 MAX_WIDTH_INCHES = 9.5
-PNG_DPI = 96
 
 
 def to_digraph(model, *, rankdir="TB", show_values=True, precision=4, highlight=None, grads=None):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import nbformat
 
+
 def nbgrader_env():
     """os.environ with this Python's scripts folder first on PATH: nbgrader's gradebook runs
     the `alembic` command by name, which fails from a venv that is not activated."""
@@ -49,7 +50,6 @@ def generate_release(course_dir, names, log=print):
 def submit(course_dir, name, student, answer):
     """Write `student`'s submission of assignment `name`: the release with `answer` (the code
     a student types) in the answer cell, or the release untouched when answer is None."""
-
     course_dir = Path(course_dir)
     nb = nbformat.read(course_dir / "release" / name / f"{name}.ipynb", as_version=4)
     if answer is not None:
@@ -71,8 +71,6 @@ def grade_answers(course_dir, answers, feedback=True):
     nbgrader's start-up each time). Returns {(name, student): {"score": float, "max_score":
     float, "failures": [(grade_id, exception name, message), ...], "feedback": Path or None}}.
     """
-
-
     course_dir = Path(course_dir)
     for (name, student), answer in answers.items():
         submit(course_dir, name, student, answer)

@@ -9,30 +9,27 @@ import ipywidgets as w
 from . import plots
 
 
-def _esc(text):
+def esc(text):
+    """`text` safe inside HTML (the views' readouts and tables)."""
     return html.escape(str(text), quote=True)
 
 
-def _error_html(message):
+def error_html(message):
+    """A view's error message, escaped, in a red box (instead of a traceback)."""
     return ('<div class="tk-widget-error" style="color:#a00000;border:1px solid #d08080;'
             'background:#fff0f0;padding:6px;font-family:sans-serif">'
-            f'<b>tapekit:</b> {_esc(message)}</div>')
+            f'<b>tapekit:</b> {esc(message)}</div>')
 
 
-def _svg_output(svg, text):
-    """One display_data output holding an SVG picture and its text form (the stepper's graph)."""
-    return {"output_type": "display_data", "metadata": {},
-            "data": {"image/svg+xml": svg, "text/plain": text}}
-
-
-def _text_output(text):
+def text_output(text):
+    """One stdout stream output (for an Output widget's .outputs), ending in a newline."""
     return {"output_type": "stream", "name": "stdout", "text": text if text.endswith("\n") else text + "\n"}
 
 
-class _Pictured:
+class Pictured:
     """Shared display: the widget where a front end runs, a PNG and text elsewhere."""
 
-    widget = None       # the ipywidgets object shown (the view itself for a _View)
+    widget = None       # the ipywidgets object shown (the view itself for a View)
 
     def text(self):
         raise NotImplementedError
@@ -119,7 +116,7 @@ class _Pictured:
         return self.text()
 
 
-class _View(_Pictured, w.VBox):
+class View(Pictured, w.VBox):
     """A view that is an ipywidgets VBox: it goes into HBox/VBox/Tab like any widget."""
 
     @property
@@ -129,14 +126,15 @@ class _View(_Pictured, w.VBox):
     def close(self):
         """Close the view and every widget inside it (their comms, in a kernel)."""
         for child in list(self.children):
-            for c in _walk(child):
+            for c in walk_widgets(child):
                 c.close()
         super().close()
 
 
-def _walk(widget):
+def walk_widgets(widget):
+    """The widget and every widget inside it, depth first (to close them all)."""
     yield widget
     for c in getattr(widget, "children", ()):
-        yield from _walk(c)
+        yield from walk_widgets(c)
 
 

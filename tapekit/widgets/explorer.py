@@ -4,7 +4,7 @@ import numpy as np
 
 from ..display.format import number
 from . import plots
-from .base import _error_html, _esc, _View
+from .base import error_html, esc, View
 from .models import ExplorerModel
 
 
@@ -34,7 +34,7 @@ def _on_grid(v, lo, step):
     return abs((v - lo) - k * step) <= 1e-9 * step
 
 
-class FunctionExplorer(_View):
+class FunctionExplorer(View):
     """Sliders for the inputs of f and a plot of f, f' (tape) and f'' (nested tapes).
 
     >>> explorer = tk.widgets.FunctionExplorer(lambda x: tk.sin(x) * x, x_range=(-3, 3))
@@ -73,7 +73,7 @@ class FunctionExplorer(_View):
         if self.model is None:
             for s in sliders:
                 s.disabled = True
-            self.readout.value = _error_html(self.error)
+            self.readout.value = error_html(self.error)
             return
         for s in sliders:
             s.observe(self._on_slider, names="value")
@@ -135,13 +135,13 @@ class FunctionExplorer(_View):
     def _render(self):
         p = self.model.point()
         if self.model.two:
-            self.readout.value = (f'<span class="tk-readout">f = <b>{_esc(number(p["f"]))}</b>, '
-                                  f'df/dx = <b>{_esc(number(p["dfdx"]))}</b>, '
-                                  f'df/dy = <b>{_esc(number(p["dfdy"]))}</b></span>')
+            self.readout.value = (f'<span class="tk-readout">f = <b>{esc(number(p["f"]))}</b>, '
+                                  f'df/dx = <b>{esc(number(p["dfdx"]))}</b>, '
+                                  f'df/dy = <b>{esc(number(p["dfdy"]))}</b></span>')
         else:
-            self.readout.value = (f'<span class="tk-readout">f(x) = <b>{_esc(number(p["f"]))}</b>, '
-                                  f"f'(x) = <b>{_esc(number(p['df']))}</b> (tape), "
-                                  f"f''(x) = <b>{_esc(number(p['d2f']))}</b> (nested tapes)</span>")
+            self.readout.value = (f'<span class="tk-readout">f(x) = <b>{esc(number(p["f"]))}</b>, '
+                                  f"f'(x) = <b>{esc(number(p['df']))}</b> (tape), "
+                                  f"f''(x) = <b>{esc(number(p['d2f']))}</b> (nested tapes)</span>")
         self.plot.outputs = (plots.png_output(self._png(), self.text()),)
 
 

@@ -7,11 +7,12 @@ any node to inspect it. All are ipywidgets, linked by observers; none changes th
 """
 import ipywidgets as w
 
+from .base import Pictured
 from .graph_view import GraphView
-from .views import BackpropStepper, NodeInspector, _Pictured
+from .views import BackpropStepper, NodeInspector
 
 
-class GraphExplorer(_Pictured, w.HBox):
+class GraphExplorer(Pictured, w.HBox):
     """`tk.widgets.explore`'s view: `.graph` (a GraphView) beside `.inspector` (a NodeInspector).
 
     Where no kernel runs, its picture is the inspector's: the graph with the selected node

@@ -16,6 +16,7 @@ This module only reads the tape; it never changes how gradients are computed.
 """
 import pathlib
 import re
+from types import MappingProxyType
 
 import anywidget
 import traitlets
@@ -168,6 +169,16 @@ class GraphView(anywidget.AnyWidget):
             raise traitlets.TraitError(f"GraphView.current: {node_id!r} is not in `order` "
                                        f"({len(self.order)} steps); add it to order first")
         return self._check("current", node_id)
+
+    @property
+    def node_ids(self):
+        """Every node id of this graph (the SVG's and `nodes`'), a frozenset."""
+        return self._ids
+
+    @property
+    def order_index(self):
+        """{node id: its place in `order`}, read-only."""
+        return MappingProxyType(self._order_pos)
 
     # --- stepping (what the arrow keys do in the browser) --------------------------------
     @property

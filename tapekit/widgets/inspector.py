@@ -4,11 +4,11 @@ import ipywidgets as w
 from ..display import dot as _dot
 from ..display.format import summary
 from . import plots
-from .base import _error_html, _esc, _text_output, _View
+from .base import error_html, esc, text_output, View
 from .models import InspectorModel
 
 
-class NodeInspector(_View):
+class NodeInspector(View):
     """Choose a node of a tape to see its op, inputs, shape, dtype, value and gradient.
 
     >>> x = tk.Variable(2.0, name="x")
@@ -42,7 +42,7 @@ class NodeInspector(_View):
         self.last_check = None
         if self.model is None or not ids:
             self.dropdown.disabled = self.check_button.disabled = True
-            self.details.value = _error_html(self.error or "Nothing was recorded on this tape.")
+            self.details.value = error_html(self.error or "Nothing was recorded on this tape.")
             return
         self.dropdown.observe(lambda ch: self._render(), names="value")
         self.check_button.on_click(lambda _: self._check())
@@ -76,13 +76,13 @@ class NodeInspector(_View):
     def _check(self, **kw):
         result = self.model.check(self.selected, **kw)
         self.last_check = result
-        self.result.outputs = (_text_output(str(result)),)
+        self.result.outputs = (text_output(str(result)),)
         return result
 
     def _render(self):
         info = self.node()
         self.last_check = None          # a result belongs to the node it was computed for
-        self.result.outputs = (_text_output("note: " + self.model.message),) \
+        self.result.outputs = (text_output("note: " + self.model.message),) \
             if self.model.message else ()
         grad = summary(info.grad) if info.grad is not None else "none"
         value = summary(info.value) if info.value is not None else "not kept"
@@ -92,8 +92,8 @@ class NodeInspector(_View):
                 ("dtype", info.dtype or "?"), ("value", value),
                 (f"gradient (d {self.model.target_node or 'target'} / d {info.id})", grad)]
         self.details.value = ('<table class="tk-node-details" style="font-family:sans-serif">'
-                              + "".join(f"<tr><th style='text-align:left'>{_esc(k)}</th>"
-                                        f"<td><code>{_esc(v)}</code></td></tr>" for k, v in rows)
+                              + "".join(f"<tr><th style='text-align:left'>{esc(k)}</th>"
+                                        f"<td><code>{esc(v)}</code></td></tr>" for k, v in rows)
                               + "</table>")
 
     def text(self):

@@ -6,7 +6,7 @@ import ipywidgets as w
 
 from ..display.format import number
 from . import plots
-from .base import _error_html, _esc, _Pictured, _walk
+from .base import error_html, esc, Pictured, walk_widgets
 from .models import TrainingLog
 
 
@@ -23,7 +23,7 @@ def has_widget_frontend():
     return shell is not None and getattr(shell, "kernel", None) is not None
 
 
-class TrainingMonitor(_Pictured):
+class TrainingMonitor(Pictured):
     """A progress bar and a live loss curve around a training loop.
 
     Not a VBox itself, unlike the other views: its `log()` is the training API and would
@@ -77,7 +77,6 @@ class TrainingMonitor(_Pictured):
         self.yscale = yscale
         self.log_ = TrainingLog()
         self.count = 0
-        self._logged_this_step = False
         self._iterating = False
         self._finished = False
         self.file = file
@@ -94,7 +93,7 @@ class TrainingMonitor(_Pictured):
                                      bar_style="info")
             self.label = w.HTML()
             self.curve = w.Output()
-            self.note = w.HTML(_error_html(self.message) if self.message else "")
+            self.note = w.HTML(error_html(self.message) if self.message else "")
             self.widget = w.VBox([w.HBox([self.bar, self.label]), self.note, self.curve])
             self.widget.add_class("tk-training-monitor")
             self._draw(curve=True)
@@ -106,7 +105,7 @@ class TrainingMonitor(_Pictured):
     def close(self):
         """Close the widget and everything inside it (their comms, in a kernel)."""
         if self.widget is not None:
-            for c in _walk(self.widget):
+            for c in walk_widgets(self.widget):
                 c.close()
 
     def show(self):
@@ -114,7 +113,7 @@ class TrainingMonitor(_Pictured):
         if self._shown:
             return
         self._shown = True
-        self._t0 = _now()
+        self._t0 = now()
         if self.mode == "widget":
             self._ipython_display_()        # with a display id: updated when the loop ends
         else:
@@ -134,7 +133,6 @@ class TrainingMonitor(_Pictured):
         self._iterating = True
         try:
             for item in self.iterable:
-                self._logged_this_step = False
                 yield item
                 self._advance()
         finally:
@@ -160,9 +158,7 @@ class TrainingMonitor(_Pictured):
             self.log_.log(loss=loss, grads=grads, step=self.count, **kw)
         except (TypeError, ValueError) as e:
             self._say(f"could not log this step: {e}")
-        if self._iterating:
-            self._logged_this_step = True
-        else:
+        if not self._iterating:
             self._advance()
 
     # --- progress ------------------------------------------------------------------------
@@ -203,7 +199,7 @@ class TrainingMonitor(_Pictured):
 
     def _say(self, message):
         if self.mode == "widget":
-            self.note.value = _error_html(message)
+            self.note.value = error_html(message)
         elif self._bar is not None:
             self._bar.write(message, file=self.file or sys.stderr)
         else:
@@ -223,7 +219,7 @@ class TrainingMonitor(_Pictured):
         if self._t0 is None:
             return ""
         from tqdm import tqdm
-        return tqdm.format_meter(self.count, self.total, _now() - self._t0, unit="step",
+        return tqdm.format_meter(self.count, self.total, now() - self._t0, unit="step",
                                  bar_format="{elapsed}<{remaining}, {rate_fmt}")
 
     def picture(self):
@@ -248,14 +244,15 @@ class TrainingMonitor(_Pictured):
         if done:
             self.bar.bar_style = "success"
         timing = "" if done else self.timing()     # the stored final state: no timings
-        self.label.value = (f'<span class="tk-progress">{_esc(self.line())}</span>'
-                            + (f' <span class="tk-timing">[{_esc(timing)}]</span>' if timing
+        self.label.value = (f'<span class="tk-progress">{esc(self.line())}</span>'
+                            + (f' <span class="tk-timing">[{esc(timing)}]</span>' if timing
                                else ""))
-        now = _now()
-        if curve or self._last_curve is None or now - self._last_curve >= self.CURVE_INTERVAL:
-            self._last_curve = now
+        t = now()
+        if curve or self._last_curve is None or t - self._last_curve >= self.CURVE_INTERVAL:
+            self._last_curve = t
             self.curve.outputs = (plots.png_output(self.picture(), self.line()),)
 
 
-def _now():
+def now():
+    """The monitor's clock (seconds, for tqdm's elapsed time and the redraw interval)."""
     return time.perf_counter()

@@ -12,14 +12,14 @@ from ..display import dot as _dot
 from ..display.format import summary
 from ..display.options import OPTIONS
 from . import plots
-from .base import _error_html, _esc, _View
+from .base import error_html, esc, View
 from .graph_view import GraphView
 from .models import BackpropModel
 
 _DEFAULT = object()
 
 
-class BackpropStepper(_View):
+class BackpropStepper(View):
     """Step through the backward pass: buttons, a slider, the graph and the chain rule.
 
     `view` is the GraphView of the tape (hover a node for its value and gradient, click to
@@ -75,7 +75,7 @@ class BackpropStepper(_View):
         if self.model is None:
             for b in (self.reset_button, self.prev_button, self.next_button, self.slider):
                 b.disabled = True
-            self.chain.value = _error_html(self.error)
+            self.chain.value = error_html(self.error)
             return
         # Each node in the picture: its own, or the block a summarised graph put it in.
         blocks = [node for node in self.view.graph_model.nodes
@@ -159,7 +159,7 @@ class BackpropStepper(_View):
         new, old = change["new"], change["old"]
         if self._rendering or not new:
             return
-        order = self.view._order_pos
+        order = self.view.order_index
         if old in order and new in order and abs(order[new] - order[old]) == 1:
             self._go(self.position + (1 if order[new] > order[old] else -1))
         else:
@@ -184,7 +184,7 @@ class BackpropStepper(_View):
             return None
         graph = None
         if self.view is not None:
-            shown = self.view._ids
+            shown = self.view.node_ids
             grads = {k: v for k, v in self.model.grads_so_far.items() if k in shown}
             digraph = _dot.to_digraph(self.view.graph_model, rankdir=self.rankdir,
                                       precision=self.precision,
@@ -201,7 +201,7 @@ class BackpropStepper(_View):
         n = len(self.model)
 
         def f(v):
-            return _esc(summary(v, p)) if v is not None else "none"
+            return esc(summary(v, p)) if v is not None else "none"
 
         head = (f'<div style="font-family:sans-serif;font-size:13px;padding:4px 10px">'
                 f'<div class="tk-step-title"><b>step {s.index} of {n - 1}</b>: ')
@@ -213,7 +213,7 @@ class BackpropStepper(_View):
                     f'chain rule at the last recorded op.</p>')
         else:
             args = ", ".join(s.args)
-            body = (f'<code>{s.node} = {_esc(s.op)}({_esc(args)})</code> = {f(s.value)}</div>'
+            body = (f'<code>{s.node} = {esc(s.op)}({esc(args)})</code> = {f(s.value)}</div>'
                     f'<p>gradient arriving from above: d target / d <code>{s.node}</code> = '
                     f'<b>{f(s.grad_in)}</b></p>')
             rows = []
@@ -222,7 +222,7 @@ class BackpropStepper(_View):
                     rule = (f'{f(s.grad_in)} &times; {f(c.local)} = <b>{f(c.sent)}</b>')
                 else:
                     rule = f'vjp(g) = <b>{f(c.sent)}</b> <small>(vjp of ones: {f(c.local)})</small>'
-                rows.append(f'<tr><td><code>{c.node}</code> {_esc(c.label)}</td>'
+                rows.append(f'<tr><td><code>{c.node}</code> {esc(c.label)}</td>'
                             f'<td>{f(c.local)}</td><td>{rule}</td><td>{f(c.total)}</td></tr>')
             if rows:
                 body += ('<table style="border-collapse:collapse" border="1" cellpadding="3">'
@@ -254,7 +254,7 @@ class BackpropStepper(_View):
                 with self.view.hold_sync():
                     self.view.current = self._shown[self.model.position]
                     self.view.highlighted = [n for n in dict.fromkeys(receiving)
-                                             if n in self.view._ids]
+                                             if n in self.view.node_ids]
             finally:
                 self._rendering = False
         self.chain.value = self.chain_html()

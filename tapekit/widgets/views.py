@@ -24,13 +24,11 @@ a CDN by default) cannot load; without stored state it takes the picture. So a p
 offline should drop `metadata.widgets` or point `--HTMLExporter.widget_renderer_url` at a
 local `@jupyter-widgets/html-manager`.
 """
-from .base import _Pictured, _View
 from .explorer import FunctionExplorer, slider_step
 from .inspector import NodeInspector
-from .monitor import TrainingMonitor, _now, has_widget_frontend
+from .monitor import TrainingMonitor, has_widget_frontend
 from .stepper import BackpropStepper
 
-# the views, one module each; _Pictured/_View are their shared display, slider_step and _now
-# helpers that tests use
+# the views, one module each (their shared display is base.Pictured / base.View)
 __all__ = ["BackpropStepper", "FunctionExplorer", "NodeInspector", "TrainingMonitor",
-           "has_widget_frontend", "slider_step", "_Pictured", "_View", "_now"]
+           "has_widget_frontend", "slider_step"]

@@ -179,16 +179,6 @@ def test_explain_after_a_non_persistent_gradient_that_was_none(record):
         assert "kept because a gradient was None" in view.text
 
 
-def test_non_persistent_gradient_that_was_computed_frees_everything():
-    with tk.display.option_context(record=False):
-        w = tk.Variable(2.0)
-        with tk.GradientTape() as tape:
-            y = w * w
-        assert float(tape.gradient(y, w)) == 4.0
-    log = log_of(tape)
-    assert log.structure is None and log.released is None and tape.records == () and log.freed == 1
-
-
 def test_nothing_recorded_is_not_called_released():
     """Lesson 06: a constant never watched: nothing was recorded, gradient() released nothing."""
     x = tk.constant(3.0)

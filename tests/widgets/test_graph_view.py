@@ -38,8 +38,12 @@ def test_from_tape_node_summaries_match_hand_values(small):
     assert float(s0["grad"]) == pytest.approx(3 * np.cos(3.0) + np.sin(3.0), abs=1e-4)
     assert float(n0["grad"]) == pytest.approx(3.0)
     assert n1["args"] == "n0, s0"
-    assert view.order == ["n0", "n1"]
-    assert GraphView.from_tape(tape, y, [x], order="backward").order == ["n1", "n0"]
+    assert view.order == ["n0", "n1"] and view.node_ids == {"s0", "n0", "n1"}
+    assert dict(view.order_index) == {"n0": 0, "n1": 1}
+    with pytest.raises(TypeError):
+        view.order_index["s0"] = 2                 # read-only: `order` is what moves it
+    backward = GraphView.from_tape(tape, y, [x], order="backward")
+    assert backward.order == ["n1", "n0"] and dict(backward.order_index) == {"n1": 0, "n0": 1}
     with pytest.raises(ValueError, match="order must be"):
         GraphView.from_tape(tape, order="sideways")
 

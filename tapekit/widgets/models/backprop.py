@@ -15,7 +15,7 @@ from ...display import graph as _graph
 from ...record import Record
 from ...tape import GradientTape
 from ...tensor import Tensor
-from .common import NOT_RECORDED, _arr, _fmt
+from .common import NOT_RECORDED, as_array, summary_text
 
 
 # --- the backward pass, step by step ------------------------------------------------------
@@ -60,20 +60,21 @@ class Step:
         return self.model.done_at(self.index)
 
     def __str__(self):
+        f = summary_text
         if self.record is None:
-            return (f"step {self.index}: seed d {self.node}/d {self.node} = {_fmt(self.grad_in)} "
+            return (f"step {self.index}: seed d {self.node}/d {self.node} = {f(self.grad_in)} "
                     f"(the target's gradient with respect to itself)")
         lines = [f"step {self.index}: {self.node} = {self.op}"
-                 f"({', '.join(self.args)}) = {_fmt(self.value)}",
-                 f"  gradient arriving from above: d target/d {self.node} = {_fmt(self.grad_in)}"]
+                 f"({', '.join(self.args)}) = {f(self.value)}",
+                 f"  gradient arriving from above: d target/d {self.node} = {f(self.grad_in)}"]
         for c in self.contributions:
             if self.elementwise:
-                lines.append(f"  to {c.node} ({c.label}): {_fmt(self.grad_in)} x "
-                             f"local d{self.node}/d{c.node} = {_fmt(c.local)} -> sends {_fmt(c.sent)}"
-                             f"; {c.node} has {_fmt(c.total)} so far")
+                lines.append(f"  to {c.node} ({c.label}): {f(self.grad_in)} x "
+                             f"local d{self.node}/d{c.node} = {f(c.local)} -> sends {f(c.sent)}"
+                             f"; {c.node} has {f(c.total)} so far")
             else:
-                lines.append(f"  to {c.node} ({c.label}): vjp({self.op}, g) sends {_fmt(c.sent)}"
-                             f" (vjp of ones: {_fmt(c.local)}); {c.node} has {_fmt(c.total)} so far")
+                lines.append(f"  to {c.node} ({c.label}): vjp({self.op}, g) sends {f(c.sent)}"
+                             f" (vjp of ones: {f(c.local)}); {c.node} has {f(c.total)} so far")
         if not self.contributions:
             lines.append("  (no input on a path to a source)")
         return "\n".join(lines)
@@ -205,7 +206,7 @@ class BackpropModel:
         target = self.target._tid
         seed = backprop.seed_like(self.target)
         tnode = ids[target]
-        steps = [Step(0, tnode, "seed", value=_arr(self.target), grad_in=seed, model=self)]
+        steps = [Step(0, tnode, "seed", value=as_array(self.target), grad_in=seed, model=self)]
 
         shown = {rec.out_tid: rec for rec in records}   # the walk's Record -> what display shows
 
@@ -218,7 +219,7 @@ class BackpropModel:
             steps.append(Step(
                 len(steps), node, rec.op.name, rec.index, np.asarray(rec.value), np.asarray(g),
                 [Contribution(i, ids[tid], self._labels.get(ids[tid], ""), np.asarray(local[i]),
-                              np.asarray(gi), _arr(grads[tid]))   # what tid holds after this step
+                              np.asarray(gi), as_array(grads[tid]))   # what tid holds after it
                  for i, tid, gi in sent],
                 elementwise, self._args.get(node, ()), model=self))
 

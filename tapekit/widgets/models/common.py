@@ -12,11 +12,13 @@ NOT_RECORDED = ("This tape did not keep its values, so the backward pass cannot 
                 "`with tk.GradientTape() as tape:` block again.")
 
 
-def _arr(v):
+def as_array(v):
+    """A value as a NumPy array (a Tensor's own array; None stays None)."""
     if v is None:
         return None
     return v._value if isinstance(v, Tensor) else np.asarray(v)
 
 
-def _fmt(v, precision=4):
+def summary_text(v, precision=4):
+    """A value as the short text display uses (format.summary); "None" for None."""
     return "None" if v is None else summary(v, precision)

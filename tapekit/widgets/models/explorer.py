@@ -9,7 +9,7 @@ from ...display.format import number
 from ...tape import GradientTape
 from ...convert import constant
 from ...tensor import Tensor
-from .common import _arr
+from .common import as_array
 
 
 # --- exploring a function ------------------------------------------------------------------
@@ -124,4 +124,4 @@ def _range(r, name):
 
 def _float(t):
     """A derivative as a float; None (unconnected: the function does not depend on it) is 0."""
-    return 0.0 if t is None else float(np.asarray(_arr(t)))
+    return 0.0 if t is None else float(np.asarray(as_array(t)))

@@ -13,7 +13,7 @@ from ...convert import constant
 from ...tensor import Tensor, _wrap
 from ...testing import GradientCheck, check_gradient
 from .backprop import BackpropModel
-from .common import _fmt
+from .common import summary_text
 
 
 # --- inspecting nodes ----------------------------------------------------------------------
@@ -35,8 +35,9 @@ class NodeInfo:
             lines.append(f"  inputs: {', '.join(self.inputs)}")
         shape = "?" if self.shape is None else str(tuple(self.shape))
         lines.append(f"  shape {shape}, dtype {self.dtype or '?'}")
-        lines.append(f"  value: {_fmt(self.value) if self.value is not None else 'not kept'}")
-        lines.append(f"  gradient: {_fmt(self.grad) if self.grad is not None else 'none'}")
+        value = summary_text(self.value) if self.value is not None else "not kept"
+        lines.append(f"  value: {value}")
+        lines.append(f"  gradient: {summary_text(self.grad) if self.grad is not None else 'none'}")
         return "\n".join(lines)
 
 

@@ -5,7 +5,7 @@
 import numpy as np
 
 from ...display.format import number
-from .common import _arr
+from .common import as_array
 
 
 # --- training log ----------------------------------------------------------------------------
@@ -35,14 +35,14 @@ class TrainingLog:
         {name: gradient}, or a list of gradients with `variables` giving the names."""
         step = len(self.steps) if step is None else int(step)
         self.steps.append(step)
-        self.losses.append(None if loss is None else float(np.asarray(_arr(loss))))
+        self.losses.append(None if loss is None else float(np.asarray(as_array(loss))))
         self.epochs.append(epoch)
         if grads is not None:
             for name, g in _named_grads(grads, variables, self._keys):
-                norm = float(np.sqrt(np.sum(np.square(np.asarray(_arr(g), dtype=np.float64)))))
+                norm = float(np.sqrt(np.sum(np.square(np.asarray(as_array(g), dtype=np.float64)))))
                 self.grad_norms.setdefault(name, []).append(norm)
         for k, v in metrics.items():
-            self.metrics.setdefault(k, []).append(float(np.asarray(_arr(v))))
+            self.metrics.setdefault(k, []).append(float(np.asarray(as_array(v))))
 
     def __len__(self):
         return len(self.steps)

@@ -1,0 +1,92 @@
+"""tapekit.display.mimebundle: tk.show and a tape's notebook display (SVG and PNG with `dot`;
+an HTML table and how to install Graphviz without it, never a traceback)."""
+import graphviz
+import pytest
+
+import tapekit as tk
+
+
+@pytest.fixture(autouse=True)
+def record():
+    """Display recording on (as in a notebook) for every test."""
+    with tk.display.option_context(record=True):
+        yield
+
+
+def small_tape(persistent=True):
+    x = tk.Variable(3.0, name="x")
+    c = tk.constant([1.0, 2.0])
+    with tk.GradientTape(persistent=persistent) as tape:
+        y = x ** 2
+        z = y * c + 1.0
+        w = tk.reduce_sum(tk.stop_gradient(z) * x + z)
+    return tape, x, c, w
+
+
+def test_mimebundle_keys_without_dot(monkeypatch, record):
+    tape, x, c, w = small_tape()
+    monkeypatch.setenv("PATH", "/nonexistent")                # graphviz cannot find `dot`
+    bundle = tape._repr_mimebundle_()
+    assert set(bundle) == {"text/plain", "text/html"}
+    assert "apt-get install graphviz" in bundle["text/html"] and "<table" in bundle["text/html"]
+
+
+def test_mimebundle_when_graphviz_raises(monkeypatch, record):
+    import graphviz
+    tape, x, c, w = small_tape()
+
+    def missing(*args, **kwargs):
+        raise graphviz.ExecutableNotFound(("dot",))
+    monkeypatch.setattr(graphviz.Digraph, "pipe", missing)
+    assert set(tape._repr_mimebundle_()) == {"text/plain", "text/html"}
+    assert set(tape._repr_mimebundle_(include=["text/plain"])) == {"text/plain"}
+
+
+def test_ipython_formatter_uses_the_bundle(monkeypatch, record):
+    formatters = pytest.importorskip("IPython.core.formatters")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    tape, x, c, w = small_tape()
+    data, _ = formatters.DisplayFormatter().format(tape)
+    assert data["text/plain"] == tk.show(tape).text and "text/html" in data
+
+
+def test_showing_inside_the_tape_records_nothing(record):
+    x = tk.Variable(2.0)
+    with tk.GradientTape() as tape:
+        y = x * x
+        n = len(tape._records)
+        tk.show(tape, y, x)._repr_mimebundle_()
+        tape.explain(y, x)
+        assert len(tape._records) == n
+
+
+def test_a_failing_dot_is_named_above_the_table(monkeypatch):
+    tape, x, c, w = small_tape()
+
+    def crash(*args, **kwargs):
+        raise graphviz.CalledProcessError(1, ["dot"])
+    monkeypatch.setattr(graphviz.Digraph, "pipe", crash)
+    bundle = tk.show(tape)._repr_mimebundle_()
+    assert set(bundle) == {"text/plain", "text/html"}
+    assert "Graphviz&#x27;s dot failed (CalledProcessError" in bundle["text/html"]
+    assert "apt-get install" not in bundle["text/html"]
+
+
+def test_include_and_exclude_pick_the_types(monkeypatch):
+    tape, x, c, w = small_tape()
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert set(tk.show(tape)._repr_mimebundle_(exclude=["text/html"])) == {"text/plain"}
+    assert set(tk.show(tape)._repr_mimebundle_(include=["text/html"])) == {"text/html"}
+
+
+def test_show_options_override_the_defaults_for_one_view():
+    tape, x, c, w = small_tape()
+    previous = tk.display.set_options(rankdir="LR", precision=1)
+    try:
+        assert "rankdir=LR" in tk.show(tape).source
+        view = tk.show(tape, rankdir="TB")
+        assert view.options["rankdir"] == "TB" and view.options["precision"] == 1
+        assert "rankdir=TB" in view.source
+    finally:
+        tk.display.set_options(**previous)
+    assert tk.show(tape).options["rankdir"] == previous["rankdir"]

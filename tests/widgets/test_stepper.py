@@ -1,0 +1,189 @@
+"""tapekit.widgets.stepper: the BackpropStepper after simulated clicks, drags and arrow keys (no
+browser, no kernel: ipywidgets' DummyComm); its picture per step; no `dot`, a bad target."""
+import base64
+import shutil
+import tracemalloc
+
+import graphviz
+import numpy as np
+import pytest
+
+ipywidgets = pytest.importorskip("ipywidgets")
+import tapekit as tk  # noqa: E402
+from tapekit.display import dot  # noqa: E402
+from tapekit.widgets import BackpropStepper, NodeInspector  # noqa: E402
+
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot not installed")
+VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+@pytest.fixture(autouse=True)
+def _close_widgets():
+    with tk.display.option_context(record=True):
+        yield
+    ipywidgets.Widget.close_all()
+
+
+def _tape():
+    x = tk.Variable(2.0, name="x")
+    w = tk.Variable(3.0, name="w")
+    with tk.GradientTape(persistent=True) as tape:
+        y = tk.sin(x * w) + x
+    return tape, y, x, w
+
+
+def _png(bundle):
+    data = base64.b64decode(bundle["image/png"])
+    assert data.startswith(b"\x89PNG\r\n\x1a\n")
+    return data
+
+
+@needs_dot
+def test_stepper_buttons_slider_and_outputs():
+    """Issue 17: the graph is drawn once; a step moves the GraphView's highlight (traits)."""
+    tape, y, x, w = _tape()
+    s = BackpropStepper(tape, y, [x, w])
+    svg = s.view.svg
+    assert s.slider.max == 3 and s.prev_button.disabled and not s.next_button.disabled
+    assert s.view.order == ["n2", "n1", "n0"] and s.view.current == "n2"
+    assert "step 0 of 3" in s.chain.value and "seed" in s.chain.value
+    s.next_button.click()
+    assert s.slider.value == 1 and s.current.node == "n2" and s.view.current == "n2"
+    assert s.view.highlighted == ["n1", "s0"]                # add sends to sin's output and x
+    assert "<code>n2 = add(n1, s0)</code>" in s.chain.value
+    s.next_button.click()
+    assert s.view.current == "n1" and s.view.highlighted == ["n0"]
+    assert s.grads_so_far["n0"] == pytest.approx(np.cos(6.0))       # 0.9602
+    assert "s0" in s.grads_so_far and float(s.grads_so_far["s0"]) == 1.0   # x's total: not yet
+    s.slider.value = 3                                      # as a browser drag does
+    assert s.view.current == "n0" and s.view.highlighted == ["s0", "s1"]
+    assert float(s.grads_so_far["s0"]) == pytest.approx(1 + 3 * np.cos(6.0))    # 3.8805
+    assert "0.9602 &times; 3.0 = <b>2.8805</b>" in s.chain.value
+    assert "= tape.gradient" in s.chain.value and s.next_button.disabled
+    s.prev_button.click()
+    assert s.position == 2 and s.view.current == "n1"
+    s.view.current = "n0"                                   # ArrowRight in the browser
+    assert s.position == 3
+    s.reset_button.click()
+    assert s.position == 0 and s.current.op == "seed"
+    s.step(); s.step()
+    assert str(s.current).startswith("step 2: n1 = sin(n0)")
+    assert s.go_to(-1).node == "n0" and s.slider.value == 3
+    assert s.view.svg == svg                                # never re-rendered
+
+
+@needs_dot
+def test_a_click_in_the_stepper_graph_opens_the_node_in_a_linked_inspector():
+    tape, y, x, w = _tape()
+    s = BackpropStepper(tape, y, [x, w])
+    inspector = s.link(NodeInspector(tape, y, [x, w]))
+    s.view.selected = "n1"                                  # what a click does
+    assert inspector.selected == "n1" and inspector.node().op == "sin"
+    view = tk.widgets.explore(tape, y, [x, w], step=True)
+    assert isinstance(view.children[0], BackpropStepper) and view.graph is view.stepper.view
+    view.graph.selected = "s1"
+    assert view.inspector.selected == "s1"
+
+
+@needs_dot
+def test_stepper_static_fallback_and_display_unchanged():
+    tape, y, x, w = _tape()
+    before = tk.show(tape, y, [x, w]).source
+    s = BackpropStepper(tape, y)
+    bundle = s._repr_mimebundle_()
+    assert bundle["text/plain"].startswith("BackpropStepper: step 0 of 3\nstep 0: seed d n2/d n2")
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert _png(bundle).startswith(b"\x89PNG")
+    assert repr(s) == bundle["text/plain"]
+    assert tk.show(tape, y, [x, w]).source == before        # the display layer is untouched
+    assert 'class="current"' not in before
+
+
+def test_stepper_bad_target_shows_message_not_traceback():
+    tape, y, *_ = _tape()
+    s = BackpropStepper(tape, tk.constant(1.0))
+    assert "not recorded on this tape" in s.chain.value and "tk-widget-error" in s.chain.value
+    assert s.next_button.disabled and s.slider.disabled
+    assert s.step() is None
+    assert s._repr_mimebundle_()["text/plain"].startswith("BackpropStepper: The target was not")
+    with tk.display.option_context(record=False):
+        tape2, y2, *_ = _tape()
+    assert "set_options(record=True)" in BackpropStepper(tape2, y2).chain.value
+
+
+@needs_dot
+def test_stepper_at_1000_records_steps_without_redrawing_and_its_memory_is_linear():
+    """Issue 17: at 1,000 records a step moves the highlight and redraws nothing (its time,
+    about 0.1 ms, is benchmarks/widgets_scale.py's: unit tests keep no clock, issue 33); the
+    model keeps each step's changes, not a snapshot per step."""
+
+    def chain(n):
+        x = tk.Variable(np.array([1.0, 2.0], np.float32), name="x")
+        with tk.GradientTape(persistent=True) as tape:
+            y = x
+            for _ in range(n):
+                y = tk.sin(y)
+        return tape, y, x
+
+    tape, y, x = chain(1000)
+    s = BackpropStepper(tape, y, [x])
+    svg = s.view.svg
+    for _ in range(20):                 # a step redraws nothing (times: benchmarks/widgets_scale.py)
+        s.next_button.click()
+    assert s.position == 20 and s.view.svg is svg
+    assert s.view.current.startswith(("n", "b"))       # a node, or the block holding it
+    np.testing.assert_allclose(s.model.gradients()[0], tape.gradient(y, x).numpy(), rtol=1e-6)
+
+    def peak(n):
+        tape, y, x = chain(n)
+        tracemalloc.start()
+        tk.widgets.BackpropModel(tape, y, [x])
+        used = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        return used
+    small, big = peak(1000), peak(2000)
+    assert big / small < 2.6, (small, big)               # a snapshot per step made this ~4
+
+
+@needs_dot
+def test_stepper_picture_follows_the_step():
+    x, w = tk.Variable(2.0, name="x"), tk.Variable(3.0, name="w")
+    with tk.GradientTape(persistent=True) as tape:
+        y = tk.sin(x * w) + x
+    s = BackpropStepper(tape, y, [x, w])
+    first = s._repr_mimebundle_()
+    assert VIEW in first and "image/svg+xml" not in first
+    s.go_to(-1)
+    last = s._repr_mimebundle_()
+    assert _png(last) != _png(first)                         # the last step, not step 0
+    assert last["text/plain"].startswith("BackpropStepper: step 3 of 3\nstep 3: n0 = multiply")
+    s.go_to(-1)
+    assert _png(s._repr_mimebundle_()) == _png(last)         # deterministic bytes
+
+
+def test_stepper_without_dot_falls_back_to_text(monkeypatch):
+    # like the tape's own display: no Graphviz `dot` gives no SVG, not an exception
+
+    def missing(digraph):
+        raise graphviz.ExecutableNotFound(["dot"])
+
+    x = tk.Variable(2.0, name="x")
+    with tk.GradientTape(persistent=True) as tape:
+        y = tk.sin(x) * x
+    monkeypatch.setattr(dot, "to_svg", missing)
+    stepper = BackpropStepper(tape, y, [x])
+    stepper.step()
+    assert stepper.svg() is None and stepper.view is None
+    assert "no picture" in stepper.children[1].value
+    assert "step 1" in stepper._repr_mimebundle_()["text/plain"]
+
+
+@pytest.mark.timeout(60)
+def test_stepper_and_inspector_pictures_of_a_10000_character_name():
+    x = tk.Variable(2.0, name="x" * 10_000)
+    with tk.GradientTape(persistent=True) as tape:
+        y = tk.sin(x) * x
+    stepper = BackpropStepper(tape, y, [x])
+    stepper.step()
+    for view in (stepper, NodeInspector(tape, y)):
+        assert _png(view._repr_mimebundle_())
