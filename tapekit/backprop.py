@@ -19,7 +19,7 @@ from .context import enter_raw, leave_raw, state
 from .ops.passthrough import cast_op
 from .ops.registry import Meta
 from .ops.shapes import sum_to
-from .tensor import Tensor, _wrap
+from .tensor import Tensor, wrap_array
 
 
 def reachable(records, source_tids):
@@ -87,7 +87,7 @@ def backward(records, seeds, source_tids, *, lead=(), reach=None, observe=None):
 def _as_tensor(value, tid):
     if tid is None or isinstance(value, Meta) or isinstance(value, Tensor):
         return value
-    return _wrap(value, tid)
+    return wrap_array(value, tid)
 
 
 def _sum_to(g, shape, nlead):

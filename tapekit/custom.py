@@ -17,7 +17,7 @@ from . import nest
 from .context import enter_raw, leave_raw, state
 from .ops.registry import Op
 from .convert import convert_to_tensor
-from .tensor import Tensor, Variable, _wrap
+from .tensor import Tensor, Variable, wrap_array
 
 
 class _VariableWatcher:
@@ -64,7 +64,7 @@ def custom_gradient(f=None):
         state.tapes, state.accumulators = [watcher], []
         try:
             # Variables passed as arguments are inputs, not variables read inside f.
-            returned = f(*[_wrap(t._value, t._tid) if isinstance(t, Variable) else t
+            returned = f(*[wrap_array(t._value, t._tid) if isinstance(t, Variable) else t
                            for t in inputs], **kwargs)
         finally:
             state.tapes, state.accumulators = tapes, accs
@@ -83,7 +83,7 @@ def custom_gradient(f=None):
                 f"{[v.name for v in variables]}, so its grad_fn must accept a `variables` keyword "
                 f"argument and return (input_grads, variable_grads)")
         rule = _GradFn(name, grad_fn, inputs, variables if takes_variables else None, flat_y)
-        outs = [_wrap(t._value) for t in flat_y]
+        outs = [wrap_array(t._value) for t in flat_y]
         all_inputs = inputs + variables
         if state.tapes:
             values = tuple([t._value for t in all_inputs])
@@ -121,7 +121,7 @@ class _GradFn:
     def __call__(self, k, g):
         """The gradients of the inputs, then of the variables, for cotangent `g` of output k."""
         lead = tuple(g.shape[:g.ndim - len(self.outputs[k][0])])  # a jacobian's batch axes
-        dys = [g if j == k else _wrap(np.zeros(lead + shape, dtype))
+        dys = [g if j == k else wrap_array(np.zeros(lead + shape, dtype))
                for j, (shape, dtype) in enumerate(self.outputs)]
         if self.variables is not None:
             returned = self.grad_fn(*dys, variables=self.variables)
@@ -170,7 +170,7 @@ def _custom_op(name, rule, k):
         # grad_fn is user code: it gets tensors, even in an unrecorded backward pass.
         raw = enter_raw(False)
         try:
-            dy = g if isinstance(g, Tensor) else _wrap(np.asarray(g))
+            dy = g if isinstance(g, Tensor) else wrap_array(np.asarray(g))
             grads = rule(k, dy)
         finally:
             leave_raw(False, raw)

@@ -104,12 +104,12 @@ def natural_array(value, what="convert_to_tensor"):
         arr = np.asarray(value)
     except ValueError as e:
         if "inhomogeneous" in str(e):
-            raise ValueError(f"cannot convert {_short(value)} to a tensor: the nested lists have "
+            raise ValueError(f"cannot convert {short_repr(value)} to a tensor: the nested lists have "
                              f"different lengths (a ragged list). A tensor is rectangular: give "
                              f"every row the same length (pad the short ones)") from None
         raise
     if arr.dtype.kind in "USV":
-        raise TextInputError(f"{what}: cannot convert {_short(value)} to a tensor: NumPy reads it as dtype "
+        raise TextInputError(f"{what}: cannot convert {short_repr(value)} to a tensor: NumPy reads it as dtype "
                     f"{arr.dtype} (text, or numbers mixed with text); tapekit tensors hold numbers "
                     f"and bools only. Give numbers: [1, 2], not [1, 'a']")
     return arr
@@ -145,7 +145,7 @@ def check_cast(arr, dtype, what, value=None):
     src = arr.dtype
     if src == dtype:
         return arr
-    shown = _short(arr if value is None else value)
+    shown = short_repr(arr if value is None else value)
     if dtype.kind in "iub" and src.kind in "fc":
         raise TypeError(f"{what}: cannot convert {shown} (dtype {src.name}) to {dtype.name}: it "
                         f"would drop the fraction silently. Use a float dtype, or cast on purpose: "
@@ -188,6 +188,6 @@ def _narrowed(arr, dtype, what, shown):
     return out
 
 
-def _short(value, n=60):
+def short_repr(value, n=60):
     text = repr(value)
     return text if len(text) <= n else text[: n - 3] + "..."

@@ -16,7 +16,7 @@ from .ops.passthrough import cast
 from .ops.shapes import broadcast_to_op as broadcast_to
 from .gradient_args import UnconnectedGradients, unconnected
 from .convert import convert_to_tensor
-from .tensor import Tensor, _wrap
+from .tensor import Tensor, wrap_array
 
 
 # The ops whose JVP rules are running now in this thread, innermost last: a rule's own ops
@@ -109,7 +109,7 @@ class ForwardAccumulator:
             if total is None:
                 return
             if not isinstance(total, Tensor):
-                total = _wrap(np.asarray(total))
+                total = wrap_array(np.asarray(total))
             if total.shape != result.shape:
                 total = broadcast_to(total, shape=result.shape)
             if total.dtype != result.dtype and result.dtype.kind == "f":
@@ -128,6 +128,6 @@ class ForwardAccumulator:
                 raise TypeError(f"ForwardAccumulator.jvp: expected tensors, got {type(p).__name__}")
             t = self._tangents.get(p._tid)
             if t is None and mode is UnconnectedGradients.ZERO:
-                t = _wrap(np.zeros(p.shape, p.dtype))
+                t = wrap_array(np.zeros(p.shape, p.dtype))
             out.append(t)
         return nest.pack_like(primals, out) if nest.is_nested(primals) else out[0]

@@ -10,7 +10,7 @@ import numpy as np
 from .callsite import warn_at_user
 from .context import state
 from .ops.shapes import reshape
-from .tensor import Tensor, Variable, _wrap
+from .tensor import Tensor, Variable, wrap_array
 
 
 class UnconnectedGradients(enum.Enum):
@@ -124,4 +124,4 @@ def as_result(g):
     """What gradient() returns for `g`: None, or a Tensor (an array is wrapped)."""
     if g is None or isinstance(g, Tensor):
         return g
-    return _wrap(np.asarray(g) if not isinstance(g, np.ndarray) else g)
+    return wrap_array(np.asarray(g) if not isinstance(g, np.ndarray) else g)

@@ -19,7 +19,7 @@ import re
 from . import nest
 from .tensor import Variable
 
-def _snake(name):
+def snake_case(name):
     """CamelCase -> snake_case, as tf.Module names its instances (LinearModel -> linear_model)."""
     name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
     return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
@@ -49,7 +49,7 @@ class Module:
 
     @property
     def name(self):
-        return getattr(self, "_module_name", None) or _snake(type(self).__name__)
+        return getattr(self, "_module_name", None) or snake_case(type(self).__name__)
 
     @property
     def variables(self):
@@ -92,7 +92,7 @@ def _is_module(x):
     return isinstance(x, Module)
 
 
-def _leaves(module):
+def module_leaves(module):
     """Values held in the module's attributes, containers flattened."""
     attrs = vars(module)
     keys = sorted(attrs) if module._sorted_attributes else list(attrs)
@@ -109,7 +109,7 @@ def _walk(module, predicate, seen=None, stack=()):
     """
     seen = {id(module)} if seen is None else seen
     children = []
-    for leaf in _leaves(module):
+    for leaf in module_leaves(module):
         if id(leaf) in seen:
             continue
         seen.add(id(leaf))

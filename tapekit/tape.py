@@ -18,7 +18,7 @@ from .memory import tape_memory
 from .ops.registry import meta
 from .ops.shapes import transpose
 from .record import Record, Recorder, RecordList
-from .tensor import Tensor, Variable, _wrap
+from .tensor import Tensor, Variable, wrap_array
 
 
 class GradientTape(Recorder):
@@ -334,7 +334,7 @@ class GradientTape(Recorder):
         if self in state.tapes and not self._persistent:
             state.tapes.remove(self)
         if state.tapes or state.accumulators:
-            seeds = {tid: v if isinstance(v, Tensor) else _wrap(v) for tid, v in seeds.items()}
+            seeds = {tid: v if isinstance(v, Tensor) else wrap_array(v) for tid, v in seeds.items()}
         records, record_list = self._records, self._record_list
         if not self._persistent:   # its one gradient: the records go when this call ends
             self._records = []

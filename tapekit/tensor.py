@@ -21,11 +21,11 @@ import numpy as np
 
 from . import dtypes
 from .context import state as _state
-from .dtypes import _short
-from .tensor_shape import _TensorShape
+from .dtypes import short_repr
+from .tensor_shape import ConcreteShape
 from .writes import note as _note_write
 
-_next_tid = itertools.count().__next__
+next_tid = itertools.count().__next__
 
 
 class Tensor:
@@ -48,14 +48,14 @@ class Tensor:
     __array_priority__ = 100  # NumPy defers binary operators to us
 
     def __init__(self, value, dtype=None, name=None):
-        self._value = _to_array(value, dtypes.as_dtype(dtype))
-        self._tid = _next_tid()
+        self._value = to_array(value, dtypes.as_dtype(dtype))
+        self._tid = next_tid()
         self._name = name
 
     # --- basic properties ---------------------------------------------------
     @property
     def shape(self):
-        return tuple.__new__(_TensorShape, self._value.shape)   # a tk.TensorShape, unchecked
+        return tuple.__new__(ConcreteShape, self._value.shape)   # a tk.TensorShape, unchecked
 
     @property
     def dtype(self):
@@ -77,7 +77,7 @@ class Tensor:
         """A copy of the value: a NumPy array, or a NumPy scalar for shape ()."""
         v = self._value
         if _state.tapes:   # in user code inside tk.function: a guard on the value
-            _guard(self, "numpy", v, user_only=True)
+            guard_read(self, "numpy", v, user_only=True)
         return v.copy() if isinstance(v, np.ndarray) and v.ndim else v[()]
 
     def __array__(self, dtype=None, copy=None):
@@ -90,7 +90,7 @@ class Tensor:
         """
         v = self._value
         if _state.tapes:
-            _guard(self, "numpy", v, user_only=True)
+            guard_read(self, "numpy", v, user_only=True)
         if dtype is not None and np.dtype(dtype) != v.dtype:
             return np.asarray(v).astype(dtype)     # a new array: the caller's to change
         if copy or type(v) is not np.ndarray:
@@ -110,7 +110,7 @@ class Tensor:
 
     def _scalar(self, kind):
         if _state.tapes:   # inside tk.function: a guard, checked by every replay
-            _guard(self, kind, self._value)
+            guard_read(self, kind, self._value)
         if self._value.size != 1:
             raise TypeError(f"{kind}() needs a tensor with one element, got shape {self.shape}")
         return self._value.reshape(()).item()
@@ -145,16 +145,16 @@ class Tensor:
         return self
 
 
-def _wrap(value, tid=None):
+def wrap_array(value, tid=None):
     """A Tensor around `value` (already an array), with a fresh or the given tape id."""
-    t = _new_tensor(Tensor)
+    t = new_tensor(Tensor)
     t._value = value
-    t._tid = _next_tid() if tid is None else tid
+    t._tid = next_tid() if tid is None else tid
     t._name = None
     return t
 
 
-_new_tensor = object.__new__
+new_tensor = object.__new__
 _NUMBERS = (float, int)   # Variable: assigned straight when |value| < 6e4 (fits every float dtype)
 
 
@@ -182,13 +182,13 @@ class Variable(Tensor):
         if initial_value is None:
             raise TypeError("Variable: initial_value is None; give a number, a list, an array or "
                             "a tensor")
-        value = _to_array(initial_value, dtypes.as_dtype(dtype), what="Variable")
+        value = to_array(initial_value, dtypes.as_dtype(dtype), what="Variable")
         # Its own writeable buffer: never the caller's array, nor a tensor's (immutable) one.
         if isinstance(initial_value, Tensor) or type(value) is not np.ndarray \
                 or not value.flags.writeable or value.base is not None:
             value = np.array(value)
         self._value = value
-        self._tid = _next_tid()
+        self._tid = next_tid()
         self._trainable = bool(trainable)
         self._name = name if name is not None else "Variable"
         self._path = None   # a layer's weight (add_weight): "dense/kernel", and its name is "kernel"
@@ -207,7 +207,7 @@ class Variable(Tensor):
             setattr(self, k, v)
         # A copy is another variable: a tape that watched the original must not take the
         # copy for it (a shared id gave the copy the original's gradient).
-        self._tid = _next_tid()
+        self._tid = next_tid()
         self._lock = threading.Lock()
 
     @property
@@ -232,13 +232,13 @@ class Variable(Tensor):
     def assign_add(self, delta):
         # While tracing, the delta stays a recorded tensor and the tracer records one update
         # step, which a replay runs under the lock as this does (read, add, write as one).
-        if _state.tapes and _tracing():
+        if _state.tapes and writes_are_traced():
             return self._traced_update(np.add, self._delta(delta, "assign_add"))
         self._update(np.add, self._checked(delta, "assign_add"))
         return self
 
     def assign_sub(self, delta):
-        if _state.tapes and _tracing():
+        if _state.tapes and writes_are_traced():
             return self._traced_update(np.subtract, self._delta(delta, "assign_sub"))
         self._update(np.subtract, self._checked(delta, "assign_sub"))
         return self
@@ -279,16 +279,16 @@ class Variable(Tensor):
             elif what == "assign":
                 arr = np.array(arr)   # the variable's own buffer, never the tensor's
         elif type(value) in _NUMBERS and dtype.kind == "f" and -6e4 < value < 6e4 or type(value) is int and dtype.kind in "iu":
-            try:    # the common `v.assign_add(1.0)`, without _to_array's general path
+            try:    # the common `v.assign_add(1.0)`, without to_array's general path
                 arr = np.array(value, dtype)
-            except OverflowError:   # 2**40 into int32: _to_array says so clearly
-                arr = _to_array(value, dtype, what=_Where(self, what))
+            except OverflowError:   # 2**40 into int32: to_array says so clearly
+                arr = to_array(value, dtype, what=_Where(self, what))
         elif value is None:
             raise TypeError(f"{_Where(self, what)}: the value is None; did a gradient or a "
                             f"function return None?")
         else:
             # A copy in the variable's dtype; 0.9 into an int variable, 2**40 into int32 raise.
-            arr = _to_array(value, dtype, what=_Where(self, what))
+            arr = to_array(value, dtype, what=_Where(self, what))
         if arr.shape != mine.shape and not (what != "assign" and arr.ndim == 0):
             raise ValueError(f"{_Where(self, what)}: cannot give it a value of shape {arr.shape}")
         return arr
@@ -323,7 +323,7 @@ class TracedValueWarning(UserWarning):
 _PACKAGE_DIR = _os.path.dirname(_os.path.abspath(__file__)) + _os.sep
 
 
-def _guard(tensor, kind, value, user_only=False):
+def guard_read(tensor, kind, value, user_only=False):
     """Python read `kind` (bool, int, float, index, numpy) of `tensor` while a tk.function
     traces: the tracer records a guard, and a replay whose value decides otherwise traces
     that path too. `user_only`: x.numpy() and np.asarray(x) count only from user code
@@ -336,7 +336,7 @@ def _guard(tensor, kind, value, user_only=False):
         recorder.record_guard(tensor, kind, value)
 
 
-def _tracing():
+def writes_are_traced():
     """True while a tk.function traces: some active recorder records variable writes."""
     return bool(_state.tapes) and any(t.records_writes for t in _state.tapes)
 
@@ -348,7 +348,7 @@ def _format_value(value, prefix):
     return text
 
 
-def _to_array(value, dtype=None, copy=True, what="convert_to_tensor"):
+def to_array(value, dtype=None, copy=True, what="convert_to_tensor"):
     """A NumPy array for `value` with TensorFlow's dtype defaults, that the tensor may keep.
 
     A NumPy array (or anything else that may share memory with the caller) is copied, as
@@ -367,10 +367,10 @@ def _to_array(value, dtype=None, copy=True, what="convert_to_tensor"):
     except (TypeError, ValueError) as e:
         if "ragged" in str(e) or isinstance(e, dtypes.TextInputError):
             raise type(e)(str(e).replace("convert_to_tensor", str(what))) from None
-        raise TypeError(f"{what}: cannot convert {type(value).__name__} {_short(value)} to a "
+        raise TypeError(f"{what}: cannot convert {type(value).__name__} {short_repr(value)} to a "
                         f"tensor: {e}") from None
     if arr.dtype == object:
-        raise TypeError(f"{what}: cannot convert {_short(value)} to a tensor: it holds Python "
+        raise TypeError(f"{what}: cannot convert {short_repr(value)} to a tensor: it holds Python "
                         f"objects (None, mixed types or tensors of different shapes)")
     # Made here from Python values (np.float64 is a float too, but keeps its dtype).
     fresh = (arr is not value and isinstance(value, (list, tuple, int, float, bool, complex))

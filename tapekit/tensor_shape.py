@@ -66,7 +66,7 @@ class TensorShape(tuple):
         return tuple.__repr__(tuple(self))
 
 
-class _TensorShape(TensorShape):
+class ConcreteShape(TensorShape):
     """The shape of a tensor's value: prints as the tuple it is, `(2, 3)`."""
 
     __slots__ = ()

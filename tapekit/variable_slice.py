@@ -9,7 +9,7 @@ import numpy as np
 
 from .context import state as _state
 from .ops.indexing import getitem
-from .tensor import Tensor, Variable, _to_array, _tracing
+from .tensor import Tensor, Variable, to_array, writes_are_traced
 
 
 def _variable_getitem(self, index):
@@ -53,9 +53,9 @@ class _VariableSlice(Tensor):
     def _write(self, ufunc, value, what):
         var = self._variable
         where = f"{var.path!r}[{_index_text(self._index)}].{what}"
-        part = _to_array(value._value if isinstance(value, Tensor) else value, var.dtype,
+        part = to_array(value._value if isinstance(value, Tensor) else value, var.dtype,
                          what=where)
-        if _state.tapes and _tracing():
+        if _state.tapes and writes_are_traced():
             raise NotImplementedError(f"{where}: assigning to a slice of a variable inside a "
                                       f"tk.function is not supported yet; assign the whole "
                                       f"variable, v.assign(new_value)")

@@ -21,7 +21,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from ..printing import print_
-from ..tensor import _wrap
+from ..tensor import wrap_array
 from .codegen import (Namespace, clip, describe_guard, inert, keyword_args, literal, short_site,
                       shown_name, typed_number)
 from .passes import donors, liveness
@@ -169,7 +169,7 @@ def _keep_earlier_reads(env, variable):
     """Earlier reads of `variable` keep the value they read (a Read put the Variable itself)."""
     for k, v in env.items():
         if v is variable:
-            env[k] = _wrap(variable._value, variable._tid)
+            env[k] = wrap_array(variable._value, variable._tid)
 
 
 # --- Check ----------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ The generated code frees each slot after its last reader (`del`). See docs/PERFO
 for what these are worth.
 """
 from .. import nest
-from ..tensor import _wrap
+from ..tensor import wrap_array
 from .codegen import compile_program, inert
 from .passes import drop_dead, fold_constants, has_late_guard, is_random
 from .program import generate
@@ -94,9 +94,9 @@ class Program:
                     raise
                 out = self._without_donation()(*arg_values)
         if self._single:
-            return _wrap(out)
+            return wrap_array(out)
         out = iter((out,) if self._n_slots_out == 1 else out)
-        return self.pack([_wrap(next(out)) if is_slot else s for is_slot, s in self.outputs])
+        return self.pack([wrap_array(next(out)) if is_slot else s for is_slot, s in self.outputs])
 
     def _without_donation(self):
         """The program with every result in a new array: what a pure program runs again when

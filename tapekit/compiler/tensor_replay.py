@@ -8,7 +8,7 @@ so an outer tape can differentiate through the call and an outer tracer records 
 """
 import numpy as np
 
-from ..tensor import _wrap
+from ..tensor import wrap_array
 from .program import KINDS, TensorEnv
 from .trace import hold_in_traces
 
@@ -33,7 +33,7 @@ def run_on_tensors(program, arg_tensors):
 def _run(program, arg_tensors):
     if program.tensor_consts is None:
         program.tensor_consts = {
-            slot: (tensor if tensor is not None else _wrap(value))
+            slot: (tensor if tensor is not None else wrap_array(value))
             if isinstance(value, (np.ndarray, np.generic)) else value   # scalars stay weak
             for slot, (value, tensor) in program.consts.items()}
     env = TensorEnv(program.tensor_consts)

@@ -15,7 +15,7 @@ from ..ops import (abs, broadcast_to, cast, clip_by_value, equal, exp, expand_di
                   square, squeeze, where)
 from ..ops.cross_entropy import check_class_ids
 from ..convert import convert_to_tensor
-from ..module import _snake   # MeanSquaredError -> mean_squared_error, as Keras names them
+from ..module import snake_case   # MeanSquaredError -> mean_squared_error, as Keras names them
 from .identifiers import resolve
 from .targets import as_float, prepare, squeeze_or_expand
 
@@ -140,7 +140,7 @@ class Loss:
             raise ValueError(f"{type(self).__name__}: reduction must be one of "
                              f"{', '.join(map(repr, REDUCTIONS))}, got {reduction!r}")
         self.reduction = reduction
-        self.name = name or _snake(type(self).__name__)
+        self.name = name or snake_case(type(self).__name__)
         self._fn_kwargs = fn_kwargs
 
     def __call__(self, y_true, y_pred, sample_weight=None):

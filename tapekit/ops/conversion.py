@@ -1,7 +1,7 @@
 """Values into tensors: `tk.constant` and `tk.convert_to_tensor` (TensorFlow's names).
 
 A NumPy array that enters is copied, so that the caller changing theirs later changes
-no tensor (tensor._to_array, which also applies TensorFlow's dtype defaults); a tensor
+no tensor (tensor.to_array, which also applies TensorFlow's dtype defaults); a tensor
 is returned as it is, and a Variable gives a snapshot of its value (a recorded read).
 
 They live among the ops because they run ops (identity, stack) and ops convert their
@@ -10,7 +10,7 @@ inputs with them; tapekit/convert.py is their home for the modules above the ops
 import numpy as np
 
 from .. import dtypes
-from ..tensor import Tensor, Variable, _to_array, _wrap
+from ..tensor import Tensor, Variable, to_array, wrap_array
 from .dispatch import apply1
 from .passthrough import identity
 from .shapes import shape_argument, stack
@@ -34,11 +34,11 @@ def constant(value, dtype=None, shape=None, name=None):
     """
     if isinstance(value, Tensor):   # a snapshot of its value, not recorded: a constant
         _check_tensor_dtype(value, dtypes.as_dtype(dtype), "constant")
-        t = _wrap(value._value)
+        t = wrap_array(value._value)
     else:
         t = _convert(value, dtype, None, "constant")
         if t is value:
-            t = _wrap(t._value)
+            t = wrap_array(t._value)
     if shape is not None:
         shape = shape_argument(shape, "constant", "shape")
         if t.size == 1:
@@ -48,7 +48,7 @@ def constant(value, dtype=None, shape=None, name=None):
         else:
             raise ValueError(f"constant: a value of shape {t.shape} ({t.size} elements) cannot "
                              f"take shape {shape}; give one number, or as many as the shape holds")
-        t = _wrap(arr)
+        t = wrap_array(arr)
     t._name = name
     return t
 
@@ -91,7 +91,7 @@ def _convert(value, dtype, name, what):
         return value
     if isinstance(value, (list, tuple)) and _holds_tensor(value):
         return stack([convert_to_tensor(v, dtype) for v in value])
-    t = _wrap(_to_array(value, dtype, what=what))
+    t = wrap_array(to_array(value, dtype, what=what))
     t._name = name
     return t
 

@@ -3,7 +3,7 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import InvalidArgumentError
-from ..tensor import Tensor, _wrap
+from ..tensor import Tensor, wrap_array
 from .registry import as_axis, as_int, defop, python_value
 from .shapes import shape_argument
 
@@ -30,7 +30,7 @@ def zeros(shape, dtype=dtypes.float32, name=None):
     [[0. 0.]
      [0. 0.]], shape=(2, 2), dtype=float32)
     """
-    return _wrap(np.zeros(_shape(shape, "zeros"), dtypes.as_dtype(dtype)))
+    return wrap_array(np.zeros(_shape(shape, "zeros"), dtypes.as_dtype(dtype)))
 
 
 def ones(shape, dtype=dtypes.float32, name=None):
@@ -43,7 +43,7 @@ def ones(shape, dtype=dtypes.float32, name=None):
     >>> tk.ones([2], dtype=tk.int32)
     tk.Tensor([1 1], shape=(2,), dtype=int32)
     """
-    return _wrap(np.ones(_shape(shape, "ones"), dtypes.as_dtype(dtype)))
+    return wrap_array(np.ones(_shape(shape, "ones"), dtypes.as_dtype(dtype)))
 
 
 def zeros_like(input, dtype=None, name=None):  # noqa: A002
@@ -53,7 +53,7 @@ def zeros_like(input, dtype=None, name=None):  # noqa: A002
     tk.Tensor([0. 0.], shape=(2,), dtype=float32)
     """
     v = np.asarray(_unguarded(input)) if not isinstance(input, (list, tuple)) else np.asarray(Tensor(input)._value)
-    return _wrap(np.zeros(v.shape, dtypes.as_dtype(dtype) or v.dtype))
+    return wrap_array(np.zeros(v.shape, dtypes.as_dtype(dtype) or v.dtype))
 
 
 def ones_like(input, dtype=None, name=None):  # noqa: A002
@@ -63,7 +63,7 @@ def ones_like(input, dtype=None, name=None):  # noqa: A002
     tk.Tensor([[1 1 1]], shape=(1, 3), dtype=int32)
     """
     v = np.asarray(_unguarded(input)) if not isinstance(input, (list, tuple)) else np.asarray(Tensor(input)._value)
-    return _wrap(np.ones(v.shape, dtypes.as_dtype(dtype) or v.dtype))
+    return wrap_array(np.ones(v.shape, dtypes.as_dtype(dtype) or v.dtype))
 
 
 def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001 - tf.range
@@ -85,7 +85,7 @@ def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001 - tf
         dtype = dtypes.default_dtype_for([start, limit, delta]) if not any(
             isinstance(v, (np.ndarray, np.generic)) for v in (start, limit, delta)) else \
             np.result_type(start, limit, delta)
-    return _wrap(np.arange(start, limit, delta).astype(dtypes.as_dtype(dtype)))
+    return wrap_array(np.arange(start, limit, delta).astype(dtypes.as_dtype(dtype)))
 
 
 def linspace(start, stop, num, name=None, axis=0):
@@ -102,7 +102,7 @@ def linspace(start, stop, num, name=None, axis=0):
     if num <= 0:   # TensorFlow: "Requires num > 0"
         raise InvalidArgumentError(f"linspace: num must be at least 1 (the number of values from "
                                    f"start to stop), got num={num}")
-    return _wrap(np.linspace(start, stop, num, axis=as_int(axis, "linspace: axis")).astype(dtype))
+    return wrap_array(np.linspace(start, stop, num, axis=as_int(axis, "linspace: axis")).astype(dtype))
 
 
 def _one_hot(indices, depth, on, off, axis, dtype):
@@ -154,4 +154,4 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=None, 
 
 
 def where_indices(condition):
-    return _wrap(np.argwhere(np.asarray(_plain(condition))).astype(np.int64))
+    return wrap_array(np.argwhere(np.asarray(_plain(condition))).astype(np.int64))

@@ -11,7 +11,7 @@ import numpy as np
 from ..context import ACCUMULATORS, state
 from ..context import hints as _hints
 from ..errors import InvalidArgumentError
-from ..tensor import Tensor, _new_tensor, _next_tid, _to_array, _wrap
+from ..tensor import Tensor, new_tensor, next_tid, to_array, wrap_array
 
 
 _SCALARS = (int, float, bool)
@@ -170,9 +170,9 @@ def _emit(op, args, values, tids, out, attrs):
     `values` (the inputs' arrays) and `tids` (their tape ids, None for a non-tensor) are
     tuples: a record keeps them as they are.
     """
-    result = _new_tensor(Tensor)   # _wrap(out), written out: one call less per op
+    result = new_tensor(Tensor)   # wrap_array(out), written out: one call less per op
     result._value = out
-    result._tid = _next_tid()
+    result._tid = next_tid()
     result._name = None
     tapes = state.tapes
     if tapes:
@@ -193,7 +193,7 @@ def _convert(op, args, values, first):
         k = next((k for k, a in enumerate(args) if type(a) not in _SCALARS), None)
         weak = any(type(a) in _SCALARS for a in args)
         if k is None or not weak or not op.same_dtype:   # tk.add(1, 2), tk.add([1], [2.5])
-            args = tuple(_wrap(_to_array(a, what=op.name)) for a in args)   # copies of arrays
+            args = tuple(wrap_array(to_array(a, what=op.name)) for a in args)   # copies of arrays
             values = [a._value for a in args]
             first = args[0] if args else None
             if op.same_dtype and len(args) > 1:
@@ -202,7 +202,7 @@ def _convert(op, args, values, first):
             # Arrays and Python numbers: the Python numbers take the first array's dtype, as
             # TensorFlow converts op inputs: tk.multiply(np.ones(2), 42) is float64 [42, 42]
             # (a NumPy array keeps its dtype; the number adapts to it).
-            first = _wrap(_to_array(args[k], what=op.name))
+            first = wrap_array(to_array(args[k], what=op.name))
             args = args[:k] + (first,) + args[k + 1:]
             values[k] = first._value
             _convert_rest(op, args, values, first)
@@ -220,11 +220,11 @@ def _convert_rest(op, args, values, first):
         if isinstance(a, Tensor) or type(a) in _SCALARS:
             continue  # weak Python scalar: takes the tensor's dtype (NEP 50)
         if type(a) is np.ndarray and a.dtype is dtype:
-            continue  # already what _to_array would return
+            continue  # already what to_array would return
         if a is None:
             raise TypeError(f"{op.name}: an input is None; did a gradient come back None?")
         # Not copied here: apply copies what it would keep (_keep_private).
-        values[k] = _to_array(a, dtype, copy=False, what=f"{op.name}: input {k}")
+        values[k] = to_array(a, dtype, copy=False, what=f"{op.name}: input {k}")
 
 
 def _check_scalars(op, values, first):

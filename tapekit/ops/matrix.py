@@ -47,7 +47,7 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import InvalidArgumentError
-from ..tensor import Tensor, _wrap
+from ..tensor import Tensor, wrap_array
 from .arithmetic import abs, pow, rsqrt, sqrt, square
 from .linalg import matmul
 from .reductions import reduce_max, reduce_sum, reduce_sum_op
@@ -263,7 +263,7 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name
     if batch_shape is not None:
         shape = tuple(as_int(n, "eye: batch_shape") for n in np.asarray(batch_shape).ravel())
         out = np.broadcast_to(out, shape + out.shape).copy()
-    return _wrap(out)
+    return wrap_array(out)
 
 
 def matrix_transpose(a, name=None, conjugate=False):

@@ -28,7 +28,7 @@ import numpy as np
 from ..context import RAW, state
 from ..context import hints as _hints
 from ..errors import InvalidArgumentError
-from ..tensor import Tensor, _guard
+from ..tensor import Tensor, guard_read
 from .dispatch import apply, apply1, apply2
 
 OPS = {}           # name -> Op: the whole table, for tests, display and NumPy dispatch
@@ -240,7 +240,7 @@ def python_value(x):
     """
     if isinstance(x, Tensor):
         if state.tapes:
-            _guard(x, "numpy", x._value)
+            guard_read(x, "numpy", x._value)
         return x._value
     return x
 

@@ -18,7 +18,7 @@ tk.Tensor(0.0, shape=(), dtype=float32)
 """
 import numpy as np
 
-from ..tensor import _to_array
+from ..tensor import to_array
 from .creation import where_indices
 from .registry import defop, numpy_function
 
@@ -68,7 +68,7 @@ def where(condition, x=None, y=None, name=None):
     if type(x) in _PY_NUMBERS and type(y) in _PY_NUMBERS:
         # Two Python numbers are constants of TensorFlow's dtypes (float32, int32), not the
         # float64 NumPy would make of them; and TensorFlow refuses to mix the two.
-        x, y = _to_array(x), _to_array(y)     # arrays: op inputs in raw mode too
+        x, y = to_array(x), to_array(y)     # arrays: op inputs in raw mode too
         if x.dtype != y.dtype:
             raise TypeError(f"where: x and y must have one dtype; got the Python numbers "
                             f"{x.item()!r} ({x.dtype.name}) and {y.item()!r} ({y.dtype.name}). "

@@ -351,8 +351,8 @@ def zeros_like_meta(x):
 
 
 # --- the shape as data: tk.shape, tk.size, tk.rank, TensorShape ---------------------------------
-from ..tensor import _wrap  # noqa: E402
-from ..tensor_shape import TensorShape, _TensorShape  # noqa: E402,F401
+from ..tensor import wrap_array  # noqa: E402
+from ..tensor_shape import TensorShape, ConcreteShape  # noqa: E402,F401
 
 
 def _shape_of(value):
@@ -375,7 +375,7 @@ def shape(input, out_type=None, name=None):  # noqa: A002
     >>> tk.shape(tk.zeros((2, 3)))
     tk.Tensor([2 3], shape=(2,), dtype=int32)
     """
-    return _wrap(np.array(_shape_of(input), _int_dtype(out_type or "int32", "shape")))
+    return wrap_array(np.array(_shape_of(input), _int_dtype(out_type or "int32", "shape")))
 
 
 def size(input, out_type=None, name=None):  # noqa: A002
@@ -384,7 +384,7 @@ def size(input, out_type=None, name=None):  # noqa: A002
     >>> tk.size(tk.zeros((2, 3)))
     tk.Tensor(6, shape=(), dtype=int32)
     """
-    return _wrap(np.array(math.prod(_shape_of(input)), _int_dtype(out_type or "int32", "size")))
+    return wrap_array(np.array(math.prod(_shape_of(input)), _int_dtype(out_type or "int32", "size")))
 
 
 def rank(input, name=None):  # noqa: A002
@@ -393,4 +393,4 @@ def rank(input, name=None):  # noqa: A002
     >>> tk.rank(tk.zeros((2, 3)))
     tk.Tensor(2, shape=(), dtype=int32)
     """
-    return _wrap(np.array(len(_shape_of(input)), np.int32))
+    return wrap_array(np.array(len(_shape_of(input)), np.int32))

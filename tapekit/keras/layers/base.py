@@ -22,7 +22,7 @@ import numpy as np
 
 from ... import dtypes, nest
 from ...convert import convert_to_tensor
-from ...module import Module, _leaves
+from ...module import Module, module_leaves
 from ...ops import cast
 from ...tensor import Tensor, Variable
 from .. import initializers
@@ -254,7 +254,7 @@ class Layer(LayerConfig, Module):
     def _flatten_layers(self, recursive=False):
         """The layers held in attributes (also in lists and dicts), in assignment order."""
         if not recursive:
-            return [x for x in _leaves(self) if isinstance(x, Layer) and x is not self]
+            return [x for x in module_leaves(self) if isinstance(x, Layer) and x is not self]
         return [m for m in self.submodules if isinstance(m, Layer)]
 
     # --- build and call ---------------------------------------------------------------------

@@ -14,7 +14,7 @@ import numpy as np
 
 from ... import dtypes
 from ...convert import convert_to_tensor
-from ...module import _snake   # SparseCategoricalAccuracy -> sparse_categorical_accuracy
+from ...module import snake_case   # SparseCategoricalAccuracy -> sparse_categorical_accuracy
 from ...ops import broadcast_to, cast, divide, equal, reduce_mean, reduce_sum, where
 from ...tensor import Tensor, Variable
 from ..targets import squeeze_or_expand
@@ -38,7 +38,7 @@ class Metric:
     """
 
     def __init__(self, name=None, dtype=None):
-        self.name = name or _snake(type(self).__name__)
+        self.name = name or snake_case(type(self).__name__)
         self.dtype = dtypes.as_dtype(dtype or "float32")
         self._variables = []
 

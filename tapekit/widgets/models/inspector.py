@@ -10,7 +10,7 @@ from ...context import enter_raw, leave_raw
 from ...display import graph as _graph
 from ...ops.registry import Meta
 from ...convert import constant
-from ...tensor import Tensor, _wrap
+from ...tensor import Tensor, wrap_array
 from ...testing import GradientCheck, check_gradient
 from .backprop import BackpropModel
 from .common import summary_text
@@ -170,4 +170,4 @@ class _CannotReplay(Exception):
 
 def _find_tensor(tape, rec):
     """A Tensor standing for a record's output (the tape keeps only ids and values)."""
-    return _wrap(rec.value if rec.value is not None else np.zeros(rec.ans.shape), rec.out_tid)
+    return wrap_array(rec.value if rec.value is not None else np.zeros(rec.ans.shape), rec.out_tid)
