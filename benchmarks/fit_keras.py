@@ -14,13 +14,13 @@ and the two frameworks' epoch losses against each other.
 KCNN also reports the physical limit: the epoch's matmul FLOPs (forward + backward) at the
 rate of one large sgemm on one core, measured here, and each epoch as a multiple of it.
 """
+import json
 import os
 import subprocess
 
 from fit_floor import (CNN_N, FILTERS, LOSS_RTOL, MLP_N, MLP_SIZES, NumpyEpoch, build_model,
                        cnn_epoch_flops, fit_epoch, make_problem, sgemm_rate, verify_fit)
 from harness import VerificationError, check, interleaved, na, row
-import json
 
 NAME = "KCNN"
 TITLES = {"KCNN": f"KCNN fit epoch vs Keras 3 on TensorFlow: CNN conv{FILTERS[0]}-pool-conv{FILTERS[1]}-pool-"
@@ -103,7 +103,8 @@ def run_shape(ctx, shape):
                         note=f"{flops['total'] / 1e9:.2f} GFLOP (forward {flops['forward'] / 1e9:.2f}) "
                              f"at {rate / 1e9:.1f} GFLOP/s (2048^3 sgemm)"))
         by = {r["label"]: r["value"] for r in rows}
-        multiples = ", ".join(f"{k.split(' (')[0]} {by[labels[k]] / limit_ms:.1f}x"
+        short = {"floor": "NumPy epoch", "tk": "tapekit fit", "tf": "Keras fit"}
+        multiples = ", ".join(f"{short[k]} {by[labels[k]] / limit_ms:.1f}x"
                               for k in ("floor", "tk", "tf") if by.get(labels[k]))
         notes.append(f"The limit: {flops['total'] / 1e9:.2f} GFLOP of matmuls per epoch at {rate / 1e9:.1f} "
                      f"GFLOP/s = {limit_ms:.1f} ms; each epoch as a multiple of it: {multiples}.")
