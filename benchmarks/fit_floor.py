@@ -264,22 +264,6 @@ def cnn_epoch_flops(filters=FILTERS, n=CNN_N):
     return {"forward": forward * n, "backward": backward * n, "total": (forward + backward) * n}
 
 
-def sgemm_rate(size=2048, reps=5):
-    """One core's float32 matmul rate (FLOP/s), the median of `reps` square products."""
-    import time
-    rng = np.random.default_rng(0)
-    a = rng.standard_normal((size, size)).astype(np.float32)
-    b = rng.standard_normal((size, size)).astype(np.float32)
-    out = np.empty_like(a)
-    np.matmul(a, b, out=out)
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        np.matmul(a, b, out=out)
-        times.append(time.perf_counter() - t0)
-    return 2 * size ** 3 / float(np.median(times))
-
-
 # --- the same model in either framework -------------------------------------------------------------
 
 def build_model(lib, shape, weights):

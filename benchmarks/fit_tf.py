@@ -3,17 +3,19 @@
 TensorFlow is never a tapekit dependency, so this file runs in another Python (a venv with
 tensorflow-cpu and keras): `fit_keras.py` starts it as a subprocess when run.py is given
 `--tf-python PATH` (or TAPEKIT_BENCH_TF_PYTHON). It builds the model of fit_floor.py in Keras
-from the same weights, checks one epoch of fit against one hand-written NumPy epoch (loss,
-accuracy, weights), then times the NumPy epoch and Keras's fit epoch interleaved, one thread
-each, as harness.interleaved times the contenders in the main process, and prints one JSON
-object: the medians, the ratio fit / NumPy epoch, and the verified loss. Only that ratio (and
-the loss, to compare with tapekit's) crosses processes.
+from the same weights and checks one epoch of fit against one hand-written NumPy epoch (loss,
+accuracy, weights). Then it waits on its standard input: at each line "rep" it runs one
+repetition, the NumPy epoch and Keras's fit epoch in a shuffled order, one thread each, and
+answers with their times; the main process runs its own repetitions in between, so the two
+processes' repetitions are interleaved in time as contenders are within one process. Lines
+it writes for the main process start with "FITTF ". Only ratios cross processes: the main
+process compares Keras's fit / NumPy epoch, from these times, with tapekit's.
 
 glibc's malloc thresholds are set as `import tapekit` sets them in the main process (the
 same file, tapekit/_malloc.py, loaded on its own), so the two NumPy floors run on the same
 allocator settings.
 
-    /work/tfvenv/bin/python benchmarks/fit_tf.py CNN --reps 7 --budget 60
+    /work/tfvenv/bin/python benchmarks/fit_tf.py CNN      # then type: rep, rep, ..., end
 """
 import os
 
@@ -25,14 +27,17 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import argparse  # noqa: E402
 import importlib.util  # noqa: E402
 import json  # noqa: E402
+import random  # noqa: E402
 import sys  # noqa: E402
 
 import numpy as np  # noqa: E402
 
 from fit_floor import SHAPES, NumpyEpoch, build_model, fit_epoch, make_problem, verify_fit  # noqa: E402
-from harness import interleaved  # noqa: E402
+from harness import one_repetition  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PREFIX = "FITTF "
+LABELS = ("NumPy epoch", "Keras fit")
 
 
 def tune_malloc():
@@ -44,11 +49,14 @@ def tune_malloc():
     return mod.status
 
 
+def say(obj):
+    print(PREFIX + json.dumps(obj), flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("shape", choices=SHAPES)
-    ap.add_argument("--reps", type=int, default=7)
-    ap.add_argument("--budget", type=float, default=60.0)
+    ap.add_argument("--seed", type=int, default=1, help="of the shuffled orders")
     args = ap.parse_args(argv)
     malloc = tune_malloc()
     import keras
@@ -58,14 +66,18 @@ def main(argv=None):
     weights, x, y = make_problem(args.shape)
     checked = verify_fit("Keras", args.shape, build_model(keras, args.shape, weights), weights, x, y)
     model = build_model(keras, args.shape, weights)
-    floor = NumpyEpoch(args.shape, weights, x, y)
-    stats = interleaved({"NumPy epoch": floor, "Keras fit": lambda: fit_epoch(model, x, y)},
-                        reps=args.reps, time_budget=args.budget)
-    out = {"tensorflow": tf.__version__, "keras": keras.__version__, "numpy": np.__version__,
-           "python": sys.version.split()[0], "malloc_tuning": malloc, "jit_compile": bool(model.jit_compile),
-           "onednn": os.environ.get("TF_ENABLE_ONEDNN_OPTS", "default (on)"), "checked": checked,
-           "stats": stats, "ratio": stats["Keras fit"]["median"] / stats["NumPy epoch"]["median"]}
-    print(json.dumps(out))
+    contenders = dict(zip(LABELS, (NumpyEpoch(args.shape, weights, x, y), lambda: fit_epoch(model, x, y))))
+    for fn in contenders.values():   # warm-up, as harness.interleaved: tracing, caches, allocators
+        fn()
+        fn()
+    say({"tensorflow": tf.__version__, "keras": keras.__version__, "numpy": np.__version__,
+         "python": sys.version.split()[0], "malloc_tuning": malloc, "jit_compile": bool(model.jit_compile),
+         "onednn": os.environ.get("TF_ENABLE_ONEDNN_OPTS", "default (on)"), "checked": checked})
+    rng = random.Random(args.seed)
+    for line in sys.stdin:
+        if line.strip() != "rep":
+            break
+        say(one_repetition(contenders, rng))
     return 0
 
 

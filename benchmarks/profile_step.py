@@ -1,0 +1,108 @@
+"""Where a W2 MLP training step spends its time outside the matmuls (issue 33).
+
+The step is mlp_step.py's (784-256-128-10, relu, batch 128, mean sparse softmax
+cross-entropy, SGD lr 0.01), eager with `v.assign_sub(lr * g)` and compiled with
+tk.function + optimizers.SGD (train_common.tapekit_variants). For each:
+
+1. time it, the hand-written NumPy step and the 8 matmuls alone, interleaved (harness);
+2. run it under cProfile and print the functions with the largest own time (tottime),
+   each as a share of the profiled step. NumPy's ufuncs (matmul among them) are not
+   Python functions: cProfile counts their time in the function that calls them, so read
+   the shares of the functions that do not call matmul as overhead, and subtract the
+   matmuls' measured time from their callers. cProfile adds about 1 us to every Python
+   call it sees, so shares of small, often-called functions are upper bounds;
+3. (--ablate) time the eager step against the same step with one piece of per-op work
+   skipped by patching this process only (tapekit's files are not changed): the difference
+   is what that piece costs. See `ABLATIONS`.
+
+    python benchmarks/profile_step.py [--steps 300] [--top 25] [--ablate]
+"""
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+             "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import argparse  # noqa: E402
+import cProfile  # noqa: E402
+import io  # noqa: E402
+import pstats  # noqa: E402
+import sys  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+import tapekit as tk  # noqa: E402
+
+from harness import interleaved  # noqa: E402
+from mlp_step import eight_matmuls, make_inputs, numpy_grads, tk_loss  # noqa: E402
+from train_common import numpy_sgd, tapekit_variants  # noqa: E402
+
+
+def steps():
+    """{label: zero-argument step} for the eager and the compiled tapekit steps."""
+    init, x, y = make_inputs()
+    tx, ty = tk.constant(x), tk.constant(y)
+    out = {}
+    for label, make, why in tapekit_variants(tk, tk_loss, init):
+        if label.startswith("tapekit eager (") or label.startswith("tapekit tk.function"):
+            step, _ = make()
+            out[label] = (lambda step=step: step(tx, ty))
+    params = {k: v.copy() for k, v in init.items()}
+    out["NumPy by hand"] = lambda: numpy_sgd(params, numpy_grads(params, x, y)[1])
+    out["NumPy: its 8 matmuls alone"] = eight_matmuls(init, x, y)
+    return out
+
+
+def profile(fn, n, top):
+    """cProfile of n calls: (total seconds, [(share, ncalls, tottime per step, where)])."""
+    for _ in range(20):
+        fn()
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(n):
+        fn()
+    prof.disable()
+    stats = pstats.Stats(prof, stream=io.StringIO())
+    total = stats.total_tt
+    rows = []
+    for (path, line, func), (cc, nc, tt, ct, _) in stats.stats.items():
+        where = f"{os.path.relpath(path, os.path.dirname(HERE)) if path.startswith('/') else path}:{line}({func})"
+        rows.append((tt / total, nc / n, tt / n, where))
+    rows.sort(reverse=True)
+    return total / n, rows[:top]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--reps", type=int, default=200)
+    ap.add_argument("--ablate", action="store_true", help="also time the eager step with pieces skipped")
+    args = ap.parse_args(argv)
+    fns = steps()
+    stats = interleaved(fns, reps=args.reps, time_budget=30)
+    print(f"tapekit {tk.__version__}; medians over interleaved repetitions (ms per step):")
+    base = stats["NumPy by hand"]["median"]
+    for label, s in stats.items():
+        print(f"   {label:<42} {s['median'] * 1e3:7.3f}  x{s['median'] / base:5.2f} NumPy")
+    mm = stats["NumPy: its 8 matmuls alone"]["median"]
+    for label in fns:
+        if not label.startswith("tapekit"):
+            continue
+        t = stats[label]["median"]
+        print(f"\n== {label}: {t * 1e3:.3f} ms a step, of which the 8 matmuls {mm * 1e3:.3f} ms "
+              f"({100 * mm / t:.0f}%), the rest {1e3 * (t - mm):.3f} ms")
+        per_step, rows = profile(fns[label], args.steps, args.top)
+        print(f"   under cProfile: {per_step * 1e3:.3f} ms a step; own time (tottime) by function:")
+        print(f"   {'share':>6} {'calls/step':>10} {'us/step':>8}  function")
+        for share, calls, tt, where in rows:
+            print(f"   {100 * share:5.1f}% {calls:10.1f} {tt * 1e6:8.1f}  {where}")
+    if args.ablate:
+        from profile_ablations import ablate
+        ablate(fns, args.reps)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
