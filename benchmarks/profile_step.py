@@ -11,11 +11,10 @@ tk.function + optimizers.SGD (train_common.tapekit_variants). For each:
    the shares of the functions that do not call matmul as overhead, and subtract the
    matmuls' measured time from their callers. cProfile adds about 1 us to every Python
    call it sees, so shares of small, often-called functions are upper bounds;
-3. (--ablate) time the eager step against the same step with one piece of per-op work
-   skipped by patching this process only (tapekit's files are not changed): the difference
-   is what that piece costs. See `ABLATIONS`.
+3. time the pieces of per-op work one by one (`unit_costs`: the minimum of many timeit
+   repeats, which a loaded machine disturbs least), to multiply by their calls per step.
 
-    python benchmarks/profile_step.py [--steps 300] [--top 25] [--ablate]
+    python benchmarks/profile_step.py [--steps 300] [--top 25]
 """
 import os
 
@@ -73,12 +72,65 @@ def profile(fn, n, top):
     return total / n, rows[:top]
 
 
+def unit_costs():
+    """{piece: seconds per call}: what one op call, one check or one update costs, alone."""
+    import threading
+    import timeit
+
+    import numpy as np
+
+    from tapekit.gradient_args import warn_if_not_floating
+    from tapekit.ops.cross_entropy import _check_labels
+    from tapekit.ops.dispatch import apply2
+    from tapekit.ops.registry import OPS
+
+    init, x, y = make_inputs()
+    small = tk.constant(np.ones((4,), np.float32))
+    t = tk.constant(np.ones((128, 256), np.float32))
+    labels = y.astype(np.int32)
+    g = np.ones_like(init["W1"])
+    v = tk.Variable(init["W1"].copy())
+    p = init["W1"].copy()
+    lock = threading.Lock()
+
+    def locked():
+        with lock:
+            pass
+    add = OPS["add"]
+    pieces = {
+        "Tensor.shape (a TensorShape per access)": lambda: t.shape,
+        "ndarray.shape": lambda: t._value.shape,
+        "tk add of two (4,) tensors, no tape (dispatch + wrap)": lambda: small + small,
+        "np.add of two (4,) arrays": lambda: np.add(small._value, small._value),
+        "apply2(add) of two (4,) tensors": lambda: apply2(add, small, small),
+        "with threading.Lock(): (a function with an empty block)": locked,
+        "a function with an empty block, no lock": lambda: None,
+        "warn_if_not_floating (per source of gradient)": lambda: warn_if_not_floating(t, "source", 0),
+        "_check_labels, 128 labels (sparse cross-entropy)": lambda: _check_labels(labels, 10, "x"),
+        "Variable.assign_sub(lr * g), W1 784x256 (eager)": lambda: v.assign_sub(0.01 * g),
+        "p -= lr * g, W1 784x256 (NumPy, in place)": lambda: np.subtract(p, 0.01 * g, out=p),
+        "p - lr * g, W1 784x256 (NumPy, a new array)": lambda: p - 0.01 * g,
+    }
+
+    def taped():
+        with tk.GradientTape() as tape:
+            tape.watch(small)
+            z = small + small
+        return tape.gradient(z, small)
+
+    pieces["GradientTape: one add recorded + gradient"] = taped
+    out = {}
+    for name, fn in pieces.items():
+        number = 200 if "784" in name else 20000
+        out[name] = min(timeit.repeat(fn, number=number, repeat=7)) / number
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--steps", type=int, default=300)
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--reps", type=int, default=200)
-    ap.add_argument("--ablate", action="store_true", help="also time the eager step with pieces skipped")
     args = ap.parse_args(argv)
     fns = steps()
     stats = interleaved(fns, reps=args.reps, time_budget=30)
@@ -98,9 +150,9 @@ def main(argv=None):
         print(f"   {'share':>6} {'calls/step':>10} {'us/step':>8}  function")
         for share, calls, tt, where in rows:
             print(f"   {100 * share:5.1f}% {calls:10.1f} {tt * 1e6:8.1f}  {where}")
-    if args.ablate:
-        from profile_ablations import ablate
-        ablate(fns, args.reps)
+    print("\n== unit costs (minimum over 7 timeit repeats), us per call:")
+    for name, sec in unit_costs().items():
+        print(f"   {sec * 1e6:9.3f}  {name}")
     return 0
 
 
