@@ -24,6 +24,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
 
 import argparse  # noqa: E402
 import cProfile  # noqa: E402
+import gc  # noqa: E402
 import io  # noqa: E402
 import pstats  # noqa: E402
 import sys  # noqa: E402
@@ -47,14 +48,33 @@ def steps():
         if label.startswith("tapekit eager (") or label.startswith("tapekit tk.function"):
             step, _ = make()
             out[label] = (lambda step=step: step(tx, ty))
+    eager = out["tapekit eager (assign_sub)"]
+
+    def no_gc():   # what the cyclic garbage collector costs the eager step (its tape's objects)
+        gc.disable()
+        try:
+            eager()
+        finally:
+            gc.enable()
+    out["tapekit eager, gc off during the step"] = no_gc
     params = {k: v.copy() for k, v in init.items()}
     out["NumPy by hand"] = lambda: numpy_sgd(params, numpy_grads(params, x, y)[1])
     out["NumPy: its 8 matmuls alone"] = eight_matmuls(init, x, y)
     return out
 
 
+# (file, function) -> the unit_costs piece it is, for the calls-per-step x cost estimate
+COUNTED = {("tensor.py", "shape"): "Tensor.shape (a TensorShape per access)",
+           ("dispatch.py", "apply2"): "apply2(add) of two (4,) tensors",
+           ("gradient_args.py", "warn_if_not_floating"): "warn_if_not_floating (per source of gradient)",
+           ("cross_entropy.py", "_check_labels"): "_check_labels, 128 labels (sparse cross-entropy)",
+           ("tensor.py", "_update"): "with threading.Lock(): (a function with an empty block)",
+           ("replay.py", "_update"): "with threading.Lock(): (a function with an empty block)"}
+
+
 def profile(fn, n, top):
-    """cProfile of n calls: (total seconds, [(share, ncalls, tottime per step, where)])."""
+    """cProfile of n calls: (total seconds, [(share, ncalls, tottime per step, where)], counts),
+    counts = {(file, function): calls per step} for COUNTED."""
     for _ in range(20):
         fn()
     prof = cProfile.Profile()
@@ -65,11 +85,15 @@ def profile(fn, n, top):
     stats = pstats.Stats(prof, stream=io.StringIO())
     total = stats.total_tt
     rows = []
+    counts = {}
     for (path, line, func), (cc, nc, tt, ct, _) in stats.stats.items():
+        key = (os.path.basename(path), func)
+        if key in COUNTED:
+            counts[key] = counts.get(key, 0) + nc / n
         where = f"{os.path.relpath(path, os.path.dirname(HERE)) if path.startswith('/') else path}:{line}({func})"
         rows.append((tt / total, nc / n, tt / n, where))
     rows.sort(reverse=True)
-    return total / n, rows[:top]
+    return total / n, rows[:top], counts
 
 
 def unit_costs():
@@ -88,7 +112,8 @@ def unit_costs():
     small = tk.constant(np.ones((4,), np.float32))
     t = tk.constant(np.ones((128, 256), np.float32))
     labels = y.astype(np.int32)
-    g = np.ones_like(init["W1"])
+    d = np.full_like(init["W1"], 0.01)
+    dt = tk.constant(d)
     v = tk.Variable(init["W1"].copy())
     p = init["W1"].copy()
     lock = threading.Lock()
@@ -107,9 +132,9 @@ def unit_costs():
         "a function with an empty block, no lock": lambda: None,
         "warn_if_not_floating (per source of gradient)": lambda: warn_if_not_floating(t, "source", 0),
         "_check_labels, 128 labels (sparse cross-entropy)": lambda: _check_labels(labels, 10, "x"),
-        "Variable.assign_sub(lr * g), W1 784x256 (eager)": lambda: v.assign_sub(0.01 * g),
-        "p -= lr * g, W1 784x256 (NumPy, in place)": lambda: np.subtract(p, 0.01 * g, out=p),
-        "p - lr * g, W1 784x256 (NumPy, a new array)": lambda: p - 0.01 * g,
+        "Variable.assign_sub(d), d a tensor, W1 784x256 (a new array, checks, lock)": lambda: v.assign_sub(dt),
+        "p -= d, W1 784x256 (NumPy, in place)": lambda: np.subtract(p, d, out=p),
+        "p - d, W1 784x256 (NumPy, a new array)": lambda: p - d,
     }
 
     def taped():
@@ -139,20 +164,28 @@ def main(argv=None):
     for label, s in stats.items():
         print(f"   {label:<42} {s['median'] * 1e3:7.3f}  x{s['median'] / base:5.2f} NumPy")
     mm = stats["NumPy: its 8 matmuls alone"]["median"]
+    costs = unit_costs()
+    print("\n== unit costs (minimum over 7 timeit repeats), us per call:")
+    for name, sec in costs.items():
+        print(f"   {sec * 1e6:9.3f}  {name}")
     for label in fns:
-        if not label.startswith("tapekit"):
+        if not label.startswith("tapekit") or "gc off" in label:
             continue
         t = stats[label]["median"]
         print(f"\n== {label}: {t * 1e3:.3f} ms a step, of which the 8 matmuls {mm * 1e3:.3f} ms "
               f"({100 * mm / t:.0f}%), the rest {1e3 * (t - mm):.3f} ms")
-        per_step, rows = profile(fns[label], args.steps, args.top)
+        per_step, rows, counts = profile(fns[label], args.steps, args.top)
         print(f"   under cProfile: {per_step * 1e3:.3f} ms a step; own time (tottime) by function:")
         print(f"   {'share':>6} {'calls/step':>10} {'us/step':>8}  function")
         for share, calls, tt, where in rows:
             print(f"   {100 * share:5.1f}% {calls:10.1f} {tt * 1e6:8.1f}  {where}")
-    print("\n== unit costs (minimum over 7 timeit repeats), us per call:")
-    for name, sec in unit_costs().items():
-        print(f"   {sec * 1e6:9.3f}  {name}")
+        print("   calls per step x unit cost (the lock: its cost over an empty function's):")
+        for key, per in sorted(counts.items()):
+            unit = costs[COUNTED[key]]
+            if "Lock" in COUNTED[key]:
+                unit -= costs["a function with an empty block, no lock"]
+            print(f"   {key[0]}:{key[1]:<22} {per:6.1f} calls  x {unit * 1e6:6.3f} us = {per * unit * 1e6:7.1f} us "
+                  f"({100 * per * unit / t:.1f}% of the step)")
     return 0
 
 
