@@ -110,12 +110,14 @@ def interleaved(contenders, *, reps, warmup=2, block_seconds=0.004, time_budget=
         if time_budget is not None and r >= 4 and time.perf_counter() - start > time_budget:
             break
     gc.collect()
-    out = {}
-    for label, s in samples.items():
-        q = statistics.quantiles(s, n=4) if len(s) >= 2 else [s[0]] * 3
-        out[label] = {"median": statistics.median(s), "p25": q[0], "p75": q[2], "min": min(s),
-                      "reps": len(s), "inner": inner[label]}
-    return out
+    return {label: summary(s, inner[label]) for label, s in samples.items()}
+
+
+def summary(s, inner=1):
+    """The stats dict of one contender's samples (seconds per call)."""
+    q = statistics.quantiles(s, n=4) if len(s) >= 2 else [s[0]] * 3
+    return {"median": statistics.median(s), "p25": q[0], "p75": q[2], "min": min(s),
+            "reps": len(s), "inner": inner}
 
 
 # --- verification ------------------------------------------------------------------------
@@ -167,3 +169,15 @@ def check(what, num, den, target, rows):
 
 def na(label, unit, why):
     return row(label, None, unit, note=f"N/A: {why}")
+
+
+def one_repetition(contenders, rng):
+    """One call of each contender, in an order drawn from `rng`: {label: seconds}. For
+    contenders long enough to time one call at a time, driven from outside (see fit_keras.py,
+    which interleaves the repetitions of two processes)."""
+    out = {}
+    for label in rng.sample(list(contenders), len(contenders)):
+        t0 = time.perf_counter()
+        contenders[label]()
+        out[label] = time.perf_counter() - t0
+    return out

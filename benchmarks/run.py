@@ -1,9 +1,10 @@
 """tapekit benchmarks: tapekit against hand-written NumPy and PyTorch, side by side, one thread each.
 
     python benchmarks/run.py                 # every workload (about 2-3 minutes)
-    python benchmarks/run.py W1 W6           # only some (names: W1 W3 W4 W6 MLP CNN FIT)
+    python benchmarks/run.py W1 W6           # only some (names: W1 W3 W4 W6 MLP CNN FIT KCNN KMLP)
     python benchmarks/run.py --quick         # fewer repetitions, for a smoke check
     python benchmarks/run.py W1 --tf-python /work/tfvenv/bin/python   # + tf.function (its own Python)
+    python benchmarks/run.py KCNN KMLP --tf-python /work/tfvenv/bin/python   # fit vs Keras 3's fit
     make bench                               # the same as the first line, in .venv
 
 Prints one table per workload (medians over interleaved repetitions, ratios to the
@@ -44,9 +45,9 @@ import numpy as np  # noqa: E402
 
 import harness  # noqa: E402
 
-WORKLOADS = ["W1", "W3", "W4", "W6", "MLP", "CNN", "FIT"]
+WORKLOADS = ["W1", "W3", "W4", "W6", "MLP", "CNN", "FIT", "KCNN", "KMLP"]
 MODULES = {"W1": "w1_overhead", "W3": "w3_hessian", "W4": "w4_jacobian", "W6": "w6_memory",
-           "MLP": "mlp_step", "CNN": "cnn_step", "FIT": "fit_epoch"}
+           "MLP": "mlp_step", "CNN": "cnn_step", "FIT": "fit_epoch", "KCNN": "fit_keras", "KMLP": "fit_keras"}
 
 
 class Context:
@@ -224,7 +225,8 @@ def main(argv=None):
     ap.add_argument("--no-torch", action="store_true", help="skip PyTorch even if it is installed")
     ap.add_argument("--tf-python", metavar="PATH", default=os.environ.get("TAPEKIT_BENCH_TF_PYTHON"),
                     help="a Python with tensorflow installed (never a tapekit dependency): W1 then also "
-                         "times tf.function in that interpreter, against its own NumPy floor "
+                         "times tf.function, KCNN and KMLP Keras 3's fit, in that interpreter, against "
+                         "its own NumPy floor "
                          "(default: $TAPEKIT_BENCH_TF_PYTHON; without it that row is N/A)")
     ap.add_argument("--markdown", action="store_true",
                     help="print the results file (--out) as Markdown tables and exit (runs nothing)")
@@ -302,14 +304,15 @@ def main(argv=None):
 
 def run_workload(name, ctx, meta, args):
     mod = __import__(MODULES[name])
+    run = getattr(mod, f"run_{name.lower()}", mod.run)   # a module may hold several workloads
     t0 = time.perf_counter()
     try:
-        res = mod.run(ctx)
+        res = run(ctx)
     except harness.VerificationError as e:
         res = {"error": f"verification failed, not timed: {e}"}
     except Exception as e:  # a crash in one workload must not hide the others
         res = {"error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}
-    res["title"] = mod.TITLE
+    res["title"] = getattr(mod, "TITLES", {}).get(name, mod.TITLE)
     res["seconds"] = round(time.perf_counter() - t0, 1)
     res["measured_at"] = meta["date"]
     res["quick"] = args.quick
