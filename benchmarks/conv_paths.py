@@ -5,7 +5,7 @@ the ops around them. On the shapes of the CNN step (W5: cnn_step.py) and of the 
 (KCNN: fit_floor.py), forward and backward, one thread, interleaved (harness.interleaved):
 
 - conv2d, its input gradient and its filter gradient:
-  - "tapekit": tapekit/ops/windows.py as it is (im2col by one copy per filter tap, one
+  - "tapekit": tapekit/ops/conv.py as it is (im2col by one copy per filter tap, one
     matmul; col2im for the input gradient);
   - "swv+tensordot": numpy.lib.stride_tricks.sliding_window_view and np.tensordot (the
     input gradient as the full correlation of the padded cotangent with the flipped kernel);
@@ -13,7 +13,7 @@ the ops around them. On the shapes of the CNN step (W5: cnn_step.py) and of the 
   - "per-tap matmul": no im2col, one matmul per filter tap on a strided view, summed;
 - a 1x1 convolution: tapekit's path against a reshape and one matmul (no im2col, no col2im);
 - 2x2 max pooling with stride 2 (stride == window), forward and backward:
-  - "tapekit": windows.first_max_index + gather_windows, scatter_windows backward;
+  - "tapekit": pooling.first_max_index + gather_windows, scatter_windows backward;
   - "reshape+argmax": x reshaped to (N, P, 2, P, 2, C), the windows copied to a last axis
     of 4, argmax (the first maximum, TensorFlow's tie rule), take/put_along_axis;
   - "reshape views": the maximum of the 4 strided views of that reshape (no copy, no
@@ -47,7 +47,7 @@ from harness import interleaved  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-from tapekit.ops import pooling, windows  # noqa: E402
+from tapekit.ops import conv, pooling  # noqa: E402
 
 STRIDE, NO_PADS = (1, 1), (0, 0, 0, 0)
 
@@ -132,15 +132,15 @@ def dw_per_tap(x, dy, fh, fw):
 
 
 def conv_tapekit(x, w):
-    return windows.conv2d(x, w, STRIDE, NO_PADS)
+    return conv._conv2d(x, w, STRIDE, NO_PADS)
 
 
 def dx_tapekit(dy, w, hw):
-    return windows.conv2d_backprop_input(dy, w, hw, STRIDE, NO_PADS)
+    return conv._conv2d_backprop_input(dy, w, hw, STRIDE, NO_PADS)
 
 
 def dw_tapekit(x, dy, fh, fw):
-    return windows.conv2d_backprop_filter(x, dy, (fh, fw), STRIDE, NO_PADS)
+    return conv._conv2d_backprop_filter(x, dy, (fh, fw), STRIDE, NO_PADS)
 
 
 # --- 1x1: a reshape and one matmul -------------------------------------------------------------------
@@ -166,12 +166,12 @@ def blocks(x):
 
 
 def max_tapekit(x):
-    index = windows.first_max_index(x, (2, 2), (2, 2), NO_PADS)
-    return windows.gather_windows(x, index), index
+    index = pooling.first_max_index(x, (2, 2), (2, 2), NO_PADS)
+    return pooling.gather_windows(x, index), index
 
 
 def max_tapekit_back(dy, index, shape):
-    return windows.scatter_windows(dy, index, shape)
+    return pooling.scatter_windows(dy, index, shape)
 
 
 def max_argmax(x):
@@ -215,7 +215,7 @@ def max_views_back(dy, x, y):
 @functools.lru_cache(maxsize=8)
 def corners(shape):
     """Flat position of each 2x2 window's top-left pixel plus its channel, (N, P, Q, C); kept, as
-    windows._corners keeps it."""
+    pooling._corners keeps it."""
     n, h, w, c = shape
     out = (np.arange(h // 2)[:, None, None] * (2 * w * c) + np.arange(w // 2)[:, None] * (2 * c)) + np.arange(c)
     out = out + np.arange(n)[:, None, None, None] * (h * w * c)
