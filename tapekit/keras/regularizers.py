@@ -15,6 +15,7 @@ from .. import dtypes
 from ..convert import convert_to_tensor
 from ..ops import abs, cast, reduce_sum, square
 from .identifiers import resolve
+from .saving.serialization_lib import deserialize_keras_object
 
 __all__ = ["L1", "L1L2", "L2", "Regularizer", "get", "l1", "l1_l2", "l2"]
 
@@ -126,7 +127,14 @@ def get(identifier):
 
 
 def _from_config(config):
-    """A regularizer from {"class_name": "L2", "config": {"l2": 0.01}}, as a layer's config
-    holds it (the config itself, so the error names it, when the class is not one of these)."""
+    """A regularizer from the config a layer's config holds: Keras 3's
+    {"module": "keras.regularizers", "class_name": "L2", "config": {"l2": 0.01}, ...}, what
+    tapekit wrote before ({"module": "tapekit.keras.regularizers", ...}), a bare
+    {"class_name": "l2", "config": ...}, or a registered or custom class's config."""
     cls = _BY_NAME.get(config.get("class_name"))
-    return config if cls is None else cls.from_config(config.get("config") or {})
+    if cls is not None and config.get("module") in _MODULES:
+        return cls.from_config(config.get("config") or {})
+    return deserialize_keras_object(config)
+
+
+_MODULES = (None, "keras.regularizers", "tapekit.keras.regularizers")

@@ -23,15 +23,17 @@ def retrieve(name, registered_name, module, kind, custom_objects=None):
         if key and key in registration.OBJECTS:
             return registration.OBJECTS[key]
     tables = builtin_tables()
+    module = LEGACY_MODULES.get(module, module)
     if kind == "function":
-        activations, losses = builtin_modules().activations, builtin_modules().losses
-        found = activations.ACTIVATIONS.get(name)
-        if found is None and not str(name).startswith("_"):
-            found = getattr(losses, str(name), None)     # a loss function, defined there
-            if getattr(found, "__module__", None) != losses.__name__ or isinstance(found, type):
-                found = None
+        found = builtin_function(name)
         if found is not None:
             return found
+        if module in (None, "builtins"):      # Keras's own function by name: none of tapekit's
+            raise NotRebuilt(f"Could not locate function {name!r}: it is not one of Keras's "
+                             f"functions that tapekit has. {known_functions()}. A function of "
+                             f"your own loads when passed as custom_objects={{{name!r}: "
+                             f"{name if str(name).isidentifier() else 'fn'}}} or registered with "
+                             f"@tk.saving.register_keras_serializable().")
     elif module in tables and name in tables[module]:
         return tables[module][name]
     elif module in ("keras.src.models.functional", "keras.src.models.model") \
@@ -52,6 +54,30 @@ def retrieve(name, registered_name, module, kind, custom_objects=None):
         f"function as custom_objects={{{(registered_name if registered_name not in (None, 'function') else name)!r}: "
         f"{name if name and name.isidentifier() else 'obj'}}}, or decorate it with "
         f"@tk.saving.register_keras_serializable() and import it before loading.")
+
+
+def builtin_function(name):
+    """The activation, loss or metric function Keras 3 writes as `{"module": "builtins",
+    "class_name": "function", "config": name}`: only names in the activations' table and in
+    the losses' and metrics' FUNCTIONS, never any other function those modules define."""
+    b = builtin_modules()
+    for table in (b.activations.ACTIVATIONS, b.losses.FUNCTIONS, b.metrics.FUNCTIONS):
+        if isinstance(name, str) and name in table:
+            return table[name]
+    return None
+
+
+def known_functions():
+    """The function names a config may use, by kind (for error messages)."""
+    b = builtin_modules()
+    tables = (("activations", b.activations.ACTIVATIONS), ("losses", b.losses.FUNCTIONS),
+              ("metrics", b.metrics.FUNCTIONS))
+    return "Known functions: " + "; ".join(f"{kind}: {', '.join(sorted(table))}"
+                                           for kind, table in tables)
+
+
+# Modules that tapekit wrote before it wrote Keras's own names (files saved then still load).
+LEGACY_MODULES = {"tapekit.keras.regularizers": "keras.regularizers"}
 
 
 class NotRebuilt(TypeError):
@@ -94,6 +120,7 @@ def builtin_tables():
                    "keras.optimizers.schedules": classes(b.schedules),
                    "keras.losses": classes(b.losses),
                    "keras.metrics": classes(b.metrics),
+                   "keras.regularizers": classes(b.regularizers),
                    "keras.models": {"Sequential": b.models.Sequential, "Model": b.models.Model},
                    "keras": {"Sequential": b.models.Sequential, "Model": b.models.Model,
                              "DTypePolicy": DTypePolicy}}
