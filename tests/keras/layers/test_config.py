@@ -20,6 +20,13 @@ ZEROS = {"module": "keras.initializers", "class_name": "Zeros", "config": {},
 ONES = {"module": "keras.initializers", "class_name": "Ones", "config": {},
         "registered_name": None}
 
+KERAS_L2 = {"module": "keras.regularizers", "class_name": "L2", "config": {"l2": 0.25},
+            "registered_name": None}
+KERAS_L1 = {"module": "keras.regularizers", "class_name": "L1", "config": {"l1": 0.5},
+            "registered_name": None}
+KERAS_L1L2 = {"module": "keras.regularizers", "class_name": "L1L2",
+              "config": {"l1": 0.125, "l2": 0.5}, "registered_name": None}
+
 
 def base(name):
     return {"name": name, "trainable": True, "dtype": POLICY}
@@ -81,6 +88,40 @@ EXPECTED = [
         "scale": True, "beta_initializer": ZEROS, "gamma_initializer": ONES,
         "moving_mean_initializer": ZEROS, "moving_variance_initializer": ONES,
         "beta_regularizer": None, "gamma_regularizer": None, "beta_constraint": None,
+        "gamma_constraint": None, "synchronized": False, "renorm": False,
+        "renorm_clipping": None, "renorm_momentum": 0.99}),
+    # Regularizers: Keras 3.15.1's keras.layers.Dense(3, activation="relu",
+    # kernel_regularizer=keras.regularizers.L2(0.25), bias_regularizer=L1(0.5),
+    # activity_regularizer=L1L2(l1=0.125, l2=0.5), name="rd").get_config(), and the same
+    # regularizers on Embedding, Conv2D and BatchNormalization, printed in the TF venv.
+    (lambda: L.Dense(3, activation="relu", kernel_regularizer=tk.regularizers.L2(0.25),
+                     bias_regularizer=tk.regularizers.L1(0.5),
+                     activity_regularizer=tk.regularizers.L1L2(l1=0.125, l2=0.5), name="rd"), {
+        **base("rd"), "activity_regularizer": KERAS_L1L2, "units": 3, "activation": "relu",
+        "use_bias": True, "kernel_initializer": GLOROT, "bias_initializer": ZEROS,
+        "kernel_regularizer": KERAS_L2, "bias_regularizer": KERAS_L1, "kernel_constraint": None,
+        "bias_constraint": None, "quantization_config": None}),
+    (lambda: L.Embedding(5, 2, embeddings_regularizer=tk.regularizers.L1(0.5),
+                         activity_regularizer=tk.regularizers.L2(0.25), name="re"), {
+        **base("re"), "activity_regularizer": KERAS_L2, "input_dim": 5, "output_dim": 2,
+        "embeddings_initializer": {"module": "keras.initializers", "class_name": "RandomUniform",
+                                   "config": {"seed": None, "minval": -0.05, "maxval": 0.05},
+                                   "registered_name": None},
+        "embeddings_regularizer": KERAS_L1, "embeddings_constraint": None, "mask_zero": False,
+        "quantization_config": None}),
+    (lambda: L.Conv2D(4, 3, kernel_regularizer=tk.regularizers.L2(0.25),
+                      activity_regularizer=tk.regularizers.L1(0.5), name="rc"), {
+        **base("rc"), "activity_regularizer": KERAS_L1, "filters": 4, "kernel_size": [3, 3],
+        "strides": [1, 1], "padding": "valid", "data_format": "channels_last",
+        "dilation_rate": [1, 1], "groups": 1, "activation": "linear", "use_bias": True,
+        "kernel_initializer": GLOROT, "bias_initializer": ZEROS, "kernel_regularizer": KERAS_L2,
+        "bias_regularizer": None, "kernel_constraint": None, "bias_constraint": None}),
+    (lambda: L.BatchNormalization(gamma_regularizer=tk.regularizers.L2(0.25),
+                                  beta_regularizer=tk.regularizers.L1(0.5), name="rb"), {
+        **base("rb"), "axis": -1, "momentum": 0.99, "epsilon": 0.001, "center": True,
+        "scale": True, "beta_initializer": ZEROS, "gamma_initializer": ONES,
+        "moving_mean_initializer": ZEROS, "moving_variance_initializer": ONES,
+        "beta_regularizer": KERAS_L1, "gamma_regularizer": KERAS_L2, "beta_constraint": None,
         "gamma_constraint": None, "synchronized": False, "renorm": False,
         "renorm_clipping": None, "renorm_momentum": 0.99}),
     (lambda: L.InputLayer(shape=(3,), name="i"), {
