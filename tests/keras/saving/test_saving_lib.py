@@ -406,3 +406,31 @@ def test_links_out_of_the_weights_file_are_refused(tmp_path, link):
         archive.writestr("model.weights.h5", (tmp_path / "w.h5").read_bytes())
     with pytest.raises(ValueError, match=f"layers/dense/vars/0: a {link.capitalize()}Link"):
         tk.models.load_model(tmp_path / "linked.keras")
+
+
+def test_a_regularized_model_saves_keras_3s_regularizer_configs_and_loads_them(tmp_path):
+    # Keras 3.15.1 writes {"module": "keras.regularizers", "class_name": ..., "config": ...,
+    # "registered_name": None} for each (read off a model saved in the TF venv)
+    tk.layers.clear_session()
+    tk.random.set_seed(3)
+    R = tk.regularizers
+    model = tk.Sequential([tk.Input(shape=(4,)), tk.layers.Dense(
+        3, activation="tanh", kernel_regularizer=R.L2(0.25), bias_regularizer=R.L1(0.5),
+        activity_regularizer=R.L1L2(l1=0.125, l2=0.5), name="reg")])
+    model.compile(optimizer="sgd", loss="mse")
+    model.fit(X, np.repeat(Y, 3, axis=1), batch_size=6, epochs=1, verbose=0)
+    expected = model(X).numpy()
+    penalties = [float(v) for v in model.losses]
+    model.save(tmp_path / "m.keras")
+    layer = read_json(tmp_path / "m.keras", "config.json")["config"]["layers"][1]["config"]
+    assert layer["kernel_regularizer"] == {"module": "keras.regularizers", "class_name": "L2",
+                                           "config": {"l2": 0.25}, "registered_name": None}
+    assert layer["bias_regularizer"] == {"module": "keras.regularizers", "class_name": "L1",
+                                         "config": {"l1": 0.5}, "registered_name": None}
+    assert layer["activity_regularizer"] == {
+        "module": "keras.regularizers", "class_name": "L1L2", "config": {"l1": 0.125, "l2": 0.5},
+        "registered_name": None}
+    loaded = tk.models.load_model(tmp_path / "m.keras")
+    assert loaded.get_config() == model.get_config()
+    np.testing.assert_array_equal(loaded(X).numpy(), expected)
+    assert [float(v) for v in loaded.losses] == penalties and len(penalties) == 3

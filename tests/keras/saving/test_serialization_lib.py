@@ -53,6 +53,19 @@ def test_built_in_activations_are_functions_of_builtins(name):
     assert tk.keras.activations.serialize(fn) == name
 
 
+@pytest.mark.parametrize("fn", [tk.losses.mean_squared_error, tk.losses.huber,
+                                tk.metrics.binary_accuracy, tk.metrics.sparse_categorical_accuracy,
+                                tk.metrics.mean_absolute_percentage_error],
+                         ids=lambda fn: fn.__name__)
+def test_loss_and_metric_functions_are_functions_of_builtins(fn):
+    # Keras 3.15.1's serialize_keras_object(keras.metrics.binary_accuracy) (TF venv):
+    # {'module': 'builtins', 'class_name': 'function', 'config': 'binary_accuracy',
+    #  'registered_name': 'function'}; the same form for the loss functions
+    assert ser(fn) == {"module": "builtins", "class_name": "function", "config": fn.__name__,
+                       "registered_name": "function"}
+    assert de(ser(fn)) is fn
+
+
 def test_swish_is_written_as_silu_as_keras_does():
     assert tk.keras.activations.serialize("swish") == "silu"
 
