@@ -85,7 +85,7 @@ class LayerConfig:
         config = dict(config)
         if "dtype" in config:
             config["dtype"] = dtype_from_config(config["dtype"])
-        takes = inspect.signature(cls.__init__).parameters
+        takes = _arguments(cls)
         for key, default in {**_KERAS_ONLY, **cls._keras_only}.items():
             if key in config and key not in takes:
                 value = config.pop(key)
@@ -114,6 +114,20 @@ class LayerConfig:
 _KERAS_ONLY = {"quantization_config": None, "kernel_regularizer": None, "bias_regularizer": None,
                "kernel_constraint": None, "bias_constraint": None,
                "data_format": "channels_last", "lora_rank": None, "lora_alpha": None}
+
+
+def _arguments(cls):
+    """The argument names cls's constructor takes, with those its **kwargs hand on to the
+    classes above it (LSTM's kernel_regularizer, taken by the recurrent base class)."""
+    names = set()
+    for klass in cls.__mro__:
+        if "__init__" not in vars(klass):
+            continue
+        params = inspect.signature(klass.__init__).parameters
+        names.update(params)
+        if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
+            break
+    return names
 
 
 def _plain(value):

@@ -115,7 +115,9 @@ def builtin_tables():
             return {k: v for k, v in vars(module).items()
                     if isinstance(v, type) and not k.startswith("_")}
         _TABLES = {"keras.layers": classes(b.layers),
-                   "keras.initializers": classes(b.initializers),
+                   "keras.initializers": {**classes(b.initializers), **{
+                       v.__name__: v for v in b.initializers.INITIALIZERS.values()
+                       if isinstance(v, type)}},     # Orthogonal, defined by the RNN layers
                    "keras.optimizers": classes(b.optimizers),
                    "keras.optimizers.schedules": classes(b.schedules),
                    "keras.losses": classes(b.losses),

@@ -32,6 +32,20 @@ def base(name):
     return {"name": name, "trainable": True, "dtype": POLICY}
 
 
+def rnn(units, return_sequences=False):
+    """The keys Keras 3's SimpleRNN, LSTM and GRU write alike, at their defaults."""
+    return {"return_sequences": return_sequences, "return_state": False, "go_backwards": False,
+            "stateful": False, "unroll": False, "zero_output_for_mask": False, "units": units,
+            "activation": "tanh", "use_bias": True, "kernel_initializer": GLOROT,
+            "recurrent_initializer": {"module": "keras.initializers", "class_name": "Orthogonal",
+                                      "config": {"seed": None, "gain": 1.0},
+                                      "registered_name": None},
+            "bias_initializer": ZEROS, "kernel_regularizer": None, "recurrent_regularizer": None,
+            "bias_regularizer": None, "activity_regularizer": None, "kernel_constraint": None,
+            "recurrent_constraint": None, "bias_constraint": None, "dropout": 0.0,
+            "recurrent_dropout": 0.0}
+
+
 EXPECTED = [
     (lambda: L.Dense(3, name="d"), {
         **base("d"), "units": 3, "activation": "linear", "use_bias": True,
@@ -124,6 +138,22 @@ EXPECTED = [
         "beta_regularizer": KERAS_L1, "gamma_regularizer": KERAS_L2, "beta_constraint": None,
         "gamma_constraint": None, "synchronized": False, "renorm": False,
         "renorm_clipping": None, "renorm_momentum": 0.99}),
+    # Recurrent layers: Keras 3.15.1's SimpleRNN(2, name="s"), LSTM(3, kernel_regularizer=
+    # L2(0.25), recurrent_regularizer=L1(0.5), activity_regularizer=L2(0.25),
+    # return_sequences=True, name="l") and GRU(2, recurrent_activation="tanh", name="g")
+    # .get_config(), printed in the TF venv. SimpleRNN's "seed" is tapekit's (Keras 3 takes it
+    # as an argument but does not write it; its from_config accepts it).
+    (lambda: L.SimpleRNN(2, name="s"), {**base("s"), **rnn(2), "seed": None}),
+    (lambda: L.LSTM(3, kernel_regularizer=tk.regularizers.L2(0.25),
+                    recurrent_regularizer=tk.regularizers.L1(0.5),
+                    activity_regularizer=tk.regularizers.L2(0.25), return_sequences=True,
+                    name="l"), {
+        **base("l"), **rnn(3, return_sequences=True), "activity_regularizer": KERAS_L2,
+        "recurrent_activation": "sigmoid", "unit_forget_bias": True,
+        "kernel_regularizer": KERAS_L2, "recurrent_regularizer": KERAS_L1, "seed": None}),
+    (lambda: L.GRU(2, recurrent_activation="tanh", name="g"), {
+        **base("g"), **rnn(2), "recurrent_activation": "tanh", "reset_after": True,
+        "seed": None}),
     (lambda: L.InputLayer(shape=(3,), name="i"), {
         "batch_shape": [None, 3], "dtype": "float32", "sparse": False, "ragged": False,
         "name": "i", "optional": False}),
