@@ -6,7 +6,8 @@ For models built by the same code on both sides (`import tapekit as keras` again
 with a nested layer, batch normalization and a list of layers (registered, with get_config);
 also a model of two nested models (a functional encoder, a Sequential decoder), an image
 model with every layer class tapekit writes a config for, and a model with kernel, bias and
-activity regularizers (compiled with a loss and a metric given as functions):
+activity regularizers (compiled with a loss and a metric given as functions), and a model of
+LSTM, GRU and SimpleRNN layers with regularizers and seeded initializers:
 
 weights (`.weights.h5`):
 1. tapekit trains a step, writes `<name>.weights.h5` and its predictions;
@@ -48,6 +49,16 @@ def build(keras, kind):
                                  layers.Dense(3), layers.Dense(2, name="out")])
     if kind == "every_layer":
         return every_layer(keras)
+    if kind == "recurrent":       # the three recurrent layers, with nested configs of each kind
+        reg, init = keras.regularizers, keras.initializers
+        return keras.Sequential([
+            keras.Input(shape=(3, 2)),
+            layers.LSTM(4, return_sequences=True, kernel_regularizer=reg.L2(0.0625),
+                        recurrent_initializer="orthogonal"),
+            layers.GRU(3, return_sequences=True, recurrent_regularizer=reg.L1(0.125),
+                       activity_regularizer=reg.L2(0.25), recurrent_activation="tanh"),
+            layers.SimpleRNN(2, bias_regularizer=reg.L1L2(l1=0.0625, l2=0.125),
+                             kernel_initializer=init.HeNormal(seed=2))])
     if kind == "regularized":     # weight and activity penalties, in the loss both sides train
         reg = keras.regularizers
         return keras.Sequential([
@@ -103,8 +114,10 @@ def build(keras, kind):
 Y = np.tanh(X[:, :1] - X[:, 1:2])
 IMAGES = np.linspace(0, 1, 6 * 8 * 8, dtype="float32").reshape(6, 8, 8, 1)
 LABELS = np.array([0, 1, 2, 0, 1, 2])
-TRAINED = ("sequential", "subclassed", "nested", "regularized")   # trained again after loading
-KINDS = ("sequential", "functional", "subclassed", "nested", "every_layer", "regularized")
+SEQUENCES = np.linspace(-1, 1, 36, dtype="float32").reshape(6, 3, 2)   # (batch, time, features)
+TRAINED = ("sequential", "subclassed", "nested", "regularized", "recurrent")   # again after loading
+KINDS = ("sequential", "functional", "subclassed", "nested", "every_layer", "regularized",
+         "recurrent")
 REGULARIZERS = ("kernel_regularizer", "bias_regularizer", "activity_regularizer")
 
 
@@ -148,29 +161,35 @@ def compile_and_train(keras, model, kind):
     else:
         model.compile(optimizer=optimizer, loss="mse")
     if kind in TRAINED:
-        model.fit(X, _targets(model), batch_size=6, epochs=2, shuffle=False, verbose=0)
+        model.fit(inputs(kind), _targets(model, kind), batch_size=6, epochs=2, shuffle=False,
+                  verbose=0)
 
 
 def train_one_more(model, kind):
     if kind in TRAINED:
-        model.fit(X, _targets(model), batch_size=6, epochs=1, shuffle=False, verbose=0)
+        model.fit(inputs(kind), _targets(model, kind), batch_size=6, epochs=1, shuffle=False,
+                  verbose=0)
     return predict(model, kind)
 
 
-def _targets(model):
-    width = np.asarray(model(X[:1], training=False)).shape[-1]
+def inputs(kind):
+    return {"every_layer": IMAGES, "recurrent": SEQUENCES}.get(kind, X)
+
+
+def _targets(model, kind):
+    width = np.asarray(model(inputs(kind)[:1], training=False)).shape[-1]
     return np.repeat(Y, width, axis=1)
 
 
 def predict(model, kind):
-    out = model(IMAGES if kind == "every_layer" else X, training=False)
+    out = model(inputs(kind), training=False)
     outs = out if isinstance(out, (list, tuple)) else [out]
     return [np.asarray(o).tolist() for o in outs]
 
 
 def penalties(model, kind):
     """model.losses after a call on the inputs: the weights' and the outputs' penalties."""
-    model(IMAGES if kind == "every_layer" else X, training=False)
+    model(inputs(kind), training=False)
     return sorted(float(np.asarray(v)) for v in model.losses)
 
 
@@ -273,11 +292,12 @@ def main(argv=None):
                  "keras": run(args.tf_python, "keras", "save", folder)}
         loaded = {"keras": run(args.tf_python, "keras", "load", folder),
                   "tapekit": run(sys.executable, "tapekit", "load", folder)}
-        differ = config_differences(*(Path(folder) / f"{lib}_regularized.keras"
-                                      for lib in ("tapekit", "keras")))
-        failures += bool(differ)
-        print(f"config.json of the regularized model, tapekit's against Keras's (layer names "
-              f"aside): {'the same' if not differ else differ}")
+        for kind in ("regularized", "recurrent"):
+            differ = config_differences(*(Path(folder) / f"{lib}_{kind}.keras"
+                                          for lib in ("tapekit", "keras")))
+            failures += bool(differ)
+            print(f"config.json of the {kind} model, tapekit's against Keras's (layer names "
+                  f"aside): {'the same' if not differ else differ}")
         print(f"\n{'.keras model':12} {'direction':22} {'after load':>12} {'after a step':>14} "
               f"{'iterations':>12} {'penalties':>10}")
         for kind in KINDS:
