@@ -434,3 +434,27 @@ def test_a_regularized_model_saves_keras_3s_regularizer_configs_and_loads_them(t
     assert loaded.get_config() == model.get_config()
     np.testing.assert_array_equal(loaded(X).numpy(), expected)
     assert [float(v) for v in loaded.losses] == penalties and len(penalties) == 3
+
+
+def test_a_recurrent_model_with_nested_configs_loads_with_the_same_predictions(tmp_path):
+    # before, the RNN layers wrote only name/trainable/dtype once an argument was an object
+    tk.layers.clear_session()
+    tk.random.set_seed(4)
+    R = tk.regularizers
+    model = tk.Sequential([
+        tk.Input(shape=(3, 2)),
+        tk.layers.LSTM(4, return_sequences=True, kernel_regularizer=R.L2(0.25),
+                       kernel_initializer=tk.initializers.HeNormal(seed=1)),
+        tk.layers.GRU(3, recurrent_regularizer=R.L1(0.5), activity_regularizer=R.L2(0.25))])
+    x = np.linspace(-1, 1, 18, dtype="float32").reshape(3, 3, 2)
+    expected = model(x).numpy()
+    penalties = [float(v) for v in model.losses]
+    model.save(tmp_path / "rnn.keras")
+    layers = read_json(tmp_path / "rnn.keras", "config.json")["config"]["layers"]
+    assert layers[1]["config"]["units"] == 4 and layers[2]["config"]["reset_after"] is True
+    assert layers[1]["config"]["recurrent_initializer"]["class_name"] == "Orthogonal"
+    assert layers[1]["config"]["recurrent_initializer"]["module"] == "keras.initializers"
+    loaded = tk.models.load_model(tmp_path / "rnn.keras")
+    assert loaded.get_config() == model.get_config()
+    np.testing.assert_array_equal(loaded(x).numpy(), expected)
+    assert [float(v) for v in loaded.losses] == penalties and len(penalties) == 3
