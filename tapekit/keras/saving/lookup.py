@@ -85,6 +85,7 @@ class NotRebuilt(TypeError):
     which and how to provide it); raised once, not re-wrapped by each enclosing config."""
 
 
+_PACKAGE = __name__.rsplit(".", 2)[0] + "."     # "tapekit.keras."
 _BUILTINS = None   # tapekit.keras's modules, handed over by tapekit/keras/__init__.py
 _TABLES = None
 
@@ -111,9 +112,9 @@ def builtin_tables():
     if _TABLES is None:
         b = builtin_modules()
 
-        def classes(module):
-            return {k: v for k, v in vars(module).items()
-                    if isinstance(v, type) and not k.startswith("_")}
+        def classes(module):      # Keras's classes, not what the module imports (Tensor)
+            return {k: v for k, v in vars(module).items() if isinstance(v, type)
+                    and not k.startswith("_") and v.__module__.startswith(_PACKAGE)}
         _TABLES = {"keras.layers": classes(b.layers),
                    "keras.initializers": {**classes(b.initializers), **{
                        v.__name__: v for v in b.initializers.INITIALIZERS.values()

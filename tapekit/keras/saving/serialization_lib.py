@@ -29,6 +29,7 @@ import numpy as np
 
 from ... import dtypes
 from ...convert import convert_to_tensor
+from ...tensor import Tensor
 from . import registration
 from .lookup import NotRebuilt, builtin_function, builtin_modules, builtin_tables, retrieve
 
@@ -117,6 +118,9 @@ def serialize_keras_object(obj):
                 "config": {"value": obj.tolist(), "dtype": obj.dtype.name}}
     if isinstance(obj, (np.generic, np.ndarray)):
         return obj.item()
+    if isinstance(obj, Tensor):            # a tensor or a variable: its value, as Keras 3 writes it
+        return {"class_name": "__tensor__",
+                "config": {"value": obj.numpy().tolist(), "dtype": obj.dtype.name}}
     if isinstance(obj, np.dtype):
         return obj.name
     if isinstance(obj, types.FunctionType) and obj.__name__ == "<lambda>":
