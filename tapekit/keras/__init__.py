@@ -16,7 +16,7 @@ from . import schedules  # noqa: E402
 # their own get_config, so saving gets them here, once all are loaded.
 saving.lookup.use_builtins(activations=activations, initializers=initializers, layers=layers,
                            losses=losses, metrics=metrics, models=models, optimizers=optimizers,
-                           schedules=schedules)
+                           regularizers=regularizers, schedules=schedules)
 
 __all__ = ["Input", "InputLayer", "Model", "Sequential", "activations", "backend", "callbacks",
            "initializers", "layers", "losses", "metrics", "models", "optimizers", "regularizers",

@@ -12,6 +12,7 @@ argument names and defaults.
 """
 from .. import nn
 from ..ops import minimum, sigmoid, tanh, where, zeros_like
+from .identifiers import resolve
 from .saving.serialization_lib import deserialize_keras_object, serialize_keras_object
 
 __all__ = ["deserialize", "elu", "gelu", "get", "get_activation", "leaky_relu", "linear", "relu",
@@ -60,7 +61,8 @@ ACTIVATIONS = {"linear": linear, "relu": nn.relu, "sigmoid": sigmoid, "tanh": ta
 
 
 def get_activation(activation):
-    """A callable for `activation`: None, a name in ACTIVATIONS, or a callable.
+    """A callable for `activation`: None (linear), a name in ACTIVATIONS, a config dict, or a
+    callable (a class too, as Keras's activations.get); the shared rule of identifiers.py.
 
     >>> tk.layers.get_activation("relu")(tk.constant([-1.0, 1.0]))
     tk.Tensor([0. 1.], shape=(2,), dtype=float32)
@@ -69,14 +71,10 @@ def get_activation(activation):
     """
     if activation is None:
         return linear
-    if isinstance(activation, dict):           # a config, as Keras 3 writes a custom one
-        return get_activation(deserialize_keras_object(activation))
-    if callable(activation):
-        return activation
-    if activation in ACTIVATIONS:
-        return ACTIVATIONS[activation]
-    raise ValueError(f"unknown activation {activation!r}; use one of {sorted(ACTIVATIONS)} "
-                     f"or a callable")
+    # base=type: a class is returned as it is (callable, as Keras's get returns it), and a
+    # dict is a config as Keras 3 writes a custom function.
+    return resolve(activation, ACTIVATIONS, "activation", base=type,
+                   configs=deserialize_keras_object, accepts="a callable activation(x)")
 
 
 get = get_activation

@@ -241,16 +241,18 @@ class SparseCategoricalCrossentropy(Loss):
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
 
-_BY_NAME = {
+# The loss functions a config may name (Keras writes {"module": "builtins", "class_name":
+# "function", "config": "mean_squared_error"}): these and no other function of this module.
+FUNCTIONS = {
     "mean_squared_error": mean_squared_error, "mse": mean_squared_error,
     "mean_absolute_error": mean_absolute_error, "mae": mean_absolute_error,
     "huber": huber, "binary_crossentropy": binary_crossentropy,
     "categorical_crossentropy": categorical_crossentropy,
     "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
 }
-_BY_NAME.update({cls.__name__: cls for cls in (MeanSquaredError, MeanAbsoluteError, Huber,
+_BY_NAME = {**FUNCTIONS, **{cls.__name__: cls for cls in (MeanSquaredError, MeanAbsoluteError, Huber,
                                                BinaryCrossentropy, CategoricalCrossentropy,
-                                               SparseCategoricalCrossentropy)})
+                                               SparseCategoricalCrossentropy)}}
 
 
 def get(identifier):

@@ -11,10 +11,12 @@ adds the penalty to its `losses` (Keras's `add_loss` for weights), and `fit` add
     >>> layer.losses                       # 0.1 * (1 + 1 + 1)
     [tk.Tensor(0.3, shape=(), dtype=float32)]
 """
-from .. import dtypes
+from .. import dtypes, nest
 from ..convert import convert_to_tensor
-from ..ops import abs, cast, reduce_sum, square
+from ..ops import abs, cast, divide_no_nan, reduce_sum, square
+from ..tensor import Tensor
 from .identifiers import resolve
+from .saving.serialization_lib import deserialize_keras_object
 
 __all__ = ["L1", "L1L2", "L2", "Regularizer", "get", "l1", "l1_l2", "l2"]
 
@@ -104,6 +106,30 @@ class L2(L1L2):
         return {"l2": self.l2}
 
 
+def add_activity_penalties(layer, outputs):
+    """Layer.__call__'s step 5: the penalty that a layer's `activity_regularizer` puts on each
+    of its output tensors, over the batch size (Keras 3: the strength does not grow with the
+    batch), added to the layer's losses. Nothing for a layer without one.
+
+    >>> layer = tk.layers.Dense(2, kernel_initializer="ones", use_bias=False,
+    ...                         activity_regularizer=tk.regularizers.L1(0.25))
+    >>> _ = layer(tk.ones((4, 3)))        # 4 rows of [3, 3]: 0.25 * (4 * 6) / 4
+    >>> layer.losses
+    [tk.Tensor(1.5, shape=(), dtype=float32)]
+    """
+    regularizer = layer.__dict__.get("activity_regularizer")
+    if regularizer is None:
+        return
+    penalties = []
+    for y in nest.flatten(outputs):
+        if isinstance(y, Tensor):
+            penalty = regularizer(y)
+            if y.ndim > 0:
+                penalty = divide_no_nan(penalty, cast(y.shape[0], penalty.dtype))
+            penalties.append(penalty)
+    layer.add_loss(penalties)
+
+
 def _float(x):
     x = convert_to_tensor(x)
     return x if x.dtype.kind == "f" else cast(x, dtypes.float32)
@@ -126,7 +152,14 @@ def get(identifier):
 
 
 def _from_config(config):
-    """A regularizer from {"class_name": "L2", "config": {"l2": 0.01}}, as a layer's config
-    holds it (the config itself, so the error names it, when the class is not one of these)."""
+    """A regularizer from the config a layer's config holds: Keras 3's
+    {"module": "keras.regularizers", "class_name": "L2", "config": {"l2": 0.01}, ...}, what
+    tapekit wrote before ({"module": "tapekit.keras.regularizers", ...}), a bare
+    {"class_name": "l2", "config": ...}, or a registered or custom class's config."""
     cls = _BY_NAME.get(config.get("class_name"))
-    return config if cls is None else cls.from_config(config.get("config") or {})
+    if cls is not None and config.get("module") in _MODULES:
+        return cls.from_config(config.get("config") or {})
+    return deserialize_keras_object(config)
+
+
+_MODULES = (None, "keras.regularizers", "tapekit.keras.regularizers")

@@ -48,8 +48,23 @@ def test_get_by_name_none_callable_and_unknown():
     assert activations.get("swish") is activations.get("silu")
     assert activations.get(None) is activations.linear
     assert activations.get(abs) is abs
-    with pytest.raises(ValueError, match="unknown activation 'rleu'; use one of .*'relu'"):
+    with pytest.raises(ValueError, match="Could not interpret activation identifier: 'rleu'. "
+                                         "Known names: .*'relu'.*; or pass a callable"):
         activations.get("rleu")
+
+
+def test_get_follows_the_shared_identifier_rule():
+    # identifiers.resolve: a name in any case, a config dict, a class returned as it is
+    # (Keras's activations.get returns any callable), and a number refused by name
+    assert activations.get("ReLU") is activations.get("relu")
+    config = {"module": "builtins", "class_name": "function", "config": "tanh",
+              "registered_name": "function"}
+    assert activations.get(config) is activations.get("tanh")
+    assert activations.get(tk.layers.ReLU) is tk.layers.ReLU
+    layer = tk.layers.ReLU(max_value=1.0)
+    assert activations.get(layer) is layer
+    with pytest.raises(ValueError, match="Could not interpret activation identifier: 3"):
+        activations.get(3)
 
 
 def test_serialize_names_built_ins_and_deserialize_reads_them_back():

@@ -4,8 +4,10 @@
 For models built by the same code on both sides (`import tapekit as keras` against
 `import keras`): a Sequential, a functional model with two outputs, and a subclassed model
 with a nested layer, batch normalization and a list of layers (registered, with get_config);
-also a model of two nested models (a functional encoder, a Sequential decoder) and an image
-model with every layer class tapekit writes a config for:
+also a model of two nested models (a functional encoder, a Sequential decoder), an image
+model with every layer class tapekit writes a config for, and a model with kernel, bias and
+activity regularizers (compiled with a loss and a metric given as functions), and a model of
+LSTM, GRU and SimpleRNN layers with regularizers and seeded initializers:
 
 weights (`.weights.h5`):
 1. tapekit trains a step, writes `<name>.weights.h5` and its predictions;
@@ -19,7 +21,8 @@ whole models (`.keras`):
 5. the other side `load_model`s the file (config, weights, optimizer state, compile
    settings), predicts, trains the same step and predicts again.
 Each side's predictions must agree to float32 rounding, before and after the extra step (the
-second shows the optimizer's state came across). TensorFlow runs in its own venv and is never
+second shows the optimizer's state came across), and so must each layer's regularizer configs
+and the penalties in `model.losses` after a call. TensorFlow runs in its own venv and is never
 a dependency of tapekit.
 
     PYTHONPATH=. .venv/bin/python tools/keras_interop/roundtrip.py [--tf-python /work/tfvenv/bin/python]
@@ -30,6 +33,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +49,24 @@ def build(keras, kind):
                                  layers.Dense(3), layers.Dense(2, name="out")])
     if kind == "every_layer":
         return every_layer(keras)
+    if kind == "recurrent":       # the three recurrent layers, with nested configs of each kind
+        reg, init = keras.regularizers, keras.initializers
+        return keras.Sequential([
+            keras.Input(shape=(3, 2)),
+            layers.LSTM(4, return_sequences=True, kernel_regularizer=reg.L2(0.0625),
+                        recurrent_initializer="orthogonal"),
+            layers.GRU(3, return_sequences=True, recurrent_regularizer=reg.L1(0.125),
+                       activity_regularizer=reg.L2(0.25), recurrent_activation="tanh"),
+            layers.SimpleRNN(2, bias_regularizer=reg.L1L2(l1=0.0625, l2=0.125),
+                             kernel_initializer=init.HeNormal(seed=2))])
+    if kind == "regularized":     # weight and activity penalties, in the loss both sides train
+        reg = keras.regularizers
+        return keras.Sequential([
+            keras.Input(shape=(4,)),
+            layers.Dense(8, activation="relu", kernel_regularizer=reg.L2(0.0625),
+                         bias_regularizer=reg.L1(0.125), activity_regularizer=reg.L2(0.25)),
+            layers.Dense(3, activity_regularizer=reg.L1L2(l1=0.0625, l2=0.125)),
+            layers.Dense(2, kernel_regularizer="l2", name="out")])
     if kind == "nested":       # models as layers: a functional encoder, a Sequential decoder
         enc_in = keras.Input(shape=(4,), name="enc_in")
         encoder = keras.Model(enc_in, layers.Dense(2, activation="tanh")(enc_in), name="encoder")
@@ -92,8 +114,11 @@ def build(keras, kind):
 Y = np.tanh(X[:, :1] - X[:, 1:2])
 IMAGES = np.linspace(0, 1, 6 * 8 * 8, dtype="float32").reshape(6, 8, 8, 1)
 LABELS = np.array([0, 1, 2, 0, 1, 2])
-TRAINED = ("sequential", "subclassed", "nested")   # trained again after loading, both sides
-KINDS = ("sequential", "functional", "subclassed", "nested", "every_layer")
+SEQUENCES = np.linspace(-1, 1, 36, dtype="float32").reshape(6, 3, 2)   # (batch, time, features)
+TRAINED = ("sequential", "subclassed", "nested", "regularized", "recurrent")   # again after loading
+KINDS = ("sequential", "functional", "subclassed", "nested", "every_layer", "regularized",
+         "recurrent")
+REGULARIZERS = ("kernel_regularizer", "bias_regularizer", "activity_regularizer")
 
 
 def every_layer(keras):
@@ -130,26 +155,48 @@ def compile_and_train(keras, model, kind):
         return
     optimizer = (keras.optimizers.SGD(0.1, momentum=0.9) if kind == "subclassed"
                  else keras.optimizers.Adam(0.01))
-    model.compile(optimizer=optimizer, loss="mse")
+    if kind == "regularized":     # a loss and a metric function in the compile config
+        model.compile(optimizer=optimizer, loss=keras.losses.huber,
+                      metrics=[keras.metrics.binary_accuracy])
+    else:
+        model.compile(optimizer=optimizer, loss="mse")
     if kind in TRAINED:
-        model.fit(X, _targets(model), batch_size=6, epochs=2, shuffle=False, verbose=0)
+        model.fit(inputs(kind), _targets(model, kind), batch_size=6, epochs=2, shuffle=False,
+                  verbose=0)
 
 
 def train_one_more(model, kind):
     if kind in TRAINED:
-        model.fit(X, _targets(model), batch_size=6, epochs=1, shuffle=False, verbose=0)
+        model.fit(inputs(kind), _targets(model, kind), batch_size=6, epochs=1, shuffle=False,
+                  verbose=0)
     return predict(model, kind)
 
 
-def _targets(model):
-    width = np.asarray(model(X[:1], training=False)).shape[-1]
+def inputs(kind):
+    return {"every_layer": IMAGES, "recurrent": SEQUENCES}.get(kind, X)
+
+
+def _targets(model, kind):
+    width = np.asarray(model(inputs(kind)[:1], training=False)).shape[-1]
     return np.repeat(Y, width, axis=1)
 
 
 def predict(model, kind):
-    out = model(IMAGES if kind == "every_layer" else X, training=False)
+    out = model(inputs(kind), training=False)
     outs = out if isinstance(out, (list, tuple)) else [out]
     return [np.asarray(o).tolist() for o in outs]
+
+
+def penalties(model, kind):
+    """model.losses after a call on the inputs: the weights' and the outputs' penalties."""
+    model(inputs(kind), training=False)
+    return sorted(float(np.asarray(v)) for v in model.losses)
+
+
+def regularizer_configs(keras, model):
+    """Each layer's regularizers as its config holds them (what the other side wrote)."""
+    return [[keras.saving.serialize_keras_object(getattr(layer, key, None))
+             for key in REGULARIZERS] for layer in model.layers]
 
 
 def side(lib, step, folder):
@@ -173,7 +220,9 @@ def side(lib, step, folder):
                 other = "tapekit" if lib == "keras" else "keras"
                 model = keras.models.load_model(str(Path(folder) / f"{other}_{kind}.keras"))
             before = predict(model, kind)
-            results[kind] = {"before": before, "after": train_one_more(model, kind),
+            results[kind] = {"before": before, "penalties": penalties(model, kind),
+                             "regularizers": regularizer_configs(keras, model),
+                             "after": train_one_more(model, kind),
                              "iterations": int(np.asarray(model.optimizer.iterations))}
         return results
     for kind in KINDS:
@@ -187,6 +236,26 @@ def side(lib, step, folder):
             model.load_weights(str(Path(folder) / f"{other}_{kind}.weights.h5"))
         results[kind] = predict(model, kind)
     return results
+
+
+def config_differences(mine, theirs):
+    """Where the layers' configs in two .keras files differ ([] if nowhere), their names aside
+    and the `shared_object_id` Keras adds to an object it writes twice (a memory address)."""
+    def plain(value):
+        if isinstance(value, dict):
+            return {k: plain(v) for k, v in value.items() if k != "shared_object_id"}
+        return [plain(v) for v in value] if isinstance(value, list) else value
+
+    def layers(path):
+        with zipfile.ZipFile(path) as archive:
+            config = json.loads(archive.read("config.json"))
+        return [{k: plain(v) for k, v in layer["config"].items() if k != "name"}
+                for layer in config["config"]["layers"]]
+    out = []
+    for i, (a, b) in enumerate(zip(layers(mine), layers(theirs))):
+        out += [f"layer {i} {key}: {a.get(key)!r} != {b.get(key)!r}"
+                for key in sorted(set(a) | set(b)) if a.get(key) != b.get(key)]
+    return out
 
 
 def main(argv=None):
@@ -223,19 +292,27 @@ def main(argv=None):
                  "keras": run(args.tf_python, "keras", "save", folder)}
         loaded = {"keras": run(args.tf_python, "keras", "load", folder),
                   "tapekit": run(sys.executable, "tapekit", "load", folder)}
+        for kind in ("regularized", "recurrent"):
+            differ = config_differences(*(Path(folder) / f"{lib}_{kind}.keras"
+                                          for lib in ("tapekit", "keras")))
+            failures += bool(differ)
+            print(f"config.json of the {kind} model, tapekit's against Keras's (layer names "
+                  f"aside): {'the same' if not differ else differ}")
         print(f"\n{'.keras model':12} {'direction':22} {'after load':>12} {'after a step':>14} "
-              f"{'iterations':>12}")
+              f"{'iterations':>12} {'penalties':>10}")
         for kind in KINDS:
             for src, dst in (("tapekit", "keras"), ("keras", "tapekit")):
                 a, b = saved[src][kind], loaded[dst][kind]
                 diffs = [max(float(np.max(np.abs(np.subtract(p, q)))) for p, q in zip(a[w], b[w]))
                          for w in ("before", "after")]
-                ok = max(diffs) <= 1e-5 and a["iterations"] == b["iterations"]
+                same = a["regularizers"] == b["regularizers"] and len(a["penalties"]) == \
+                    len(b["penalties"]) and np.allclose(a["penalties"], b["penalties"], atol=1e-5)
+                ok = max(diffs) <= 1e-5 and a["iterations"] == b["iterations"] and same
                 failures += not ok
                 its = f"{a['iterations']}->{b['iterations']}"
                 step = f"{diffs[1]:14.3g}" if kind in TRAINED else f"{'-':>14}"
                 print(f"{kind:12} {src + ' -> ' + dst:22} {diffs[0]:12.3g} {step} "
-                      f"{its:>12} {'ok' if ok else 'DIFFERS'}")
+                      f"{its:>12} {len(b['penalties']):>10} {'ok' if ok else 'DIFFERS'}")
     return 1 if failures else 0
 
 

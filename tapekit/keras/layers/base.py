@@ -25,7 +25,7 @@ from ...convert import convert_to_tensor
 from ...module import Module, module_leaves
 from ...ops import cast
 from ...tensor import Tensor, Variable
-from .. import initializers
+from .. import initializers, regularizers
 from ..activations import ACTIVATIONS
 from ..keras_tensor import KerasTensor, Node, any_symbolic
 from .naming import check_name, reset_names, snake_name, unique_name
@@ -95,7 +95,7 @@ class Layer(LayerConfig, Module):
     # integer inputs too; shape-only layers (Flatten, Reshape) and Embedding keep them.
     _cast_integer_inputs = False
 
-    def __init__(self, *, name=None, dtype=None, trainable=True, **kwargs):
+    def __init__(self, *, name=None, dtype=None, trainable=True, activity_regularizer=None, **kwargs):
         unknown = set(kwargs) - ALLOWED_KWARGS
         if unknown:
             raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: "
@@ -106,6 +106,7 @@ class Layer(LayerConfig, Module):
         self._trainable = bool(trainable)
         self.built = False
         self.autocast = kwargs.get("autocast", True)
+        self.activity_regularizer = regularizers.get(activity_regularizer)
         self._weights, self._losses, self._regularizers, self._inbound_nodes = [], [], [], []
         shape = kwargs.get("input_shape")
         if kwargs.get("input_dim") is not None:
@@ -310,6 +311,7 @@ class Layer(LayerConfig, Module):
             outputs = self.call(inputs, *args, **kwargs)
             if outputs is None:
                 raise returned_none(self)
+            regularizers.add_activity_penalties(self, outputs)    # 5. activity_regularizer's
             return outputs
         finally:
             if entry:

@@ -9,6 +9,7 @@ refused at others.
 import inspect
 
 from ..saving.dtype_policy import dtype_from_config, dtype_policy_config
+from ..saving.serialization_lib import serialize_keras_object
 
 ALLOWED_KWARGS = {"input_shape", "input_dim", "batch_input_shape", "batch_size", "autocast"}
 
@@ -62,6 +63,8 @@ class LayerConfig:
         """
         config = {"name": self.name, "trainable": self.trainable,
                   "dtype": dtype_policy_config(self.dtype)}
+        if self.__dict__.get("activity_regularizer") is not None:     # Keras: only when set
+            config["activity_regularizer"] = serialize_keras_object(self.activity_regularizer)
         auto = self.__dict__.get("_auto_config")
         if auto is not None and _defines_no_get_config(type(self)):
             config.update({k: v for k, v in auto.items()
@@ -82,7 +85,7 @@ class LayerConfig:
         config = dict(config)
         if "dtype" in config:
             config["dtype"] = dtype_from_config(config["dtype"])
-        takes = inspect.signature(cls.__init__).parameters
+        takes = _arguments(cls)
         for key, default in {**_KERAS_ONLY, **cls._keras_only}.items():
             if key in config and key not in takes:
                 value = config.pop(key)
@@ -108,10 +111,23 @@ class LayerConfig:
 
 
 # Keys of Keras 3's layer configs that tapekit's layers take only at Keras's defaults.
-_KERAS_ONLY = {"quantization_config": None, "activity_regularizer": None,
-               "kernel_regularizer": None, "bias_regularizer": None,
+_KERAS_ONLY = {"quantization_config": None, "kernel_regularizer": None, "bias_regularizer": None,
                "kernel_constraint": None, "bias_constraint": None,
                "data_format": "channels_last", "lora_rank": None, "lora_alpha": None}
+
+
+def _arguments(cls):
+    """The argument names cls's constructor takes, with those its **kwargs hand on to the
+    classes above it (LSTM's kernel_regularizer, taken by the recurrent base class)."""
+    names = set()
+    for klass in cls.__mro__:
+        if "__init__" not in vars(klass):
+            continue
+        params = inspect.signature(klass.__init__).parameters
+        names.update(params)
+        if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
+            break
+    return names
 
 
 def _plain(value):

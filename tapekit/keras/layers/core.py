@@ -260,5 +260,6 @@ class Embedding(Layer):
         return {**super().get_config(), "input_dim": self.input_dim, "output_dim": self.output_dim,
                 "embeddings_initializer": initializers.serialize(self.embeddings_initializer),
                 "embeddings_regularizer": serialize_keras_object(self.embeddings_regularizer),
-                "activity_regularizer": None, "embeddings_constraint": None, "mask_zero": False,
+                "activity_regularizer": serialize_keras_object(self.activity_regularizer),
+                "embeddings_constraint": None, "mask_zero": False,
                 "quantization_config": None}

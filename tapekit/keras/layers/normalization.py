@@ -1,6 +1,6 @@
 """BatchNormalization (`keras.layers.BatchNormalization`)."""
 from ...ops import reduce_mean, reshape, sqrt, square, stop_gradient
-from .. import initializers
+from .. import initializers, regularizers
 from ..saving.serialization_lib import serialize_keras_object
 from .base import Layer
 
@@ -38,7 +38,13 @@ class BatchNormalization(Layer):
         self.center, self.scale = center, scale
         self._inits = (gamma_initializer, beta_initializer, moving_mean_initializer,
                        moving_variance_initializer)
-        self._regs = (gamma_regularizer, beta_regularizer, gamma_constraint, beta_constraint)
+        for what, constraint in (("gamma_constraint", gamma_constraint),
+                                 ("beta_constraint", beta_constraint)):
+            if constraint is not None and not callable(constraint):
+                raise ValueError(f"BatchNormalization: {what} must be a callable w -> w "
+                                 f"(tapekit has no keras.constraints), got {constraint!r:.100}")
+        self._regs = (regularizers.get(gamma_regularizer), regularizers.get(beta_regularizer),
+                      gamma_constraint, beta_constraint)
         super().__init__(**kwargs)
 
     def build(self, input_shape):

@@ -24,8 +24,9 @@ import numpy as np
 
 from ... import dtypes, random
 from ...ops import matmul, ones, stack, zeros
-from .. import initializers, regularizers
+from .. import activations, initializers, regularizers
 from ..activations import get_activation
+from ..saving.serialization_lib import serialize_keras_object
 from .arguments import positive_int
 from .naming import snake_name
 from .base import Layer
@@ -127,6 +128,34 @@ class _Recurrent(Layer):
         self.cell = self._cell_class(name=f"{snake_name(self._cell_class.__name__)[:-5]}_cell",
                                      dtype=kwargs.get("dtype"))
         super().__init__(**kwargs)
+
+    # Keras 3 writes these; tapekit takes them at these values only.
+    _keras_only = {"zero_output_for_mask": False, "recurrent_constraint": None}
+
+    def get_config(self):
+        """Keras 3's keys and nested configs (initializers, regularizers, activations): the
+        arguments alone would not be JSON once one is an object, nor hold Keras's keys."""
+        config = {**super().get_config(), "return_sequences": self.return_sequences,
+                  "return_state": self.return_state, "go_backwards": self.go_backwards,
+                  "stateful": self.stateful, "unroll": self.unroll,
+                  "zero_output_for_mask": False, "units": self.units,
+                  "activation": activations.serialize(self.activation)}
+        if hasattr(self, "recurrent_activation"):
+            config["recurrent_activation"] = activations.serialize(self.recurrent_activation)
+        config.update({"use_bias": self.use_bias, **{
+            key: initializers.serialize(getattr(self, key))
+            for key in ("kernel_initializer", "recurrent_initializer", "bias_initializer")}})
+        if hasattr(self, "unit_forget_bias"):
+            config["unit_forget_bias"] = self.unit_forget_bias
+        config.update({key: serialize_keras_object(getattr(self, key)) for key in (
+            "kernel_regularizer", "recurrent_regularizer", "bias_regularizer",
+            "activity_regularizer")})
+        config.update({"kernel_constraint": None, "recurrent_constraint": None,
+                       "bias_constraint": None, "dropout": self.dropout,
+                       "recurrent_dropout": self.recurrent_dropout})
+        if hasattr(self, "reset_after"):
+            config["reset_after"] = self.reset_after
+        return {**config, "seed": self.seed}
 
     # --- weights: held by `self.cell`, as Keras 3's LSTMCell holds them -------------------------
     kernel = property(lambda self: self.cell.__dict__.get("kernel"))

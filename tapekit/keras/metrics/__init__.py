@@ -26,15 +26,18 @@ _CLASSES = (Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccu
             MeanAbsoluteError, RootMeanSquaredError, BinaryCrossentropy, CategoricalCrossentropy,
             SparseCategoricalCrossentropy, Precision, Recall, Mean, Sum, AUC,
             MeanAbsolutePercentageError)
-_BY_NAME = {cls.__name__: cls for cls in _CLASSES}
-_BY_NAME.update({f.__name__: f for f in (
+# The metric functions a config may name (Keras writes {"module": "builtins", "class_name":
+# "function", "config": "binary_accuracy"}): these and no other function.
+FUNCTIONS = {f.__name__: f for f in (
     accuracy, binary_accuracy, categorical_accuracy, sparse_categorical_accuracy,
     top_k_categorical_accuracy, sparse_top_k_categorical_accuracy, mean_squared_error,
     mean_absolute_error, mean_absolute_percentage_error, binary_crossentropy, categorical_crossentropy,
-    sparse_categorical_crossentropy)})
-_BY_NAME.update({"mse": mean_squared_error, "mae": mean_absolute_error,
-                 "precision": Precision, "recall": Recall, "auc": AUC,
-                 "mape": mean_absolute_percentage_error,
+    sparse_categorical_crossentropy)}
+FUNCTIONS.update({"mse": mean_squared_error, "mae": mean_absolute_error,
+                  "mape": mean_absolute_percentage_error})
+_BY_NAME = {cls.__name__: cls for cls in _CLASSES}
+_BY_NAME.update(FUNCTIONS)
+_BY_NAME.update({"precision": Precision, "recall": Recall, "auc": AUC,
                  "root_mean_squared_error": RootMeanSquaredError, "rmse": RootMeanSquaredError})
 
 
@@ -49,4 +52,4 @@ def get(identifier):
                     accepts="a tk.metrics.Metric or a function metric(y_true, y_pred)")
 
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+__all__ = [name for name in dir() if not name.startswith("_") and name != "FUNCTIONS"]

@@ -23,15 +23,17 @@ def retrieve(name, registered_name, module, kind, custom_objects=None):
         if key and key in registration.OBJECTS:
             return registration.OBJECTS[key]
     tables = builtin_tables()
+    module = LEGACY_MODULES.get(module, module)
     if kind == "function":
-        activations, losses = builtin_modules().activations, builtin_modules().losses
-        found = activations.ACTIVATIONS.get(name)
-        if found is None and not str(name).startswith("_"):
-            found = getattr(losses, str(name), None)     # a loss function, defined there
-            if getattr(found, "__module__", None) != losses.__name__ or isinstance(found, type):
-                found = None
+        found = builtin_function(name)
         if found is not None:
             return found
+        if module in (None, "builtins"):      # Keras's own function by name: none of tapekit's
+            raise NotRebuilt(f"Could not locate function {name!r}: it is not one of Keras's "
+                             f"functions that tapekit has. {known_functions()}. A function of "
+                             f"your own loads when passed as custom_objects={{{name!r}: "
+                             f"{name if str(name).isidentifier() else 'fn'}}} or registered with "
+                             f"@tk.saving.register_keras_serializable().")
     elif module in tables and name in tables[module]:
         return tables[module][name]
     elif module in ("keras.src.models.functional", "keras.src.models.model") \
@@ -54,11 +56,36 @@ def retrieve(name, registered_name, module, kind, custom_objects=None):
         f"@tk.saving.register_keras_serializable() and import it before loading.")
 
 
+def builtin_function(name):
+    """The activation, loss or metric function Keras 3 writes as `{"module": "builtins",
+    "class_name": "function", "config": name}`: only names in the activations' table and in
+    the losses' and metrics' FUNCTIONS, never any other function those modules define."""
+    b = builtin_modules()
+    for table in (b.activations.ACTIVATIONS, b.losses.FUNCTIONS, b.metrics.FUNCTIONS):
+        if isinstance(name, str) and name in table:
+            return table[name]
+    return None
+
+
+def known_functions():
+    """The function names a config may use, by kind (for error messages)."""
+    b = builtin_modules()
+    tables = (("activations", b.activations.ACTIVATIONS), ("losses", b.losses.FUNCTIONS),
+              ("metrics", b.metrics.FUNCTIONS))
+    return "Known functions: " + "; ".join(f"{kind}: {', '.join(sorted(table))}"
+                                           for kind, table in tables)
+
+
+# Modules that tapekit wrote before it wrote Keras's own names (files saved then still load).
+LEGACY_MODULES = {"tapekit.keras.regularizers": "keras.regularizers"}
+
+
 class NotRebuilt(TypeError):
     """A config names a class or function that cannot be found or called (the message says
     which and how to provide it); raised once, not re-wrapped by each enclosing config."""
 
 
+_PACKAGE = __name__.rsplit(".", 2)[0] + "."     # "tapekit.keras."
 _BUILTINS = None   # tapekit.keras's modules, handed over by tapekit/keras/__init__.py
 _TABLES = None
 
@@ -85,15 +112,18 @@ def builtin_tables():
     if _TABLES is None:
         b = builtin_modules()
 
-        def classes(module):
-            return {k: v for k, v in vars(module).items()
-                    if isinstance(v, type) and not k.startswith("_")}
+        def classes(module):      # Keras's classes, not what the module imports (Tensor)
+            return {k: v for k, v in vars(module).items() if isinstance(v, type)
+                    and not k.startswith("_") and v.__module__.startswith(_PACKAGE)}
         _TABLES = {"keras.layers": classes(b.layers),
-                   "keras.initializers": classes(b.initializers),
+                   "keras.initializers": {**classes(b.initializers), **{
+                       v.__name__: v for v in b.initializers.INITIALIZERS.values()
+                       if isinstance(v, type)}},     # Orthogonal, defined by the RNN layers
                    "keras.optimizers": classes(b.optimizers),
                    "keras.optimizers.schedules": classes(b.schedules),
                    "keras.losses": classes(b.losses),
                    "keras.metrics": classes(b.metrics),
+                   "keras.regularizers": classes(b.regularizers),
                    "keras.models": {"Sequential": b.models.Sequential, "Model": b.models.Model},
                    "keras": {"Sequential": b.models.Sequential, "Model": b.models.Model,
                              "DTypePolicy": DTypePolicy}}

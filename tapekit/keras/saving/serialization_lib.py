@@ -29,8 +29,9 @@ import numpy as np
 
 from ... import dtypes
 from ...convert import convert_to_tensor
+from ...tensor import Tensor
 from . import registration
-from .lookup import NotRebuilt, builtin_modules, builtin_tables, retrieve
+from .lookup import NotRebuilt, builtin_function, builtin_modules, builtin_tables, retrieve
 
 # The flag Lambda.from_config reads when called inside deserialize_keras_object.
 _scope = threading.local()
@@ -117,6 +118,9 @@ def serialize_keras_object(obj):
                 "config": {"value": obj.tolist(), "dtype": obj.dtype.name}}
     if isinstance(obj, (np.generic, np.ndarray)):
         return obj.item()
+    if isinstance(obj, Tensor):            # a tensor or a variable: its value, as Keras 3 writes it
+        return {"class_name": "__tensor__",
+                "config": {"value": obj.numpy().tolist(), "dtype": obj.dtype.name}}
     if isinstance(obj, np.dtype):
         return obj.name
     if isinstance(obj, types.FunctionType) and obj.__name__ == "<lambda>":
@@ -199,7 +203,7 @@ def _public_name(obj):
 
 
 def _serialize_function(fn):
-    activations, losses = builtin_modules().activations, builtin_modules().losses
+    activations = builtin_modules().activations
     name = getattr(fn, "__name__", None)
     registered = registration.NAMES.get(fn)
     if registered is not None:
@@ -209,10 +213,9 @@ def _serialize_function(fn):
         if value is fn:
             return {"module": "builtins", "class_name": "function", "config": key,
                     "registered_name": "function"}
-    for table in (vars(activations), vars(losses)):
-        if name in table and table[name] is fn:
-            return {"module": "builtins", "class_name": "function", "config": name,
-                    "registered_name": "function"}
+    if name is not None and fn in (vars(activations).get(name), builtin_function(name)):
+        return {"module": "builtins", "class_name": "function", "config": name,
+                "registered_name": "function"}
     module = getattr(fn, "__module__", None)
     return {"module": None if module == "__main__" else module, "class_name": "function",
             "config": name, "registered_name": name}

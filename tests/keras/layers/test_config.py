@@ -20,9 +20,30 @@ ZEROS = {"module": "keras.initializers", "class_name": "Zeros", "config": {},
 ONES = {"module": "keras.initializers", "class_name": "Ones", "config": {},
         "registered_name": None}
 
+KERAS_L2 = {"module": "keras.regularizers", "class_name": "L2", "config": {"l2": 0.25},
+            "registered_name": None}
+KERAS_L1 = {"module": "keras.regularizers", "class_name": "L1", "config": {"l1": 0.5},
+            "registered_name": None}
+KERAS_L1L2 = {"module": "keras.regularizers", "class_name": "L1L2",
+              "config": {"l1": 0.125, "l2": 0.5}, "registered_name": None}
+
 
 def base(name):
     return {"name": name, "trainable": True, "dtype": POLICY}
+
+
+def rnn(units, return_sequences=False):
+    """The keys Keras 3's SimpleRNN, LSTM and GRU write alike, at their defaults."""
+    return {"return_sequences": return_sequences, "return_state": False, "go_backwards": False,
+            "stateful": False, "unroll": False, "zero_output_for_mask": False, "units": units,
+            "activation": "tanh", "use_bias": True, "kernel_initializer": GLOROT,
+            "recurrent_initializer": {"module": "keras.initializers", "class_name": "Orthogonal",
+                                      "config": {"seed": None, "gain": 1.0},
+                                      "registered_name": None},
+            "bias_initializer": ZEROS, "kernel_regularizer": None, "recurrent_regularizer": None,
+            "bias_regularizer": None, "activity_regularizer": None, "kernel_constraint": None,
+            "recurrent_constraint": None, "bias_constraint": None, "dropout": 0.0,
+            "recurrent_dropout": 0.0}
 
 
 EXPECTED = [
@@ -83,6 +104,56 @@ EXPECTED = [
         "beta_regularizer": None, "gamma_regularizer": None, "beta_constraint": None,
         "gamma_constraint": None, "synchronized": False, "renorm": False,
         "renorm_clipping": None, "renorm_momentum": 0.99}),
+    # Regularizers: Keras 3.15.1's keras.layers.Dense(3, activation="relu",
+    # kernel_regularizer=keras.regularizers.L2(0.25), bias_regularizer=L1(0.5),
+    # activity_regularizer=L1L2(l1=0.125, l2=0.5), name="rd").get_config(), and the same
+    # regularizers on Embedding, Conv2D and BatchNormalization, printed in the TF venv.
+    (lambda: L.Dense(3, activation="relu", kernel_regularizer=tk.regularizers.L2(0.25),
+                     bias_regularizer=tk.regularizers.L1(0.5),
+                     activity_regularizer=tk.regularizers.L1L2(l1=0.125, l2=0.5), name="rd"), {
+        **base("rd"), "activity_regularizer": KERAS_L1L2, "units": 3, "activation": "relu",
+        "use_bias": True, "kernel_initializer": GLOROT, "bias_initializer": ZEROS,
+        "kernel_regularizer": KERAS_L2, "bias_regularizer": KERAS_L1, "kernel_constraint": None,
+        "bias_constraint": None, "quantization_config": None}),
+    (lambda: L.Embedding(5, 2, embeddings_regularizer=tk.regularizers.L1(0.5),
+                         activity_regularizer=tk.regularizers.L2(0.25), name="re"), {
+        **base("re"), "activity_regularizer": KERAS_L2, "input_dim": 5, "output_dim": 2,
+        "embeddings_initializer": {"module": "keras.initializers", "class_name": "RandomUniform",
+                                   "config": {"seed": None, "minval": -0.05, "maxval": 0.05},
+                                   "registered_name": None},
+        "embeddings_regularizer": KERAS_L1, "embeddings_constraint": None, "mask_zero": False,
+        "quantization_config": None}),
+    (lambda: L.Conv2D(4, 3, kernel_regularizer=tk.regularizers.L2(0.25),
+                      activity_regularizer=tk.regularizers.L1(0.5), name="rc"), {
+        **base("rc"), "activity_regularizer": KERAS_L1, "filters": 4, "kernel_size": [3, 3],
+        "strides": [1, 1], "padding": "valid", "data_format": "channels_last",
+        "dilation_rate": [1, 1], "groups": 1, "activation": "linear", "use_bias": True,
+        "kernel_initializer": GLOROT, "bias_initializer": ZEROS, "kernel_regularizer": KERAS_L2,
+        "bias_regularizer": None, "kernel_constraint": None, "bias_constraint": None}),
+    (lambda: L.BatchNormalization(gamma_regularizer=tk.regularizers.L2(0.25),
+                                  beta_regularizer=tk.regularizers.L1(0.5), name="rb"), {
+        **base("rb"), "axis": -1, "momentum": 0.99, "epsilon": 0.001, "center": True,
+        "scale": True, "beta_initializer": ZEROS, "gamma_initializer": ONES,
+        "moving_mean_initializer": ZEROS, "moving_variance_initializer": ONES,
+        "beta_regularizer": KERAS_L1, "gamma_regularizer": KERAS_L2, "beta_constraint": None,
+        "gamma_constraint": None, "synchronized": False, "renorm": False,
+        "renorm_clipping": None, "renorm_momentum": 0.99}),
+    # Recurrent layers: Keras 3.15.1's SimpleRNN(2, name="s"), LSTM(3, kernel_regularizer=
+    # L2(0.25), recurrent_regularizer=L1(0.5), activity_regularizer=L2(0.25),
+    # return_sequences=True, name="l") and GRU(2, recurrent_activation="tanh", name="g")
+    # .get_config(), printed in the TF venv. SimpleRNN's "seed" is tapekit's (Keras 3 takes it
+    # as an argument but does not write it; its from_config accepts it).
+    (lambda: L.SimpleRNN(2, name="s"), {**base("s"), **rnn(2), "seed": None}),
+    (lambda: L.LSTM(3, kernel_regularizer=tk.regularizers.L2(0.25),
+                    recurrent_regularizer=tk.regularizers.L1(0.5),
+                    activity_regularizer=tk.regularizers.L2(0.25), return_sequences=True,
+                    name="l"), {
+        **base("l"), **rnn(3, return_sequences=True), "activity_regularizer": KERAS_L2,
+        "recurrent_activation": "sigmoid", "unit_forget_bias": True,
+        "kernel_regularizer": KERAS_L2, "recurrent_regularizer": KERAS_L1, "seed": None}),
+    (lambda: L.GRU(2, recurrent_activation="tanh", name="g"), {
+        **base("g"), **rnn(2), "recurrent_activation": "tanh", "reset_after": True,
+        "seed": None}),
     (lambda: L.InputLayer(shape=(3,), name="i"), {
         "batch_shape": [None, 3], "dtype": "float32", "sparse": False, "ragged": False,
         "name": "i", "optional": False}),

@@ -79,7 +79,7 @@ def test_dense_activations(name, ref):
 
 
 def test_unknown_activation_is_a_clear_error():
-    with pytest.raises(ValueError, match="unknown activation 'gelux'"):
+    with pytest.raises(ValueError, match="activation identifier: 'gelux'"):
         layers.Dense(3, activation="gelux")
 
 

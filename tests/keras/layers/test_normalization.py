@@ -76,3 +76,23 @@ def test_config_round_trip_keeps_the_arguments():
     again = layers.BatchNormalization.from_config(bn.get_config())
     assert (again.axis, again.momentum, again.epsilon, again.center, again.scale) == (1, 0.5, 0.1,
                                                                                        False, True)
+
+
+def test_regularizers_from_a_keras_config_add_their_penalties():
+    # Keras 3.15.1 writes gamma_regularizer=keras.regularizers.L2(0.25) as this dict (TF venv);
+    # the layer read from it must penalise gamma (ones: 0.25 * 3), not keep the dict
+    l2 = {"module": "keras.regularizers", "class_name": "L2", "config": {"l2": 0.25},
+          "registered_name": None}
+    bn = tk.layers.BatchNormalization.from_config({"name": "b", "gamma_regularizer": l2,
+                                                   "beta_regularizer": "l1"})
+    bn(tk.ones((2, 3)))
+    assert [float(v) for v in bn.losses] == pytest.approx([0.25 * 3, 0.0])
+    assert bn.get_config()["gamma_regularizer"] == l2
+    assert bn.get_config()["beta_regularizer"]["class_name"] == "L1"
+
+
+def test_a_constraint_config_is_refused_by_name():
+    non_neg = {"module": "keras.constraints", "class_name": "NonNeg", "config": {},
+               "registered_name": None}
+    with pytest.raises(ValueError, match="gamma_constraint must be a callable .*NonNeg"):
+        tk.layers.BatchNormalization(gamma_constraint=non_neg)

@@ -406,3 +406,55 @@ def test_links_out_of_the_weights_file_are_refused(tmp_path, link):
         archive.writestr("model.weights.h5", (tmp_path / "w.h5").read_bytes())
     with pytest.raises(ValueError, match=f"layers/dense/vars/0: a {link.capitalize()}Link"):
         tk.models.load_model(tmp_path / "linked.keras")
+
+
+def test_a_regularized_model_saves_keras_3s_regularizer_configs_and_loads_them(tmp_path):
+    # Keras 3.15.1 writes {"module": "keras.regularizers", "class_name": ..., "config": ...,
+    # "registered_name": None} for each (read off a model saved in the TF venv)
+    tk.layers.clear_session()
+    tk.random.set_seed(3)
+    R = tk.regularizers
+    model = tk.Sequential([tk.Input(shape=(4,)), tk.layers.Dense(
+        3, activation="tanh", kernel_regularizer=R.L2(0.25), bias_regularizer=R.L1(0.5),
+        activity_regularizer=R.L1L2(l1=0.125, l2=0.5), name="reg")])
+    model.compile(optimizer="sgd", loss="mse")
+    model.fit(X, np.repeat(Y, 3, axis=1), batch_size=6, epochs=1, verbose=0)
+    expected = model(X).numpy()
+    penalties = [float(v) for v in model.losses]
+    model.save(tmp_path / "m.keras")
+    layer = read_json(tmp_path / "m.keras", "config.json")["config"]["layers"][1]["config"]
+    assert layer["kernel_regularizer"] == {"module": "keras.regularizers", "class_name": "L2",
+                                           "config": {"l2": 0.25}, "registered_name": None}
+    assert layer["bias_regularizer"] == {"module": "keras.regularizers", "class_name": "L1",
+                                         "config": {"l1": 0.5}, "registered_name": None}
+    assert layer["activity_regularizer"] == {
+        "module": "keras.regularizers", "class_name": "L1L2", "config": {"l1": 0.125, "l2": 0.5},
+        "registered_name": None}
+    loaded = tk.models.load_model(tmp_path / "m.keras")
+    assert loaded.get_config() == model.get_config()
+    np.testing.assert_array_equal(loaded(X).numpy(), expected)
+    assert [float(v) for v in loaded.losses] == penalties and len(penalties) == 3
+
+
+def test_a_recurrent_model_with_nested_configs_loads_with_the_same_predictions(tmp_path):
+    # before, the RNN layers wrote only name/trainable/dtype once an argument was an object
+    tk.layers.clear_session()
+    tk.random.set_seed(4)
+    R = tk.regularizers
+    model = tk.Sequential([
+        tk.Input(shape=(3, 2)),
+        tk.layers.LSTM(4, return_sequences=True, kernel_regularizer=R.L2(0.25),
+                       kernel_initializer=tk.initializers.HeNormal(seed=1)),
+        tk.layers.GRU(3, recurrent_regularizer=R.L1(0.5), activity_regularizer=R.L2(0.25))])
+    x = np.linspace(-1, 1, 18, dtype="float32").reshape(3, 3, 2)
+    expected = model(x).numpy()
+    penalties = [float(v) for v in model.losses]
+    model.save(tmp_path / "rnn.keras")
+    layers = read_json(tmp_path / "rnn.keras", "config.json")["config"]["layers"]
+    assert layers[1]["config"]["units"] == 4 and layers[2]["config"]["reset_after"] is True
+    assert layers[1]["config"]["recurrent_initializer"]["class_name"] == "Orthogonal"
+    assert layers[1]["config"]["recurrent_initializer"]["module"] == "keras.initializers"
+    loaded = tk.models.load_model(tmp_path / "rnn.keras")
+    assert loaded.get_config() == model.get_config()
+    np.testing.assert_array_equal(loaded(x).numpy(), expected)
+    assert [float(v) for v in loaded.losses] == penalties and len(penalties) == 3

@@ -53,6 +53,19 @@ def test_built_in_activations_are_functions_of_builtins(name):
     assert tk.keras.activations.serialize(fn) == name
 
 
+@pytest.mark.parametrize("fn", [tk.losses.mean_squared_error, tk.losses.huber,
+                                tk.metrics.binary_accuracy, tk.metrics.sparse_categorical_accuracy,
+                                tk.metrics.mean_absolute_percentage_error],
+                         ids=lambda fn: fn.__name__)
+def test_loss_and_metric_functions_are_functions_of_builtins(fn):
+    # Keras 3.15.1's serialize_keras_object(keras.metrics.binary_accuracy) (TF venv):
+    # {'module': 'builtins', 'class_name': 'function', 'config': 'binary_accuracy',
+    #  'registered_name': 'function'}; the same form for the loss functions
+    assert ser(fn) == {"module": "builtins", "class_name": "function", "config": fn.__name__,
+                       "registered_name": "function"}
+    assert de(ser(fn)) is fn
+
+
 def test_swish_is_written_as_silu_as_keras_does():
     assert tk.keras.activations.serialize("swish") == "silu"
 
@@ -170,3 +183,24 @@ def test_custom_object_scope_and_get_custom_objects():
         assert type(de(config)) is Halve
     finally:
         del tk.saving.get_custom_objects()["Halve"]
+
+
+def test_tensors_and_variables_are_written_by_value_as_keras_does():
+    # Keras 3.15.1: serialize_keras_object(keras.ops.convert_to_tensor([1.0, 2.0])) and of
+    # keras.Variable([1.0, 2.0]) both gave {'class_name': '__tensor__', 'config':
+    # {'value': [1.0, 2.0], 'dtype': 'float32'}} (TF venv)
+    want = {"class_name": "__tensor__", "config": {"value": [1.0, 2.0], "dtype": "float32"}}
+    assert ser(tk.constant([1.0, 2.0])) == want
+    assert ser(tk.Variable([1.0, 2.0])) == want
+    assert ser(tk.Variable([[1, 2]])) == {"class_name": "__tensor__",
+                                          "config": {"value": [[1, 2]], "dtype": "int32"}}
+    back = de(want)
+    assert back.dtype == tk.float32 and back.numpy().tolist() == [1.0, 2.0]
+
+
+def test_classes_a_keras_module_only_imports_are_not_in_its_table():
+    # optimizers.py imports Tensor and Variable: no config may name them as keras.optimizers's
+    for name in ("Tensor", "Variable"):
+        with pytest.raises(TypeError, match=f"Could not locate class '{name}'"):
+            de({"module": "keras.optimizers", "class_name": name,
+                "config": {"initial_value": 3.0}, "registered_name": None})
