@@ -24,7 +24,7 @@ from ..printing import print_
 from ..tensor import _wrap
 from .codegen import (Namespace, clip, describe_guard, inert, keyword_args, literal, short_site,
                       shown_name, typed_number)
-from .passes import liveness
+from .passes import donors, liveness
 from .steps import Assign, Check, Guard, Op, Print, Read, Update
 from .trace import GUARD_KINDS, GuardFailed, fill_holes, outcome_of
 
@@ -145,15 +145,10 @@ def _run_assign(step, env):
 def _emit_update(step, k, source):
     var = source.bind_variable(step.variable)
     what, sign = ("assign_add", "+=") if step.ufunc is np.add else ("assign_sub", "-=")
-    delta = source.ref(step.delta)
-    shown = f"{shown_name(step.variable)} {sign} {delta}"
-    if k in source.donating:   # the new value goes into the dead delta's array (passes.donors)
-        update, shown = (_update_into_unlocked if source.transactional else _update_into), \
-            f"{shown}, written into {delta}'s array"
-    else:
-        update = _update_unlocked if source.transactional else _update
+    update = _update_unlocked if source.transactional else _update
     fn = source.names.bind(source.g, what, functools.partial(update, step.ufunc), key=(what, update))
-    return f"{fn}({var}, {delta})", shown
+    delta = source.ref(step.delta)
+    return f"{fn}({var}, {delta})", f"{shown_name(step.variable)} {sign} {delta}"
 
 
 def _update(ufunc, variable, delta):
@@ -163,15 +158,6 @@ def _update(ufunc, variable, delta):
 
 def _update_unlocked(ufunc, variable, delta):
     variable._value = ufunc(variable._value, delta)
-
-
-def _update_into(ufunc, variable, delta):
-    with variable._lock:   # the variable now holds delta's array: this call made it, nobody else reads it
-        variable._value = ufunc(variable._value, delta, delta)
-
-
-def _update_into_unlocked(ufunc, variable, delta):
-    variable._value = ufunc(variable._value, delta, delta)
 
 
 def _run_update(step, env):
@@ -297,11 +283,10 @@ KINDS = {
 }
 
 
-def generate(program, donating, transactional):
+def generate(program, donate=False):
     """(source, globals, name) of `program` (a replay.Program): `name` is the generated
-    function's identifier in `globals`. `donating`: {step index: slot}, the steps that write
-    their result into a dead input's array (passes.donors); `transactional`: the program
-    runs as a transaction (transaction.py), which holds the locks its writes would take.
+    function's identifier in `globals`. `donate`: a step may write its result into a dead
+    input's array (passes.donors).
 
     Every identifier in the source is made by one `Namespace`: user text (a variable's
     path, an op's or the function's name) only suggests a readable name, and reaches the
@@ -309,7 +294,8 @@ def generate(program, donating, transactional):
     steps = program.steps
     keep = {s for is_slot, s in program.outputs if is_slot} | set(program.consts)
     _, last_reads = liveness(steps, keep)
-    source = Source(program.consts, donating, transactional)
+    source = Source(program.consts, donors(steps, last_reads, keep) if donate else {},
+                    program.transactional)
     lines = []
     for k, step in enumerate(steps):
         line, comment = KINDS[type(step)].emit(step, k, source)

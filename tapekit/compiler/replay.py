@@ -14,7 +14,7 @@ for what these are worth.
 from .. import nest
 from ..tensor import _wrap
 from .codegen import compile_program, inert
-from .passes import donors, drop_dead, fold_constants, has_late_guard, is_random, liveness
+from .passes import drop_dead, fold_constants, has_late_guard, is_random
 from .program import generate
 from .steps import Assign, Guard, Op, Print, Update
 from .tensor_replay import run_on_tensors
@@ -47,14 +47,9 @@ class Program:
         self.locks = [lock for _, lock in sorted(tracer.locks.items())]
         self.draws = any(type(s) is Op and is_random(s.op) for s in self.steps)
         self._code = self._fn = None   # generated and compiled at the first replay
-        # Steps that write their result into a dead input's array (passes.donors). Should
-        # that fail at a call (a shape unlike the trace's), the program runs again without
-        # donation; one that writes, draws or prints first undoes what it did: it runs as a
-        # transaction (`undo`), as a program with a late guard does.
-        keep = output_slots | set(self.consts)
-        self.donating = donors(self.steps, liveness(self.steps, keep)[1], keep)
-        pure = not self.draws and not any(type(s) in (Assign, Update, Print) for s in self.steps)
-        self.undo = self.transactional or (bool(self.donating) and not pure)
+        # A program that only computes (no writes, prints or random draws) may write a step's
+        # result into a dead input's array (passes.donors); it can always run again without that.
+        self.pure = not self.draws and not any(type(s) in (Assign, Update, Print) for s in self.steps)
         self._plain = None
         self._n_slots_out = sum(1 for is_slot, _ in outputs if is_slot)
         self._single = len(outputs) == 1 and outputs[0][0] and skeleton is None
@@ -64,7 +59,7 @@ class Program:
     def code(self):
         """The program as Python source (program.generate): what run_fast runs."""
         if self._code is None:
-            self._code, self._globals, self._fn_name = generate(self, self.donating, self.undo)
+            self._code, self._globals, self._fn_name = generate(self, donate=self.pure)
         return self._code
 
     def _compile(self):
@@ -87,35 +82,31 @@ class Program:
                 lock.release()
 
     def _run_fast(self, arg_values):
-        try:
-            if self.undo:
-                out = run_as_transaction(self._fn, arg_values, self.written, self.draws,
-                                         undo_any=bool(self.donating))
-            else:
+        if self.transactional:
+            out = run_as_transaction(self._fn, arg_values, self.written, self.draws)
+        else:
+            try:
                 out = self._fn(*arg_values)
-        except GuardFailed:
-            raise
-        except Exception:
-            if not self.donating:
+            except GuardFailed:
                 raise
-            out = self._run_without_donation(arg_values)
+            except Exception:
+                if not self.pure:
+                    raise
+                out = self._without_donation()(*arg_values)
         if self._single:
             return _wrap(out)
         out = iter((out,) if self._n_slots_out == 1 else out)
         return self.pack([_wrap(next(out)) if is_slot else s for is_slot, s in self.outputs])
 
-    def _run_without_donation(self, arg_values):
-        """The program with every result in a new array: what a donating program runs when
-        its replay raised (and, if it writes, draws or prints, was undone). A step that writes
-        into a dead input's array (passes.donors) raises where the arrays' shapes at this call
-        differ from the trace's (an input_signature with None, a data-dependent shape); this
-        run gives eager's result, or eager's error."""
+    def _without_donation(self):
+        """The program with every result in a new array: what a pure program runs again when
+        its replay raised. A step that writes into a dead input's array (passes.donors) raises
+        where the arrays' shapes at this call differ from the trace's (an input_signature with
+        None, a data-dependent shape); this run gives eager's result, or eager's error."""
         if self._plain is None:
-            source, g, fn_name = generate(self, {}, self.transactional)
+            source, g, fn_name = generate(self, donate=False)
             self._plain = compile_program(source, g, fn_name, self.name)
-        if self.transactional:
-            return run_as_transaction(self._plain, arg_values, self.written, self.draws)
-        return self._plain(*arg_values)
+        return self._plain
 
     def run_tensors(self, arg_tensors):
         """Replay op by op on tensors, so the active tapes and accumulators record it

@@ -15,11 +15,10 @@ from .program import held_prints, hold_prints, show_print
 from .trace import GuardFailed
 
 
-def run_as_transaction(fn, arg_values, written, draws, undo_any=False):
+def run_as_transaction(fn, arg_values, written, draws):
     """`fn(*arg_values)` (a transactional program's compiled function): all of it, or, if a
     guard fails, none of it. `written`: the variables it writes, in lock order; `draws`:
-    whether it draws random numbers. `undo_any`: undo on any exception, not only a failed
-    guard (a donating program, which then runs again without donation: replay.py)."""
+    whether it draws random numbers."""
     locks = [v._lock for v in written]
     for lock in locks:
         lock.acquire()
@@ -28,9 +27,7 @@ def run_as_transaction(fn, arg_values, written, draws, undo_any=False):
     hold_prints()
     try:
         out = fn(*arg_values)
-    except Exception as e:
-        if not (undo_any or isinstance(e, GuardFailed)):
-            raise
+    except GuardFailed:
         for v, old in saved:
             v._value = old
         if rng is not None:
