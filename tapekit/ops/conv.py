@@ -116,6 +116,33 @@ def _conv2d(x, w, strides, pads):
     return out.reshape(out.shape[:-2] + n_ho_wo + (co,))
 
 
+def _col2im_by_tap(dy, w, images, strides, pads):
+    """_col2im(dy @ w^T) for one filter bank and many channels, one filter tap at a time.
+
+    dcols = dy @ w^T, (B*Ho*Wo, fh*fw*C), holds each tap's block as C of every fh*fw*C
+    columns, so _col2im's strided adds read runs of C numbers (as im2col's copies write them),
+    and NumPy restarts its inner loop at each run. Here tap (a, b)'s block is made on its own,
+    dy @ w[a, b]^T, (B*Ho*Wo, C) contiguous, and added into its window view of the padded
+    images, whose rows are contiguous for stride 1. The same numbers as _col2im(dy @ w^T): each
+    entry is the same dot product over the Co output channels, and every pixel receives the
+    taps in the same order (a, b), onto the same zeros.
+    """
+    bsz, h, w_, c = images
+    fh, fw, _, co = w.shape
+    pt, pb, pl, pr = pads
+    ho, wo = output_hw((h, w_), (fh, fw), strides, pads)
+    dtype = np.result_type(dy, w)
+    xp = np.zeros((bsz, h + pt + pb, w_ + pl + pr, c), dtype=dtype)
+    rows = dy.reshape(-1, co)
+    block = np.empty((rows.shape[0], c), dtype=dtype)
+    for a, b, view in window_views(xp, (fh, fw), strides, (ho, wo)):
+        np.matmul(rows, w[a, b].T, out=block)
+        view += block.reshape(bsz, ho, wo, c)   # `view` is a window of xp: this writes into xp
+    if any(pads):
+        xp = np.ascontiguousarray(xp[:, pt:pt + h, pl:pl + w_])
+    return xp
+
+
 def _conv2d_backprop_input(dy, w, input_size, strides, pads):
     fh, fw, ci, co = w.shape[-4:]
     k = fh * fw * ci
@@ -124,7 +151,9 @@ def _conv2d_backprop_input(dy, w, input_size, strides, pads):
         if ci < _FEW_CHANNELS:   # the layout _col2im reads without a copy (see _im2col)
             dcols = (w.reshape(k, co) @ dy.reshape(-1, co).T).T
         else:
-            dcols = dy.reshape(-1, co) @ w.reshape(k, co).T
+            images = (int(np.prod(lead)),) + tuple(input_size) + (ci,)
+            dx = _col2im_by_tap(dy, w, images, strides, pads)
+            return dx.reshape(lead + dx.shape[1:])
     else:
         dcols = np.matmul(dy.reshape(dy.shape[:-4] + (-1, co)), _swap(w.reshape(w.shape[:-4] + (k, co))))
         lead = dcols.shape[:-2] + dy.shape[-4:-3]

@@ -298,3 +298,27 @@ def test_conv2d_transpose_is_the_adjoint_of_conv2d():
         assert np.sum(y.numpy() * z) == pytest.approx(np.sum(x * back.numpy()), rel=1e-10)
     with pytest.raises(ValueError, match="conv2d_transpose: input has shape"):
         tk.nn.conv2d_transpose(np.ones((2, 3, 2, 4)), w, (2, 6, 5, 3), 2, "SAME")   # needs (2, 3, 3, 4)
+
+
+@pytest.mark.parametrize("shape, filters, strides, pads", [
+    ((64, 13, 13, 16), (3, 3, 16, 32), (1, 1), (0, 0, 0, 0)),    # the fit CNN's second conv
+    ((2, 6, 6, 16), (3, 3, 16, 32), (1, 1), (0, 0, 0, 0)),       # small: another BLAS kernel
+    ((2, 4, 6, 24), (3, 3, 24, 43), (1, 2), (1, 1, 1, 1)),
+    ((5, 4, 5, 10), (3, 1, 10, 43), (2, 2), (1, 0, 0, 1)),
+])
+def test_input_gradient_by_tap_is_the_one_product_col2im(shape, filters, strides, pads):
+    # Many channels: the input gradient adds dy @ w[a, b]^T tap by tap instead of slicing
+    # one product dy @ w^T. Each entry is the same dot product over the output channels, so
+    # the two differ at most by the rounding of that sum in another order (on the fit CNN's
+    # shape, with OpenBLAS, not at all); the taps reach each pixel in the same order.
+    fh, fw, ci, co = filters
+    ho = (shape[1] + pads[0] + pads[1] - fh) // strides[0] + 1
+    wo = (shape[2] + pads[2] + pads[3] - fw) // strides[1] + 1
+    dy = rng.standard_normal((shape[0], ho, wo, co)).astype(np.float32)
+    w = rng.standard_normal(filters).astype(np.float32)
+    got = conv_ops._conv2d_backprop_input(dy, w, shape[1:3], strides, pads)
+    one_product = conv_ops._col2im(dy.reshape(-1, co) @ w.reshape(-1, co).T, shape, (fh, fw), strides, pads)
+    assert got.dtype == np.float32 and got.shape == shape and got.flags.c_contiguous
+    magnitude = conv_ops._col2im(np.abs(dy.reshape(-1, co)) @ np.abs(w.reshape(-1, co)).T, shape,
+                                 (fh, fw), strides, pads)
+    assert np.all(np.abs(got - one_product) <= co * np.finfo(np.float32).eps * magnitude)
