@@ -42,7 +42,7 @@ import numpy as np
 from ..tensor import Tensor
 from .registry import defop
 from .windows import (LAYOUT, as_images, check_data_format, copy_pixels, out_size, output_hw, padded,
-                      padding_mode, resolve_pads, shape_of, spatial_pair, window_views)
+                      padding_mode, patch_rows, resolve_pads, shape_of, spatial_pair, window_views)
 
 
 # --- NumPy kernels: im2col, col2im and the three bilinear maps --------------------------------
@@ -50,7 +50,10 @@ from .windows import (LAYOUT, as_images, check_data_format, copy_pixels, out_siz
 # im2col fills its matrix one filter tap at a time: each copy moves all B * Ho * Wo pixels
 # a tap meets. NumPy copies fast along long contiguous runs and slowly along short ones
 # (its inner loop restarts at each run), so the layout depends on the channel count:
-# - many channels: cols is built as matmul reads it, (B, Ho, Wo, fh, fw, C); runs of C values;
+# - many channels: cols is built as matmul reads it, (B, Ho, Wo, fh, fw, C). Its row for one
+#   output pixel and one filter row a is fw * C numbers that also lie side by side in the
+#   image, so the whole matrix is ONE copy of runs of fw * C (windows.patch_rows), 1.5x faster
+#   than nine tap copies of runs of C;
 # - few channels (grey or RGB images): it is built transposed, (fh, fw, C, B, Ho, Wo), one
 #   channel of one tap per copy; runs of Wo pixels, 2-5x faster for C = 1..7. matmul reads
 #   the transposed view without a copy.
@@ -67,8 +70,13 @@ def _im2col(x, window, strides, pads):
     xp = padded(x, pads)
     if c >= _FEW_CHANNELS:
         cols = np.empty((bsz, ho, wo, fh, fw, c), dtype=x.dtype)
-        for a, b, view in window_views(xp, window, strides, (ho, wo)):
-            copy_pixels(cols[:, :, :, a, b], view)
+        rows = patch_rows(xp, window, strides, (ho, wo))
+        if rows is not None and rows.size:   # one copy; each item a patch row of fw * C numbers
+            run = np.dtype((np.void, fw * c * x.itemsize))
+            cols.reshape(rows.shape).view(run)[..., 0] = rows.view(run)[..., 0]
+        else:
+            for a, b, view in window_views(xp, window, strides, (ho, wo)):
+                copy_pixels(cols[:, :, :, a, b], view)
         return cols.reshape(bsz * ho * wo, fh * fw * c)
     cols_t = np.empty((fh, fw, c, bsz, ho, wo), dtype=x.dtype)
     for a, b, view in window_views(xp, window, strides, (ho, wo)):

@@ -322,3 +322,22 @@ def test_input_gradient_by_tap_is_the_one_product_col2im(shape, filters, strides
     magnitude = conv_ops._col2im(np.abs(dy.reshape(-1, co)) @ np.abs(w.reshape(-1, co)).T, shape,
                                  (fh, fw), strides, pads)
     assert np.all(np.abs(got - one_product) <= co * np.finfo(np.float32).eps * magnitude)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("strides, pads", [((1, 1), (0, 0, 0, 0)), ((2, 1), (1, 1, 0, 1)), ((1, 3), (0, 1, 1, 1))])
+@pytest.mark.parametrize("make", [lambda a: a, lambda a: np.asfortranarray(a),
+                                  lambda a: np.repeat(a, 2, axis=-1)[..., ::2]])
+def test_im2col_of_many_channels_is_every_tap_copied(dtype, strides, pads, make):
+    # One copy of patch rows (or, for pixels not side by side, nine tap copies): the same
+    # matrix, bit for bit, as copying each tap's pixels into its columns.
+    x = make(rng.standard_normal((3, 7, 8, 9)).astype(dtype))
+    window = (3, 2)
+    got = conv_ops._im2col(x, window, strides, pads)
+    xp = window_geometry.padded(np.ascontiguousarray(x), pads)
+    ho, wo = window_geometry.output_hw(x.shape[1:3], window, strides, pads)
+    want = np.empty((3, ho, wo, 3, 2, 9), dtype)
+    for a, b, view in window_geometry.window_views(xp, window, strides, (ho, wo)):
+        want[:, :, :, a, b] = view
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got, want.reshape(3 * ho * wo, -1))
