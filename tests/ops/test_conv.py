@@ -341,3 +341,23 @@ def test_im2col_of_many_channels_is_every_tap_copied(dtype, strides, pads, make)
         want[:, :, :, a, b] = view
     assert got.dtype == dtype
     np.testing.assert_array_equal(got, want.reshape(3 * ho * wo, -1))
+
+
+def test_a_1x1_filter_over_many_channels_uses_the_images_as_the_matrix():
+    # A 1x1 window with stride 1 and no padding: im2col is the images themselves (a view, no
+    # copy), and conv2d, both gradients are one matrix product each against plain sums.
+    x = rng.standard_normal((2, 5, 4, 9)).astype(np.float32)
+    w = rng.standard_normal((1, 1, 9, 6)).astype(np.float32)
+    cols = conv_ops._im2col(x, (1, 1), (1, 1), (0, 0, 0, 0))
+    assert np.shares_memory(cols, x) and cols.shape == (40, 9)
+    y, (dx, dw) = tape_grads(lambda a, b: tk.nn.conv2d(a, b, 1, "SAME"), x, w,
+                             output_gradients=tk.constant(np.ones((2, 5, 4, 6), np.float32)))
+    np.testing.assert_allclose(y.numpy(), np.einsum("nhwc,co->nhwo", x, w[0, 0]), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(dx.numpy(), np.broadcast_to(w[0, 0].sum(axis=1), x.shape), rtol=1e-5)
+    np.testing.assert_allclose(dw.numpy()[0, 0], np.broadcast_to(x.sum(axis=(0, 1, 2))[:, None], (9, 6)),
+                               rtol=1e-5)
+    # strided or padded 1x1 windows, and strided channels, still go through the copies
+    assert not np.shares_memory(conv_ops._im2col(x, (1, 1), (2, 1), (0, 0, 0, 0)), x)
+    wide = np.repeat(x, 2, axis=-1)[..., ::2]      # 9 channels, not side by side
+    cols = conv_ops._im2col(wide, (1, 1), (1, 1), (0, 0, 0, 0))
+    assert not np.shares_memory(cols, wide) and np.array_equal(cols, x.reshape(40, 9))
