@@ -42,7 +42,7 @@ import numpy as np
 from ..tensor import Tensor
 from .registry import defop
 from .windows import (LAYOUT, as_images, check_data_format, copy_pixels, out_size, output_hw, padded,
-                      padding_mode, resolve_pads, shape_of, spatial_pair, window_views)
+                      padding_mode, patch_rows, resolve_pads, shape_of, spatial_pair, window_views)
 
 
 # --- NumPy kernels: im2col, col2im and the three bilinear maps --------------------------------
@@ -50,7 +50,10 @@ from .windows import (LAYOUT, as_images, check_data_format, copy_pixels, out_siz
 # im2col fills its matrix one filter tap at a time: each copy moves all B * Ho * Wo pixels
 # a tap meets. NumPy copies fast along long contiguous runs and slowly along short ones
 # (its inner loop restarts at each run), so the layout depends on the channel count:
-# - many channels: cols is built as matmul reads it, (B, Ho, Wo, fh, fw, C); runs of C values;
+# - many channels: cols is built as matmul reads it, (B, Ho, Wo, fh, fw, C). Its row for one
+#   output pixel and one filter row a is fw * C numbers that also lie side by side in the
+#   image, so the whole matrix is ONE copy of runs of fw * C (windows.patch_rows), 1.5x faster
+#   than nine tap copies of runs of C;
 # - few channels (grey or RGB images): it is built transposed, (fh, fw, C, B, Ho, Wo), one
 #   channel of one tap per copy; runs of Wo pixels, 2-5x faster for C = 1..7. matmul reads
 #   the transposed view without a copy.
@@ -66,9 +69,16 @@ def _im2col(x, window, strides, pads):
     ho, wo = output_hw((h, w), window, strides, pads)
     xp = padded(x, pads)
     if c >= _FEW_CHANNELS:
+        if window == (1, 1) and tuple(strides) == (1, 1) and not any(pads) and x.flags.c_contiguous:
+            return x.reshape(bsz * h * w, c)   # a 1x1 filter: the images are the matrix already
         cols = np.empty((bsz, ho, wo, fh, fw, c), dtype=x.dtype)
-        for a, b, view in window_views(xp, window, strides, (ho, wo)):
-            copy_pixels(cols[:, :, :, a, b], view)
+        rows = patch_rows(xp, window, strides, (ho, wo))
+        if rows is not None and rows.size:   # one copy; each item a patch row of fw * C numbers
+            run = np.dtype((np.void, fw * c * x.itemsize))
+            cols.reshape(rows.shape).view(run)[..., 0] = rows.view(run)[..., 0]
+        else:
+            for a, b, view in window_views(xp, window, strides, (ho, wo)):
+                copy_pixels(cols[:, :, :, a, b], view)
         return cols.reshape(bsz * ho * wo, fh * fw * c)
     cols_t = np.empty((fh, fw, c, bsz, ho, wo), dtype=x.dtype)
     for a, b, view in window_views(xp, window, strides, (ho, wo)):
@@ -116,6 +126,33 @@ def _conv2d(x, w, strides, pads):
     return out.reshape(out.shape[:-2] + n_ho_wo + (co,))
 
 
+def _col2im_by_tap(dy, w, images, strides, pads):
+    """_col2im(dy @ w^T) for one filter bank and many channels, one filter tap at a time.
+
+    dcols = dy @ w^T, (B*Ho*Wo, fh*fw*C), holds each tap's block as C of every fh*fw*C
+    columns, so _col2im's strided adds read runs of C numbers (as im2col's copies write them),
+    and NumPy restarts its inner loop at each run. Here tap (a, b)'s block is made on its own,
+    dy @ w[a, b]^T, (B*Ho*Wo, C) contiguous, and added into its window view of the padded
+    images, whose rows are contiguous for stride 1. The same numbers as _col2im(dy @ w^T): each
+    entry is the same dot product over the Co output channels, and every pixel receives the
+    taps in the same order (a, b), onto the same zeros.
+    """
+    bsz, h, w_, c = images
+    fh, fw, _, co = w.shape
+    pt, pb, pl, pr = pads
+    ho, wo = output_hw((h, w_), (fh, fw), strides, pads)
+    dtype = np.result_type(dy, w)
+    xp = np.zeros((bsz, h + pt + pb, w_ + pl + pr, c), dtype=dtype)
+    rows = dy.reshape(-1, co)
+    block = np.empty((rows.shape[0], c), dtype=dtype)
+    for a, b, view in window_views(xp, (fh, fw), strides, (ho, wo)):
+        np.matmul(rows, w[a, b].T, out=block)
+        view += block.reshape(bsz, ho, wo, c)   # `view` is a window of xp: this writes into xp
+    if any(pads):
+        xp = np.ascontiguousarray(xp[:, pt:pt + h, pl:pl + w_])
+    return xp
+
+
 def _conv2d_backprop_input(dy, w, input_size, strides, pads):
     fh, fw, ci, co = w.shape[-4:]
     k = fh * fw * ci
@@ -124,7 +161,9 @@ def _conv2d_backprop_input(dy, w, input_size, strides, pads):
         if ci < _FEW_CHANNELS:   # the layout _col2im reads without a copy (see _im2col)
             dcols = (w.reshape(k, co) @ dy.reshape(-1, co).T).T
         else:
-            dcols = dy.reshape(-1, co) @ w.reshape(k, co).T
+            images = (int(np.prod(lead)),) + tuple(input_size) + (ci,)
+            dx = _col2im_by_tap(dy, w, images, strides, pads)
+            return dx.reshape(lead + dx.shape[1:])
     else:
         dcols = np.matmul(dy.reshape(dy.shape[:-4] + (-1, co)), _swap(w.reshape(w.shape[:-4] + (k, co))))
         lead = dcols.shape[:-2] + dy.shape[-4:-3]

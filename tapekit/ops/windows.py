@@ -9,6 +9,7 @@ per window tap. Images are (..., N, H, W, C) with any leading axes (see conv.py'
 convention). No op or tape appears here: the kernels are in conv.py and pooling.py.
 """
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from ..tensor import Tensor
 
@@ -128,3 +129,17 @@ def copy_pixels(dst, src):
         dst.view(pixel)[..., 0] = src.view(pixel)[..., 0]
     else:
         dst[...] = src
+
+
+def patch_rows(xp, window, strides, out_hw):
+    """A read-only view (B, Ho, Wo, fh, fw * C) of padded images xp (B, H, W, C): for output
+    pixel (n, i, j) and filter row a, the fw pixels of image row i * sh + a that the window
+    covers, channels last. Those fw * C numbers lie next to each other in xp (its W and C axes
+    contiguous), so each is one run to copy; None when xp's pixels are not laid out so."""
+    item = xp.itemsize
+    if xp.strides[-1] != item or xp.strides[-2] != xp.shape[-1] * item:
+        return None
+    (sh, sw), (ho, wo), (fh, fw) = strides, out_hw, window
+    sb, srow, scol = xp.strides[:3]
+    return as_strided(xp, (xp.shape[0], ho, wo, fh, fw * xp.shape[-1]),
+                      (sb, srow * sh, scol * sw, srow, item), writeable=False)

@@ -298,3 +298,66 @@ def test_conv2d_transpose_is_the_adjoint_of_conv2d():
         assert np.sum(y.numpy() * z) == pytest.approx(np.sum(x * back.numpy()), rel=1e-10)
     with pytest.raises(ValueError, match="conv2d_transpose: input has shape"):
         tk.nn.conv2d_transpose(np.ones((2, 3, 2, 4)), w, (2, 6, 5, 3), 2, "SAME")   # needs (2, 3, 3, 4)
+
+
+@pytest.mark.parametrize("shape, filters, strides, pads", [
+    ((64, 13, 13, 16), (3, 3, 16, 32), (1, 1), (0, 0, 0, 0)),    # the fit CNN's second conv
+    ((2, 6, 6, 16), (3, 3, 16, 32), (1, 1), (0, 0, 0, 0)),       # small: another BLAS kernel
+    ((2, 4, 6, 24), (3, 3, 24, 43), (1, 2), (1, 1, 1, 1)),
+    ((5, 4, 5, 10), (3, 1, 10, 43), (2, 2), (1, 0, 0, 1)),
+])
+def test_input_gradient_by_tap_is_the_one_product_col2im(shape, filters, strides, pads):
+    # Many channels: the input gradient adds dy @ w[a, b]^T tap by tap instead of slicing
+    # one product dy @ w^T. Each entry is the same dot product over the output channels, so
+    # the two differ at most by the rounding of that sum in another order (on the fit CNN's
+    # shape, with OpenBLAS, not at all); the taps reach each pixel in the same order.
+    fh, fw, ci, co = filters
+    ho = (shape[1] + pads[0] + pads[1] - fh) // strides[0] + 1
+    wo = (shape[2] + pads[2] + pads[3] - fw) // strides[1] + 1
+    dy = rng.standard_normal((shape[0], ho, wo, co)).astype(np.float32)
+    w = rng.standard_normal(filters).astype(np.float32)
+    got = conv_ops._conv2d_backprop_input(dy, w, shape[1:3], strides, pads)
+    one_product = conv_ops._col2im(dy.reshape(-1, co) @ w.reshape(-1, co).T, shape, (fh, fw), strides, pads)
+    assert got.dtype == np.float32 and got.shape == shape and got.flags.c_contiguous
+    magnitude = conv_ops._col2im(np.abs(dy.reshape(-1, co)) @ np.abs(w.reshape(-1, co)).T, shape,
+                                 (fh, fw), strides, pads)
+    assert np.all(np.abs(got - one_product) <= co * np.finfo(np.float32).eps * magnitude)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("strides, pads", [((1, 1), (0, 0, 0, 0)), ((2, 1), (1, 1, 0, 1)), ((1, 3), (0, 1, 1, 1))])
+@pytest.mark.parametrize("make", [lambda a: a, lambda a: np.asfortranarray(a),
+                                  lambda a: np.repeat(a, 2, axis=-1)[..., ::2]])
+def test_im2col_of_many_channels_is_every_tap_copied(dtype, strides, pads, make):
+    # One copy of patch rows (or, for pixels not side by side, nine tap copies): the same
+    # matrix, bit for bit, as copying each tap's pixels into its columns.
+    x = make(rng.standard_normal((3, 7, 8, 9)).astype(dtype))
+    window = (3, 2)
+    got = conv_ops._im2col(x, window, strides, pads)
+    xp = window_geometry.padded(np.ascontiguousarray(x), pads)
+    ho, wo = window_geometry.output_hw(x.shape[1:3], window, strides, pads)
+    want = np.empty((3, ho, wo, 3, 2, 9), dtype)
+    for a, b, view in window_geometry.window_views(xp, window, strides, (ho, wo)):
+        want[:, :, :, a, b] = view
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got, want.reshape(3 * ho * wo, -1))
+
+
+def test_a_1x1_filter_over_many_channels_uses_the_images_as_the_matrix():
+    # A 1x1 window with stride 1 and no padding: im2col is the images themselves (a view, no
+    # copy), and conv2d, both gradients are one matrix product each against plain sums.
+    x = rng.standard_normal((2, 5, 4, 9)).astype(np.float32)
+    w = rng.standard_normal((1, 1, 9, 6)).astype(np.float32)
+    cols = conv_ops._im2col(x, (1, 1), (1, 1), (0, 0, 0, 0))
+    assert np.shares_memory(cols, x) and cols.shape == (40, 9)
+    y, (dx, dw) = tape_grads(lambda a, b: tk.nn.conv2d(a, b, 1, "SAME"), x, w,
+                             output_gradients=tk.constant(np.ones((2, 5, 4, 6), np.float32)))
+    np.testing.assert_allclose(y.numpy(), np.einsum("nhwc,co->nhwo", x, w[0, 0]), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(dx.numpy(), np.broadcast_to(w[0, 0].sum(axis=1), x.shape), rtol=1e-5)
+    np.testing.assert_allclose(dw.numpy()[0, 0], np.broadcast_to(x.sum(axis=(0, 1, 2))[:, None], (9, 6)),
+                               rtol=1e-5)
+    # strided or padded 1x1 windows, and strided channels, still go through the copies
+    assert not np.shares_memory(conv_ops._im2col(x, (1, 1), (2, 1), (0, 0, 0, 0)), x)
+    wide = np.repeat(x, 2, axis=-1)[..., ::2]      # 9 channels, not side by side
+    cols = conv_ops._im2col(wide, (1, 1), (1, 1), (0, 0, 0, 0))
+    assert not np.shares_memory(cols, wide) and np.array_equal(cols, x.reshape(40, 9))

@@ -125,3 +125,18 @@ def test_copy_pixels_copies_the_same_numbers_contiguous_or_strided(channels):
     windows.copy_pixels(strided_dst[..., ::2], src[..., ::2])
     np.testing.assert_array_equal(strided_dst[..., ::2], src[..., ::2])
     assert not strided_dst[..., 1::2].any()
+
+
+@pytest.mark.parametrize("strides", [(1, 1), (2, 3)])
+def test_patch_rows_are_the_window_rows_each_output_pixel_reads(strides):
+    xp = np.arange(2 * 9 * 10 * 3, dtype=np.float32).reshape(2, 9, 10, 3)
+    window = (3, 2)
+    out_hw = windows.output_hw((9, 10), window, strides, (0, 0, 0, 0))
+    rows = windows.patch_rows(xp, window, strides, out_hw)
+    assert rows.shape == (2,) + out_hw + (3, 2 * 3) and not rows.flags.writeable
+    for n, i, j, a in np.ndindex(*rows.shape[:4]):
+        r, c = i * strides[0] + a, j * strides[1]
+        np.testing.assert_array_equal(rows[n, i, j, a], xp[n, r, c:c + 2].ravel())
+    # pixels whose channels are not side by side cannot be read as runs
+    assert windows.patch_rows(np.zeros((2, 9, 10, 6), np.float32)[..., ::2], window, strides, out_hw) is None
+    assert windows.patch_rows(np.asfortranarray(xp), window, strides, out_hw) is None
