@@ -114,7 +114,7 @@ lab: sysdeps-graphviz $(VENV)/.stamp-lab
 # longest first so that two lanes end close together. Each piece's output shows when it ends
 # (make -O) and is written meanwhile to build/test-logs/<piece>.log (tail -f it). The run ends
 # with each piece's seconds, and exits with the status of the first piece (in this order) that
-# failed. TEST_JOBS=1: one piece after another.
+# failed. TEST_JOBS=1: one piece after another; TEST_PIECES='test-unit test-nbval': only those.
 TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ "$$n" -ge 2 ] && echo 2 || echo 1)
 TEST_LOGS := build/test-logs
 PYTHON_PIECES := $(addprefix test-python-,$(OTHER_PYTHONS))
