@@ -1,8 +1,9 @@
 # tapekit developer tasks. Nothing needs an activated venv: every command runs through $(PY).
 #
 #   make lab        run the lessons in JupyterLab (installs graphviz + the [lab] extra first)
-#   make test       unit + browser tests, the notebooks under nbval, then the unit tests on
-#                   the other Pythons the package claims (make test-pythons): what CI runs
+#   make test       what CI runs: its pieces, two at a time on two cores or more (TEST_JOBS):
+#                   test-unit (tests/ but the browser), test-ui (tests/ui), test-nbval
+#                   (notebooks/), test-python-3.10 and -3.13 (the unit tests on those Pythons)
 #   make test-pythons  the unit tests on Python 3.10 and 3.13 (.venv-3.10, .venv-3.13)
 #   make dist       the sdist and wheel in dist/, checked by twine
 #   make notebooks  sync the lessons' .md text into their .ipynb, re-execute them for nbval
@@ -78,7 +79,7 @@ endef
 .PHONY: help lab test test-pythons dist docs assignments sysdeps sysdeps-graphviz bench notebooks clean distclean
 
 help:
-	@sed -n '3,15s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
+	@sed -n '3,16s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
 sysdeps:
 	$(call ensure_apt,graphviz:dot chromium:chromium)
@@ -109,55 +110,102 @@ $(VENV)/.stamp-bench: PIP_FLAGS = $(if $(wildcard $(TORCH_WHEELS)/torch-*.whl),-
 lab: sysdeps-graphviz $(VENV)/.stamp-lab
 	$(VENV)/bin/jupyter lab --ip=127.0.0.1 $(if $(IS_ROOT),--allow-root) notebooks/
 
-# Runs both suites even if the first fails, and exits with the first non-zero status.
+# make test runs its pieces TEST_JOBS at a time (-k: every piece runs, whatever fails), the
+# longest first so that two lanes end close together. Each piece's output shows when it ends
+# (make -O) and is written meanwhile to build/test-logs/<piece>.log (tail -f it). The run ends
+# with each piece's seconds, and exits with the status of the first piece (in this order) that
+# failed. TEST_JOBS=1: one piece after another; TEST_PIECES='test-unit test-nbval': only those.
+TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ "$$n" -ge 2 ] && echo 2 || echo 1)
+TEST_LOGS := build/test-logs
+PYTHON_PIECES := $(addprefix test-python-,$(OTHER_PYTHONS))
+TEST_PIECES := test-ui test-unit test-nbval $(PYTHON_PIECES)
+
+.PHONY: $(TEST_PIECES)
+
 test: sysdeps $(VENV)/.stamp-test
-	@rc=0; \
-	echo "== pytest tests (unit + ui)"; \
-	$(PY) -m pytest --timeout=$(PYTEST_TIMEOUT) $(PYTEST_ARGS) tests || rc=$$?; \
-	if compgen -G 'notebooks/*.ipynb' >/dev/null; then \
-	  echo "== pytest --nbval notebooks/"; \
-	  PYTHONHASHSEED=0 $(PY) -m pytest --nbval --nbval-current-env \
-	    --nbval-sanitize-with notebooks/nbval_sanitize.cfg \
-	    --nbval-cell-timeout=$(NBVAL_CELL_TIMEOUT) --timeout=$(NBVAL_TIMEOUT) \
-	    $(PYTEST_ARGS) notebooks/ || { r=$$?; [ $$rc -ne 0 ] || rc=$$r; }; \
-	else \
-	  echo "== no notebooks/*.ipynb: nbval not run"; \
-	fi; \
-	$(MAKE) --no-print-directory test-pythons || { r=$$?; [ $$rc -ne 0 ] || rc=$$r; }; \
+	@rm -rf $(TEST_LOGS); mkdir -p $(TEST_LOGS); date +%s > $(TEST_LOGS)/start; \
+	echo "== make test: $(TEST_PIECES:test-%=%), $(TEST_JOBS) at a time; each piece's output shows when it ends (meanwhile: tail -f $(TEST_LOGS)/*.log)"
+	@$(MAKE) --no-print-directory -k -j$(TEST_JOBS) $(if $(filter-out 1,$(TEST_JOBS)),-Otarget) $(TEST_PIECES) || true
+	@t0=$$(cat $(TEST_LOGS)/start); rc=0; echo "== make test: pieces, seconds"; \
+	for p in $(TEST_PIECES); do \
+	  if [ -f $(TEST_LOGS)/$$p.status ]; then read r s < $(TEST_LOGS)/$$p.status; else r=2; s=-; fi; \
+	  printf '   %-18s %6s  %s\n' "$$p" "$$s" "$$( [ "$$r" -eq 0 ] && echo ok || echo "FAILED (exit $$r)")"; \
+	  [ "$$r" -eq 0 ] || [ $$rc -ne 0 ] || rc=$$r; \
+	done; \
+	echo "== make test: $$(( $$(date +%s) - t0 ))s in all"; \
 	if [ $$rc -ne 0 ]; then echo "make test: FAILED (exit $$rc)" >&2; fi; \
 	exit $$rc
 
-# For each of $(OTHER_PYTHONS): .venv-X.Y with the [unit] extra (editable; reinstalled when
-# pyproject.toml is newer than .venv-X.Y/.stamp-unit), then the unit tests. Runs every
-# version even if one fails; exits with the first non-zero status.
+# One piece of make test: runs $(PIECE) for $@, its output also in $(TEST_LOGS)/$@.log, then
+# writes "<exit status> <seconds>" to $(TEST_LOGS)/$@.status.
+define run_piece
+@mkdir -p $(TEST_LOGS); t0=$$(date +%s); r=0; \
+echo "== $@"; \
+{ $(PIECE); } 2>&1 | tee $(TEST_LOGS)/$@.log || r=$$?; \
+s=$$(( $$(date +%s) - t0 )); echo "$$r $$s" > $(TEST_LOGS)/$@.status; \
+if [ $$r -eq 0 ]; then echo "== $@: ok in $${s}s"; else echo "== $@: FAILED (exit $$r) in $${s}s"; fi; \
+exit $$r
+endef
+
+# Everything in tests/ but the browser tests: the unit tests, the slow ones (the nbgrader
+# course, the tiny lesson's walk-through) and the release test.
+test-unit: PIECE = $(PY) -m pytest --timeout=$(PYTEST_TIMEOUT) $(PYTEST_ARGS) --ignore=tests/ui tests
+test-unit: $(VENV)/.stamp-test
+	$(run_piece)
+
+# The browser tests (JupyterLab + Chromium; tests/ui/conftest.py fails them under CI without a browser).
+test-ui: PIECE = $(PY) -m pytest --timeout=$(PYTEST_TIMEOUT) $(PYTEST_ARGS) tests/ui
+test-ui: $(VENV)/.stamp-test
+	$(run_piece)
+
+test-nbval: PIECE = \
+	if compgen -G 'notebooks/*.ipynb' >/dev/null; then \
+	  PYTHONHASHSEED=0 $(PY) -m pytest --nbval --nbval-current-env \
+	    --nbval-sanitize-with notebooks/nbval_sanitize.cfg \
+	    --nbval-cell-timeout=$(NBVAL_CELL_TIMEOUT) --timeout=$(NBVAL_TIMEOUT) \
+	    $(PYTEST_ARGS) notebooks/; \
+	else \
+	  echo "== no notebooks/*.ipynb: nbval not run"; \
+	fi
+test-nbval: $(VENV)/.stamp-test
+	$(run_piece)
+
+# Each of $(OTHER_PYTHONS), one after another; every version runs even if one fails.
 test-pythons:
-	@rc=0; ci=$$(echo "$${CI:-}" | tr A-Z a-z); \
-	for v in $(OTHER_PYTHONS); do \
-	  py=$$(ls -d $(PYENV_ROOT)/versions/$$v.*/bin/python$$v 2>/dev/null | sort -V | tail -n 1 || true); \
-	  if [ -z "$$py" ] && python$$v -c 'import sys' >/dev/null 2>&1; then py=$$(command -v python$$v); fi; \
-	  if [ -z "$$py" ]; then \
-	    echo "== Python $$v: NOT FOUND (no $(PYENV_ROOT)/versions/$$v.*, no working python$$v on PATH)" >&2; \
-	    if [ -n "$$ci" ] && [ "$$ci" != 0 ] && [ "$$ci" != false ]; then \
-	      echo "   CI: failing, the package claims Python $$v (pyproject.toml)" >&2; rc=1; \
-	    else echo "   SKIPPED: its unit tests did not run; install it (e.g. pyenv install $$v)" >&2; fi; \
-	    continue; \
+	@$(MAKE) --no-print-directory -k $(PYTHON_PIECES)
+
+# test-python-X.Y: .venv-X.Y with the [unit] extra (editable; reinstalled when pyproject.toml is
+# newer than .venv-X.Y/.stamp-unit), then the unit tests. Python X.Y is pyenv's newest X.Y.*
+# ($(PYENV_ROOT)/versions), else pythonX.Y on PATH; missing, a failure under CI (CI=true),
+# otherwise a loud skip. Two pieces may run at once: their editable installs of this tree take
+# turns (flock, where there is one).
+$(PYTHON_PIECES): test-python-%:
+	$(run_piece)
+$(PYTHON_PIECES): PIECE = \
+	v=$*; ci=$$(echo "$${CI:-}" | tr A-Z a-z); \
+	py=$$(ls -d $(PYENV_ROOT)/versions/$$v.*/bin/python$$v 2>/dev/null | sort -V | tail -n 1 || true); \
+	if [ -z "$$py" ] && python$$v -c 'import sys' >/dev/null 2>&1; then py=$$(command -v python$$v); fi; \
+	if [ -z "$$py" ]; then \
+	  echo "== Python $$v: NOT FOUND (no $(PYENV_ROOT)/versions/$$v.*, no working python$$v on PATH)" >&2; \
+	  if [ -n "$$ci" ] && [ "$$ci" != 0 ] && [ "$$ci" != false ]; then \
+	    echo "   CI: failing, the package claims Python $$v (pyproject.toml)" >&2; exit 1; \
 	  fi; \
-	  venv=.venv-$$v; t0=$$(date +%s); \
-	  if [ ! -x $$venv/bin/python ]; then \
-	    { $$py -m venv $$venv && $$venv/bin/python -m pip install -q --upgrade pip 2>&1 | { grep -v "$(PIP_NOISE)" || true; }; } \
-	      || { rc=1; echo "== Python $$v: could not create $$venv with $$py" >&2; continue; }; \
-	  fi; \
-	  if [ ! -f $$venv/.stamp-unit ] || [ pyproject.toml -nt $$venv/.stamp-unit ]; then \
-	    $$venv/bin/python -m pip install -q -e '.[unit]' 2>&1 | { grep -v "$(PIP_NOISE)" || true; } \
-	      && touch $$venv/.stamp-unit || { rc=1; echo "== Python $$v: pip install -e '.[unit]' FAILED" >&2; continue; }; \
-	    echo "pip: $$venv (.[unit], $$($$venv/bin/python -V)) ready in $$(( $$(date +%s) - t0 ))s"; \
-	  fi; \
-	  echo "== pytest tests on $$($$venv/bin/python -V) (unit tests only)"; t0=$$(date +%s); \
-	  $$venv/bin/python -m pytest --timeout=$(PYTEST_TIMEOUT) $(UNIT_PYTEST_ARGS) $(PYTEST_ARGS) tests \
-	    || { r=$$?; [ $$rc -ne 0 ] || rc=$$r; echo "== Python $$v: unit tests FAILED (exit $$r)" >&2; }; \
-	  echo "== Python $$v: $$(( $$(date +%s) - t0 ))s"; \
-	done; \
-	exit $$rc
+	  echo "   SKIPPED: its unit tests did not run; install it (e.g. pyenv install $$v)" >&2; exit 0; \
+	fi; \
+	venv=.venv-$$v; t0=$$(date +%s); \
+	lock=$$(command -v flock >/dev/null 2>&1 && echo "flock build/.pip-install.lock" || true); \
+	mkdir -p build; \
+	if [ ! -x $$venv/bin/python ]; then \
+	  { $$py -m venv $$venv && $$venv/bin/python -m pip install -q --upgrade pip 2>&1 | { grep -v "$(PIP_NOISE)" || true; }; } \
+	    || { echo "== Python $$v: could not create $$venv with $$py" >&2; exit 1; }; \
+	fi; \
+	if [ ! -f $$venv/.stamp-unit ] || [ pyproject.toml -nt $$venv/.stamp-unit ]; then \
+	  $$lock $$venv/bin/python -m pip install -q -e '.[unit]' 2>&1 | { grep -v "$(PIP_NOISE)" || true; } \
+	    && touch $$venv/.stamp-unit || { echo "== Python $$v: pip install -e '.[unit]' FAILED" >&2; exit 1; }; \
+	  echo "pip: $$venv (.[unit], $$($$venv/bin/python -V)) ready in $$(( $$(date +%s) - t0 ))s"; \
+	fi; \
+	echo "== pytest tests on $$($$venv/bin/python -V) (unit tests only)"; \
+	$$venv/bin/python -m pytest --timeout=$(PYTEST_TIMEOUT) $(UNIT_PYTEST_ARGS) $(PYTEST_ARGS) tests
 
 # The sdist and wheel in dist/ (built afresh), checked by twine. tests/release/test_wheel.py
 # builds its own copy and installs it into a fresh venv.
