@@ -11,39 +11,11 @@ import pytest
 import tapekit as tk
 from tapekit.display import dot
 
+from .tapes import evil_tape, small_tape
+
+pytestmark = pytest.mark.usefixtures("record")   # display recording on for every test
+
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot not installed")
-EVIL = "<script>alert(1)</script>"
-
-
-@pytest.fixture(autouse=True)
-def record():
-    """Display recording on (as in a notebook) for every test."""
-    with tk.display.option_context(record=True):
-        yield
-
-
-def small_tape(persistent=True):
-    x = tk.Variable(3.0, name="x")
-    c = tk.constant([1.0, 2.0])
-    with tk.GradientTape(persistent=persistent) as tape:
-        y = x ** 2
-        z = y * c + 1.0
-        w = tk.reduce_sum(tk.stop_gradient(z) * x + z)
-    return tape, x, c, w
-
-
-def evil_tape():
-    x = tk.Variable(1.0, name=EVIL)
-    q = tk.Variable(2.0, name="\"&'")
-
-    @tk.custom_gradient
-    def f(t):
-        return tk.identity(t), lambda dy: dy
-    f.__wrapped__.__name__ = "<b>bold</b>"
-    with tk.GradientTape(persistent=True) as tape:
-        with tk.display.name_scope("<i>scope</i>"):
-            y = f(x) * q
-    return tape, y, x
 
 
 def _svg_size_pt(svg):

@@ -7,11 +7,7 @@ import pytest
 import tapekit as tk
 from tapekit.display.tape_log import log_of
 
-
-@pytest.fixture(autouse=True)
-def record():
-    with tk.display.option_context(record=True):
-        yield
+pytestmark = pytest.mark.usefixtures("record")   # display recording on for every test
 
 
 def why(tape, target, source, reason, node=None, *words):

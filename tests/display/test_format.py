@@ -7,29 +7,7 @@ import pytest
 import tapekit as tk
 from tapekit.display import format as fmt
 
-
-@pytest.fixture
-def record():
-    """Display recording on (as in a notebook) for one test."""
-    with tk.display.option_context(record=True):
-        yield
-
-
-EVIL = "<script>alert(1)</script>"
-
-
-def evil_tape():
-    x = tk.Variable(1.0, name=EVIL)
-    q = tk.Variable(2.0, name="\"&'")
-
-    @tk.custom_gradient
-    def f(t):
-        return tk.identity(t), lambda dy: dy
-    f.__wrapped__.__name__ = "<b>bold</b>"
-    with tk.GradientTape(persistent=True) as tape:
-        with tk.display.name_scope("<i>scope</i>"):
-            y = f(x) * q
-    return tape, y, x
+from .tapes import EVIL, evil_tape
 
 
 def test_user_strings_are_escaped_in_dot_html_and_text(record):

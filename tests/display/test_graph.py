@@ -1,27 +1,11 @@
 """tapekit.display.graph: the picture's model (nodes, edges, the path from target to sources,
 what is dimmed, where the path breaks), built from a tape."""
 import numpy as np
-import pytest
 
 import tapekit as tk
 from tapekit.display import graph
 
-
-@pytest.fixture
-def record():
-    """Display recording on (as in a notebook) for one test."""
-    with tk.display.option_context(record=True):
-        yield
-
-
-def small_tape(persistent=True):
-    x = tk.Variable(3.0, name="x")
-    c = tk.constant([1.0, 2.0])
-    with tk.GradientTape(persistent=persistent) as tape:
-        y = x ** 2
-        z = y * c + 1.0
-        w = tk.reduce_sum(tk.stop_gradient(z) * x + z)
-    return tape, x, c, w
+from .tapes import small_tape
 
 
 def test_model_nodes_ids_kinds_values_and_gradients(record):

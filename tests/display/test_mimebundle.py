@@ -5,22 +5,9 @@ import pytest
 
 import tapekit as tk
 
+from .tapes import small_tape
 
-@pytest.fixture(autouse=True)
-def record():
-    """Display recording on (as in a notebook) for every test."""
-    with tk.display.option_context(record=True):
-        yield
-
-
-def small_tape(persistent=True):
-    x = tk.Variable(3.0, name="x")
-    c = tk.constant([1.0, 2.0])
-    with tk.GradientTape(persistent=persistent) as tape:
-        y = x ** 2
-        z = y * c + 1.0
-        w = tk.reduce_sum(tk.stop_gradient(z) * x + z)
-    return tape, x, c, w
+pytestmark = pytest.mark.usefixtures("record")   # display recording on for every test
 
 
 def test_mimebundle_keys_without_dot(monkeypatch, record):

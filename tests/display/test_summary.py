@@ -5,12 +5,7 @@ import pytest
 
 import tapekit as tk
 
-
-@pytest.fixture(autouse=True)
-def record():
-    """Display recording on (as in a notebook) for every test."""
-    with tk.display.option_context(record=True):
-        yield
+pytestmark = pytest.mark.usefixtures("record")   # display recording on for every test
 
 
 def test_5000_op_tape_is_summarised(record):

@@ -1,28 +1,12 @@
 """tapekit.display.tape_log: what display keeps about a tape on its own side (values, constants,
 cotangents, released records), and that keeping it changes no gradient."""
 import numpy as np
-import pytest
 
 import tapekit as tk
 from tapekit.display import graph
 from tapekit.display.tape_log import log_of
 
-
-@pytest.fixture
-def record():
-    """Display recording on (as in a notebook) for one test."""
-    with tk.display.option_context(record=True):
-        yield
-
-
-def small_tape(persistent=True):
-    x = tk.Variable(3.0, name="x")
-    c = tk.constant([1.0, 2.0])
-    with tk.GradientTape(persistent=persistent) as tape:
-        y = x ** 2
-        z = y * c + 1.0
-        w = tk.reduce_sum(tk.stop_gradient(z) * x + z)
-    return tape, x, c, w
+from .tapes import small_tape
 
 
 def tapekit_logs():
