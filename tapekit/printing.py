@@ -112,7 +112,7 @@ def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None
     return None
 
 
-print_ = print   # the name replay.py calls (print would shadow the builtin there)
+print_ = print   # the name generated programs call (print would shadow the builtin there)
 
 
 class _Printer:

@@ -18,7 +18,7 @@ gradient_done get the tape's list itself through a read-only view (RecordList).
 
 A tape is one kind of Recorder: what sits in the list of active tapes (context.state.tapes)
 and is shown every op and every variable event. The other is the tracer of tk.function
-(compiler/tracing.py). Recorder names every call a recorder gets; the defaults do nothing,
+(compiler/trace.py). Recorder names every call a recorder gets; the defaults do nothing,
 so a GradientTape overrides only what it records.
 """
 from collections import namedtuple
@@ -98,7 +98,7 @@ class Recorder:
 
     dispatch.apply (and custom_gradient) call `_record(op, args, values, tids, result,
     attrs)` for every op: each recorder defines it. The rest come from tensor.py (Variable,
-    Tensor's Python reads), printing.py, debugging.py and optimizers (compiler/tracing.py's
+    Tensor's Python reads), printing.py, debugging.py and optimizers (compiler/trace.py's
     hold_in_traces), only while some recorder is active.
 
     >>> class Writes(tk.record.Recorder):
