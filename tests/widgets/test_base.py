@@ -1,43 +1,15 @@
 """tapekit.widgets.base: what every view shares: its display bundle (the live widget, a PNG of
 its state, text), the picture cached per state and drawn for an error, the stored display
 updated by changes from code (not by the browser), views that compose as ipywidgets."""
-import base64
-import shutil
-
-import numpy as np
 import pytest
 
 ipywidgets = pytest.importorskip("ipywidgets")
 import tapekit as tk  # noqa: E402
 from tapekit.widgets import BackpropStepper, FunctionExplorer, NodeInspector, base  # noqa: E402
 
-needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot not installed")
-VIEW = "application/vnd.jupyter.widget-view+json"
+from .shared import VIEW, mlp_tape, needs_dot, png  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def _close_widgets():
-    with tk.display.option_context(record=True):
-        yield
-    ipywidgets.Widget.close_all()
-
-
-def _mlp_tape():
-    """Lesson 12's second tape: nodes s0 (W), s1 (b), s2 (inputs), n0..n5."""
-    rng = np.random.default_rng(0)
-    W = tk.Variable(rng.normal(size=(3, 2)).astype("float32"), name="W")
-    b = tk.Variable(np.zeros(2, "float32"), name="b")
-    inputs = tk.constant(rng.normal(size=(4, 3)).astype("float32"))
-    with tk.GradientTape(persistent=True) as tape:
-        h = tk.tanh(tk.matmul(inputs, W) + b)
-        loss = tk.reduce_mean(tk.square(h - 0.5))
-    return tape, loss
-
-
-def _png(bundle):
-    data = base64.b64decode(bundle["image/png"])
-    assert data.startswith(b"\x89PNG\r\n\x1a\n")
-    return data
+pytestmark = pytest.mark.usefixtures("close_widgets")   # recording on; widgets closed after
 
 
 class _Handle:
@@ -72,7 +44,7 @@ def test_code_driven_changes_update_the_displays_and_keep_their_text():
     s.go_to(-1)                                  # from code: the stored picture follows
     (upd,) = handle.updates
     assert upd["text/plain"] == first_text       # what nbval saw when the cell ran
-    assert _png(upd) == _png(s._repr_mimebundle_()) and upd[VIEW]["model_id"] == s.widget.model_id
+    assert png(upd) == png(s._repr_mimebundle_()) and upd[VIEW]["model_id"] == s.widget.model_id
 
     fe = FunctionExplorer(lambda t: tk.sin(t) * t, x_range=(-4, 4), x=1.0)
     handle = _displayed(fe)
@@ -80,16 +52,16 @@ def test_code_driven_changes_update_the_displays_and_keep_their_text():
     assert handle.updates == []
     fe.set_point(2.0)
     (upd,) = handle.updates
-    assert _png(upd) == fe.picture() and "f(1.0)" in upd["text/plain"]
+    assert png(upd) == fe.picture() and "f(1.0)" in upd["text/plain"]
 
-    tape2, loss = _mlp_tape()
+    tape2, loss = mlp_tape()
     insp = NodeInspector(tape2, loss)
     handle = _displayed(insp)
     insp.check_button.click()
     insp.dropdown.value = "n1"
     assert handle.updates == []
     insp.check("n3")
-    assert len(handle.updates) == 1 and _png(handle.updates[-1]) == insp.picture()
+    assert len(handle.updates) == 1 and png(handle.updates[-1]) == insp.picture()
 
 
 def test_a_view_that_failed_pictures_its_error():
@@ -100,9 +72,9 @@ def test_a_view_that_failed_pictures_its_error():
     assert s.model is None and s.picture() is None
     bundle = s._repr_mimebundle_()
     assert VIEW in bundle and "not recorded on this tape" in bundle["text/plain"]
-    assert _png(bundle)
+    assert png(bundle)
     bad = FunctionExplorer(lambda t: tk.stack([t, t]), (-1, 1))
-    assert _png(bad._repr_mimebundle_())
+    assert png(bad._repr_mimebundle_())
 
 
 def test_pictures_are_cached_per_state():
@@ -132,7 +104,7 @@ def test_views_are_widgets_that_compose_and_link():
     assert "tk-backprop-stepper" in stepper._dom_classes
     # the stored picture is still there, beside the view of the VBox itself
     bundle = stepper._repr_mimebundle_()
-    assert bundle[VIEW]["model_id"] == stepper.model_id and _png(bundle)
+    assert bundle[VIEW]["model_id"] == stepper.model_id and png(bundle)
     # link the explorer's x to the stepper's position: moving one moves the other
     ipywidgets.link((stepper.slider, "value"), (fe.x_slider, "value"))
     stepper.slider.value = 2

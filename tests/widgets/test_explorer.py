@@ -1,7 +1,5 @@
 """tapekit.widgets.explorer: the FunctionExplorer's sliders (on a grid that holds their points
 exactly), readout and plot, for one and two inputs and a function that fails."""
-import base64
-import shutil
 
 import numpy as np
 import pytest
@@ -11,35 +9,18 @@ import tapekit as tk  # noqa: E402
 from tapekit.widgets import FunctionExplorer, plots  # noqa: E402
 from tapekit.widgets.explorer import slider_step  # noqa: E402
 
-needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot not installed")
-VIEW = "application/vnd.jupyter.widget-view+json"
+from .shared import png, png_out  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def _close_widgets():
-    with tk.display.option_context(record=True):
-        yield
-    ipywidgets.Widget.close_all()
-
-
-def _png(bundle):
-    data = base64.b64decode(bundle["image/png"])
-    assert data.startswith(b"\x89PNG\r\n\x1a\n")
-    return data
-
-
-def _png_out(out_widget):
-    (out,) = out_widget.outputs
-    return _png(out["data"])
+pytestmark = pytest.mark.usefixtures("close_widgets")   # recording on; widgets closed after
 
 
 def test_function_explorer_slider_updates_plot():
     fe = FunctionExplorer(lambda x: tk.sin(x) * x, x_range=(-3, 3), x=0.0)
-    png0 = _png_out(fe.plot)
+    png0 = png_out(fe.plot)
     assert png0.startswith(b"\x89PNG")
     assert "f'(x) = <b>0.0</b>" in fe.readout.value
     fe.x_slider.value = 1.0
-    png1 = _png_out(fe.plot)
+    png1 = png_out(fe.plot)
     assert png1 != png0
     assert f"f'(x) = <b>{tk.display.format.number(np.cos(1) + np.sin(1))}</b>" in fe.readout.value
     assert fe.set_point(-1.0)["x"] == -1.0 and fe.x_slider.value == -1.0
@@ -53,10 +34,10 @@ def test_function_explorer_slider_updates_plot():
 def test_function_explorer_two_inputs_and_bad_function():
     fe = FunctionExplorer(lambda x, y: x * x + 3 * y, (-1, 1), (-2, 2), samples=9)
     assert fe.y_slider is not None
-    png0 = _png_out(fe.plot)
+    png0 = png_out(fe.plot)
     fe.y_slider.value = 1.0
-    assert "df/dy = <b>3.0</b>" in fe.readout.value and _png_out(fe.plot) != png0
-    assert _png(fe._repr_mimebundle_()) == _png_out(fe.plot)
+    assert "df/dy = <b>3.0</b>" in fe.readout.value and png_out(fe.plot) != png0
+    assert png(fe._repr_mimebundle_()) == png_out(fe.plot)
     bad = FunctionExplorer(lambda x: tk.stack([x, x]), (-1, 1))
     assert "must return one number" in bad.readout.value and bad.x_slider.disabled
     assert bad.plot.outputs == ()

@@ -1,7 +1,6 @@
 """tk.widgets.GraphView: traits (selection, highlight, current/order), node summaries from a
 real tape, the static bundle, and the cost of a step on a 1,000-record tape."""
 import base64
-import shutil
 
 import numpy as np
 import pytest
@@ -10,8 +9,9 @@ import traitlets
 import tapekit as tk
 from tapekit.widgets.graph_view import GraphView, svg_node_ids
 
+from .shared import needs_dot  # noqa: E402
+
 pytest.importorskip("anywidget")
-needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot not installed")
 
 
 @pytest.fixture

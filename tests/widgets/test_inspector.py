@@ -1,54 +1,17 @@
 """tapekit.widgets.inspector: the NodeInspector's dropdown and check button, a check of another
 node selecting it first, and its picture of the selected node."""
-import base64
-import shutil
-
-import numpy as np
 import pytest
 
 ipywidgets = pytest.importorskip("ipywidgets")
-import tapekit as tk  # noqa: E402
 from tapekit.widgets import NodeInspector  # noqa: E402
 
-needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot not installed")
-VIEW = "application/vnd.jupyter.widget-view+json"
+from .shared import mlp_tape, png, scalar_tape  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def _close_widgets():
-    with tk.display.option_context(record=True):
-        yield
-    ipywidgets.Widget.close_all()
-
-
-def _tape():
-    x = tk.Variable(2.0, name="x")
-    w = tk.Variable(3.0, name="w")
-    with tk.GradientTape(persistent=True) as tape:
-        y = tk.sin(x * w) + x
-    return tape, y, x, w
-
-
-def _mlp_tape():
-    """Lesson 12's second tape: nodes s0 (W), s1 (b), s2 (inputs), n0..n5."""
-    rng = np.random.default_rng(0)
-    W = tk.Variable(rng.normal(size=(3, 2)).astype("float32"), name="W")
-    b = tk.Variable(np.zeros(2, "float32"), name="b")
-    inputs = tk.constant(rng.normal(size=(4, 3)).astype("float32"))
-    with tk.GradientTape(persistent=True) as tape:
-        h = tk.tanh(tk.matmul(inputs, W) + b)
-        loss = tk.reduce_mean(tk.square(h - 0.5))
-    return tape, loss
-
-
-def _png(bundle):
-    data = base64.b64decode(bundle["image/png"])
-    assert data.startswith(b"\x89PNG\r\n\x1a\n")
-    return data
+pytestmark = pytest.mark.usefixtures("close_widgets")   # recording on; widgets closed after
 
 
 def test_node_inspector_dropdown_and_check_button():
-    tape, y, x, w = _tape()
+    tape, y, x, w = scalar_tape()
     insp = NodeInspector(tape, y)
     assert [v for _, v in insp.dropdown.options] == ["s0", "s1", "n0", "n1", "n2"]
     assert insp.dropdown.options[2][0] == "n0: multiply"
@@ -67,7 +30,7 @@ def test_node_inspector_dropdown_and_check_button():
 def test_inspector_check_of_another_node_selects_it():
     # lesson 12 runs `for node_id in ["s0", "s1", "n1", "n3"]: print(inspector.check(node_id))`
     # after displaying the inspector on s0; Run All then showed s0's details beside n3's check.
-    tape, loss = _mlp_tape()
+    tape, loss = mlp_tape()
     insp = NodeInspector(tape, loss)
     assert insp.selected == "s0"
     for node_id in ["s0", "s1", "n1", "n3"]:
@@ -87,11 +50,11 @@ def test_inspector_check_of_another_node_selects_it():
 
 
 def test_inspector_picture_is_of_the_selected_node():
-    tape, loss = _mlp_tape()
+    tape, loss = mlp_tape()
     insp = NodeInspector(tape, loss)
-    p0 = _png(insp._repr_mimebundle_())
+    p0 = png(insp._repr_mimebundle_())
     insp.check("n3")
-    p3 = _png(insp._repr_mimebundle_())
+    p3 = png(insp._repr_mimebundle_())
     assert p3 != p0
     insp.select("s0")
-    assert _png(insp._repr_mimebundle_()) == p0
+    assert png(insp._repr_mimebundle_()) == p0

@@ -1,35 +1,17 @@
 """tapekit.widgets.monitor: the TrainingMonitor as a widget (its stored display updated with the
 final state), on a terminal (tqdm's bar) and written to a file (plain lines)."""
-import base64
 import io
 
 import numpy as np
 import pytest
 
 ipywidgets = pytest.importorskip("ipywidgets")
-import tapekit as tk  # noqa: E402
 from tapekit.widgets import TrainingMonitor, plots  # noqa: E402
 from tapekit.widgets.monitor import now  # noqa: E402
 
-VIEW = "application/vnd.jupyter.widget-view+json"
+from .shared import VIEW, png, png_out  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def _close_widgets():
-    with tk.display.option_context(record=True):
-        yield
-    ipywidgets.Widget.close_all()
-
-
-def _png(bundle):
-    data = base64.b64decode(bundle["image/png"])
-    assert data.startswith(b"\x89PNG\r\n\x1a\n")
-    return data
-
-
-def _png_out(out_widget):
-    (out,) = out_widget.outputs
-    return _png(out["data"])
+pytestmark = pytest.mark.usefixtures("close_widgets")   # recording on; widgets closed after
 
 
 class _Handle:
@@ -74,7 +56,7 @@ def test_training_monitor_widget_mode_context_and_generator():
         for k in range(10):
             mon.log(loss=10.0 - k)
     assert mon.bar.value == 10 and mon.bar.bar_style == "success"
-    assert _png_out(mon.curve) == mon.picture() and "step 10/10" in mon.label.value
+    assert png_out(mon.curve) == mon.picture() and "step 10/10" in mon.label.value
     gen = TrainingMonitor((i for i in range(3)), mode="widget")
     gen._shown = True
     for step in gen:
@@ -90,9 +72,9 @@ def test_monitor_display_is_updated_with_the_final_state(capsys):
     first = mon._repr_mimebundle_()                     # what display() sends at the start
     (final,) = _run(mon, 60)
     assert final[VIEW] == first[VIEW]                   # the same live widget
-    assert _png(final) != _png(first) and _png(final) == mon.picture()
+    assert png(final) != png(first) and png(final) == mon.picture()
     ref = plots.monitor_png(mon.log_, 60, "linear regression")
-    assert _png(final) == ref
+    assert png(final) == ref
     # text/plain stays the same (nbval compares it and does not see the update) ...
     assert final["text/plain"] == first["text/plain"] == (
         "linear regression: TrainingMonitor (60 steps; the picture shows the loss curve)")

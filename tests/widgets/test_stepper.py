@@ -1,7 +1,5 @@
 """tapekit.widgets.stepper: the BackpropStepper after simulated clicks, drags and arrow keys (no
 browser, no kernel: ipywidgets' DummyComm); its picture per step; no `dot`, a bad target."""
-import base64
-import shutil
 import tracemalloc
 
 import graphviz
@@ -13,35 +11,15 @@ import tapekit as tk  # noqa: E402
 from tapekit.display import dot  # noqa: E402
 from tapekit.widgets import BackpropStepper, NodeInspector  # noqa: E402
 
-needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot not installed")
-VIEW = "application/vnd.jupyter.widget-view+json"
+from .shared import VIEW, needs_dot, png, scalar_tape  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def _close_widgets():
-    with tk.display.option_context(record=True):
-        yield
-    ipywidgets.Widget.close_all()
-
-
-def _tape():
-    x = tk.Variable(2.0, name="x")
-    w = tk.Variable(3.0, name="w")
-    with tk.GradientTape(persistent=True) as tape:
-        y = tk.sin(x * w) + x
-    return tape, y, x, w
-
-
-def _png(bundle):
-    data = base64.b64decode(bundle["image/png"])
-    assert data.startswith(b"\x89PNG\r\n\x1a\n")
-    return data
+pytestmark = pytest.mark.usefixtures("close_widgets")   # recording on; widgets closed after
 
 
 @needs_dot
 def test_stepper_buttons_slider_and_outputs():
     """Issue 17: the graph is drawn once; a step moves the GraphView's highlight (traits)."""
-    tape, y, x, w = _tape()
+    tape, y, x, w = scalar_tape()
     s = BackpropStepper(tape, y, [x, w])
     svg = s.view.svg
     assert s.slider.max == 3 and s.prev_button.disabled and not s.next_button.disabled
@@ -74,7 +52,7 @@ def test_stepper_buttons_slider_and_outputs():
 
 @needs_dot
 def test_a_click_in_the_stepper_graph_opens_the_node_in_a_linked_inspector():
-    tape, y, x, w = _tape()
+    tape, y, x, w = scalar_tape()
     s = BackpropStepper(tape, y, [x, w])
     inspector = s.link(NodeInspector(tape, y, [x, w]))
     s.view.selected = "n1"                                  # what a click does
@@ -87,27 +65,27 @@ def test_a_click_in_the_stepper_graph_opens_the_node_in_a_linked_inspector():
 
 @needs_dot
 def test_stepper_static_fallback_and_display_unchanged():
-    tape, y, x, w = _tape()
+    tape, y, x, w = scalar_tape()
     before = tk.show(tape, y, [x, w]).source
     s = BackpropStepper(tape, y)
     bundle = s._repr_mimebundle_()
     assert bundle["text/plain"].startswith("BackpropStepper: step 0 of 3\nstep 0: seed d n2/d n2")
     assert "application/vnd.jupyter.widget-view+json" in bundle
-    assert _png(bundle).startswith(b"\x89PNG")
+    assert png(bundle).startswith(b"\x89PNG")
     assert repr(s) == bundle["text/plain"]
     assert tk.show(tape, y, [x, w]).source == before        # the display layer is untouched
     assert 'class="current"' not in before
 
 
 def test_stepper_bad_target_shows_message_not_traceback():
-    tape, y, *_ = _tape()
+    tape, y, *_ = scalar_tape()
     s = BackpropStepper(tape, tk.constant(1.0))
     assert "not recorded on this tape" in s.chain.value and "tk-widget-error" in s.chain.value
     assert s.next_button.disabled and s.slider.disabled
     assert s.step() is None
     assert s._repr_mimebundle_()["text/plain"].startswith("BackpropStepper: The target was not")
     with tk.display.option_context(record=False):
-        tape2, y2, *_ = _tape()
+        tape2, y2, *_ = scalar_tape()
     assert "set_options(record=True)" in BackpropStepper(tape2, y2).chain.value
 
 
@@ -155,10 +133,10 @@ def test_stepper_picture_follows_the_step():
     assert VIEW in first and "image/svg+xml" not in first
     s.go_to(-1)
     last = s._repr_mimebundle_()
-    assert _png(last) != _png(first)                         # the last step, not step 0
+    assert png(last) != png(first)                         # the last step, not step 0
     assert last["text/plain"].startswith("BackpropStepper: step 3 of 3\nstep 3: n0 = multiply")
     s.go_to(-1)
-    assert _png(s._repr_mimebundle_()) == _png(last)         # deterministic bytes
+    assert png(s._repr_mimebundle_()) == png(last)         # deterministic bytes
 
 
 def test_stepper_without_dot_falls_back_to_text(monkeypatch):
@@ -186,4 +164,4 @@ def test_stepper_and_inspector_pictures_of_a_10000_character_name():
     stepper = BackpropStepper(tape, y, [x])
     stepper.step()
     for view in (stepper, NodeInspector(tape, y)):
-        assert _png(view._repr_mimebundle_())
+        assert png(view._repr_mimebundle_())

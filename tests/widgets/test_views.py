@@ -2,7 +2,6 @@
 as nbclient runs it), and which imports wait until a view or a picture is first used."""
 import base64
 import hashlib
-import shutil
 import subprocess
 import sys
 
@@ -11,8 +10,7 @@ import pytest
 
 import tapekit as tk
 
-needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot not installed")
-VIEW = "application/vnd.jupyter.widget-view+json"
+from .shared import VIEW, needs_dot  # noqa: E402
 
 
 def test_the_package_gives_the_views_of_views_py():

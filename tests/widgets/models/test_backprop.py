@@ -6,34 +6,11 @@ import pytest
 import tapekit as tk
 from tapekit.widgets.models import BackpropModel
 
-
-@pytest.fixture
-def record():
-    with tk.display.option_context(record=True):
-        yield
-
-
-def _scalar_tape():
-    x = tk.Variable(2.0, name="x")
-    w = tk.Variable(3.0, name="w")
-    with tk.GradientTape(persistent=True) as tape:
-        y = tk.sin(x * w) + x
-    return tape, y, x, w
-
-
-def _mlp_tape():
-    rng = np.random.default_rng(0)
-    W = tk.Variable(rng.normal(size=(3, 2)).astype("float32"), name="W")
-    b = tk.Variable(np.zeros(2, "float32"), name="b")
-    x = tk.constant(rng.normal(size=(4, 3)).astype("float32"))
-    with tk.GradientTape(persistent=True) as tape:
-        h = tk.tanh(tk.matmul(x, W) + b)          # b broadcasts over the batch
-        loss = tk.reduce_mean(tk.square(h - 0.5))
-    return tape, loss, W, b
+from ..shared import mlp_tape_and_weights, scalar_tape
 
 
 def test_steps_follow_reversed_record_order_with_chain_rule_numbers(record):
-    tape, y, x, w = _scalar_tape()
+    tape, y, x, w = scalar_tape()
     m = BackpropModel(tape, y)
     assert [s.record for s in m.steps] == [None, 2, 1, 0]
     assert [s.node for s in m.steps] == ["n2", "n2", "n1", "n0"]
@@ -52,12 +29,12 @@ def test_steps_follow_reversed_record_order_with_chain_rule_numbers(record):
 
 
 def test_last_step_equals_tape_gradient(record):
-    tape, y, x, w = _scalar_tape()
+    tape, y, x, w = scalar_tape()
     m = BackpropModel(tape, y, [x, w])
     expected = tape.gradient(y, [x, w])
     for got, exp in zip(m.gradients(), expected):
         np.testing.assert_array_equal(got, exp.numpy())
-    tape, loss, W, b = _mlp_tape()
+    tape, loss, W, b = mlp_tape_and_weights()
     m = BackpropModel(tape, loss, [W, b])
     expected = tape.gradient(loss, [W, b])
     assert m.steps[-1].grads["s0"].shape == (3, 2)
@@ -92,7 +69,7 @@ def test_the_stepper_inside_an_active_tape_records_nothing_there(record):
 
 
 def test_navigation(record):
-    tape, y, *_ = _scalar_tape()
+    tape, y, *_ = scalar_tape()
     m = BackpropModel(tape, y)
     assert m.step().index == 1 and m.step().index == 2
     assert m.back().index == 1
@@ -106,11 +83,11 @@ def test_navigation(record):
 
 def test_clear_errors():
     with tk.display.option_context(record=False):
-        tape, y, *_ = _scalar_tape()
+        tape, y, *_ = scalar_tape()
     with pytest.raises(ValueError, match=r"set_options\(record=True\)"):
         BackpropModel(tape, y)
     with tk.display.option_context(record=True):
-        tape, y, *_ = _scalar_tape()
+        tape, y, *_ = scalar_tape()
         with pytest.raises(ValueError, match="not recorded on this tape"):
             BackpropModel(tape, tk.constant(1.0))
         with pytest.raises(TypeError, match="one tk.Tensor"):

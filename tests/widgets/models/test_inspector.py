@@ -6,34 +6,11 @@ import pytest
 import tapekit as tk
 from tapekit.widgets.models import InspectorModel
 
-
-@pytest.fixture
-def record():
-    with tk.display.option_context(record=True):
-        yield
-
-
-def _scalar_tape():
-    x = tk.Variable(2.0, name="x")
-    w = tk.Variable(3.0, name="w")
-    with tk.GradientTape(persistent=True) as tape:
-        y = tk.sin(x * w) + x
-    return tape, y, x, w
-
-
-def _mlp_tape():
-    rng = np.random.default_rng(0)
-    W = tk.Variable(rng.normal(size=(3, 2)).astype("float32"), name="W")
-    b = tk.Variable(np.zeros(2, "float32"), name="b")
-    x = tk.constant(rng.normal(size=(4, 3)).astype("float32"))
-    with tk.GradientTape(persistent=True) as tape:
-        h = tk.tanh(tk.matmul(x, W) + b)          # b broadcasts over the batch
-        loss = tk.reduce_mean(tk.square(h - 0.5))
-    return tape, loss, W, b
+from ..shared import mlp_tape_and_weights, scalar_tape
 
 
 def test_inspector_nodes_and_finite_difference_check(record):
-    tape, loss, W, b = _mlp_tape()
+    tape, loss, W, b = mlp_tape_and_weights()
     insp = InspectorModel(tape)
     assert insp.node_ids[:2] == ["s0", "s1"] and insp.target_node == insp.node_ids[-1]
     info = insp.node("s0")
@@ -51,7 +28,7 @@ def test_inspector_nodes_and_finite_difference_check(record):
 
 
 def test_inspector_catches_a_wrong_gradient(record):
-    tape, y, x, w = _scalar_tape()
+    tape, y, x, w = scalar_tape()
     insp = InspectorModel(tape, y)
     insp.grads["s0"] = insp.grads["s0"] * 1.5            # as if a VJP rule were wrong
     c = insp.check("s0")
@@ -89,7 +66,7 @@ def test_constants_that_no_rule_saves_are_shown_and_replayed(record):
 def test_inspector_check_is_the_testing_checker(record):
     # one gradient checker: the inspector's result is tk.testing's GradientCheck
     from tapekit.testing import GradientCheck
-    tape, y, x, w = _scalar_tape()
+    tape, y, x, w = scalar_tape()
     c = InspectorModel(tape, y).check("s0")
     assert isinstance(c, GradientCheck) and c.input == "s0" and c.ok
     assert c.stats["abs_error"] < 1e-4
