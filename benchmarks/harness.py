@@ -78,7 +78,8 @@ def interleaved(contenders, *, reps, warmup=2, block_seconds=0.004, time_budget=
     """Median seconds per call of each contender, timed in interleaved repetitions.
 
     contenders: {label: zero-argument callable}. Returns {label: stats dict} with
-    median, p25, p75, min (seconds per call), reps and inner (calls per block).
+    median, p25, p75, min (seconds per call), reps and inner (calls per block), and
+    cpu_median: the median of the same blocks in process CPU time (see CPU below).
     `time_budget` (seconds) stops early, after at least 5 repetitions, if exceeded.
     """
     labels = list(contenders)
@@ -94,6 +95,7 @@ def interleaved(contenders, *, reps, warmup=2, block_seconds=0.004, time_budget=
     n = min(max(_calibrate(contenders[label], block_seconds) for label in labels), MAX_CALLS)
     inner = {label: n for label in labels}
     samples = {label: [] for label in labels}
+    cpu = {label: [] for label in labels}
     start = time.perf_counter()
     # A new order each repetition (seeded): a block that follows another pays for the caches
     # and heap that one left behind, and a rotation would always put the same contender
@@ -103,14 +105,16 @@ def interleaved(contenders, *, reps, warmup=2, block_seconds=0.004, time_budget=
         order = rng.sample(labels, len(labels))
         for label in order:
             fn, n = contenders[label], inner[label]
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             for _ in range(n):
                 fn()
             samples[label].append((time.perf_counter() - t0) / n)
+            cpu[label].append((time.process_time() - c0) / n)
         if time_budget is not None and r >= 4 and time.perf_counter() - start > time_budget:
             break
     gc.collect()
-    return {label: summary(s, inner[label]) for label, s in samples.items()}
+    return {label: dict(summary(s, inner[label]), cpu_median=statistics.median(cpu[label]))
+            for label, s in samples.items()}
 
 
 def summary(s, inner=1):
@@ -171,13 +175,22 @@ def na(label, unit, why):
     return row(label, None, unit, note=f"N/A: {why}")
 
 
+# one_repetition's second reading of each call: the CPU time of the whole process (every
+# thread), labelled "<label> (CPU)". On a shared machine a neighbour's burst stretches the wall
+# clock of whichever process it meets; CPU time counts only the work done.
+CPU = " (CPU)"
+
+
 def one_repetition(contenders, rng):
-    """One call of each contender, in an order drawn from `rng`: {label: seconds}. For
+    """One call of each contender, in an order drawn from `rng`: {label: seconds}, wall clock,
+    and {label + CPU: seconds} of process CPU time. For
     contenders long enough to time one call at a time, driven from outside (see fit_keras.py,
     which interleaves the repetitions of two processes)."""
     out = {}
     for label in rng.sample(list(contenders), len(contenders)):
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         contenders[label]()
         out[label] = time.perf_counter() - t0
+        out[label + CPU] = time.process_time() - c0
     return out
+

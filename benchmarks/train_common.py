@@ -255,6 +255,11 @@ def run_training_workload(ctx, *, init, x, y, numpy_grads, tk_loss, torch_loss=N
         checks.append(check("tapekit tk.function / NumPy", tk_labels[2], "NumPy by hand", fn_target, rows))
     if guard:   # issue 24: a guard costs at most 5% of the step
         checks.append(check("tk.function with a guard / without", GUARD_LABEL, tk_labels[2], 1.05, rows))
+    cpu = {label: st["cpu_median"] for label, st in stats.items()}
+    in_cpu = [f"{c['what']} {cpu[c['numerator']] / cpu[c['denominator']]:.3f}" for c in checks
+              if c["numerator"] in cpu and c["denominator"] in cpu]
+    if in_cpu:   # the same blocks in process CPU time (harness.CPU): steadier on a busy machine
+        notes.append("In CPU time (medians of the same blocks): " + "; ".join(in_cpu) + ".")
     verified = ["PyTorch"] if torch is not None else []
     verified += [lb for lb in tk_labels if lb in stats]
     notes.append("Verified before timing: loss and every parameter gradient of PyTorch and the tape, and "
