@@ -22,7 +22,7 @@ from .identifiers import resolve
 from .saving.serialization_lib import deserialize_keras_object, serialize_keras_object
 
 __all__ = ["Constant", "GlorotNormal", "GlorotUniform", "HeNormal", "HeUniform", "Initializer",
-           "Ones", "RandomNormal", "RandomUniform", "TruncatedNormal", "Zeros", "deserialize",
+           "Ones", "Orthogonal", "RandomNormal", "RandomUniform", "TruncatedNormal", "Zeros", "deserialize",
            "get", "serialize"]
 
 
@@ -243,10 +243,36 @@ class HeNormal(GlorotUniform):
         return self._normal(shape, 0.0, stddev, dtypes.as_dtype(dtype or dtypes.float32), True)
 
 
+class Orthogonal(Initializer):
+    """A (scaled) orthogonal matrix, Keras's default for recurrent kernels: the QR
+    decomposition of a normal sample, with the signs of R's diagonal moved into Q.
+
+    >>> w = tk.initializers.Orthogonal(seed=0)((4, 4))
+    >>> bool(np.allclose(w.T @ w, np.eye(4), atol=1e-5))
+    True
+    """
+
+    def __init__(self, gain=1.0, seed=None):
+        self.gain, self.seed = float(gain), seed
+
+    def __call__(self, shape, dtype=None):
+        dtype = dtypes.as_dtype(dtype or dtypes.float32)
+        if len(shape) < 2:
+            raise ValueError(f"Orthogonal: the shape needs at least 2 dimensions, got {tuple(shape)}")
+        rows, cols = math.prod(shape[:-1]), shape[-1]
+        a = self._normal((max(rows, cols), min(rows, cols)), 0.0, 1.0, np.float64)
+        q, r = np.linalg.qr(a)
+        q = q * np.sign(np.diag(r))
+        if rows < cols:
+            q = q.T
+        return (self.gain * q).reshape(shape).astype(dtype)
+
+
 INITIALIZERS = {"zeros": Zeros, "ones": Ones, "constant": Constant,
                 "random_uniform": RandomUniform, "uniform": RandomUniform, "random_normal": RandomNormal,
                 "truncated_normal": TruncatedNormal, "glorot_uniform": GlorotUniform,
-                "glorot_normal": GlorotNormal, "he_uniform": HeUniform, "he_normal": HeNormal}
+                "glorot_normal": GlorotNormal, "he_uniform": HeUniform, "he_normal": HeNormal,
+                "orthogonal": Orthogonal}
 
 
 def get(identifier):

@@ -78,3 +78,24 @@ def test_keras_only_keys_are_taken_at_their_defaults_and_refused_otherwise():
     with pytest.raises(ValueError, match=r"GlorotUniform.from_config: tapekit does not support "
                                          r"output_axes=\[0\] \(only None\)"):
         tk.initializers.GlorotUniform.from_config({"output_axes": [0]})
+
+
+def test_orthogonal_is_a_public_initializer_as_in_keras():
+    """keras.initializers.Orthogonal: orthonormal columns (tall), rows (wide), scaled by gain;
+    reachable by class and by name, seeded draws repeat, and its config round-trips."""
+    tall = tk.initializers.Orthogonal(seed=1)((6, 3))
+    np.testing.assert_allclose(tall.T @ tall, np.eye(3), atol=1e-5)
+    wide = tk.initializers.Orthogonal(gain=2.0, seed=1)((3, 6))
+    np.testing.assert_allclose(wide @ wide.T, 4 * np.eye(3), atol=1e-5)
+    conv = tk.initializers.Orthogonal(seed=2)((3, 3, 4, 8))      # leading axes fold into rows
+    flat = conv.reshape(-1, 8)
+    np.testing.assert_allclose(flat.T @ flat, np.eye(8), atol=1e-5)
+    assert np.array_equal(tk.initializers.Orthogonal(seed=1)((6, 3)), tall)
+    assert isinstance(tk.initializers.get("orthogonal"), tk.initializers.Orthogonal)
+    assert isinstance(tk.initializers.get("Orthogonal"), tk.initializers.Orthogonal)
+    config = tk.initializers.serialize(tk.initializers.Orthogonal(gain=0.5, seed=3))
+    assert (config["module"], config["class_name"]) == ("keras.initializers", "Orthogonal")
+    again = tk.initializers.deserialize(config)
+    assert (again.gain, again.seed) == (0.5, 3)
+    with pytest.raises(ValueError, match="Orthogonal: the shape needs at least 2 dimensions"):
+        tk.initializers.Orthogonal()((4,))

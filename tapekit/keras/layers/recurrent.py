@@ -18,11 +18,9 @@ weights file holds the same tensors:
     >>> seq.shape, h.shape, c.shape
     ((2, 5, 4), (2, 4), (2, 4))
 """
-import math
-
 import numpy as np
 
-from ... import dtypes, random
+from ... import random
 from ...ops import matmul, ones, stack, zeros
 from .. import activations, initializers, regularizers
 from ..activations import get_activation
@@ -30,35 +28,6 @@ from ..saving.serialization_lib import serialize_keras_object
 from .arguments import positive_int
 from .naming import snake_name
 from .base import Layer
-
-
-class Orthogonal(initializers.Initializer):
-    """A (scaled) orthogonal matrix, Keras's default for recurrent kernels: the QR
-    decomposition of a normal sample, with the signs of R's diagonal moved into Q.
-
-    >>> w = tk.keras.layers.recurrent.Orthogonal(seed=0)((4, 4))
-    >>> bool(np.allclose(w.T @ w, np.eye(4), atol=1e-5))
-    True
-    """
-
-    def __init__(self, gain=1.0, seed=None):
-        self.gain, self.seed = float(gain), seed
-
-    def __call__(self, shape, dtype=None):
-        dtype = dtypes.as_dtype(dtype or dtypes.float32)
-        if len(shape) < 2:
-            raise ValueError(f"Orthogonal: the shape needs at least 2 dimensions, got {tuple(shape)}")
-        rows, cols = math.prod(shape[:-1]), shape[-1]
-        a = self._normal((max(rows, cols), min(rows, cols)), 0.0, 1.0, np.float64)
-        q, r = np.linalg.qr(a)
-        q = q * np.sign(np.diag(r))
-        if rows < cols:
-            q = q.T
-        return (self.gain * q).reshape(shape).astype(dtype)
-
-
-# "orthogonal" by name, as in Keras (recurrent_initializer="orthogonal" is the default).
-initializers.INITIALIZERS.setdefault("orthogonal", Orthogonal)
 
 
 class _Cell(Layer):

@@ -6,7 +6,6 @@ import pytest
 
 import tapekit as tk
 from tapekit import layers
-from tapekit.keras.layers.recurrent import Orthogonal
 
 
 @pytest.fixture(autouse=True)
@@ -237,9 +236,7 @@ def test_orthogonal_recurrent_kernel():
     rnn(np.zeros((1, 2, 3), np.float32))
     r = rnn.recurrent_kernel.numpy()
     np.testing.assert_allclose(r.T @ r, np.eye(5), atol=1e-5)
-    wide = Orthogonal(seed=1)((3, 6))        # more columns than rows: orthonormal rows
-    np.testing.assert_allclose(wide @ wide.T, np.eye(3), atol=1e-5)
-    assert tk.initializers.get("orthogonal").__class__ is Orthogonal
+    assert type(rnn.get_config()["recurrent_initializer"]) is dict   # saved as Keras writes it
 
 
 def test_dropout_masks_are_one_per_call_and_only_in_training():
