@@ -54,7 +54,7 @@ from .registry import defop
 from .selection import where
 from .shapes import negative_axis, ones_vector
 from .special import erf, erf_array
-from .transcendental import exp, sigmoid, tanh
+from .transcendental import exp, sigmoid, sigmoid_array, tanh
 
 
 # --- relu, softmax and log_softmax ----------------------------------------------------------
@@ -202,13 +202,8 @@ def _silu_deriv(ans, x, beta):
     return s * (1 + beta * x * (1 - s))
 
 
-silu_op = _defop("silu", lambda x, beta: x * _sigmoid_np(x * beta), "x", _silu_deriv,
+silu_op = _defop("silu", lambda x, beta: x * sigmoid_array(x * beta), "x", _silu_deriv,
                  "x * sigmoid(beta * x) (swish).")
-
-
-def _sigmoid_np(z):
-    e = np.exp(-np.abs(z))
-    return np.where(z >= 0, 1 / (1 + e), e / (1 + e)).astype(z.dtype, copy=False)
 
 
 # --- the other activations: TensorFlow's functions ----------------------------------------------

@@ -55,10 +55,10 @@ cos = unary("cos", np.cos, save="x", ufunc=np.cos, deriv=lambda ans, x: -sin(x))
 tanh = unary("tanh", np.tanh, save="ans", ufunc=np.tanh, deriv=lambda ans, x: 1 - ans * ans)
 
 
-def _sigmoid(x):
-    # Stable for large |x|: exp of a non-positive number only.
+def sigmoid_array(x):
+    """The logistic sigmoid of an array, stable for large |x|: exp of a non-positive number only."""
     e = np.exp(-np.abs(x))
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(np.result_type(x), copy=False)
 
 
-sigmoid = unary("sigmoid", _sigmoid, save="ans", deriv=lambda ans, x: ans * (1 - ans))
+sigmoid = unary("sigmoid", sigmoid_array, save="ans", deriv=lambda ans, x: ans * (1 - ans))
