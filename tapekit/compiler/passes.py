@@ -8,7 +8,9 @@ replay.Program applies them once, in this order:
                      a guard on a constant decides alike at every call and goes
     merge_common     a step that repeats an earlier one (the same op and kernel on the
                      same inputs, equal attributes) goes, its readers read the first's
-                     result (Keras's Adam computes the bias correction once per variable)
+                     result: Keras's Adam traces its bias correction once per variable,
+                     the program runs it once (a replay on tensors runs every step as
+                     traced, so an outer tape sums gradients as eager mode does)
     has_late_guard   does a guard follow a write, a draw or a print? Then the program runs
                      as a transaction (transaction.py)
 

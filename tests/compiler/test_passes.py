@@ -1,6 +1,7 @@
 """The passes (passes.py), through tk.function and directly on steps: a dead step goes, a
-step on constants folds, a guard after an effect makes a transaction, a ufunc step writes
-into a dead array only when nothing else can see it."""
+step on constants folds, a repeated step is computed once (never a draw, a check or a
+read), a guard after an effect makes a transaction, a ufunc step writes into a dead array
+only when nothing else can see it."""
 import numpy as np
 import pytest
 

@@ -1,6 +1,7 @@
 """Replay (replay.py): the compiled program on NumPy arrays gives eager's bits, never
 writes into an array someone else can see, runs again without donation when the shapes
-differ from the trace's, and holds the locks an eager step holds.
+differ from the trace's, and holds the locks an eager step holds; optimizer steps and an
+outer tape keep eager's bits though repeated steps run once.
 """
 import threading
 
