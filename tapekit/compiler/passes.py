@@ -6,6 +6,11 @@ replay.Program applies them once, in this order:
     fold_constants   a step on constants only is computed now and becomes a constant
                      (the seed of tape.gradient, what the mean's derivative makes of it);
                      a guard on a constant decides alike at every call and goes
+    merge_common     a step that repeats an earlier one (the same op and kernel on the
+                     same inputs, equal attributes) goes, its readers read the first's
+                     result: Keras's Adam traces its bias correction once per variable,
+                     the program runs it once (a replay on tensors runs every step as
+                     traced, so an outer tape sums gradients as eager mode does)
     has_late_guard   does a guard follow a write, a draw or a print? Then the program runs
                      as a transaction (transaction.py)
 
@@ -17,11 +22,14 @@ and program.generate asks two more while writing the source:
 `liveness` is the one backward walk behind both `drop_dead` and the `del` lines. See
 docs/PERFORMANCE.md for what folding and donation are worth.
 """
+import struct
+
 import numpy as np
 
 from .. import random
 from ..ops.cross_entropy import check_class_ids, sparse_softmax_cross_entropy_op
-from .steps import Assign, Guard, Op, Print, Update
+from .steps import Assign, Check, Guard, Op, Print, Read, Update
+from .trace import Hole
 
 # Ops whose forward checks its inputs' values (and raises) as an eager call does: a replay
 # keeps them even when nothing reads their result, so the check still runs at every call.
@@ -85,6 +93,100 @@ def fold_constants(steps, consts):
             continue
         kept.append(step)
     return kept
+
+
+def merge_common(steps, consts):
+    """(steps, merged): each Op step that repeats an earlier one is dropped, and every later
+    read of its result reads the earlier step's result instead; merged: {dropped slot: kept}.
+
+    Two steps repeat each other when they have the same op and kernel, the same input slots
+    (after the merges before them), the same holes and equal attributes; a small constant
+    (at most _SMALL elements) counts by its value, so the `1` of two `add(s60, 1)` is one
+    input. Same ops on the same values: the results are bit-equal to the program's without
+    this pass. Never merged: random draws (they differ at every call), checking ops (each
+    check runs), steps with an effect, Reads (a write may lie between two reads), and any
+    step whose attributes have no safe key (`_value_key`).
+    """
+    merged, first, kept = {}, {}, []
+    for step in steps:
+        if merged:
+            step = _renamed(step, merged)
+        key = _op_key(step, consts)
+        if key is not None:
+            try:
+                earlier = first.setdefault(key, step.result)
+            except TypeError:      # an unhashable part the key let through: leave it alone
+                earlier = step.result
+            if earlier != step.result:
+                merged[step.result] = earlier
+                continue
+        kept.append(step)
+    return kept, merged
+
+
+_SMALL = 16   # constants and attribute arrays of at most this many elements count by value
+
+# The fields of each kind of step that hold slots it reads (steps.py): what a merge renames.
+_READ_FIELDS = {Op: ("inputs", "holes"), Read: (), Assign: ("value",), Update: ("delta",),
+                Check: ("value",), Guard: ("value",), Print: ("values",)}
+
+
+def _renamed(step, merged):
+    new = {}
+    for field in _READ_FIELDS[type(step)]:
+        slots = getattr(step, field)
+        new[field] = tuple(merged.get(s, s) for s in slots) if type(slots) is tuple \
+            else merged.get(slots, slots)
+    return step._replace(**new) if new else step
+
+
+def _op_key(step, consts):
+    """What an Op step computes, as a hashable key; None when it must not be merged."""
+    if type(step) is not Op or step.effect or is_random(step.op) or step.op in CHECKING_OPS:
+        return None
+    attrs = _value_key(step.attrs)
+    if attrs is None:
+        return None
+    inputs = []
+    for s in step.inputs:
+        value = _value_key(consts[s][0]) if s in consts else None
+        inputs.append(("slot", s) if value is None else ("const", value))
+    return (id(step.op), id(step.kernel), tuple(inputs), step.holes, attrs,
+            _value_key(step.dtype), step.shape)
+
+
+def _value_key(v):
+    """A hashable key, equal only for values every op treats alike (the same type, the same
+    bits: 0.0 and -0.0 differ, as do 1, 1.0 and True); None for a value without one."""
+    t = type(v)
+    if v is None or v is Ellipsis or t in (bool, int, str, bytes):
+        return (t, v)
+    if t is float:
+        return (t, struct.pack("<d", v))
+    if t is complex:
+        return (t, struct.pack("<dd", v.real, v.imag))
+    if t is Hole:
+        return (t, v.k)
+    if isinstance(v, np.dtype):
+        return ("dtype", v)
+    if isinstance(v, type):
+        return ("type", v)
+    if isinstance(v, np.generic):
+        return None if v.dtype.hasobject else ("scalar", v.dtype, v.tobytes())
+    if isinstance(v, np.ndarray):
+        if v.dtype.hasobject or v.size > _SMALL:
+            return None
+        return ("array", v.dtype, v.shape, v.tobytes())
+    if t in (tuple, list):
+        items = [_value_key(x) for x in v]
+        return None if None in items else (t, tuple(items))
+    if t is slice:
+        parts = [_value_key(x) for x in (v.start, v.stop, v.step)]
+        return None if None in parts else (t, tuple(parts))
+    if t is dict and all(type(k) is str for k in v):
+        items = [(k, _value_key(x)) for k, x in sorted(v.items())]
+        return None if any(x is None for _, x in items) else (t, tuple(items))
+    return None
 
 
 def has_late_guard(steps):

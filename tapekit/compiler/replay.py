@@ -1,7 +1,8 @@
 """Replay for tk.function: run a traced program again without the Python function.
 
 `Program` takes a `trace.Tracer`'s steps, runs the passes over them once (passes.py: drop
-what no call needs, fold what depends on constants only, find late guards), and runs them:
+what no call needs, fold what depends on constants only, compute a repeated step once, find
+late guards), and runs them:
 - nothing records (no tape or accumulator active): `run_fast`, the program generated as
   Python source (program.generate), compiled once and called on NumPy arrays; a program
   with a guard after a write, a draw or a print runs as a transaction (transaction.py);
@@ -14,7 +15,7 @@ for what these are worth.
 from .. import nest
 from ..tensor import wrap_array
 from .codegen import compile_program, inert
-from .passes import drop_dead, fold_constants, has_late_guard, is_random
+from .passes import drop_dead, fold_constants, has_late_guard, is_random, merge_common
 from .program import generate
 from .steps import Assign, Guard, Op, Print, Update
 from .tensor_replay import run_on_tensors
@@ -28,13 +29,17 @@ class Program:
     def __init__(self, name, tracer, outputs, skeleton):
         self.name = name
         self.n_args = tracer.n_args
-        self.outputs = outputs
         self.skeleton = skeleton
         self.unsupported = tracer.unsupported
         self.created = list(tracer.created)
         output_slots = {s for is_slot, s in outputs if is_slot}
         self.consts = dict(tracer.consts)
-        self.steps = fold_constants(drop_dead(tracer.steps, output_slots), self.consts)
+        steps = fold_constants(drop_dead(tracer.steps, output_slots), self.consts)
+        # A replay on tensors (tensor_replay.py) runs every step as traced: an outer tape then
+        # sums the gradients of repeated steps as it does in eager mode, bit for bit.
+        self.traced = (steps, outputs)
+        self.steps, merged = merge_common(steps, self.consts)
+        self.outputs = [(True, merged.get(s, s)) if is_slot else (False, s) for is_slot, s in outputs]
         guards = [s for s in self.steps if type(s) is Guard]
         # What each guard must see, in program order: programs of one signature that agree
         # on the first k outcomes made the same first k+1 decisions (function.py).

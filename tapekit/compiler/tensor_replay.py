@@ -38,6 +38,7 @@ def _run(program, arg_tensors):
             for slot, (value, tensor) in program.consts.items()}
     env = TensorEnv(program.tensor_consts)
     env.update(enumerate(arg_tensors))
-    for step in program.steps:
+    steps, outputs = program.traced   # before merge_common: each op as the tape saw it eagerly
+    for step in steps:
         KINDS[type(step)].run(step, env)
-    return program.pack([env[s] if is_slot else s for is_slot, s in program.outputs])
+    return program.pack([env[s] if is_slot else s for is_slot, s in outputs])

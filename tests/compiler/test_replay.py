@@ -1,6 +1,7 @@
 """Replay (replay.py): the compiled program on NumPy arrays gives eager's bits, never
 writes into an array someone else can see, runs again without donation when the shapes
-differ from the trace's, and holds the locks an eager step holds.
+differ from the trace's, and holds the locks an eager step holds; optimizer steps and an
+outer tape keep eager's bits though repeated steps run once.
 """
 import threading
 
@@ -190,3 +191,62 @@ def test_a_training_step_from_8_threads_makes_every_update():
         t.join()
     assert int(count) == 800 and int(opt.iterations) - start == 800
     assert float(w) == -400.0
+
+
+def _optimizer_steps(make_optimizer, traced, n=4):
+    rng = np.random.default_rng(3)
+    ws = [tk.Variable(rng.standard_normal(shape).astype(np.float32), name=f"w{k}")
+          for k, shape in enumerate([(4, 3), (3,), (3, 2)])]
+    opt = make_optimizer()
+
+    def step(x):
+        with tk.GradientTape() as tape:
+            loss = tk.reduce_sum(tk.square(tk.tanh(x @ ws[0] + ws[1]) @ ws[2]))
+        opt.apply_gradients(zip(tape.gradient(loss, ws), ws))
+        return loss
+    fn = tk.function(step) if traced else step
+    losses = [fn(tk.constant(rng.standard_normal((5, 4)).astype(np.float32))).numpy()
+              for _ in range(n)]
+    return losses, [w.numpy() for w in ws], fn
+
+
+@pytest.mark.parametrize("make", [lambda: optimizers.SGD(0.1, momentum=0.9),
+                                  lambda: optimizers.Adam(0.01),
+                                  lambda: optimizers.RMSprop(0.01)], ids=["SGD", "Adam", "RMSprop"])
+def test_optimizer_steps_replayed_give_eager_bits(make):
+    (eager_losses, eager_ws, _), (losses, ws, fn) = _optimizer_steps(make, False), \
+        _optimizer_steps(make, True)
+    np.testing.assert_array_equal(losses, eager_losses)
+    for w, e in zip(ws, eager_ws):
+        np.testing.assert_array_equal(w, e)
+    assert fn.trace_count == 1
+
+
+def test_adam_computes_its_bias_correction_once_per_step():
+    # Keras's Adam computes lr * sqrt(1 - beta_2^t) / (1 - beta_1^t) for each variable: the
+    # traced program does it once for all three (two pow_, one per beta).
+    _, _, fn = _optimizer_steps(lambda: optimizers.Adam(0.01), True, n=1)
+    ((program,),) = fn.programs.values()
+    def pows(steps):
+        return sum(1 for s in steps if getattr(s, "op", None) and s.op.name == "pow")
+    assert (pows(program.traced[0]), pows(program.steps)) == (6, 2)
+    assert str(program).count("pow_(") == 2, program
+
+
+def test_an_outer_tape_through_a_replay_gets_the_eager_gradient_bitwise():
+    # Replayed op by op on tensors (a tape records the call), every traced step runs: the
+    # gradient of sin(x), read twice, is summed as eager mode sums it.
+    def f(x):
+        return tk.reduce_sum(tk.sin(x) * 0.3 + tk.sin(x) * 0.7)
+    traced = tk.function(f)
+    x = tk.constant(np.random.default_rng(2).standard_normal(50).astype(np.float32))
+    traced(x)
+    grads = []
+    for fn in (f, traced):
+        with tk.GradientTape() as tape:
+            tape.watch(x)
+            y = fn(x)
+        grads.append(tape.gradient(y, x).numpy())
+    np.testing.assert_array_equal(grads[1], grads[0])
+    ((program,),) = traced.programs.values()
+    assert str(program).count("sin(") == 1
