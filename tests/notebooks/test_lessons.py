@@ -5,6 +5,7 @@
   ipywidgets, IPython; scikit-learn only in lesson 18, from the [lab]/[test] extras);
 - every exercise has a solution in a collapsed (source_hidden) code cell tagged `solution`,
   and no other cell is collapsed;
+- every collapsed check cell starts with a comment (the one line JupyterLab shows);
 - the kernelspec is python3; no stored output contains a 0x... memory address.
 """
 import ast
@@ -144,6 +145,21 @@ def test_only_solutions_are_hidden(path):
         tagged = "solution" in tags or "check" in tags
         assert is_hidden(cell) == tagged, f"{path.name}, cell {i}: hidden={is_hidden(cell)}, " \
                                           f"tagged solution or check={tagged}\n{cell.source[:200]}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_check_cells_start_with_a_comment(path):
+    """A collapsed cell shows only its first line (CONTRIBUTING.md, "Check cells"): a check
+    cell must open with a comment a student can read, not with an assert or an import."""
+    nb = nbformat.read(path, as_version=4)
+    for i, cell in enumerate(nb.cells):
+        if not (is_hidden(cell) and "check" in cell.metadata.get("tags", [])):
+            continue
+        first = next((line.strip() for line in cell.source.splitlines() if line.strip()), "")
+        assert first.startswith("#"), (
+            f"{path.name}, cell {i}: a collapsed check cell shows only its first line, "
+            f"{first[:80]!r}; start it with a comment saying what it checks "
+            f"(in the .md, then tools/sync_lessons.py)")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
