@@ -181,7 +181,7 @@ def _refuse(name, given, arg, allowed, fix):
         raise TypeError(f"{name}(..., {arg}={shown}) is not supported on tapekit tensors; {fix}")
 
 
-def _reduction(initial_fix, where_fix):
+def _reduction(initial_fix, where_fix, integers_to_float=False):
     """np.sum/prod/mean (a, axis, dtype, out, keepdims, [initial,] where) and np.max/min/amax/amin
     (a, axis, out, keepdims, initial, where) -> tk.reduce_*(input_tensor, axis, keepdims)."""
     def adapt(fn, name, given):
@@ -191,7 +191,7 @@ def _reduction(initial_fix, where_fix):
         _refuse(name, given, "initial", (), f"apply it to the result instead: {initial_fix}")
         _refuse(name, given, "where", (True,), f"mask first: {where_fix} (the gradient is then "
                                                 f"0 where mask is False)")
-        if name == "numpy.mean" and given.get("dtype") is None and _dtype_of(a).kind in "iu":
+        if integers_to_float and given.get("dtype") is None and _dtype_of(a).kind in "iu":
             a = cast(a, "float64")                 # NumPy's mean of integers is a float64
         return fn(a, axis=given.get("axis"), keepdims=given.get("keepdims", False))
     return adapt
@@ -304,7 +304,8 @@ def _clip(fn, name, given):
 NUMPY_CALLS = {
     np.sum: _reduction("np.sum(t) + initial", "np.sum(tk.where(mask, t, 0))"),
     np.prod: _reduction("np.prod(t) * initial", "np.prod(tk.where(mask, t, 1))"),
-    np.mean: _reduction(None, "np.sum(tk.where(mask, t, 0)) / np.sum(mask)"),   # no initial
+    np.mean: _reduction(None, "np.sum(tk.where(mask, t, 0)) / np.sum(mask)",     # no initial
+                        integers_to_float=True),
     np.max: _reduction("tk.maximum(np.max(t), initial)", "np.max(tk.where(mask, t, -np.inf))"),
     np.amax: _reduction("tk.maximum(np.amax(t), initial)", "np.amax(tk.where(mask, t, -np.inf))"),
     np.min: _reduction("tk.minimum(np.min(t), initial)", "np.min(tk.where(mask, t, np.inf))"),
