@@ -15,12 +15,23 @@ This differs from TensorFlow on purpose: there, `np.mean(x)` inside a tape turns
 NumPy array, the tape loses the path, and `tape.gradient` gives None (the autodiff guide's
 "calculations outside of TensorFlow"); in tapekit the same code is recorded and gives the
 gradient (for y = mean(x ** 2): 2x / n).
+
+A NumPy function keeps NumPy's signature on tensors. The registered tapekit functions take
+TensorFlow's (tk.reduce_sum(input_tensor, axis, keepdims)), which differs position by position
+from NumPy's (np.sum(a, axis, dtype, out, keepdims)): passed straight through, np.sum(t, 0,
+np.float64) would have set keepdims. So a call is first bound to the installed NumPy's own
+signature, then one adapter per function (NUMPY_CALLS, below) hands the tapekit function what
+it supports with NumPy's meaning and refuses the rest by name.
 """
+import inspect
+
 import numpy as np
 
 from ..context import state
 from ..tensor import Tensor, Variable
-from .registry import FUNCTIONS, UFUNCS
+from .passthrough import cast
+from .registry import FUNCTIONS, UFUNCS, python_value
+from .shapes import reshape
 
 # Functions that only read values and return no differentiable result.
 READ_ONLY = {np.shape, np.ndim, np.size, np.allclose, np.isclose, np.array_equal,
@@ -96,7 +107,7 @@ def array_ufunc(ufunc, method, inputs, kwargs):
 def array_function(func, args, kwargs):
     fn = FUNCTIONS.get(func)
     if fn is not None:
-        return fn(*args, **kwargs)
+        return call_with_numpy_signature(func, fn, args, kwargs)
     if func in READ_ONLY:
         if func in VALUES_OUT and state.tapes and _tracked(args, kwargs):
             raise _breaks_path(func)
@@ -108,3 +119,204 @@ def array_function(func, args, kwargs):
                             f"value, or Variable.assign for a variable")
         return func(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()})
     raise _unsupported(f"numpy.{func.__name__}")
+
+
+# --- NumPy's signatures on tapekit functions -------------------------------------------------
+# Each adapter gets the tapekit function registered for `func` and the call's arguments bound
+# to NumPy's signature (`given`: only what the caller passed, by NumPy's parameter name).
+
+def call_with_numpy_signature(func, fn, args, kwargs):
+    """Answer `func(*args, **kwargs)` (a NumPy call on tensors) with the tapekit function `fn`."""
+    adapter = NUMPY_CALLS.get(func)
+    if adapter is None:
+        raise TypeError(f"numpy.{func.__name__} is registered for tapekit tensors without an adapter "
+                        f"from NumPy's signature (tapekit/ops/numpy_dispatch.py NUMPY_CALLS)")
+    try:
+        bound = _signature(func).bind(*args, **kwargs)
+    except TypeError as e:
+        raise TypeError(f"numpy.{func.__name__}: {e}") from None
+    given = dict(bound.arguments)
+    given.update(given.pop("kwargs", {}))           # np.clip's **kwargs (ufunc keywords)
+    return adapter(fn, f"numpy.{func.__name__}", given)
+
+
+_SIGNATURES = {}
+
+
+def _signature(func):
+    if func not in _SIGNATURES:
+        _SIGNATURES[func] = inspect.signature(func)
+    return _SIGNATURES[func]
+
+
+def _dtype_of(x):
+    return x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype
+
+
+def _shape_of(x):
+    return tuple(x.shape) if hasattr(x, "shape") else np.shape(x)
+
+
+def _refuse_out(name, given):
+    if given.get("out") is not None:
+        raise TypeError(f"{name}(..., out=...) cannot write into a tapekit tensor: tensors are "
+                        f"immutable; use the returned value instead")
+
+
+def _refuse_dtype(name, given, own):
+    dtype = given.get("dtype")
+    if dtype is not None and np.dtype(dtype) != own:
+        raise TypeError(f"{name}(..., dtype={np.dtype(dtype).name}) on a tapekit tensor of dtype "
+                        f"{own.name}: tapekit computes in the tensor's own dtype; cast first with "
+                        f"tk.cast(x, tk.{np.dtype(dtype).name}) and call {name} without dtype")
+
+
+def _refuse(name, given, arg, allowed, fix):
+    """Raise unless `arg` was not given or is one of `allowed` (NumPy's default, mostly)."""
+    if arg not in given:
+        return
+    value = given[arg]
+    if not (any(value is a for a in allowed) or (isinstance(value, str) and value in allowed)):
+        shown = repr(value) if isinstance(value, (str, int, float)) else "..."
+        raise TypeError(f"{name}(..., {arg}={shown}) is not supported on tapekit tensors; {fix}")
+
+
+def _reduction(initial_fix, where_fix, integers_to_float=False):
+    """np.sum/prod/mean (a, axis, dtype, out, keepdims, [initial,] where) and np.max/min/amax/amin
+    (a, axis, out, keepdims, initial, where) -> tk.reduce_*(input_tensor, axis, keepdims)."""
+    def adapt(fn, name, given):
+        a = given["a"]
+        _refuse_out(name, given)
+        _refuse_dtype(name, given, _dtype_of(a))
+        _refuse(name, given, "initial", (), f"apply it to the result instead: {initial_fix}")
+        _refuse(name, given, "where", (True,), f"mask first: {where_fix} (the gradient is then "
+                                                f"0 where mask is False)")
+        if integers_to_float and given.get("dtype") is None and _dtype_of(a).kind in "iu":
+            a = cast(a, "float64")                 # NumPy's mean of integers is a float64
+        return fn(a, axis=given.get("axis"), keepdims=given.get("keepdims", False))
+    return adapt
+
+
+def _take(fn, name, given):
+    """np.take(a, indices, axis=None, out=None, mode='raise') -> tk.gather(params, indices, axis).
+    axis=None takes from the flattened array; negative indices count from the end."""
+    _refuse_out(name, given)
+    _refuse(name, given, "mode", ("raise",),
+            "tapekit's gather raises on an out-of-range index; clip or wrap the indices first "
+            "(np.clip(indices, 0, n - 1), indices % n) and call numpy.take without mode")
+    a, indices, axis = given["a"], given["indices"], given.get("axis")
+    if axis is None:
+        a, axis = reshape(a, [-1]), 0
+    if not isinstance(indices, Tensor):             # a constant: wrap -n..-1 as NumPy does
+        indices = np.asarray(indices)
+        if indices.dtype.kind in "iu":
+            n = _shape_of(a)[axis]
+            indices = np.where((indices < 0) & (indices >= -n), indices + n, indices)
+    return fn(a, indices, axis=axis)
+
+
+def _reshape(fn, name, given):
+    """np.reshape(a, /, shape, order='C', *, copy=None) -> tk.reshape(tensor, shape)."""
+    _refuse(name, given, "order", ("C",),
+            f"tapekit reshapes in C order only; call np.reshape(t.numpy(), ..., "
+            f"order={given.get('order')!r}) outside the tape (no gradient), or transpose, reshape "
+            f"in C order and transpose back")
+    # copy: a tensor is immutable, so a view and a copy cannot be told apart; any value is fine.
+    return fn(given["a"], given["shape"])
+
+
+def _expand_dims(fn, name, given):
+    """np.expand_dims(a, axis) -> tk.expand_dims(input, axis); a tuple of axes inserts each."""
+    a, axis = given["a"], given["axis"]
+    if not isinstance(axis, (tuple, list)):
+        return fn(a, axis)
+    n = len(_shape_of(a)) + len(axis)               # NumPy counts the axes in the result
+    for ax in sorted(int(x) + n if int(x) < 0 else int(x) for x in axis):
+        a = fn(a, ax)
+    return a
+
+
+def _squeeze(fn, name, given):
+    """np.squeeze(a, axis=None) -> tk.squeeze(input, axis)."""
+    return fn(given["a"], axis=given.get("axis"))
+
+
+def _transpose(fn, name, given):
+    """np.transpose(a, axes=None) -> tk.transpose(a, perm)."""
+    return fn(given["a"], perm=given.get("axes"))
+
+
+def _joined(flatten_none):
+    """np.concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting='same_kind') and
+    np.stack (same, no axis=None) -> tk.concat(values, axis) / tk.stack(values, axis)."""
+    def adapt(fn, name, given):
+        arrays = list(given["arrays"])
+        _refuse_out(name, given)
+        dtypes = {_dtype_of(x) for x in arrays}
+        if given.get("dtype") is not None and len(dtypes) > 1:
+            raise TypeError(f"{name}(..., dtype=...) with inputs of dtypes "
+                            f"{sorted(d.name for d in dtypes)}: cast them first with tk.cast")
+        for own in dtypes:
+            _refuse_dtype(name, given, own)
+        # casting governs a conversion to dtype or out; with neither there is nothing to cast.
+        axis = given.get("axis", 0)
+        if axis is None and flatten_none:           # NumPy flattens every input first
+            arrays, axis = [reshape(x, [-1]) for x in arrays], 0
+        return fn(arrays, axis=axis)
+    return adapt
+
+
+def _where(fn, name, given):
+    """np.where(condition, x, y, /) -> tk.where; np.where(condition) is np.nonzero(condition):
+    a tuple of index arrays, one per axis (tk.where(condition) is TensorFlow's (n, ndim))."""
+    if "x" not in given and "y" not in given:
+        return np.nonzero(python_value(given["condition"]))
+    return fn(given["condition"], given.get("x"), given.get("y"))
+
+
+def _clip(fn, name, given):
+    """np.clip(a, a_min, a_max, out=None, *, min, max, **kwargs) -> tk.clip_by_value(t, lo, hi).
+    A missing or None bound is the dtype's end (-inf/inf for floats), so the gradient passes
+    at the other bound as clip_by_value's does."""
+    _refuse_out(name, given)
+    a = given["a"]
+    own = _dtype_of(a)
+    _refuse_dtype(name, given, own)
+    for arg in sorted(set(given) - {"a", "a_min", "a_max", "min", "max", "out", "dtype"}):
+        _refuse(name, given, arg, (), "call numpy.clip without it (tapekit has clip_by_value only)")
+    bounds = []
+    for old, new in (("a_min", "min"), ("a_max", "max")):
+        if old in given and new in given:
+            raise TypeError(f"{name}: give {old} or {new}, not both")
+        bounds.append(given.get(old, given.get(new)))
+    lo, hi = bounds
+    if own.kind == "f":
+        ends = (-np.inf, np.inf)
+    elif own.kind in "iu":
+        ends = (int(np.iinfo(own).min), int(np.iinfo(own).max))
+    else:
+        ends = (None, None)
+    lo = ends[0] if lo is None else lo
+    hi = ends[1] if hi is None else hi
+    return fn(a, lo, hi)
+
+
+NUMPY_CALLS = {
+    np.sum: _reduction("np.sum(t) + initial", "np.sum(tk.where(mask, t, 0))"),
+    np.prod: _reduction("np.prod(t) * initial", "np.prod(tk.where(mask, t, 1))"),
+    np.mean: _reduction(None, "np.sum(tk.where(mask, t, 0)) / np.sum(mask)",     # no initial
+                        integers_to_float=True),
+    np.max: _reduction("tk.maximum(np.max(t), initial)", "np.max(tk.where(mask, t, -np.inf))"),
+    np.amax: _reduction("tk.maximum(np.amax(t), initial)", "np.amax(tk.where(mask, t, -np.inf))"),
+    np.min: _reduction("tk.minimum(np.min(t), initial)", "np.min(tk.where(mask, t, np.inf))"),
+    np.amin: _reduction("tk.minimum(np.amin(t), initial)", "np.amin(tk.where(mask, t, np.inf))"),
+    np.take: _take,
+    np.reshape: _reshape,
+    np.expand_dims: _expand_dims,
+    np.squeeze: _squeeze,
+    np.transpose: _transpose,
+    np.concatenate: _joined(flatten_none=True),
+    np.stack: _joined(flatten_none=False),
+    np.where: _where,
+    np.clip: _clip,
+}

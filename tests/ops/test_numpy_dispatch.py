@@ -1,10 +1,14 @@
 """tapekit/ops/numpy_dispatch.py: NumPy functions and ufuncs called on tensors are answered by
 tapekit's ops (recorded, differentiable), or refused where that would break the gradient path.
 """
+import inspect
+
 import numpy as np
 import pytest
 
 import tapekit as tk
+from tapekit.ops.numpy_dispatch import NUMPY_CALLS
+from tapekit.ops.registry import FUNCTIONS
 
 
 def test_numpy_ufuncs_and_functions_on_tensors_are_recorded_ops():
@@ -41,3 +45,214 @@ def test_numpy_function_on_a_trainable_variable_inside_a_tape_raises():
     with tk.GradientTape(watch_accessed_variables=False):
         assert np.sort(v).tolist() == [1.0, 2.0]     # nothing watches v here
     assert np.sort(v).tolist() == [1.0, 2.0]         # and outside any tape
+
+
+# --- NumPy's signatures: every registered NumPy function takes NumPy's arguments ----------------
+A = np.arange(1.0, 7.0, dtype=np.float32).reshape(2, 3)
+
+
+def _same(got, want):
+    """got (tapekit's answer) equals want (NumPy's on the arrays): values, shape and dtype."""
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            _same(g, w)
+        return
+    got = got.numpy() if isinstance(got, tk.Tensor) else np.asarray(got)
+    want = np.asarray(want)
+    assert got.shape == want.shape
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+# Each call as NumPy's documentation writes it: positional forms (where the TensorFlow signature
+# used to take dtype, out or order for something else) and keyword forms.
+CALLS = [
+    lambda a: np.sum(a, 0, np.float32),                     # dtype used to land in keepdims
+    lambda a: np.sum(a, 1, None, None, True),
+    lambda a: np.sum(a, axis=(0, 1), keepdims=True),
+    lambda a: np.mean(a, 0, np.float32, None, True),
+    lambda a: np.mean(a, axis=-1),
+    lambda a: np.prod(a, 1, None, None, True),
+    lambda a: np.max(a, 1, None, True),                     # out used to land in keepdims
+    lambda a: np.amax(a, axis=0, out=None, keepdims=True),
+    lambda a: np.min(a, 0, None, False),
+    lambda a: np.amin(a, 1, None, True),
+    lambda a: np.reshape(a, (3, 2), "C"),                   # order used to land in name
+    lambda a: np.reshape(a, shape=[-1], order="C", copy=True),
+    lambda a: np.take(a, [0, 4]),                           # axis=None: the flattened array
+    lambda a: np.take(a, 5),
+    lambda a: np.take(a, [2, -1], 1, None, "raise"),        # out used to land in batch_dims
+    lambda a: np.take(a, [[1, 0]], axis=0, mode="raise"),
+    lambda a: np.transpose(a, axes=(1, 0)),
+    lambda a: np.transpose(a, (1, 0)),
+    lambda a: np.transpose(a),
+    lambda a: np.concatenate([a, a]),                       # NumPy's default axis=0
+    lambda a: np.concatenate((a, a), 1),
+    lambda a: np.concatenate([a, a], None),                 # flattened first
+    lambda a: np.concatenate([a, a], axis=-1, out=None, dtype=np.float32, casting="same_kind"),
+    lambda a: np.stack([a, a], 2),
+    lambda a: np.stack((a, a), axis=-1, dtype=np.float32),
+    lambda a: np.expand_dims(a, 1),
+    lambda a: np.expand_dims(a, axis=(0, -1)),
+    lambda a: np.squeeze(np.expand_dims(a, 0), axis=0),
+    lambda a: np.squeeze(np.expand_dims(a, 0)),
+    lambda a: np.where(a > 2, a, 0),
+    lambda a: np.where(a > 2),                              # np.nonzero: a tuple of indices
+    lambda a: np.clip(a, 2, None),                          # one-sided clips
+    lambda a: np.clip(a, None, 3),
+    lambda a: np.clip(a, min=2),
+    lambda a: np.clip(a, max=3.5),
+    lambda a: np.clip(a, a_min=2, a_max=4),
+    lambda a: np.clip(a, min=2, max=4),
+    lambda a: np.clip(a, 2, 4, None),
+    lambda a: np.clip(a),
+]
+
+
+@pytest.mark.parametrize("call", CALLS, ids=range(len(CALLS)))
+def test_numpy_functions_on_tensors_give_numpys_result(call):
+    _same(call(tk.constant(A)), call(A))
+
+
+def test_numpy_mean_of_integers_is_a_float64_mean_as_in_numpy():
+    # tk.reduce_mean of integers truncates (TensorFlow); numpy's mean of integers does not.
+    x = np.array([1, 2], np.int32)
+    _same(np.mean(tk.constant(x)), np.mean(x))
+    _same(np.mean(tk.constant(x), dtype=np.int32), np.mean(x, dtype=np.int32))
+    assert tk.reduce_mean(tk.constant(x)).numpy() == 1                # tk's own call unchanged
+
+
+def test_tapekit_functions_keep_tensorflows_signature():
+    t = tk.constant(A)
+    assert tk.reduce_sum(t, 0, True).shape == (1, 3)                  # keepdims is third
+    assert tk.reduce_max(t, 1, True).shape == (2, 1)
+    assert tk.gather(t, [1], 1).shape == (2, 1)
+    assert tk.concat([t, t], 1).shape == (2, 6)
+    np.testing.assert_array_equal(tk.clip_by_value(t, 2.0, 4.0).numpy(), np.clip(A, 2, 4))
+
+
+def test_one_sided_numpy_clip_passes_the_gradient_inside_and_at_its_bound():
+    x = tk.Variable([-1.0, 0.0, 2.0, np.inf])
+    with tk.GradientTape(persistent=True) as tape:
+        low = np.clip(x, 0.0, None)
+        high = np.clip(x, max=0.0)
+        ys = np.sum(low[:3] * tk.constant([1.0, 2.0, 3.0])), np.sum(high[:3])
+    np.testing.assert_array_equal(low.numpy(), [0.0, 0.0, 2.0, np.inf])   # inf stays inf
+    np.testing.assert_array_equal(tape.gradient(ys[0], x).numpy(), [0.0, 2.0, 3.0, 0.0])
+    np.testing.assert_array_equal(tape.gradient(ys[1], x).numpy(), [1.0, 1.0, 0.0, 0.0])
+
+
+def test_one_sided_numpy_clip_of_integers_keeps_the_dtype():
+    x = np.array([-5, 3, 9], np.int32)
+    _same(np.clip(tk.constant(x), 0, None), np.clip(x, 0, None))
+    _same(np.clip(tk.constant(x), max=4), np.clip(x, max=4))
+
+
+def test_numpy_concatenate_sends_each_input_its_slice_of_the_gradient():
+    a, b = tk.Variable([[1.0, 2.0], [3.0, 4.0]]), tk.Variable([5.0])
+    w = tk.constant([1.0, 2.0, 3.0, 4.0, 5.0])
+    with tk.GradientTape() as tape:
+        y = np.sum(np.concatenate([a, b], axis=None) * w)           # a flattened, then b
+    ga, gb = tape.gradient(y, [a, b])
+    np.testing.assert_array_equal(ga.numpy(), [[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_array_equal(gb.numpy(), [5.0])
+    with tk.GradientTape() as tape:
+        y = np.sum(np.concatenate([a, a]) * tk.constant([[1.0], [2.0], [3.0], [4.0]]))
+    np.testing.assert_array_equal(tape.gradient(y, a).numpy(), [[4.0, 4.0], [6.0, 6.0]])
+
+
+@pytest.mark.parametrize("call, arg", [
+    (lambda t: np.sum(t, 0, np.float64), "dtype"),
+    (lambda t: np.mean(t, dtype=np.float64), "dtype"),
+    (lambda t: np.prod(t, dtype="int32"), "dtype"),
+    (lambda t: np.concatenate([t, t], dtype=np.float64), "dtype"),
+    (lambda t: np.clip(t, 0, 1, dtype=np.float64), "dtype"),
+    (lambda t: np.sum(t, 0, None, np.empty(3)), "out"),
+    (lambda t: np.max(t, 0, np.empty(3)), "out"),
+    (lambda t: np.take(t, [0], 0, np.empty(1)), "out"),
+    (lambda t: np.concatenate([t, t], out=np.empty((4, 3))), "out"),
+    (lambda t: np.stack([t, t], out=np.empty((2, 2, 3))), "out"),
+    (lambda t: np.clip(t, 0, 1, np.empty((2, 3))), "out"),
+    (lambda t: np.reshape(t, (3, 2), "F"), "order"),
+    (lambda t: np.reshape(t, (3, 2), order="A"), "order"),
+    (lambda t: np.take(t, [0], 0, None, "clip"), "mode"),
+    (lambda t: np.take(t, [0], mode="wrap"), "mode"),
+    (lambda t: np.sum(t, initial=1.0), "initial"),
+    (lambda t: np.max(t, initial=3.0), "initial"),
+    (lambda t: np.amin(t, initial=3.0), "initial"),
+    (lambda t: np.sum(t, where=np.array([True, False, True])), "where"),
+    (lambda t: np.mean(t, where=t > 2), "where"),
+    (lambda t: np.max(t, initial=0.0, where=t > 2), "initial"),
+    (lambda t: np.clip(t, 0, 1, casting="unsafe"), "casting"),
+    (lambda t: np.clip(t, 0, 1, where=np.array(True)), "where"),
+])
+def test_unsupported_numpy_arguments_raise_naming_the_function_and_argument(call, arg):
+    with pytest.raises(TypeError, match=rf"numpy\.\w+\(\.\.\., {arg}="):
+        call(tk.constant(A))
+
+
+def test_a_bound_given_twice_to_numpy_clip_raises():
+    with pytest.raises(TypeError, match=r"numpy\.clip: give a_min or min, not both"):
+        np.clip(tk.constant(A), 1.0, min=2.0)
+
+
+def test_the_refusals_say_what_to_do_instead():
+    t = tk.constant(A)
+    with pytest.raises(TypeError, match=r"tensors are immutable"):
+        np.sum(t, out=np.empty(()))
+    with pytest.raises(TypeError, match=r"cast first with tk\.cast\(x, tk\.float64\)"):
+        np.sum(t, dtype=np.float64)
+    with pytest.raises(TypeError, match=r"np\.reshape\(t\.numpy\(\), \.\.\., order='F'\) outside"):
+        np.reshape(t, (3, 2), order="F")
+
+
+# NumPy's parameter names, each with a supported value, for every registered function: a new
+# @numpy_function registration must add its line here (and its adapter in NUMPY_CALLS).
+# np.clip takes its bounds as a_min/a_max or as min/max: two calls.
+KEYWORDS = {
+    np.sum: dict(a=A, axis=0, dtype=None, out=None, keepdims=True, where=True),
+    np.mean: dict(a=A, axis=0, dtype=np.float32, out=None, keepdims=True, where=True),
+    np.prod: dict(a=A, axis=1, dtype=None, out=None, keepdims=False, where=True),
+    np.max: dict(a=A, axis=1, out=None, keepdims=True, where=True),
+    np.amax: dict(a=A, axis=0, out=None, keepdims=False, where=True),
+    np.min: dict(a=A, axis=1, out=None, keepdims=True, where=True),
+    np.amin: dict(a=A, axis=0, out=None, keepdims=False, where=True),
+    np.take: dict(a=A, indices=[1, 0], axis=1, out=None, mode="raise"),
+    np.reshape: dict(shape=(3, 2), order="C", copy=None),          # a is positional-only
+    np.expand_dims: dict(a=A, axis=2),
+    np.squeeze: dict(a=A[None], axis=0),
+    np.transpose: dict(a=A, axes=(1, 0)),
+    np.concatenate: dict(axis=1, out=None, dtype=None, casting="same_kind"),   # arrays too
+    np.stack: dict(arrays=[A, A], axis=1, out=None, dtype=None, casting="same_kind"),
+    np.where: dict(),                                              # all positional-only
+    np.clip: dict(a=A, out=None, min=2.0, max=4.0),
+}
+MORE_KEYWORDS = {np.clip: dict(a=A, a_min=2.0, a_max=None, out=None)}
+POSITIONAL_ONLY = {np.reshape: (A,), np.concatenate: ([A, A],), np.where: (A > 2, A, 0.0)}
+
+
+def _tensors(v):
+    if isinstance(v, np.ndarray) and v.dtype == np.float32:
+        return tk.constant(v)
+    if isinstance(v, list) and v and isinstance(v[0], np.ndarray):
+        return [tk.constant(x) for x in v]
+    return v
+
+
+def test_every_registered_numpy_function_has_an_adapter_and_a_keyword_check():
+    assert set(FUNCTIONS) == set(NUMPY_CALLS) == set(KEYWORDS)
+
+
+@pytest.mark.parametrize("func", list(KEYWORDS), ids=lambda f: f.__name__)
+def test_numpys_parameter_names_are_accepted_on_tensors(func):
+    params = inspect.signature(func).parameters
+    calls = [KEYWORDS[func]] + ([MORE_KEYWORDS[func]] if func in MORE_KEYWORDS else [])
+    named = {n for n, p in params.items() if p.kind not in (p.POSITIONAL_ONLY, p.VAR_KEYWORD)}
+    assert named - {k for c in calls for k in c} <= {"initial"}, "give each NumPy keyword a value"
+    args = POSITIONAL_ONLY.get(func, ())
+    for keywords in calls:
+        assert set(keywords) <= set(params)
+        want = func(*args, **keywords)
+        got = func(*[_tensors(v) for v in args], **{k: _tensors(v) for k, v in keywords.items()})
+        _same(got, want)
