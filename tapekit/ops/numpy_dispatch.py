@@ -132,7 +132,7 @@ def call_with_numpy_signature(func, fn, args, kwargs):
         raise TypeError(f"numpy.{func.__name__} is registered for tapekit tensors without an adapter "
                         f"from NumPy's signature (tapekit/ops/numpy_dispatch.py NUMPY_CALLS)")
     try:
-        bound = _signature(func).bind(*args, **kwargs)
+        bound = numpy_signature(func).bind(*args, **kwargs)
     except TypeError as e:
         raise TypeError(f"numpy.{func.__name__}: {e}") from None
     given = dict(bound.arguments)
@@ -143,10 +143,27 @@ def call_with_numpy_signature(func, fn, args, kwargs):
 _SIGNATURES = {}
 
 
-def _signature(func):
+def numpy_signature(func):
+    """NumPy's signature of `func`, as the installed NumPy states it. Functions written in C
+    state none before NumPy 2.4 (np.concatenate, np.where on 2.2): for those, the signature
+    NumPy documents, written out below."""
     if func not in _SIGNATURES:
-        _SIGNATURES[func] = inspect.signature(func)
+        try:
+            _SIGNATURES[func] = inspect.signature(func)
+        except ValueError:
+            _SIGNATURES[func] = inspect.signature(_DOCUMENTED[func])
     return _SIGNATURES[func]
+
+
+def _concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    """np.concatenate's documented signature."""
+
+
+def _where(condition, x=None, y=None, /):
+    """np.where's documented signature."""
+
+
+_DOCUMENTED = {np.concatenate: _concatenate, np.where: _where}
 
 
 def _dtype_of(x):
@@ -222,7 +239,8 @@ def _reshape(fn, name, given):
             f"order={given.get('order')!r}) outside the tape (no gradient), or transpose, reshape "
             f"in C order and transpose back")
     # copy: a tensor is immutable, so a view and a copy cannot be told apart; any value is fine.
-    return fn(given["a"], given["shape"])
+    # newshape: the name of `shape` before NumPy 2.1 (still accepted, deprecated, until 2.4)
+    return fn(given["a"], given["shape"] if "shape" in given else given["newshape"])
 
 
 def _expand_dims(fn, name, given):
