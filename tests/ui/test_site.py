@@ -163,7 +163,10 @@ def test_lesson_page(site_url, site_page, site_shots, nb):
     stored = _stored_outputs(nb)
     formulas = site_page.locator("span.math, div.math").count()
     if formulas:   # typeset by the site's own MathJax (docs/conf.py), not a CDN
-        site_page.wait_for_function(f"document.querySelectorAll('.MathJax').length >= {formulas}")
+        # Typesetting is Chromium's own CPU work: lesson 24's formulas took over the default 15 s
+        # once, with the unit suite on the other core. A wait, so a quiet machine pays nothing.
+        site_page.wait_for_function(f"document.querySelectorAll('.MathJax').length >= {formulas}",
+                                    timeout=60_000)
     shown = site_page.evaluate(RENDERED_OUTPUTS)
     assert len(shown) == len(stored), "one output area per code cell with outputs"
     for k, (outs, els) in enumerate(zip(stored, shown)):
