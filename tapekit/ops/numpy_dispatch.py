@@ -155,15 +155,15 @@ def numpy_signature(func):
     return _SIGNATURES[func]
 
 
-def _concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
+def _concatenate_signature(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
     """np.concatenate's documented signature."""
 
 
-def _where(condition, x=None, y=None, /):
+def _where_signature(condition, x=None, y=None, /):
     """np.where's documented signature."""
 
 
-_DOCUMENTED = {np.concatenate: _concatenate, np.where: _where}
+_DOCUMENTED = {np.concatenate: _concatenate_signature, np.where: _where_signature}
 
 
 def _dtype_of(x):
