@@ -161,15 +161,19 @@ def test_lesson_page(site_url, site_page, site_shots, nb):
     t0 = time.monotonic()
     _open(site_page, f"{site_url}/notebooks/{nb.stem}.html")
     stored = _stored_outputs(nb)
-    formulas = site_page.locator("span.math, div.math").count()
+    # Sphinx writes each formula as span/div.math.notranslate; MathJax's HTML-CSS output puts a
+    # span.math of its own inside every formula it typesets, so a bare `span.math` counted 57 on
+    # lesson 24's page before MathJax ran and 114 after (in CI the page was half typeset when counted).
+    formulas = site_page.locator("span.math.notranslate, div.math.notranslate").count()
     if formulas:   # typeset by the site's own MathJax (docs/conf.py), not a CDN
-        # Ask MathJax 2 for one more pass over the page and wait for its queue to run it: in two
-        # CI runs (the unit suite on the other core) lesson 24's page stayed short of its formulas
-        # for 60 s; the pass skips what is typeset already, so a page that was done loses nothing.
+        # MathJax 2's "End" start-up hook runs once its first typeset is done (at once if it is).
         site_page.wait_for_function("window.MathJax && window.MathJax.Hub")
-        site_page.evaluate("() => new Promise(done => MathJax.Hub.Queue(['Typeset', MathJax.Hub], done))")
-        site_page.wait_for_function(f"document.querySelectorAll('.MathJax').length >= {formulas}",
-                                    timeout=60_000)
+        site_page.evaluate("() => MathJax.Hub.Register.StartupHook('End', () => { window.typesetDone = true })")
+        site_page.wait_for_function("window.typesetDone === true", timeout=60_000)
+        typeset = site_page.evaluate("document.querySelectorAll('.MathJax').length")
+        errors = site_page.evaluate("document.querySelectorAll('.MathJax_Error, .MathJax .merror, .MathJax .noError').length")
+        assert (typeset, errors) == (formulas, 0), \
+            f"{nb.stem}: {formulas} formulas, {typeset} typeset by MathJax, {errors} shown as errors"
     shown = site_page.evaluate(RENDERED_OUTPUTS)
     assert len(shown) == len(stored), "one output area per code cell with outputs"
     for k, (outs, els) in enumerate(zip(stored, shown)):
