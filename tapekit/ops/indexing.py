@@ -76,6 +76,7 @@ def _gather(params, indices, axis):
     # np.take wraps a negative index around (-1: the last); TensorFlow's gather raises for
     # any index outside [0, n), and so does tapekit (also when a tk.function replays).
     n = params.shape[axis]
+    indices = np.asarray(indices)                  # a Python int picks one slice, as in TensorFlow
     if indices.dtype.kind not in "iu":
         raise TypeError(f"indices must be integers, got dtype {indices.dtype.name}")
     if indices.size and (indices.min() < 0 or indices.max() >= n):

@@ -198,17 +198,37 @@ def _refuse(name, given, arg, allowed, fix):
         raise TypeError(f"{name}(..., {arg}={shown}) is not supported on tapekit tensors; {fix}")
 
 
-def _reduction(initial_fix, where_fix, integers_to_float=False):
+def numpy_sum_dtype(dtype):
+    """The dtype NumPy's sum and prod give for `dtype` when none is asked for: bools and integers
+    narrower than the platform integer add up in it (np.sum of int32 is int64 on Linux), so
+    np.sum(t) of a tensor does not wrap around where the same call on an ndarray would not."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b" or (dtype.kind == "i" and dtype.itemsize < np.dtype(np.int_).itemsize):
+        return np.dtype(np.int_)
+    if dtype.kind == "u" and dtype.itemsize < np.dtype(np.uint).itemsize:
+        return np.dtype(np.uint)
+    return dtype
+
+
+def _reduction(initial_fix, where_fix, integers_to_float=False, widen_integers=False):
     """np.sum/prod/mean (a, axis, dtype, out, keepdims, [initial,] where) and np.max/min/amax/amin
     (a, axis, out, keepdims, initial, where) -> tk.reduce_*(input_tensor, axis, keepdims)."""
     def adapt(fn, name, given):
         a = given["a"]
         _refuse_out(name, given)
-        _refuse_dtype(name, given, _dtype_of(a))
+        own = _dtype_of(a)
+        if widen_integers and numpy_sum_dtype(own) != own:
+            wide = numpy_sum_dtype(own)
+            if given.get("dtype") is None or np.dtype(given["dtype"]) == wide:
+                a = cast(a, wide.name)             # as NumPy: no wrap-around in a narrow integer
+            else:
+                _refuse_dtype(name, given, own)
+        else:
+            _refuse_dtype(name, given, own)
         _refuse(name, given, "initial", (), f"apply it to the result instead: {initial_fix}")
         _refuse(name, given, "where", (True,), f"mask first: {where_fix} (the gradient is then "
                                                 f"0 where mask is False)")
-        if integers_to_float and given.get("dtype") is None and _dtype_of(a).kind in "iu":
+        if integers_to_float and given.get("dtype") is None and own.kind in "iu":
             a = cast(a, "float64")                 # NumPy's mean of integers is a float64
         return fn(a, axis=given.get("axis"), keepdims=given.get("keepdims", False))
     return adapt
@@ -320,8 +340,8 @@ def _clip(fn, name, given):
 
 
 NUMPY_CALLS = {
-    np.sum: _reduction("np.sum(t) + initial", "np.sum(tk.where(mask, t, 0))"),
-    np.prod: _reduction("np.prod(t) * initial", "np.prod(tk.where(mask, t, 1))"),
+    np.sum: _reduction("np.sum(t) + initial", "np.sum(tk.where(mask, t, 0))", widen_integers=True),
+    np.prod: _reduction("np.prod(t) * initial", "np.prod(tk.where(mask, t, 1))", widen_integers=True),
     np.mean: _reduction(None, "np.sum(tk.where(mask, t, 0)) / np.sum(mask)",     # no initial
                         integers_to_float=True),
     np.max: _reduction("tk.maximum(np.max(t), initial)", "np.max(tk.where(mask, t, -np.inf))"),

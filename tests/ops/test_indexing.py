@@ -18,6 +18,21 @@ def test_gather_gradient_adds_where_an_index_repeats():
     np.testing.assert_array_equal(tape.gradient(g, x).numpy(), [[1, 1, 1], [2, 2, 2]])
 
 
+def test_gather_with_a_python_int_picks_one_slice_as_tensorflow_does():
+    # tf.gather(params, 1) drops the axis; a Python int index once crashed with an AttributeError
+    x = tk.Variable([[1.0, 2.0], [3.0, 4.0]])
+    with tk.GradientTape() as tape:
+        row = tk.gather(x, 1)
+        y = tk.reduce_sum(row * row)
+    np.testing.assert_array_equal(row.numpy(), [3.0, 4.0])
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [[0, 0], [6, 8]])
+    np.testing.assert_array_equal(tk.gather(x, 0, axis=1).numpy(), [1.0, 3.0])
+    with pytest.raises(IndexError, match="index 2 is out of range"):
+        tk.gather(x, 2)
+    with pytest.raises(TypeError, match="indices must be integers"):
+        tk.gather(x, 1.0)
+
+
 def test_getitem_gradient_lands_on_the_selected_elements():
     x = tk.Variable(np.arange(12.0).reshape(3, 4))
     with tk.GradientTape() as tape:

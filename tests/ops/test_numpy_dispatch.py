@@ -122,6 +122,21 @@ def test_numpy_mean_of_integers_is_a_float64_mean_as_in_numpy():
     assert tk.reduce_mean(tk.constant(x)).numpy() == 1                # tk's own call unchanged
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.uint8, np.uint32, np.bool_])
+@pytest.mark.parametrize("func", [np.sum, np.prod])
+def test_numpy_sum_and_prod_of_narrow_integers_add_up_as_numpy_does(func, dtype):
+    # np.sum of an int32 ndarray is an int64 (no wrap-around); on a tensor it once wrapped to
+    # -2147483648 for [2**30, 2**30]. tk.reduce_sum keeps TensorFlow's int32.
+    x = np.array([100, 120, 2 ** 30 if np.dtype(dtype).itemsize >= 4 else 90], dtype)
+    _same(func(tk.constant(x)), func(x))
+    _same(func(tk.constant(x), axis=0, keepdims=True), func(x, axis=0, keepdims=True))
+    wide = func(x).dtype
+    _same(func(tk.constant(x), dtype=wide), func(x, dtype=wide))
+    if dtype is np.int32:
+        assert tk.reduce_sum(tk.constant([2 ** 30, 2 ** 30], tk.int32)).numpy() == -2 ** 31
+        _same(func(tk.constant(x), dtype=np.int32), func(x, dtype=np.int32))   # asked for: kept
+
+
 def test_tapekit_functions_keep_tensorflows_signature():
     t = tk.constant(A)
     assert tk.reduce_sum(t, 0, True).shape == (1, 3)                  # keepdims is third
