@@ -63,13 +63,17 @@ def sigmoid_cross_entropy_with_logits(labels, logits):
     return relu_logits - logits * labels + log(1 + exp(neg_abs_logits))
 
 
-def binary_crossentropy(y_true, y_pred, from_logits=False):
+def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0):
     """-(y log p + (1 - y) log(1 - p)), averaged over the last axis.
+
+    label_smoothing s moves each label toward 1/2, as Keras: y * (1 - s) + s / 2.
 
     >>> tk.losses.binary_crossentropy(tk.constant([[1.0, 0.0]]), tk.constant([[0.5, 0.5]]))   # log 2
     tk.Tensor([0.6931472], shape=(1,), dtype=float32)
     """
     y_true, y_pred = prepare(y_true, y_pred)
+    if label_smoothing:
+        y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
     if from_logits:
         per_entry = sigmoid_cross_entropy_with_logits(y_true, y_pred)
     else:
@@ -78,8 +82,10 @@ def binary_crossentropy(y_true, y_pred, from_logits=False):
     return reduce_mean(per_entry, axis=-1)
 
 
-def categorical_crossentropy(y_true, y_pred, from_logits=False):
+def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0):
     """-sum(y_true * log p) over the last axis; y_true is one-hot (or a distribution).
+
+    label_smoothing s moves each label toward 1/K over K classes, as Keras: y * (1 - s) + s / K.
 
     >>> tk.losses.categorical_crossentropy(tk.constant([[0.0, 1.0]]), tk.constant([[0.5, 0.5]]))
     tk.Tensor([0.6931472], shape=(1,), dtype=float32)
@@ -89,6 +95,8 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False):
         raise ValueError(f"categorical_crossentropy: y_true and y_pred must have the same shape, "
                          f"got {y_true.shape} and {y_pred.shape} (integer labels? use "
                          f"SparseCategoricalCrossentropy)")
+    if label_smoothing:
+        y_true = y_true * (1.0 - label_smoothing) + label_smoothing / y_pred.shape[-1]
     if from_logits:
         return softmax_cross_entropy_with_logits(y_true, y_pred, axis=-1)
     p = y_pred / reduce_sum(y_pred, axis=-1, keepdims=True)  # rows must sum to 1
@@ -118,6 +126,17 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False):
     # One-hot built with recorded ops (equal, cast), so tk.function replays it with new labels.
     one_hot = cast(equal(expand_dims(labels, -1), range(n_classes, dtype=labels.dtype)), y_pred.dtype)
     return softmax_cross_entropy_with_logits(one_hot, logits, axis=-1)
+
+
+def check_label_smoothing(value, caller):
+    """label_smoothing as a float in [0, 1] (Keras's range), else a clear error."""
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{caller}: label_smoothing must be a number in [0, 1], got {value!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{caller}: label_smoothing must be in [0, 1] (0: no smoothing), got {value}")
+    return value
 
 
 # --- the loss classes -----------------------------------------------------------------------
@@ -205,8 +224,10 @@ class BinaryCrossentropy(Loss):
 
     fn = staticmethod(binary_crossentropy)
 
-    def __init__(self, from_logits=False, reduction="sum_over_batch_size", name=None):
-        super().__init__(reduction, name, from_logits=from_logits)
+    def __init__(self, from_logits=False, label_smoothing=0.0, reduction="sum_over_batch_size",
+                 name=None):
+        super().__init__(reduction, name, from_logits=from_logits,
+                         label_smoothing=check_label_smoothing(label_smoothing, "BinaryCrossentropy"))
 
 
 class CategoricalCrossentropy(Loss):
@@ -219,8 +240,10 @@ class CategoricalCrossentropy(Loss):
 
     fn = staticmethod(categorical_crossentropy)
 
-    def __init__(self, from_logits=False, reduction="sum_over_batch_size", name=None):
-        super().__init__(reduction, name, from_logits=from_logits)
+    def __init__(self, from_logits=False, label_smoothing=0.0, reduction="sum_over_batch_size",
+                 name=None):
+        super().__init__(reduction, name, from_logits=from_logits,
+                         label_smoothing=check_label_smoothing(label_smoothing, "CategoricalCrossentropy"))
 
 
 class SparseCategoricalCrossentropy(Loss):

@@ -116,3 +116,35 @@ def test_losses_are_float32_scalars_by_default():
 def test_sparse_negative_labels_are_an_error():
     with pytest.raises(ValueError, match=r"got values from -1 to 2"):
         losses.SparseCategoricalCrossentropy()(np.array([2, -1], np.int64), [[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]])
+
+
+def test_label_smoothing_moves_labels_as_keras_does():
+    # By hand: binary labels move toward 1/2 (y (1 - s) + s / 2), one-hot toward 1/K.
+    y, p = [[1.0, 0.0]], [[0.8, 0.3]]
+    s = 0.2
+    yb = np.array([[0.9, 0.1]])
+    by_hand = -np.mean(yb * np.log([[0.8, 0.3]]) + (1 - yb) * np.log([[0.2, 0.7]]))
+    close(losses.BinaryCrossentropy(label_smoothing=s)(y, p), by_hand)
+    close(losses.binary_crossentropy(y, p, label_smoothing=s), [by_hand])
+    yc, pc = [[0.0, 1.0, 0.0]], [[0.2, 0.7, 0.1]]
+    smoothed = np.array([0.1, 0.8, 0.1])                 # 0.3 over 3 classes: 0.1 each
+    close(losses.CategoricalCrossentropy(label_smoothing=0.3)(yc, pc),
+          -np.sum(smoothed * np.log([0.2, 0.7, 0.1])))
+    # with logits: the same as passing the smoothed labels
+    z = tk.constant([[0.3, -1.2, 2.0], [1.5, 0.1, -0.4]])
+    onehot = tk.constant([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]])
+    for cls, smooth in [(losses.CategoricalCrossentropy, lambda t: t * 0.7 + 0.1),
+                        (losses.BinaryCrossentropy, lambda t: t * 0.7 + 0.15)]:
+        close(cls(from_logits=True, label_smoothing=0.3)(onehot, z),
+              float(cls(from_logits=True)(smooth(onehot), z)))
+    x = tk.Variable(z)
+    with tk.GradientTape() as tape:
+        value = losses.CategoricalCrossentropy(from_logits=True, label_smoothing=0.3)(onehot, x)
+    softmax = np.exp(z.numpy()) / np.exp(z.numpy()).sum(-1, keepdims=True)
+    close(tape.gradient(value, x), (softmax - (onehot.numpy() * 0.7 + 0.1)) / 2, rtol=1e-5)
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5, "0.1x"])
+def test_label_smoothing_outside_zero_to_one_is_refused(bad):
+    with pytest.raises((ValueError, TypeError), match="CategoricalCrossentropy: label_smoothing must"):
+        losses.CategoricalCrossentropy(label_smoothing=bad)

@@ -60,17 +60,17 @@ class RootMeanSquaredError(Mean):
 class BinaryCrossentropy(MeanMetricWrapper):
     """The mean binary cross-entropy over every sample seen (probabilities, or logits)."""
 
-    def __init__(self, name="binary_crossentropy", dtype=None, from_logits=False):
-        super().__init__(losses.binary_crossentropy, name=name, dtype=dtype,
-                         from_logits=from_logits)
+    def __init__(self, name="binary_crossentropy", dtype=None, from_logits=False, label_smoothing=0.0):
+        super().__init__(losses.binary_crossentropy, name=name, dtype=dtype, from_logits=from_logits,
+                         label_smoothing=losses.check_label_smoothing(label_smoothing, "BinaryCrossentropy"))
 
 
 class CategoricalCrossentropy(MeanMetricWrapper):
     """The mean categorical cross-entropy over every sample seen (one-hot labels)."""
 
-    def __init__(self, name="categorical_crossentropy", dtype=None, from_logits=False):
-        super().__init__(losses.categorical_crossentropy, name=name, dtype=dtype,
-                         from_logits=from_logits)
+    def __init__(self, name="categorical_crossentropy", dtype=None, from_logits=False, label_smoothing=0.0):
+        super().__init__(losses.categorical_crossentropy, name=name, dtype=dtype, from_logits=from_logits,
+                         label_smoothing=losses.check_label_smoothing(label_smoothing, "CategoricalCrossentropy"))
 
 
 class SparseCategoricalCrossentropy(MeanMetricWrapper):

@@ -58,3 +58,13 @@ def test_crossentropy_metrics():
     b = tk.metrics.BinaryCrossentropy()
     b.update_state([[1.0], [0.0]], [[0.8], [0.4]])
     assert value(b) == pytest.approx(-(np.log(0.8) + np.log(0.6)) / 2, rel=1e-6)
+
+
+def test_cross_entropy_metrics_take_label_smoothing_like_the_losses():
+    y, p = [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]], [[0.2, 0.7, 0.1], [0.5, 0.3, 0.2]]
+    for metric, loss in [(tk.metrics.CategoricalCrossentropy, tk.losses.CategoricalCrossentropy),
+                         (tk.metrics.BinaryCrossentropy, tk.losses.BinaryCrossentropy)]:
+        m = metric(label_smoothing=0.1)
+        m.update_state(y, p)
+        assert float(m.result()) == pytest.approx(float(loss(label_smoothing=0.1)(y, p)), rel=1e-6)
+        assert float(m.result()) != pytest.approx(float(loss()(y, p)), rel=1e-3)

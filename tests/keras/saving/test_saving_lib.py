@@ -5,6 +5,7 @@ Keras 3.15 writes; the "Keras-written" file below is built by hand in that layou
 tools/keras_interop/roundtrip.py checks real files both ways with TensorFlow. No TF here.
 """
 import json
+import warnings
 import zipfile
 
 import numpy as np
@@ -282,6 +283,30 @@ def test_a_keras_3_functional_file_loads_and_predicts_as_numpy_says(tmp_path):
         "layers": model.get_config()["layers"]}
     assert [entry["inbound_nodes"] for entry in model.get_config()["layers"]] == \
         [entry["inbound_nodes"] for entry in KERAS_FUNCTIONAL["config"]["layers"]]
+
+
+def test_a_keras_3_file_compiled_with_a_cross_entropy_object_loads_compiled(tmp_path):
+    # Keras 3.15 writes label_smoothing (0.0 by default) in every cross-entropy loss and metric
+    # config; tapekit refused it, so such a model loaded uncompiled (its loss and metrics lost).
+    config = json.loads(json.dumps(KERAS_FUNCTIONAL))
+    config["compile_config"]["loss"] = {
+        "module": "keras.losses", "class_name": "BinaryCrossentropy", "config": {
+            "name": "binary_crossentropy", "reduction": "sum_over_batch_size", "from_logits": True,
+            "label_smoothing": 0.1, "axis": -1}, "registered_name": None}
+    config["compile_config"]["metrics"] = [{
+        "module": "keras.metrics", "class_name": "BinaryCrossentropy", "config": {
+            "name": "binary_crossentropy", "dtype": "float32", "from_logits": True,
+            "label_smoothing": 0}, "registered_name": None}]
+    keras_file(tmp_path / "bce.keras", config=config)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                  # not "loaded without compiling it"
+        model = tk.models.load_model(tmp_path / "bce.keras")
+    assert model.compiled
+    assert type(model.loss) is tk.losses.BinaryCrossentropy
+    y = np.array([[1.0], [0.0], [1.0], [0.0], [1.0], [0.0]], "float32")
+    smoothed = y * 0.9 + 0.05                            # Keras: y * (1 - s) + s / 2
+    expected = float(tk.losses.BinaryCrossentropy(from_logits=True)(smoothed, model(X)))
+    assert float(model.loss(y, model(X))) == pytest.approx(expected, rel=1e-6)
 
 
 # --- refusals: clear errors, nothing returned --------------------------------------------------
