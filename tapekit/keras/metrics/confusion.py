@@ -165,10 +165,11 @@ class AUC(Metric):
         weight = 1.0
         if sample_weight is not None:
             weight = cast(convert_to_tensor(sample_weight), self.dtype)
-            if weight.ndim and weight.size != y_pred.size:
-                weight = reshape(weight, tuple(weight.shape) + (1,) * (y_pred.ndim - weight.ndim))
+            if weight.size != y_pred.size:   # one weight per example (or one in all): spread it
+                if weight.ndim:
+                    weight = reshape(weight, tuple(weight.shape) + (1,) * (y_pred.ndim - weight.ndim))
                 weight = broadcast_to(weight, y_pred.shape)
-            weight = reshape(broadcast_to(weight, y_pred.shape), (-1, 1))
+            weight = reshape(weight, (-1, 1))   # one weight per prediction, (N,) or (N, 1) alike
         above = cast(greater(pred, self._thresholds.astype(self.dtype)[None, :]), self.dtype)
         # Labels count as weights, as Keras does: 1 is a positive, 0 a negative (soft labels
         # count partly as each).

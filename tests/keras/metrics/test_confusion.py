@@ -85,3 +85,20 @@ def test_precision_recall():
     w = tk.metrics.Precision()
     w.update_state(y, p, sample_weight=[3.0, 1, 1, 1, 1])   # the false positive weighs 3
     assert value(w) == pytest.approx(2 / 5)
+
+
+def test_auc_takes_one_weight_per_example_for_column_predictions():
+    # (N,) sample weights with (N, 1) labels and predictions, as fit passes them: Keras takes
+    # them; tapekit raised a broadcast error. An integer weight counts as that many copies.
+    y = np.array([[1.0], [0.0], [1.0], [0.0], [1.0], [0.0], [1.0]], "float32")
+    p = np.array([[0.9], [0.6], [0.35], [0.3], [0.8], [0.1], [0.55]], "float32")
+    w = np.array([1, 3, 2, 1, 1, 2, 3])
+    for curve in ("ROC", "PR"):
+        weighted = tk.metrics.AUC(curve=curve)
+        weighted.update_state(y, p, sample_weight=w)
+        repeated = tk.metrics.AUC(curve=curve)
+        repeated.update_state(np.repeat(y, w, axis=0), np.repeat(p, w, axis=0))
+        assert float(weighted.result()) == pytest.approx(float(repeated.result()), rel=1e-6)
+        column = tk.metrics.AUC(curve=curve)
+        column.update_state(y, p, sample_weight=w[:, None])
+        assert float(column.result()) == pytest.approx(float(weighted.result()), rel=1e-6)
