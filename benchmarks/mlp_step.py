@@ -114,4 +114,4 @@ def run(ctx):
     return run_training_workload(
         ctx, init=init, x=x, y=y, numpy_grads=numpy_grads, tk_loss=tk_loss, torch_loss=torch_loss,
         torch_xy=torch_xy, extra_numpy={"NumPy: its 8 matmuls alone": eight_matmuls(init, x, y)},
-        reps=500, budget=30.0, rtol=1e-4, atol=1e-6, targets=(1.0, 1.1), guard=True)
+        reps=500, budget=30.0, rtol=1e-4, atol=1e-6, targets=(1.0, 1.0), guard=True)   # issue 33
