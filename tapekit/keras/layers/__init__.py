@@ -29,7 +29,7 @@ from .merging import (
 )
 from .merging import maximum_ as maximum
 from .merging import minimum_ as minimum
-from .normalization import BatchNormalization
+from .normalization import BatchNormalization, LayerNormalization
 from .pooling import (AveragePooling2D, GlobalAveragePooling1D, GlobalAveragePooling2D,
                       GlobalMaxPooling1D, GlobalMaxPooling2D)
 from .recurrent import GRU, LSTM, SimpleRNN
@@ -39,6 +39,6 @@ __all__ = ["Activation", "Add", "Average", "AveragePooling2D", "BatchNormalizati
            "Conv1D", "Conv2D", "Conv2DTranspose", "Dense", "Dot", "Dropout", "Embedding", "Flatten", "GRU", "LSTM", "SimpleRNN",
            "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalMaxPooling1D",
            "GlobalMaxPooling2D", "Input", "InputLayer", "Lambda",
-           "Layer", "LeakyReLU", "MaxPooling2D", "Maximum", "Minimum", "Multiply", "ReLU",
+           "Layer", "LayerNormalization", "LeakyReLU", "MaxPooling2D", "Maximum", "Minimum", "Multiply", "ReLU",
            "Reshape", "Subtract", "UpSampling2D", "add", "average", "clear_session", "concatenate", "dot",
            "get_activation", "maximum", "minimum", "multiply", "subtract"]

@@ -1,5 +1,10 @@
-"""BatchNormalization (`keras.layers.BatchNormalization`)."""
-from ...ops import reduce_mean, reshape, sqrt, square, stop_gradient
+"""BatchNormalization and LayerNormalization (`keras.layers.BatchNormalization`,
+`keras.layers.LayerNormalization`): the first normalizes each feature over the batch, the
+second each example over its own features."""
+import numbers
+import warnings
+
+from ...ops import reduce_mean, reshape, rsqrt, sqrt, square, stop_gradient
 from .. import initializers, regularizers
 from ..saving.serialization_lib import serialize_keras_object
 from .base import Layer
@@ -38,11 +43,7 @@ class BatchNormalization(Layer):
         self.center, self.scale = center, scale
         self._inits = (gamma_initializer, beta_initializer, moving_mean_initializer,
                        moving_variance_initializer)
-        for what, constraint in (("gamma_constraint", gamma_constraint),
-                                 ("beta_constraint", beta_constraint)):
-            if constraint is not None and not callable(constraint):
-                raise ValueError(f"BatchNormalization: {what} must be a callable w -> w "
-                                 f"(tapekit has no keras.constraints), got {constraint!r:.100}")
+        _check_constraints("BatchNormalization", gamma_constraint, beta_constraint)
         self._regs = (regularizers.get(gamma_regularizer), regularizers.get(beta_regularizer),
                       gamma_constraint, beta_constraint)
         super().__init__(**kwargs)
@@ -109,3 +110,115 @@ class BatchNormalization(Layer):
                 "gamma_constraint": serialize_keras_object(g_con),
                 "synchronized": False, "renorm": False, "renorm_clipping": None,
                 "renorm_momentum": 0.99}
+
+
+class LayerNormalization(Layer):
+    """Normalize each example over `axis`: `gamma * (x - mean) / sqrt(var + epsilon) + beta`,
+    the mean and variance taken over those axes of that example alone.
+
+    `axis` is an int or a list of ints; gamma and beta have the sizes of those axes (sorted,
+    as Keras 3 makes them). Nothing depends on the batch, so `training=True` and `False` give
+    the same. `rms_scaling=True` (deprecated in Keras 3, kept for its configs) drops beta and
+    the centring: `gamma * x / sqrt(var + epsilon)`, var still taken about the mean.
+
+    >>> ln = tk.layers.LayerNormalization(epsilon=0.0)
+    >>> ln(tk.constant([[1.0, 3.0], [0.0, 10.0]]))          # each row: mean 0, variance 1
+    tk.Tensor(
+    [[-1.  1.]
+     [-1.  1.]], shape=(2, 2), dtype=float32)
+    >>> [v.path for v in ln.weights], ln.axis               # Keras's names; axis now a list
+    (['layer_normalization/gamma', 'layer_normalization/beta'], [-1])
+    """
+
+    _cast_integer_inputs = True
+
+    def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, rms_scaling=False,
+                 beta_initializer="zeros", gamma_initializer="ones", beta_regularizer=None,
+                 gamma_regularizer=None, beta_constraint=None, gamma_constraint=None, **kwargs):
+        if isinstance(axis, (list, tuple)) and axis and all(_is_int(a) for a in axis):
+            axis = [int(a) for a in axis]
+        elif _is_int(axis):
+            axis = int(axis)
+        else:
+            raise TypeError(f"LayerNormalization: axis must be an int or a non-empty list of "
+                            f"ints, got {axis!r}")
+        if not isinstance(epsilon, numbers.Real) or isinstance(epsilon, bool) \
+                or not 0 <= epsilon < float("inf"):
+            raise ValueError(f"LayerNormalization: epsilon must be a number >= 0 (it is added to "
+                             f"the variance before the square root), got {epsilon!r}")
+        if rms_scaling:
+            warnings.warn("LayerNormalization(rms_scaling=True) is deprecated in Keras 3: it "
+                          "divides by sqrt(variance + epsilon), not by the root mean square.",
+                          UserWarning, stacklevel=2)
+        _check_constraints("LayerNormalization", gamma_constraint, beta_constraint)
+        self.axis, self.epsilon = axis, float(epsilon)
+        self.center, self.scale, self.rms_scaling = center, scale, bool(rms_scaling)
+        self._inits = (gamma_initializer, beta_initializer)
+        self._regs = (regularizers.get(gamma_regularizer), regularizers.get(beta_regularizer),
+                      gamma_constraint, beta_constraint)
+        super().__init__(**kwargs)
+
+    def build(self, input_shape):
+        ndim, shape = len(input_shape), tuple(input_shape)
+        axes = sorted([self.axis] if isinstance(self.axis, int) else self.axis)
+        if not all(-ndim <= a < ndim for a in axes):
+            raise ValueError(f"LayerNormalization {self.name!r}: axis={self.axis} is out of range "
+                             f"for inputs of shape {shape}")
+        positions = [a % ndim for a in axes]
+        if positions != sorted(set(positions)):     # [1, -1]: twice, or gamma's axes reordered
+            raise ValueError(f"LayerNormalization {self.name!r}: axis={self.axis} names an axis "
+                             f"twice or mixes negative and non-negative axes out of order for "
+                             f"inputs of shape {shape}; write axis={sorted(set(positions))}")
+        if any(shape[p] is None for p in positions):
+            raise ValueError(f"LayerNormalization {self.name!r}: axis={self.axis} has no fixed "
+                             f"size in inputs of shape {shape} (gamma and beta need one)")
+        self.axis = axes                            # as Keras 3: a sorted list once built
+        self._axes = positions
+        self._broadcast = [shape[i] if i in positions else 1 for i in range(ndim)]
+        weight_shape = tuple(shape[p] for p in positions)
+        g_init, b_init = self._inits
+        g_reg, b_reg, g_con, b_con = self._regs
+        self.gamma = self.add_weight(shape=weight_shape, initializer=g_init, regularizer=g_reg,
+                                     constraint=g_con, name="gamma") \
+            if self.scale or self.rms_scaling else None
+        self.beta = self.add_weight(shape=weight_shape, initializer=b_init, regularizer=b_reg,
+                                    constraint=b_con, name="beta") \
+            if self.center and not self.rms_scaling else None
+
+    def call(self, inputs):
+        mean = reduce_mean(inputs, axis=self._axes, keepdims=True)
+        variance = reduce_mean(square(inputs - mean), axis=self._axes, keepdims=True)
+        y = (inputs if self.rms_scaling else inputs - mean) * rsqrt(variance + self.epsilon)
+        if self.gamma is not None:
+            y = y * reshape(self.gamma, self._broadcast)
+        if self.beta is not None:
+            y = y + reshape(self.beta, self._broadcast)
+        return y
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        g_init, b_init = self._inits
+        g_reg, b_reg, g_con, b_con = self._regs
+        return {**super().get_config(), "axis": self.axis, "epsilon": self.epsilon,
+                "center": self.center, "scale": self.scale, "rms_scaling": self.rms_scaling,
+                "beta_initializer": initializers.serialize(b_init),
+                "gamma_initializer": initializers.serialize(g_init),
+                "beta_regularizer": serialize_keras_object(b_reg),
+                "gamma_regularizer": serialize_keras_object(g_reg),
+                "beta_constraint": serialize_keras_object(b_con),
+                "gamma_constraint": serialize_keras_object(g_con)}
+
+
+def _check_constraints(layer, gamma_constraint, beta_constraint):
+    """A constraint is a callable w -> w (tapekit has no keras.constraints to read a config of)."""
+    for what, constraint in (("gamma_constraint", gamma_constraint),
+                             ("beta_constraint", beta_constraint)):
+        if constraint is not None and not callable(constraint):
+            raise ValueError(f"{layer}: {what} must be a callable w -> w "
+                             f"(tapekit has no keras.constraints), got {constraint!r:.100}")
+
+
+def _is_int(value):
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
