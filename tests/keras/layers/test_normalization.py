@@ -1,4 +1,6 @@
-"""BatchNormalization (layers/normalization.py): batch statistics in training, moving ones at inference, gradients."""
+"""BatchNormalization (layers/normalization.py): batch statistics in training, moving ones at
+inference, gradients. LayerNormalization: each example over its own axes, by hand with NumPy,
+gradients against central differences, configs as Keras 3.15 writes them."""
 import numpy as np
 import pytest
 
@@ -96,3 +98,164 @@ def test_a_constraint_config_is_refused_by_name():
                "registered_name": None}
     with pytest.raises(ValueError, match="gamma_constraint must be a callable .*NonNeg"):
         tk.layers.BatchNormalization(gamma_constraint=non_neg)
+
+
+def _layer_norm(x, axes, epsilon, gamma=None, beta=None, centre=True):
+    """LayerNormalization by hand: NumPy's mean and variance over `axes` of each example."""
+    mean, var = x.mean(axes, keepdims=True), x.var(axes, keepdims=True)
+    y = (x - mean if centre else x) / np.sqrt(var + epsilon)
+    return y * (1 if gamma is None else gamma) + (0 if beta is None else beta)
+
+
+def test_layer_normalization_normalizes_each_example_over_the_last_axis():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(3, 4)) * 5 + 2
+    ln = layers.LayerNormalization(epsilon=0.01, dtype=tk.float64)
+    y = ln(x).numpy()                                   # gamma ones, beta zeros at first
+    np.testing.assert_allclose(y, _layer_norm(x, -1, 0.01), rtol=1e-12)
+    np.testing.assert_allclose(y.mean(-1), 0, atol=1e-12)
+    gamma, beta = rng.normal(size=4), rng.normal(size=4)
+    ln.gamma.assign(gamma)
+    ln.beta.assign(beta)
+    np.testing.assert_allclose(ln(x).numpy(), _layer_norm(x, -1, 0.01, gamma, beta), rtol=1e-12)
+    assert [v.path for v in ln.weights] == ["layer_normalization/gamma", "layer_normalization/beta"]
+    assert [v.shape for v in ln.trainable_weights] == [(4,), (4,)]
+    assert ln.non_trainable_weights == [] and ln.axis == [-1]
+
+
+def test_layer_normalization_over_two_axes_of_a_3d_input():
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(2, 3, 4)) * 3 - 1
+    ln = layers.LayerNormalization(axis=[2, 1], epsilon=1e-5, dtype=tk.float64)
+    ln(x)
+    assert ln.axis == [1, 2] and ln.gamma.shape == (3, 4) and ln.beta.shape == (3, 4)
+    gamma, beta = rng.normal(size=(3, 4)), rng.normal(size=(3, 4))
+    ln.gamma.assign(gamma)
+    ln.beta.assign(beta)
+    np.testing.assert_allclose(ln(x).numpy(), _layer_norm(x, (1, 2), 1e-5, gamma, beta),
+                               rtol=1e-12)
+    other = layers.LayerNormalization(axis=1, epsilon=0.0, dtype=tk.float64)   # the middle axis
+    np.testing.assert_allclose(other(x).numpy(), _layer_norm(x, 1, 0.0), rtol=1e-12)
+    assert other.gamma.shape == (3,)
+
+
+def test_layer_normalization_without_centre_and_scale_has_no_weights():
+    x = np.array([[1.0, 2.0, 6.0], [-4.0, 0.0, 1.0]])
+    ln = layers.LayerNormalization(center=False, scale=False, epsilon=0.5, dtype=tk.float64)
+    np.testing.assert_allclose(ln(x).numpy(), _layer_norm(x, -1, 0.5), rtol=1e-12)
+    assert ln.weights == [] and ln.gamma is None and ln.beta is None
+    only_scale = layers.LayerNormalization(center=False, dtype=tk.float64)
+    only_scale(x)
+    assert [v.path for v in only_scale.weights] == ["layer_normalization_1/gamma"]
+
+
+def test_rms_scaling_divides_without_centring_and_has_only_gamma():
+    x = np.array([[1.0, 2.0, 6.0], [-4.0, 0.0, 1.0]])
+    with pytest.warns(UserWarning, match="rms_scaling=True.*deprecated"):
+        ln = layers.LayerNormalization(rms_scaling=True, epsilon=0.1, dtype=tk.float64)
+    ln(x)
+    assert [v.path for v in ln.weights] == ["layer_normalization/gamma"] and ln.beta is None
+    ln.gamma.assign([2.0, -1.0, 0.5])
+    expected = _layer_norm(x, -1, 0.1, gamma=np.array([2.0, -1.0, 0.5]), centre=False)
+    np.testing.assert_allclose(ln(x).numpy(), expected, rtol=1e-12)
+
+
+def test_layer_normalization_gradients_match_central_differences():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(2, 3, 4))
+    weights = tk.constant(np.cos(np.arange(24.0)).reshape(2, 3, 4))
+    for axis in (-1, [1, 2]):
+        ln = layers.LayerNormalization(axis=axis, epsilon=0.01, dtype=tk.float64)
+        ln(x)
+        ln.gamma.assign(rng.normal(size=ln.gamma.shape))
+        ln.beta.assign(rng.normal(size=ln.beta.shape))
+        check_grads(lambda t: ln(t) * weights, x)         # reverse and forward mode
+        weight_grads_match(ln, tk.constant(x))
+    with pytest.warns(UserWarning):
+        rms = layers.LayerNormalization(rms_scaling=True, dtype=tk.float64)
+    check_grads(lambda t: rms(t) * weights, x)
+
+
+def test_training_changes_nothing():
+    x = np.random.default_rng(4).normal(size=(5, 3)).astype(np.float32)
+    ln = layers.LayerNormalization()
+    y = ln(x).numpy()
+    for training in (True, False):
+        np.testing.assert_array_equal(ln(x, training=training).numpy(), y)
+    np.testing.assert_allclose(ln(x[:1]).numpy(), y[:1], rtol=1e-6)   # no batch statistics
+
+
+def test_layer_normalization_bad_arguments_are_named():
+    with pytest.raises(TypeError, match=r"axis must be an int or a non-empty list of ints, "
+                                        r"got 'a'"):
+        layers.LayerNormalization(axis="a")
+    with pytest.raises(ValueError, match=r"'layer_normalization': axis=\[1, 3\] is out of range "
+                                         r"for inputs of shape \(2, 3, 4\)"):
+        layers.LayerNormalization(axis=[1, 3])(np.ones((2, 3, 4), np.float32))
+    with pytest.raises(ValueError, match=r"axis=\[1, -1\] names an axis twice or mixes .* "
+                                         r"write axis=\[1, 2\]"):
+        layers.LayerNormalization(axis=[1, -1])(np.ones((2, 3, 4), np.float32))
+    for epsilon in (-1e-3, "0.1", float("nan")):
+        with pytest.raises(ValueError, match="epsilon must be a number >= 0"):
+            layers.LayerNormalization(epsilon=epsilon)
+
+
+# Keras 3.15.1's config of keras.layers.LayerNormalization(name="ln") once built, printed in
+# the TF venv (before building, "axis" is -1: Keras turns it into a sorted list in build).
+POLICY = {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"},
+          "registered_name": None}
+KERAS_LN_DEFAULT = {
+    "name": "ln", "trainable": True, "dtype": POLICY, "axis": [-1], "epsilon": 0.001,
+    "center": True, "scale": True, "rms_scaling": False,
+    "beta_initializer": {"module": "keras.initializers", "class_name": "Zeros", "config": {},
+                         "registered_name": None},
+    "gamma_initializer": {"module": "keras.initializers", "class_name": "Ones", "config": {},
+                          "registered_name": None},
+    "beta_regularizer": None, "gamma_regularizer": None, "beta_constraint": None,
+    "gamma_constraint": None}
+
+# keras.saving.serialize_keras_object(keras.layers.LayerNormalization(axis=[1, 2],
+# epsilon=1e-5, gamma_regularizer=keras.regularizers.L2(0.25), beta_initializer="he_normal",
+# name="norm")) after calling it on ones((2, 3, 4)), printed by Keras 3.15.1 (its losses: [3.0]).
+KERAS_LN_WRITTEN = {
+    "module": "keras.layers", "class_name": "LayerNormalization", "config": {
+        "name": "norm", "trainable": True, "dtype": POLICY, "axis": [1, 2], "epsilon": 1e-05,
+        "center": True, "scale": True, "rms_scaling": False,
+        "beta_initializer": {"module": "keras.initializers", "class_name": "HeNormal",
+                             "config": {"seed": None, "input_axes": None, "output_axes": None},
+                             "registered_name": None},
+        "gamma_initializer": {"module": "keras.initializers", "class_name": "Ones", "config": {},
+                              "registered_name": None},
+        "beta_regularizer": None,
+        "gamma_regularizer": {"module": "keras.regularizers", "class_name": "L2",
+                              "config": {"l2": 0.25}, "registered_name": None},
+        "beta_constraint": None, "gamma_constraint": None},
+    "registered_name": None, "build_config": {"input_shape": [2, 3, 4]}}
+
+
+def test_layer_normalization_config_is_keras_and_round_trips():
+    ln = layers.LayerNormalization(name="ln")
+    assert ln.get_config() == {**KERAS_LN_DEFAULT, "axis": -1}
+    ln(np.ones((2, 3), np.float32))
+    assert ln.get_config() == KERAS_LN_DEFAULT
+    tuned = layers.LayerNormalization(axis=(1, 2), epsilon=0.1, center=False,
+                                      gamma_regularizer="l2", name="t")
+    again = layers.LayerNormalization.from_config(tuned.get_config())
+    assert again.get_config() == tuned.get_config()
+    assert (again.axis, again.epsilon, again.center, again.scale) == ([1, 2], 0.1, False, True)
+    again(np.ones((2, 3, 4), np.float32))
+    assert [v.shape for v in again.weights] == [(3, 4)]
+
+
+def test_a_keras_written_config_loads():
+    ln = tk.saving.deserialize_keras_object(KERAS_LN_WRITTEN)
+    assert isinstance(ln, layers.LayerNormalization)
+    assert ln.get_config() == KERAS_LN_WRITTEN["config"]
+    ln.build_from_config(KERAS_LN_WRITTEN["build_config"])
+    assert [v.shape for v in ln.weights] == [(3, 4), (3, 4)]
+    assert [float(v) for v in ln.losses] == pytest.approx([0.25 * 12])   # L2 of gamma's ones
+    x = np.random.default_rng(5).normal(size=(2, 3, 4)).astype(np.float32)
+    ln.beta.assign(np.zeros((3, 4)))
+    np.testing.assert_allclose(ln(x).numpy(), _layer_norm(x, (1, 2), 1e-5), rtol=1e-5, atol=1e-6)
+    from_dict = layers.LayerNormalization.from_config(KERAS_LN_DEFAULT)
+    assert from_dict.get_config() == KERAS_LN_DEFAULT
