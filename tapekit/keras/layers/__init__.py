@@ -39,6 +39,7 @@ __all__ = ["Activation", "Add", "Average", "AveragePooling2D", "BatchNormalizati
            "Conv1D", "Conv2D", "Conv2DTranspose", "Dense", "Dot", "Dropout", "Embedding", "Flatten", "GRU", "LSTM", "SimpleRNN",
            "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalMaxPooling1D",
            "GlobalMaxPooling2D", "Input", "InputLayer", "Lambda",
-           "Layer", "LayerNormalization", "LeakyReLU", "MaxPooling2D", "Maximum", "Minimum", "Multiply", "ReLU",
+           "Layer", "LayerNormalization", "LeakyReLU", "MaxPooling2D", "Maximum", "Minimum",
+           "Multiply", "ReLU",
            "Reshape", "Subtract", "UpSampling2D", "add", "average", "clear_session", "concatenate", "dot",
            "get_activation", "maximum", "minimum", "multiply", "subtract"]
