@@ -14,6 +14,7 @@ takes `training` (or `mask`) is read from its signature once per class; it is pa
 only to a `call` that names it, as in Keras. The config (get_config / from_config) is
 config.py's LayerConfig; shapes found by running on zeros are output_spec.py's.
 """
+import functools
 import inspect
 import threading
 import weakref
@@ -67,6 +68,26 @@ _loss_holders = weakref.WeakSet()    # layers that add_loss'ed since their last 
 _regularized = weakref.WeakSet()     # layers with a weight regularizer
 
 
+def _marks_built(build):
+    """`build`, then `built = True` and the shape it was given (for summary and the build
+    config) unless a call recorded one first (Layer.__init_subclass__)."""
+    if getattr(build, "_marks_built", False):
+        return build
+
+    @functools.wraps(build)
+    def build_and_mark(self, *args, **kwargs):
+        result = build(self, *args, **kwargs)
+        shape = args[0] if args else kwargs.get("input_shape")
+        if getattr(self, "_build_shape", None) is None and shape is not None:
+            self._build_shape = shape
+            if self.input_shape is None:
+                self.input_shape = batchless(shape)
+        self.built = True
+        return result
+    build_and_mark._marks_built = True
+    return build_and_mark
+
+
 class Layer(LayerConfig, Module):
     """Base class: subclasses implement `build(input_shape)` and `call(inputs)`.
 
@@ -94,6 +115,14 @@ class Layer(LayerConfig, Module):
     # promote (TensorFlow's rule), so layers whose math mixes inputs with float weights cast
     # integer inputs too; shape-only layers (Flatten, Reshape) and Embedding keep them.
     _cast_integer_inputs = False
+
+    def __init_subclass__(cls, **kwargs):
+        """A subclass's own `build` marks the layer built when it returns, also when called
+        directly (`layer.build((None, 4))`, as keras.io's guides do): the first call then keeps
+        those weights instead of building a second set (Keras 3 wraps `build` the same way)."""
+        super().__init_subclass__(**kwargs)
+        if "build" in vars(cls):
+            cls.build = _marks_built(vars(cls)["build"])
 
     def __init__(self, *, name=None, dtype=None, trainable=True, activity_regularizer=None, **kwargs):
         unknown = set(kwargs) - ALLOWED_KWARGS

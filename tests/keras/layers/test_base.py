@@ -137,3 +137,35 @@ def test_weights_get_set_and_freezing():
     assert tape.watched_variables() == ()
     with pytest.raises(ValueError, match="Unrecognized keyword arguments passed to Dense"):
         layers.Dense(2, colour="red")
+
+
+def test_build_called_directly_marks_the_layer_built_and_the_first_call_keeps_its_weights():
+    # keras.io's guides call layer.build(shape) and then set or read the weights; the first call
+    # once built a second set of weights (4 instead of 2) and computed with fresh random ones.
+    dense = tk.layers.Dense(2)
+    dense.build((None, 3))
+    assert dense.built and len(dense.weights) == 2
+    dense.set_weights([np.ones((3, 2), "float32"), np.array([0.5, -0.5], "float32")])
+    np.testing.assert_array_equal(dense(tk.ones((1, 3))).numpy(), [[3.5, 2.5]])
+    assert len(dense.weights) == 2
+    assert dense.get_build_config() == {"input_shape": [None, 3]}
+
+    class Scale(tk.layers.Layer):          # a subclass's own build, without super().build()
+        def build(self, input_shape):
+            self.w = self.add_weight(shape=(input_shape[-1],), initializer="ones", name="w")
+
+        def call(self, x):
+            return x * self.w
+
+    scale = Scale()
+    scale.build((None, 4))
+    scale.w.assign([1.0, 2.0, 3.0, 4.0])
+    np.testing.assert_array_equal(scale(tk.ones((1, 4))).numpy(), [[1.0, 2.0, 3.0, 4.0]])
+    assert scale.built and len(scale.weights) == 1
+
+    model = tk.Sequential([tk.layers.Dense(3), tk.layers.Dense(1)])
+    model.build((None, 5))
+    before = [w.numpy().copy() for w in model.weights]
+    model(tk.ones((2, 5)))
+    assert len(model.weights) == 4
+    assert all(np.array_equal(a, w.numpy()) for a, w in zip(before, model.weights))
