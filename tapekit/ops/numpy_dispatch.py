@@ -98,9 +98,7 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     if op is None and method == "__call__" and ufunc in READ_ONLY_UFUNCS:
         return ufunc(*_plain(inputs), **kwargs)
     name = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
-    if kwargs.get("out") is not None:
-        raise TypeError(f"{name}(..., out=...) cannot write into a tapekit tensor: tensors are "
-                        f"immutable; use the returned value instead")
+    _refuse_out(name, kwargs)
     raise _unsupported(name)
 
 
@@ -217,12 +215,9 @@ def _reduction(initial_fix, where_fix, integers_to_float=False, widen_integers=F
         a = given["a"]
         _refuse_out(name, given)
         own = _dtype_of(a)
-        if widen_integers and numpy_sum_dtype(own) != own:
-            wide = numpy_sum_dtype(own)
-            if given.get("dtype") is None or np.dtype(given["dtype"]) == wide:
-                a = cast(a, wide.name)             # as NumPy: no wrap-around in a narrow integer
-            else:
-                _refuse_dtype(name, given, own)
+        wide = numpy_sum_dtype(own) if widen_integers else own
+        if wide != own and given.get("dtype") in (None, wide):
+            a = cast(a, wide.name)                 # as NumPy: no wrap-around in a narrow integer
         else:
             _refuse_dtype(name, given, own)
         _refuse(name, given, "initial", (), f"apply it to the result instead: {initial_fix}")
