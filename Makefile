@@ -9,7 +9,8 @@
 #   make notebooks  sync the lessons' .md text into their .ipynb, re-execute them for nbval
 #   make docs       the documentation site in docs/_build/html (lessons not re-executed)
 #   make assignments  the lessons' exercises as an nbgrader course in build/course (source/
-#                   and release/; installs the [teach] extra: nbgrader)
+#                   and release/; installs the [teach] extra: nbgrader). LESSON_URL= for no
+#                   link back to the lessons, LESSON_URL='https://.../{file}' for your copies
 #   make bench      benchmarks against NumPy and PyTorch (torch's CPU wheel from /opt/wheels)
 #   make sysdeps    apt-get install graphviz + chromium if missing (root only)
 #   make clean      caches and build artefacts; `make distclean` also removes the venvs
@@ -79,7 +80,7 @@ endef
 .PHONY: help lab test test-pythons dist docs assignments sysdeps sysdeps-graphviz bench notebooks clean distclean
 
 help:
-	@sed -n '3,16s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
+	@sed -n '3,17s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
 sysdeps:
 	$(call ensure_apt,graphviz:dot chromium:chromium)
@@ -225,7 +226,8 @@ docs: $(VENV)/.stamp-docs
 # time; docs/instructors.md says how to take the folder to a JupyterHub.
 assignments: $(VENV)/.stamp-teach
 	rm -rf build/course
-	$(PY) -m tapekit.teach build notebooks --course build/course --release
+	$(PY) -m tapekit.teach build notebooks --course build/course --release \
+	    $(if $(filter undefined,$(origin LESSON_URL)),,--lesson-url '$(LESSON_URL)')
 
 bench: $(VENV)/.stamp-bench
 	$(PY) benchmarks/run.py $(BENCH_ARGS)

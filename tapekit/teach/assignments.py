@@ -12,10 +12,11 @@ ends with one exercise block, marked as described in docs/write_your_own_lesson.
 `build_course(lessons, course_dir)` writes `course_dir/source/<NN_slug>/<NN_slug>.ipynb` for
 each lesson: the lesson's first code cell (its imports) and other import-only cells, the
 cells tagged `exercise-setup` (lesson code the exercise builds on), a title, the exercise's
-Markdown, the solution as an nbgrader solution cell (its body between `### BEGIN SOLUTION` and
-`### END SOLUTION`) and the checks as nbgrader autograded test cells with their points. The
-skeleton cell is dropped: in the release, the cleared solution cell is the student's answer
-cell. `course_dir/nbgrader_config.py` is written once (an instructor's edits are kept).
+Markdown, the answer cell (an nbgrader solution cell: the skeleton, then the solution's body
+between `### BEGIN SOLUTION` and `### END SOLUTION`) and the checks as nbgrader autograded test
+cells with their points. nbgrader clears the solution region, so the student's answer cell is
+the lesson's exercise cell as it stands: its data, its stubs, or the broken code to fix.
+`course_dir/nbgrader_config.py` is written once (an instructor's edits are kept).
 
 Before writing anything, every lesson is validated; with `run=True` (the default) the block is
 also run in a fresh Python: each check must FAIL when only the skeleton ran, and pass after
@@ -42,8 +43,9 @@ NBGRADER_CONFIG = '''\
 c = get_config()
 
 c.CourseDirectory.course_id = "{course_id}"
-# The student's answer cell starts like the lessons' own exercise cells: no stub that raises.
-c.ClearSolutions.code_stub = {{"python": "# your code here\\n"}}
+# The student's answer cell is the lesson's exercise cell (it says `# your code here`):
+# nbgrader clears the solution after it and adds nothing, no stub that raises.
+c.ClearSolutions.code_stub = {{"python": ""}}
 # Generous for any exercise of the course (each runs in a few seconds).
 c.ExecutePreprocessor.timeout = 60
 '''
@@ -54,7 +56,8 @@ c.ExecutePreprocessor.timeout = 60
 HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _POINTER = re.compile(r"\bsolution\b.*\b(collapsed|hidden|below|expand|click)\b|"
-                      r"\b(collapsed|hidden|expand|click)\b.*\bsolution\b", re.I | re.S)
+                      r"\b(collapsed|hidden|expand|click)\b.*\bsolution\b|"
+                      r"\bskip\w* the solution\b", re.I | re.S)
 
 
 def _without_solution_pointer(markdown):
@@ -78,6 +81,12 @@ def _nbgrader(grade_id, *, solution=False, grade=False, locked=False, points=Non
     if points is not None:
         meta["points"] = points
     return {"nbgrader": meta}
+
+
+def answer_source(ex):
+    """The answer cell of the instructor's version: the lesson's exercise cell (what the student
+    starts from), then the solution as nbgrader's solution region (what the release clears)."""
+    return f"{ex.skeleton.rstrip()}\n### BEGIN SOLUTION\n{ex.solution}\n### END SOLUTION"
 
 
 def assignment_notebook(ex, lesson_url=None):
@@ -113,9 +122,7 @@ def assignment_notebook(ex, lesson_url=None):
               for i, md in enumerate(ex.markdown)]
     cells += [cell(v4.new_code_cell, src, f"{name}-given-{i + 1}", locked=True)
               for i, src in enumerate(ex.given)]      # after the task, as in the lesson
-    cells.append(cell(v4.new_code_cell,
-                      f"### BEGIN SOLUTION\n{ex.solution}\n### END SOLUTION",
-                      f"{name}-answer", solution=True))
+    cells.append(cell(v4.new_code_cell, answer_source(ex), f"{name}-answer", solution=True))
     cells += [cell(v4.new_code_cell, src, f"{name}-test-{i + 1}", grade=True, locked=True,
                    points=pts)
               for i, (src, pts) in enumerate(ex.grades)]
@@ -137,7 +144,9 @@ def default_lesson_url(lessons_dir):
     except Exception:
         return None
     source = urls.get("Source")
-    return f"{source}/blob/main/notebooks/{{file}}" if source else None
+    if not source or "/OWNER/" in source:   # the repository's owner is not set yet: no dead link
+        return None
+    return f"{source}/blob/main/notebooks/{{file}}"
 
 
 def find_lessons(lessons_dir):

@@ -40,7 +40,7 @@ class Exercise:
     setup: list                    # source of the lesson's cells tagged `exercise-setup`
     given: list                    # `exercise-setup` cells inside the block: the task's data
     markdown: list                 # the exercise's Markdown cell(s), `## Exercise` first
-    skeleton: str                  # the reader's cell (dropped from the assignment)
+    skeleton: str                  # the reader's cell: it opens the assignment's answer cell
     solution: str                  # the solution's body, without its `# Solution` line
     grades: list = field(default_factory=list)   # [(source, points)]
     seconds: float = None          # the solution's run (imports, solution, checks), if run
@@ -251,20 +251,17 @@ def run_cells(runs, timeout=120):
         return json.loads(result.read_text())
 
 
-EMPTY_ANSWER = "# your code here\n"   # the release's answer cell (nbgrader_config.py's code_stub)
-
-
 def check_runs(ex, timeout=120):
-    """Run `ex`'s block three times: after the skeleton and after an empty answer cell (as
-    released) every check must fail with a message; after the solution every check passes.
-    Raise ExerciseError otherwise.
+    """Run `ex`'s block twice: after the skeleton (the lesson's exercise cell, which is also the
+    release's answer cell) every check must fail with a message; after the skeleton and the
+    solution (the instructor's answer cell) every check passes. Raise ExerciseError otherwise.
 
     Returns the seconds the solution's run took (imports, solution, checks).
     """
     before = ex.imports + ex.setup + ex.given
     res = run_cells({"skeleton": before + [ex.skeleton] + [g for g, _ in ex.grades],
-                     "empty": before + [EMPTY_ANSWER] + [g for g, _ in ex.grades],
-                     "solution": before + [ex.solution] + [g for g, _ in ex.grades]},
+                     "solution": before + [f"{ex.skeleton.rstrip()}\n{ex.solution}"]
+                     + [g for g, _ in ex.grades]},
                     timeout=timeout)
     n = len(before)
     for i, r in enumerate(res["solution"]["results"]):
@@ -278,8 +275,8 @@ def check_runs(ex, timeout=120):
             raise ExerciseError(f"{ex.path.name}: {what} raised {r[0]}: {r[1]} when the "
                                 "lesson's solution ran (the instructor's answer must get "
                                 f"full marks).{hint}")
-    for run, label in (("skeleton", "the skeleton (the lesson's exercise cell)"),
-                       ("empty", "an empty answer cell (the release as handed out)")):
+    for run, label in (("skeleton", "the skeleton (the lesson's exercise cell, which the "
+                                    "release hands out as the answer cell)"),):
         for i, r in enumerate(res[run]["results"]):
             if i < n and r is not None:
                 raise ExerciseError(f"{ex.path.name}: an import or '{SETUP_TAG}' cell raised "

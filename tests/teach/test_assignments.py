@@ -20,6 +20,7 @@ import sys
 import time
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from tapekit.teach import sanitize_path
@@ -50,13 +51,14 @@ def test_source_notebook_cells():
     answer = [c for c, m in zip(nb.cells, meta) if m["solution"]]
     assert len(answer) == 1
     lines = answer[0].source.splitlines()
-    assert lines[0] == "### BEGIN SOLUTION" and lines[-1] == "### END SOLUTION"
+    # the student starts from the lesson's exercise cell; nbgrader clears what follows it
+    assert lines[:2] == ["# your code here", "slope = None"]
+    assert lines[2] == "### BEGIN SOLUTION" and lines[-1] == "### END SOLUTION"
     assert "# Solution" not in answer[0].source and "f = x ** 3" in answer[0].source
     graded = [(m["grade_id"], m["points"]) for m in meta if m["grade"]]
     assert graded == [("99_tiny_lesson-test-1", 1), ("99_tiny_lesson-test-2", 2)]
     assert ex.points == 3
     text = "\n".join(c.source for c in nb.cells)
-    assert "slope = None" not in text, "the reader's skeleton is dropped"
     assert "import tapekit as tk" in nb.cells[1].source
     assert "x = tk.Variable(3.0)" not in text, "only the import cell comes from the lesson body"
     assert "collapsed" not in text, "the lesson's pointer to its collapsed solution is dropped"
@@ -93,7 +95,6 @@ def _run(cmd, cwd):
 
 def _released_text(course, name):
     """Every cell's source and every output's text in the released notebook."""
-    import nbformat
     nb = nbformat.read(course / "release" / name / f"{name}.ipynb", as_version=4)
     return "\n".join([c.source for c in nb.cells]
                      + [str(o) for c in nb.cells for o in c.get("outputs", [])])
@@ -207,13 +208,22 @@ def test_course_assignment_is_graded_by_nbgrader(graded_course, lesson):
     released = _released_text(course, name)
     body = [ln.strip() for ln in ex.solution.splitlines()
             if ln.strip() and not ln.strip().startswith("#") and len(ln.strip()) > 12]
-    # What the student may see: the lesson's code, the task's text and given cells, and the
-    # visible part of each test. A solution line found in the release outside those leaked.
+    # What the student may see: the lesson's code, the task's text, given cells and exercise
+    # cell, and the visible part of each test. A solution line found in the release outside
+    # those leaked.
     visible_tests = [re.sub(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS", "", g, flags=re.S)
                      for g, _ in ex.grades]
-    shown = "\n".join(ex.imports + ex.setup + ex.given + ex.markdown + visible_tests)
+    shown = "\n".join(ex.imports + ex.setup + ex.given + ex.markdown + [ex.skeleton]
+                      + visible_tests)
     leaked = [ln for ln in body if ln in released and ln not in shown]
     assert not leaked, f"{name}: the release holds solution lines {leaked}"
+    # The student starts from the lesson's exercise cell (07: the broken step to fix; 02: the
+    # steps to sweep), and no sentence points at a solution the release does not hold.
+    nb = nbformat.read(course / "release" / name / f"{name}.ipynb", as_version=4)
+    answers = [c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")]
+    assert [a.strip() for a in answers] == [ex.skeleton.strip()], answers
+    assert "solution" not in " ".join(c.source for c in nb.cells if c.cell_type == "markdown"), \
+        f"{name}: the release's text still mentions the solution"
     _assert_graded(result, ex, name, wrong[name])
 
 
