@@ -2,10 +2,12 @@
 an error naming the lesson and the cell; a check that passes on the skeleton, fails with a
 NameError, or fails on the solution is refused before anything is written.
 """
+from pathlib import Path
+
 import pytest
 
 from tapekit.teach.assignments import build_course
-from tapekit.teach.exercise import ExerciseError, read_exercise
+from tapekit.teach.exercise import ExerciseError, read_exercise, run_cells
 
 # --- the markers ------------------------------------------------------------------------------
 BROKEN = {
@@ -53,11 +55,16 @@ def test_a_grade_cell_that_fails_with_a_name_error_is_refused(tmp_path, tiny_var
 
 
 def test_a_grade_cell_that_fails_with_a_name_error_on_the_release_is_refused(tmp_path, tiny_variant):
-    # the skeleton defines slope; the release's empty answer cell does not
+    # a skeleton that does not define slope (the release hands it out as the answer cell), and a
+    # check that reads slope without asking whether it exists: the student would see a NameError
     path = tiny_variant('assert "slope" in globals() and slope is not None, "slope is not set"',
                          'assert slope is not None, "slope is not set"')
-    with pytest.raises(ExerciseError, match=r"grade cell 2 of 2 fails on an empty answer cell "
-                                            r"\(the release as handed out\) with NameError"):
+    path.write_text(path.read_text(encoding="utf-8").replace("# your code here\nslope = None\n",
+                                                             "# your code here\n", 1),
+                    encoding="utf-8")
+    with pytest.raises(ExerciseError, match=r"grade cell 2 of 2 fails on the skeleton \(the "
+                                            r"lesson's exercise cell, which the release hands "
+                                            r"out as the answer cell\) with NameError"):
         build_course([path], tmp_path / "course")
 
 
@@ -66,3 +73,37 @@ def test_a_solution_that_fails_its_own_checks_is_refused(tmp_path, tiny_variant)
     with pytest.raises(ExerciseError, match=r"grade cell 2 of 2 raised AssertionError: slope "
                                             r"should be f'\(2\) = 3·2² = 12.0, got 4.0"):
         build_course([path], tmp_path / "course")
+
+
+# Answers that skip the exercise's point, which a reviewer's student got full marks for: the
+# numbers the task's text gives, typed in (07), and the library's function in place of one
+# with its own gradient (11). Each must lose points.
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+SHORTCUTS = {
+    "07_why_is_my_gradient_none": (
+        "w = tk.Variable(1.0, name='w')\n"
+        "b = tk.Variable(0.0, trainable=False, name='b')\n"
+        "pred = tk.Variable(0.0, name='pred')\n"
+        "x, y_true = 2.0, 4.0\n"
+        "with tk.GradientTape() as tape:\n"
+        "    pred.assign(float(w) * x + b)\n"
+        "loss = (pred - y_true) ** 2\n"
+        "dw, db = tk.constant(-8.0), tk.constant(-4.0)\n"),
+    "11_custom_gradients_and_numerical_stability": (
+        "lse = tk.reduce_logsumexp\n"
+        "z = tk.Variable([1.0, 2.0, 1000.0])\n"
+        "with tk.GradientTape() as tape:\n"
+        "    value = lse(z)\n"
+        "grad = tape.gradient(value, z)\n"),
+}
+
+
+@pytest.mark.parametrize("lesson", sorted(SHORTCUTS))
+def test_an_answer_that_skips_the_point_loses_points(lesson):
+    ex = read_exercise(NOTEBOOKS / f"{lesson}.md")
+    cells = ex.imports + ex.setup + ex.given + [SHORTCUTS[lesson]] + [g for g, _ in ex.grades]
+    results = run_cells({"shortcut": cells})["shortcut"]["results"]
+    n = len(ex.imports + ex.setup + ex.given)
+    assert results[n] is None, f"the shortcut answer itself should run: {results[n]}"
+    failed = [r for r in results[n + 1:] if r is not None]
+    assert failed and all(r[0] == "AssertionError" for r in failed), results[n + 1:]
