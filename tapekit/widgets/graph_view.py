@@ -103,21 +103,27 @@ class GraphView(anywidget.AnyWidget):
 
     @classmethod
     def from_tape(cls, tape, target=None, sources=None, *, order="forward", precision=None,
-                  rankdir=None, max_nodes=_DEFAULT, **kwargs):
+                  rankdir=None, max_nodes=_DEFAULT, grads=None, **kwargs):
         """A view of `tape` (with `target`: the paths to `sources` marked, as `tk.show` does).
 
         order: "forward" (record order), "backward" (the order backprop visits the ops),
         or a list of node ids. max_nodes: larger graphs are summarised into blocks
         (default: tk.display's option, 100; None: never), because `dot` lays out
         thousands of nodes slowly (a 1,000-op chain: about a second; heavy fan-in: minutes).
+        grads: {node id: gradient} to draw and show instead of the tape's last `gradient`
+        call ({}: none; the stepper's picture, whose gradients grow step by step).
         """
         precision = OPTIONS["precision"] if precision is None else precision
         rankdir = OPTIONS["rankdir"] if rankdir is None else rankdir
         max_nodes = OPTIONS["max_nodes"] if max_nodes is _DEFAULT else max_nodes
         model = _graph.build(tape, target, sources, max_nodes=max_nodes)
-        digraph = _dot.to_digraph(model, rankdir=rankdir, precision=precision)
+        digraph = _dot.to_digraph(model, rankdir=rankdir, precision=precision, grads=grads)
         svg, png = _dot.to_svg(digraph), _dot.to_png(digraph)
         nodes = {n.id: node_summary(n, precision) for n in model.nodes}
+        if grads is not None:
+            for node_id, info in nodes.items():
+                g = grads.get(node_id)
+                info["grad"] = summary(g, precision) if g is not None else ""
         ops = [n.id for n in model.nodes if n.kind in ("op", "stop_gradient", "block")]
         if isinstance(order, str):
             if order not in ("forward", "backward"):

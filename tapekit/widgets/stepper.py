@@ -1,9 +1,12 @@
 """BackpropStepper: the backward pass one record at a time, on an interactive graph.
 
-The graph is a GraphView, drawn once by Graphviz when the stepper is built; a step only
-moves its highlight (the `current` and `highlighted` traits restyle the SVG in the
-browser), so stepping costs no `dot` run at any tape size. Large tapes get the summarised
-graph the tape's own display uses: a step inside a collapsed block highlights the block.
+The graph is a GraphView, drawn once by Graphviz when the stepper is built, with each
+node's value and no gradient: a step moves its highlight (the `current` and `highlighted`
+traits restyle the SVG in the browser) and sets the gradients accumulated so far in the
+nodes' hover text and the chain-rule table, so stepping costs no `dot` run at any tape size
+and the picture never shows a gradient the walk has not reached (nor the tape's last
+`gradient` call's). Large tapes get the summarised graph the tape's own display uses: a step
+inside a collapsed block highlights the block.
 """
 import graphviz
 import ipywidgets as w
@@ -51,7 +54,7 @@ class BackpropStepper(View):
         try:
             self.model = BackpropModel(tape, target, sources)
             self.view = GraphView.from_tape(
-                tape, target, sources, rankdir=rankdir, precision=precision,
+                tape, target, sources, rankdir=rankdir, precision=precision, grads={},
                 order=[], max_nodes=OPTIONS["max_nodes"] if max_nodes is _DEFAULT else max_nodes)
         except (ValueError, TypeError) as e:
             self.model, self.error = None, str(e)
@@ -243,6 +246,13 @@ class BackpropStepper(View):
         return (f"BackpropStepper: step {self.model.position} of {len(self.model) - 1}\n"
                 f"{self.model.current}")
 
+    def _nodes_with_grads_so_far(self):
+        """The view's hover texts with each node's gradient as accumulated at this step."""
+        grads = self.model.grads_so_far
+        return {node_id: {**info, "grad": summary(grads[node_id], self.precision)
+                          if grads.get(node_id) is not None else ""}
+                for node_id, info in self.view.nodes.items()}
+
     def _render(self):
         # The graph's highlight first, then the panel: the browser applies the updates in
         # this order, so once the panel says "step k" the graph shows step k too.
@@ -252,6 +262,7 @@ class BackpropStepper(View):
             self._rendering = True
             try:
                 with self.view.hold_sync():
+                    self.view.nodes = self._nodes_with_grads_so_far()
                     self.view.current = self._shown[self.model.position]
                     self.view.highlighted = [n for n in dict.fromkeys(receiving)
                                              if n in self.view.node_ids]

@@ -17,6 +17,26 @@ pytestmark = pytest.mark.usefixtures("close_widgets")   # recording on; widgets 
 
 
 @needs_dot
+def test_the_graph_shows_only_the_gradients_the_walk_has_reached():
+    """After tape.gradient the tape's display knows every final gradient; the stepper's picture
+    must not show them at step 0 (it did: every node's final gradient, with the panel saying
+    "seed at the target"). The hover texts carry the gradients accumulated so far."""
+    tape, y, x, w = scalar_tape()
+    dx, dw = tape.gradient(y, [x, w])            # the display now holds the final gradients
+    s = BackpropStepper(tape, y, [x, w])
+    assert "grad" not in s.view.svg
+    assert s.view.nodes["n2"]["grad"] == "1.0" and s.view.nodes["s0"]["grad"] == ""
+    s.go_to(1)                                   # add sends 1.0 to sin's output and to x
+    assert s.view.nodes["n1"]["grad"] == "1.0" and s.view.nodes["s0"]["grad"] == "1.0"
+    assert s.view.nodes["s1"]["grad"] == ""
+    s.go_to(3)                                   # done: x's and w's totals are tape.gradient's
+    assert float(s.view.nodes["s0"]["grad"]) == pytest.approx(float(dx), rel=1e-3)
+    assert float(s.view.nodes["s1"]["grad"]) == pytest.approx(float(dw), rel=1e-3)
+    s.reset()
+    assert s.view.nodes["s0"]["grad"] == "" and "grad" not in s.view.svg
+
+
+@needs_dot
 def test_stepper_buttons_slider_and_outputs():
     """Issue 17: the graph is drawn once; a step moves the GraphView's highlight (traits)."""
     tape, y, x, w = scalar_tape()
