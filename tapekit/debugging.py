@@ -44,6 +44,14 @@ from .record import Record
 from .tape import GradientTape
 from .convert import convert_to_tensor
 from .tensor import Tensor
+from .traceback_utils import (disable_traceback_filtering, enable_traceback_filtering,
+                              is_traceback_filtering_enabled)
+
+__all__ = ["NumericsChecker", "NumericsError", "check_numerics", "check_numerics_enabled",
+           "disable_check_numerics", "enable_check_numerics", "is_check_numerics_enabled",
+           # tracebacks without tapekit's frames (traceback_utils.py), as tf.debugging's
+           "disable_traceback_filtering", "enable_traceback_filtering",
+           "is_traceback_filtering_enabled"]
 
 
 class NumericsError(ValueError):
@@ -283,8 +291,9 @@ def _backward_error(tape, rec, g, i, grad):
              f"  op:       {op_text(op, rec.attrs)}, "
              + (f"record #{index} on the tape" if index is not None else "recorded on the tape"),
              f"  incoming gradient g: {describe(g_value)}"]
-    saved = list(zip(input_names(op, len(rec.inputs)), rec.inputs)) + [("ans (output)", rec.ans)]
-    lines += [f"  saved {n}: {describe(v)}" for n, v in saved]
+    lines += [f"  input {n}: {describe(v)}"
+              for n, v in zip(input_names(op, len(rec.inputs)), rec.inputs)]
+    lines.append(f"  output: {describe(rec.ans)}")
     if site is not None:
         lines.append(f"  {format_site(site, 'the op was created (forward pass)')}")
     else:

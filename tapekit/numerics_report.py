@@ -58,7 +58,7 @@ def nonfinite_kinds(value):
 def describe(value):
     """'shape (3,) float32: min -1, max 2', with NaN/Inf counts and where the first are."""
     if isinstance(value, Meta):
-        return f"shape {value.shape} {value.dtype.name} (not saved on the tape)"
+        return f"shape {value.shape} {value.dtype.name} (its value is not kept on the tape)"
     if isinstance(value, Tensor):
         value = value._value
     if not isinstance(value, (np.ndarray, np.generic)):
@@ -68,10 +68,14 @@ def describe(value):
     if value.size == 0:
         return f"{head}: empty"
     if value.dtype.kind not in "fc":
+        if value.dtype.kind in "iub" and value.size == 1:
+            return f"{head}: {value.item()}"
         if value.dtype.kind in "iub":
             return f"{head}: min {value.min()}, max {value.max()}"
         return head
     finite = np.isfinite(value)
+    if finite.all() and value.size == 1:
+        return f"{head}: {num(value.real.item())}"
     if finite.all():
         return f"{head}: min {num(value.real.min())}, max {num(value.real.max())}"
     counts = [(int(np.isnan(value).sum()), "NaN")]

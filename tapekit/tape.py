@@ -19,6 +19,7 @@ from .ops.registry import meta
 from .ops.shapes import transpose
 from .record import Record, Recorder, RecordList
 from .tensor import Tensor, Variable, wrap_array
+from .traceback_utils import filter_traceback
 
 
 class GradientTape(Recorder):
@@ -207,6 +208,7 @@ class GradientTape(Recorder):
         self._observers = self._observers.minus(observer)
 
     # --- differentiation -------------------------------------------------------------
+    @filter_traceback
     def gradient(self, target, sources, output_gradients=None,
                  unconnected_gradients=UnconnectedGradients.NONE):
         """d(sum of target)/d(source) for each source, in the structure of `sources`.
@@ -244,6 +246,7 @@ class GradientTape(Recorder):
             results.append(as_result(g))
         return nest.pack_like(sources, results) if nest.is_nested(sources) else results[0]
 
+    @filter_traceback
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
         """Full Jacobian, shape target.shape + source.shape, for each source.
@@ -273,6 +276,7 @@ class GradientTape(Recorder):
             results.append(as_result(g))
         return nest.pack_like(sources, results) if nest.is_nested(sources) else results[0]
 
+    @filter_traceback
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
                        parallel_iterations=None, experimental_use_pfor=True):
         """Per-example Jacobians: result[i] = d target[i] / d source[i].

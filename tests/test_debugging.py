@@ -100,8 +100,8 @@ def test_backward_inf_reports_the_forward_line_that_created_the_op():
     assert "the gradient op 'sqrt' passes to its input x holds Inf (backward pass)" in text
     assert "gradient: shape (2,) float32: 1 +Inf at (0,); finite values in [0.75, 0.75]" in text
     assert "incoming gradient g: shape (2,) float32: min 3, max 3" in text
-    assert "saved ans (output): shape (2,) float32: min 0, max 2" in text
-    assert "saved x: shape (2,) float32 (not saved on the tape)" in text
+    assert "output: shape (2,) float32: min 0, max 2" in text
+    assert "input x: shape (2,) float32 (its value is not kept on the tape)" in text
     assert f"the op was created (forward pass) at {__file__}:{line}" in text
     assert "s = tk.sqrt(x)" in text
     assert f"backward pass started at {__file__}:{gradient_line}" in text

@@ -19,9 +19,12 @@ def test_describe_gives_counts_places_and_the_finite_range():
     text = describe(np.array([np.nan, 1.0, -np.inf, 4.0]))
     assert text == ("shape (4,) float64: 1 NaN, 1 -Inf at (0,), (2,); finite values in [1, 4]")
     assert describe(tk.constant([1, 5])) == "shape (2,) int32: min 1, max 5"
+    # one number: its value, not "min 1, max 1"
+    assert describe(np.float32(2.5)) == "shape () float32: 2.5"
+    assert describe(tk.constant([7])) == "shape (1,) int32: 7"
     assert describe(np.zeros((0, 2))) == "shape (0, 2) float64: empty"
     assert describe(2.5) == "2.5"
-    assert describe(meta(np.zeros(3, np.float32))) == "shape (3,) float32 (not saved on the tape)"
+    assert describe(meta(np.zeros(3, np.float32))) == "shape (3,) float32 (its value is not kept on the tape)"
 
 
 def test_op_text_shows_attributes_but_not_arrays():

@@ -45,6 +45,7 @@ from ..convert import convert_to_tensor
 from ..ops.passthrough import identity
 from ..random import restore_state, save_state
 from ..tensor import Tensor, TracedValueWarning
+from ..traceback_utils import filter_traceback
 from .codegen import inert
 from .concrete import ConcreteFunction, dummy_arguments
 from .replay import Program
@@ -137,6 +138,7 @@ class Function:
             self._bound[instance] = bound
         return bound
 
+    @filter_traceback
     def __call__(self, *args, **kwargs):
         self._calls += 1
         if self.input_signature is not None:

@@ -1,0 +1,67 @@
+"""Tracebacks without tapekit's own frames, as TensorFlow and Keras show them.
+
+An error raised inside tapekit (a custom gradient of the wrong shape, a NaN found by
+check_numerics, a tape used twice) is about the user's code, but its traceback runs through
+tapekit's internals: 70 lines in a notebook, the message at the very bottom. The entry points
+where such errors surface (`GradientTape.gradient` and its jacobians, a `tk.function` call,
+`fit`/`evaluate`/`predict`) are wrapped with `filter_traceback`: an exception that leaves one
+of them keeps the frames of the user's files (their cell, their custom gradient's function, a
+generated program's line) and drops those of tapekit's package, save the one frame of the
+wrapper that re-raises it. The exception itself (type, message, cause) is untouched.
+
+    tk.debugging.disable_traceback_filtering()   # whole tracebacks, to debug tapekit itself
+    tk.debugging.enable_traceback_filtering()    # the default, as in TensorFlow
+    tk.debugging.is_traceback_filtering_enabled()
+
+>>> tk.debugging.is_traceback_filtering_enabled()
+True
+"""
+import functools
+import os
+import types
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_enabled = True
+
+
+def enable_traceback_filtering():
+    """Drop tapekit's own frames from the tracebacks of errors its entry points raise (default)."""
+    global _enabled
+    _enabled = True
+
+
+def disable_traceback_filtering():
+    """Show whole tracebacks, tapekit's frames included (to debug tapekit itself)."""
+    global _enabled
+    _enabled = False
+
+
+def is_traceback_filtering_enabled():
+    """True when tracebacks are filtered (`tf.debugging.is_traceback_filtering_enabled`)."""
+    return _enabled
+
+
+def without_internal_frames(tb):
+    """The traceback `tb` without the frames whose code lies in tapekit's package."""
+    kept = []
+    while tb is not None:
+        if not tb.tb_frame.f_code.co_filename.startswith(_PACKAGE):
+            kept.append(tb)
+        tb = tb.tb_next
+    filtered = None
+    for t in reversed(kept):
+        filtered = types.TracebackType(filtered, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    return filtered
+
+
+def filter_traceback(fn):
+    """`fn`, whose exceptions leave with tapekit's frames dropped from their traceback."""
+    @functools.wraps(fn)
+    def error_handler(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except Exception as e:
+            if not _enabled:
+                raise
+            raise e.with_traceback(without_internal_frames(e.__traceback__))  # noqa: B904
+    return error_handler
