@@ -25,19 +25,34 @@ _enabled = True
 
 
 def enable_traceback_filtering():
-    """Drop tapekit's own frames from the tracebacks of errors its entry points raise (default)."""
+    """Drop tapekit's own frames from the tracebacks of errors its entry points raise (default).
+
+    >>> tk.debugging.enable_traceback_filtering()
+    >>> tk.debugging.is_traceback_filtering_enabled()
+    True
+    """
     global _enabled
     _enabled = True
 
 
 def disable_traceback_filtering():
-    """Show whole tracebacks, tapekit's frames included (to debug tapekit itself)."""
+    """Show whole tracebacks, tapekit's frames included (to debug tapekit itself).
+
+    >>> tk.debugging.disable_traceback_filtering()
+    >>> tk.debugging.is_traceback_filtering_enabled()
+    False
+    >>> tk.debugging.enable_traceback_filtering()         # back to the default
+    """
     global _enabled
     _enabled = False
 
 
 def is_traceback_filtering_enabled():
-    """True when tracebacks are filtered (`tf.debugging.is_traceback_filtering_enabled`)."""
+    """True when tracebacks are filtered (`tf.debugging.is_traceback_filtering_enabled`).
+
+    >>> tk.debugging.is_traceback_filtering_enabled()
+    True
+    """
     return _enabled
 
 

@@ -56,7 +56,8 @@ def test_student_sees_the_exercise_and_an_empty_answer_cell(lab_server, page, sc
     code = [c for c in cells if c["kind"] == "code"]
     answer = [c for c in code if "your code here" in c["input"]]
     assert len(answer) == 1, [c["input"] for c in code]
-    assert answer[0]["input"].strip() == "# your code here", "the answer cell starts empty"
+    assert answer[0]["input"].split() == ex.skeleton.split(), \
+        "the answer cell starts as the lesson's exercise cell"
     for line in ex.solution.splitlines() + ["BEGIN SOLUTION", "HIDDEN TESTS", "12.0"]:
         if line.strip():
             assert line.strip() not in text, f"the student sees {line.strip()!r}"
