@@ -3,8 +3,8 @@
 An error raised inside tapekit (a custom gradient of the wrong shape, a NaN found by
 check_numerics, a tape used twice) is about the user's code, but its traceback runs through
 tapekit's internals: 70 lines in a notebook, the message at the very bottom. The entry points
-where such errors surface (`GradientTape.gradient` and its jacobians, a `tk.function` call,
-`fit`/`evaluate`/`predict`) are wrapped with `filter_traceback`: an exception that leaves one
+where such errors surface (`GradientTape.gradient` and its jacobians, and a `tk.function` call,
+which `fit`'s compiled steps are) are wrapped with `filter_traceback`: an exception that leaves one
 of them keeps the frames of the user's files (their cell, their custom gradient's function, a
 generated program's line) and drops those of tapekit's package, save the one frame of the
 wrapper that re-raises it. The exception itself (type, message, cause) is untouched.

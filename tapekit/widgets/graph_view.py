@@ -50,6 +50,13 @@ def node_summary(node, precision=4):
             "grad": grad, "args": ", ".join(node.args), "note": node.note}
 
 
+def with_grads(nodes, grads, precision=4):
+    """`nodes` (id -> node_summary) with each node's gradient taken from `grads` (id -> array)."""
+    return {node_id: {**info, "grad": summary(grads[node_id], precision)
+                      if grads.get(node_id) is not None else ""}
+            for node_id, info in nodes.items()}
+
+
 class GraphView(anywidget.AnyWidget):
     """An interactive picture of a tape: hover, select, highlight, pan/zoom, step with keys.
 
@@ -121,9 +128,7 @@ class GraphView(anywidget.AnyWidget):
         svg, png = _dot.to_svg(digraph), _dot.to_png(digraph)
         nodes = {n.id: node_summary(n, precision) for n in model.nodes}
         if grads is not None:
-            for node_id, info in nodes.items():
-                g = grads.get(node_id)
-                info["grad"] = summary(g, precision) if g is not None else ""
+            nodes = with_grads(nodes, grads, precision)
         ops = [n.id for n in model.nodes if n.kind in ("op", "stop_gradient", "block")]
         if isinstance(order, str):
             if order not in ("forward", "backward"):

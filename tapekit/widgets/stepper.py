@@ -16,7 +16,7 @@ from ..display.format import summary
 from ..display.options import OPTIONS
 from . import plots
 from .base import error_html, esc, View
-from .graph_view import GraphView
+from .graph_view import GraphView, with_grads
 from .models import BackpropModel
 
 _DEFAULT = object()
@@ -246,13 +246,6 @@ class BackpropStepper(View):
         return (f"BackpropStepper: step {self.model.position} of {len(self.model) - 1}\n"
                 f"{self.model.current}")
 
-    def _nodes_with_grads_so_far(self):
-        """The view's hover texts with each node's gradient as accumulated at this step."""
-        grads = self.model.grads_so_far
-        return {node_id: {**info, "grad": summary(grads[node_id], self.precision)
-                          if grads.get(node_id) is not None else ""}
-                for node_id, info in self.view.nodes.items()}
-
     def _render(self):
         # The graph's highlight first, then the panel: the browser applies the updates in
         # this order, so once the panel says "step k" the graph shows step k too.
@@ -262,7 +255,9 @@ class BackpropStepper(View):
             self._rendering = True
             try:
                 with self.view.hold_sync():
-                    self.view.nodes = self._nodes_with_grads_so_far()
+                    # the hover texts: each node's gradient as accumulated at this step
+                    self.view.nodes = with_grads(self.view.nodes, self.model.grads_so_far,
+                                                 self.precision)
                     self.view.current = self._shown[self.model.position]
                     self.view.highlighted = [n for n in dict.fromkeys(receiving)
                                              if n in self.view.node_ids]
