@@ -7,6 +7,7 @@ import warnings
 from ...ops import reduce_mean, reshape, rsqrt, sqrt, square, stop_gradient
 from .. import initializers, regularizers
 from ..saving.serialization_lib import serialize_keras_object
+from .arguments import is_int
 from .base import Layer
 
 
@@ -135,9 +136,9 @@ class LayerNormalization(Layer):
     def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, rms_scaling=False,
                  beta_initializer="zeros", gamma_initializer="ones", beta_regularizer=None,
                  gamma_regularizer=None, beta_constraint=None, gamma_constraint=None, **kwargs):
-        if isinstance(axis, (list, tuple)) and axis and all(_is_int(a) for a in axis):
+        if isinstance(axis, (list, tuple)) and axis and all(is_int(a) for a in axis):
             axis = [int(a) for a in axis]
-        elif _is_int(axis):
+        elif is_int(axis):
             axis = int(axis)
         else:
             raise TypeError(f"LayerNormalization: axis must be an int or a non-empty list of "
@@ -218,7 +219,3 @@ def _check_constraints(layer, gamma_constraint, beta_constraint):
         if constraint is not None and not callable(constraint):
             raise ValueError(f"{layer}: {what} must be a callable w -> w "
                              f"(tapekit has no keras.constraints), got {constraint!r:.100}")
-
-
-def _is_int(value):
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
