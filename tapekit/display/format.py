@@ -19,7 +19,17 @@ MAX_ITEMS = 6  # arrays with more elements are summarised as min / mean / max
 
 
 def number(x, precision=4):
-    """One number: 3.0, 0.1235, 1.5e-07, True, 7; `precision` digits after the point."""
+    """One number: 3.0, 0.1235, 0.009866, 1.5e-07, True, 7.
+
+    `precision` digits after the point, and never fewer than `precision` significant
+    digits: a small number keeps as many digits as a large one, so the numbers a
+    display multiplies (a gradient times a local derivative) multiply out by hand
+    to the digits shown. Below 1e-3 and from 1e6 up, scientific notation.
+
+    >>> from tapekit.display.format import number
+    >>> number(0.12345), number(0.0098663), number(-0.0197326), number(1234.56789)
+    ('0.1235', '0.009866', '-0.01973', '1234.5679')
+    """
     if isinstance(x, (bool, np.bool_)):
         return str(bool(x))
     if isinstance(x, (int, np.integer)):
@@ -29,7 +39,8 @@ def number(x, precision=4):
         return str(x)  # nan, inf, -inf
     if x != 0 and not 1e-3 <= abs(x) < 1e6:
         return np.format_float_scientific(x, precision=max(precision - 1, 0), trim="-")
-    return np.format_float_positional(x, precision=precision, trim="0")  # digits after the point
+    leading_zeros = -int(np.floor(np.log10(abs(x)))) - 1 if 0 < abs(x) < 0.1 else 0   # 0.00987: 2
+    return np.format_float_positional(x, precision=precision + leading_zeros, trim="0")
 
 
 def summary(value, precision=4):

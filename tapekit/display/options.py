@@ -63,7 +63,8 @@ def set_options(*, record=None, **options):
 
     record: True to keep every value and gradient for display (default: on in IPython);
     rankdir: "TB" (top-down) or "LR" (left-right); show_values: values in the picture;
-    precision: digits after the point; max_nodes: summarise larger graphs (None: never).
+    precision: digits after the point (numbers under 0.1 keep as many significant digits);
+    max_nodes: summarise larger graphs (None: never).
 
     >>> previous = tk.display.set_options(rankdir="LR")
     >>> tk.display.set_options(**previous)["rankdir"]   # restore; returns what it replaced

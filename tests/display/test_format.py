@@ -3,6 +3,8 @@ HTML, Graphviz HTML-like labels and quoted Graphviz attributes."""
 import graphviz
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import tapekit as tk
 from tapekit.display import format as fmt
@@ -28,6 +30,20 @@ def test_user_strings_are_escaped_in_dot_html_and_text(record):
     (np.int32(7), "7"), (float("nan"), "nan"), (-np.inf, "-inf"), (0.0, "0.0")])
 def test_number(value, text):
     assert fmt.number(value) == text
+
+
+@given(st.floats(1e-3, 1e6, exclude_max=True), st.booleans())
+def test_number_keeps_four_significant_digits(x, negative):
+    """A number under 0.1 keeps as many significant digits as one above it, so the stepper's
+    'g x local = sent' multiplies out by hand (a fixed four decimals showed
+    0.0099 x -2.0 = -0.0197)."""
+    x = -x if negative else x
+    assert abs(float(fmt.number(x)) - x) <= 0.5e-3 * abs(x) * (1 + 1e-9)
+
+
+def test_a_chain_rule_product_multiplies_out_to_the_digits_shown():
+    g, local = 0.0098663, -2.0
+    assert (fmt.number(g), fmt.number(local), fmt.number(g * local)) == ("0.009866", "-2.0", "-0.01973")
 
 
 def test_summary_lists_small_arrays_and_summarises_large_ones():

@@ -49,7 +49,7 @@ def test_stored_notebook_keeps_final_pictures():
     png = base64.b64decode(display.data["image/png"])
 
     assert hashlib.md5(png).hexdigest() == nb.cells[1].outputs[0].text.strip()   # the final one
-    assert nb.cells[0].outputs[-1].text == "fit: step 12/12  loss 0.0833\n"
+    assert nb.cells[0].outputs[-1].text == "fit: step 12/12  loss 0.08333\n"
     assert "widgets" in nb.metadata                       # the live widget's state, too
     (insp_out,) = nb.cells[2].outputs
     assert set(insp_out.data) == {VIEW, "image/png", "text/plain"}
