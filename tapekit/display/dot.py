@@ -28,7 +28,7 @@ from dataclasses import replace
 
 import graphviz
 
-from .format import clip, dot_quoted, dot_text, plain, shape_text, summary
+from .format import clip, clip_words, dot_quoted, dot_text, plain, shape_text, summary
 
 FONT = "Helvetica"
 RED, GREY, DIM = "#d62728", "#666666", "#b0b0b0"
@@ -45,13 +45,19 @@ KIND_WORDS = {"variable": "variable, watched", "unwatched": "variable, not watch
               "watched": "watched tensor", "constant": "constant",
               "stop_gradient": "no gradient flows back", "block": "collapsed"}
 HIGHLIGHT = {"color": "#ff7f0e", "penwidth": "3", "fillcolor": "#fff1d6", "class": "current"}
-WIDTH = 40  # longest value/gradient text in a label
+WIDTH = 40  # longest argument list in a label
+VALUE_WIDTH = 48  # longest value/gradient text in a label (min/mean/max of 4 significant digits fit)
 NAME_WIDTH = 40  # longest name in a label; the full name is the node's tooltip (hover)
 TOOLTIP_WIDTH = 1000
 NOTE_WIDTH = 90  # the caption's notes are wrapped to lines of at most this many characters
 # Pictures wider than the output column of JupyterLab / nbconvert (about 960 px) are scaled
 # down to this width (inches; 96 px each in the browser and in the PNG); taller ones scroll.
 MAX_WIDTH_INCHES = 9.5
+# Space around a node's text, in inches (Graphviz's default is 0.11,0.055): browsers draw
+# "Helvetica,sans-Serif" with whatever sans font they have, which can be wider than the font
+# dot measured the text with; with the default margin the longest line touched or crossed the
+# node's border in JupyterLab (Chromium).
+NODE_MARGIN = "0.2,0.06"
 
 
 def to_digraph(model, *, rankdir="TB", show_values=True, precision=4, highlight=None, grads=None):
@@ -73,7 +79,7 @@ def to_digraph(model, *, rankdir="TB", show_values=True, precision=4, highlight=
         raise ValueError(f"rankdir must be 'TB' (top-down) or 'LR' (left-right), got {rankdir!r}")
     g = graphviz.Digraph("tape", graph_attr=dict(rankdir=rankdir, fontname=FONT, fontsize="10",
                                                  size=f"{MAX_WIDTH_INCHES},1000"),
-                         node_attr=dict(fontname=FONT, fontsize="10"),
+                         node_attr=dict(fontname=FONT, fontsize="10", margin=NODE_MARGIN),
                          edge_attr=dict(arrowsize="0.7"))
     if model.notes:
         lines = [dot_text(line) for n in model.notes for line in textwrap.wrap(plain(n), NOTE_WIDTH)]
@@ -177,13 +183,13 @@ def _label(node, show_values, precision):
     if node.shape is not None:
         lines.append(small + dot_text(f"{shape_text(node.shape)} {node.dtype}") + "</FONT>")
     if show_values and node.value is not None:
-        lines.append(dot_text(clip("value " + summary(node.value, precision), WIDTH)))
+        lines.append(dot_text(clip_words("value " + summary(node.value, precision), VALUE_WIDTH)))
     if node.grad is not None:
         text = summary(node.grad, precision)
         if node.shape is not None and node.grad.shape != node.shape:
             text = f"{shape_text(node.grad.shape)} {text}"
         color = DIM if dim else "#c0392b"
-        lines.append(f'<FONT COLOR="{color}">{dot_text(clip("grad " + text, WIDTH))}</FONT>')
+        lines.append(f'<FONT COLOR="{color}">{dot_text(clip_words("grad " + text, VALUE_WIDTH))}</FONT>')
     if node.broken:
         lines.append(f'<FONT COLOR="#c00000"><B>{dot_text("path breaks: " + node.broken)}</B></FONT>')
     return "<" + "<BR/>".join(lines) + ">"

@@ -102,6 +102,21 @@ def clip(text, width):
     return text if len(text) <= width else text[: max(width - 3, 0)] + "..."
 
 
+def clip_words(text, width):
+    """At most `width` characters, cut only between words, so a number is shown whole or not
+    at all ('[0.5 -1.25] [2.0 ...', never '[0.5 -1.25] [2.0 0.3...'); a single long word is
+    cut as `clip` cuts it.
+
+    >>> from tapekit.display.format import clip_words
+    >>> clip_words("grad [[4.04e-04 -0.3741] [8.08e-04 -0.7482]]", 40)
+    'grad [[4.04e-04 -0.3741] [8.08e-04 ...'
+    """
+    if len(text) <= width:
+        return text
+    cut = text.rfind(" ", 0, max(width - 3, 0))
+    return text[:cut] + " ..." if cut > 0 else clip(text, width)
+
+
 def plain(text):
     """Control characters (newlines, escapes, NUL) replaced, so one name stays one line."""
     text = str(text)

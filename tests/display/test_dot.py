@@ -150,3 +150,23 @@ def test_svg_without_a_link_passes_through_unchanged():
     assert dot.without_links(svg) is svg
     linked = '<svg><a xlink:title="t"><text>x</text></a></svg>'
     assert dot.without_links(linked) == "<svg><g><title>t</title><text>x</text></g></svg>"
+
+
+def test_a_long_value_or_gradient_is_cut_between_numbers_never_inside_one():
+    """The browser review found 'grad [[4.04e-04 -0.3741] [8.08e-04 -0...' and 'max 0....':
+    the cut number was the one a student wanted to read."""
+    w = tk.Variable([[0.5, -1.25], [2.0, 0.3333], [1.5, -0.75]], name="weights")
+    x = tk.constant([[1.0, 2.0, 3.0]])
+    with tk.GradientTape() as tape:
+        y = tk.reduce_sum(tk.tanh(tk.matmul(x, w)) * 0.0123456)
+    tape.gradient(y, w)
+    src = tk.show(tape, y, [w]).source
+    shown = re.findall(r'(?:BR/>|">)(?:value|grad) ([^<>]*)', src)
+    assert len(shown) >= 8
+    assert any(text.endswith(" ...") for text in shown)              # something was cut
+    for text in shown:
+        assert len(text) + len("grad ") <= dot.VALUE_WIDTH
+        body = text[:-len(" ...")] if text.endswith(" ...") else text
+        for token in body.replace("[", " ").replace("]", " ").split():
+            if token not in ("min", "mean", "max"):
+                float(token.replace("&#45;", "-"))                   # a whole number, not '0.'

@@ -159,3 +159,52 @@ def test_explore_a_click_in_the_graph_opens_the_node_in_the_inspector(lab_server
                            timeout=30_000)
     assert "-0.2794" in details.inner_text()    # sin(x * w) at x=2, w=3
     page.screenshot(path=str(screenshot_dir / "graph_explore.png"))
+
+
+TEXT_FITS = "text_fits_ui.ipynb"
+TEXT_FITS_CELL = (
+    "import tapekit as tk\n"
+    "tk.display.set_options(record=True)\n"
+    "weights = tk.Variable([[0.5, -1.25], [2.0, 0.3333]], name='weights')\n"
+    "bias = tk.Variable([0.1, -0.2], name='bias')\n"
+    "x = tk.constant([[1.0, 2.0]])\n"
+    "with tk.GradientTape(persistent=True) as tape:\n"
+    "    y = tk.reduce_sum(tk.square(tk.tanh(tk.matmul(x, weights) + bias)) * 0.0123456)\n"
+    "tape.gradient(y, [weights, bias])\n"
+    "tk.widgets.GraphView.from_tape(tape, y, [weights, bias])")
+# Each node's text lines inside its shape, in the browser's own font (SVG user units): at least
+# `gap` from a box's sides (its border on the gradient's path is 2 wide), or, for an ellipse,
+# the corners of every line inside the ellipse.
+TEXT_OUTSIDE = """(gap) => {
+  const out = [];
+  for (const g of document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .tk-gv g.node')) {
+    const shape = g.querySelector('polygon, path, ellipse');
+    if (!shape) continue;
+    const s = shape.getBBox();
+    for (const t of g.querySelectorAll('text')) {
+      const b = t.getBBox();
+      if (!b.width) continue;
+      let inside;
+      if (shape.tagName === 'ellipse') {
+        const cx = s.x + s.width / 2, cy = s.y + s.height / 2, rx = s.width / 2, ry = s.height / 2;
+        inside = [[b.x, b.y], [b.x + b.width, b.y], [b.x, b.y + b.height], [b.x + b.width, b.y + b.height]]
+          .every(([px, py]) => ((px - cx) / rx) ** 2 + ((py - cy) / ry) ** 2 <= 1.0);
+      } else {
+        inside = b.x >= s.x + gap && b.x + b.width <= s.x + s.width - gap;
+      }
+      if (!inside) out.push(`${g.dataset.id}: '${t.textContent}' (text x ${b.x.toFixed(1)}-${(b.x + b.width).toFixed(1)}, shape x ${s.x.toFixed(1)}-${(s.x + s.width).toFixed(1)})`);
+    }
+  }
+  return out; }"""
+
+
+def test_node_text_stays_inside_its_shape_in_the_browsers_font(lab_server, page, screenshot_dir):
+    """The browser review saw 'grad [[4.04e-04 -0.3741]]' touch the border of its node (1.5
+    units apart here with Graphviz's default margin)."""
+    base, token, root = lab_server
+    write_notebook(root / TEXT_FITS, [TEXT_FITS_CELL])
+    open_and_run_all(page, base, token, TEXT_FITS)
+    _node(page, "n0").wait_for()
+    page.screenshot(path=str(screenshot_dir / "graph_view_text_fits.png"))
+    outside = page.evaluate(TEXT_OUTSIDE, 3)
+    assert not outside, "text outside its node:\n" + "\n".join(outside)
