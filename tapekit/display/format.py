@@ -77,7 +77,7 @@ def _mean(finite, precision):
     >>> _mean(np.array([0.1, -0.3, 0.2], dtype=np.float32), 4)           # 0 in exact arithmetic
     '0.0'
     >>> _mean(np.array([0.25, -0.5, 0.25390625], dtype=np.float32), 4)   # 1/768
-    '0.0013'
+    '0.001302'
     """
     m = finite.mean()
     eps = np.finfo(finite.dtype).eps if finite.dtype.kind == "f" else 0.0
