@@ -199,10 +199,12 @@ def loss_ylim(losses, yscale="linear"):
     return lo, hi + 0.05 * (hi - lo)
 
 
-def monitor_png(log, total, title, yscale="linear"):
-    """The loss per step (and gradient norms on a second axis) and where the run is."""
+def monitor_png(log, total, title, yscale="linear", progress=True):
+    """The loss per step (and gradient norms on a second axis) and, with `progress`, where the
+    run is: a drawn progress bar and a title with the step and loss (for the stored picture;
+    the live widget shows those in its own bar and label, which move more often)."""
     def build(fig):
-        if total:      # the progress bar, drawn: a thin strip above the curve
+        if total and progress:      # the progress bar, drawn: a thin strip above the curve
             bar, ax = fig.subplots(2, 1, height_ratios=[1, 16])
             frac = min(len(log.steps) / total, 1.0)
             bar.set_axis_off()
@@ -237,10 +239,11 @@ def monitor_png(log, total, title, yscale="linear"):
         if handles:
             ax.legend(handles, [h.get_label() for h in handles], loc="upper left",
                       bbox_to_anchor=(1.12 if log.grad_norms else 1.01, 1.0), frameon=False)
-        done = f"{n}/{total}" if total else f"{n}"
-        last = log.last_loss
-        (bar if total else ax).set_title(
-            f"{title}: step {done}" + (f", loss {number(last)}" if last is not None else ""))
+        if progress:
+            done = f"{n}/{total}" if total else f"{n}"
+            last = log.last_loss
+            (bar if total else ax).set_title(
+                f"{title}: step {done}" + (f", loss {number(last)}" if last is not None else ""))
     return _draw(build, 6.4, 3.2)
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 ipywidgets = pytest.importorskip("ipywidgets")
-from tapekit.widgets import TrainingMonitor, plots  # noqa: E402
+from tapekit.widgets import TrainingMonitor, monitor, plots  # noqa: E402
 from tapekit.widgets.monitor import now  # noqa: E402
 
 from .shared import VIEW, png, png_out  # noqa: E402
@@ -56,7 +56,8 @@ def test_training_monitor_widget_mode_context_and_generator():
         for k in range(10):
             mon.log(loss=10.0 - k)
     assert mon.bar.value == 10 and mon.bar.bar_style == "success"
-    assert png_out(mon.curve) == mon.picture() and "step 10/10" in mon.label.value
+    assert png_out(mon.curve) == mon.picture(progress=False) and "step 10/10" in mon.label.value
+    assert mon.picture() != mon.picture(progress=False)     # the stored one has bar and title
     gen = TrainingMonitor((i for i in range(3)), mode="widget")
     gen._shown = True
     for step in gen:
@@ -119,9 +120,17 @@ def test_monitor_in_a_terminal_uses_tqdm():
     assert "step/s" not in piped.getvalue() and piped.getvalue().count("\n") == 10
 
 
-def test_monitor_live_label_shows_tqdm_timing():
+def test_monitor_live_label_shows_timing(monkeypatch):
     mon = TrainingMonitor(total=10, mode="widget", every=1)
     mon._shown, mon._t0 = True, now() - 2.0        # as if started 2 s ago
     mon.log(loss=1.0)
-    # 1 step in 2 s: 18 s left for the other 9; tqdm writes slow rates as time per step
-    assert '<span class="tk-timing">[00:02&lt;00:18,  2.00s/step]</span>' in mon.label.value
+    # 1 step in 2 s: 18 s left for the other 9; slow rates are written as time per step
+    assert '<span class="tk-timing">[00:02&lt;00:18, 2.0 s/step]</span>' in mon.label.value
+    # three figures at most (tqdm's meter wrote "685.42step/s"); the clock held still
+    monkeypatch.setattr(monitor, "now", lambda: 100.0)
+    mon._t0 = 100.0 - 2 / 685.42                    # 2 steps now, at 685.42 a second
+    mon.log(loss=0.5)
+    assert '<span class="tk-timing">[00:00&lt;00:00, 685 steps/s]</span>' in mon.label.value
+    mon._t0 = 100.0 - 3 / 25.34                     # 3 steps at 25.34 a second
+    mon.log(loss=0.5)
+    assert "00:00, 25.3 steps/s]" in mon.label.value
