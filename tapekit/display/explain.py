@@ -13,6 +13,7 @@ display recording off), left_tape (.numpy(), a NumPy call on a plain array,
 or computed outside the `with` block), stop_gradient, not_differentiable
 (comparisons and other ops without a gradient), no_path.
 """
+import textwrap
 from dataclasses import dataclass, field
 
 from .format import html_text
@@ -20,6 +21,8 @@ from .mimebundle import TapeView
 from .why import REASONS, SHORT, why
 
 __all__ = ["REASONS", "Explanation", "explain"]
+
+TEXT_WIDTH = 88   # characters per line of a printed explanation
 
 
 @dataclass
@@ -53,7 +56,9 @@ class Explanation:
         return TapeView(self.tape, self.target, self.source, breaks=breaks)
 
     def __str__(self):
-        return self.message
+        """The message in lines of at most 88 characters, broken between words: printed in a
+        notebook, one long line is wrapped by the page wherever the column ends ("throu|gh")."""
+        return textwrap.fill(self.message, TEXT_WIDTH, break_long_words=False, break_on_hyphens=False)
 
     def words_html(self):
         """The answer as HTML text (escaped): what the page shows above the picture."""
@@ -69,7 +74,7 @@ class Explanation:
         tooltip), PNG in an untrusted one. In one HTML output the picture could only be a
         PNG, since JupyterLab ranks HTML above SVG."""
         from IPython.display import display  # lazy: only IPython calls this, and IPython is slow to import
-        display({"text/html": self.words_html(), "text/plain": self.message}, raw=True)
+        display({"text/html": self.words_html(), "text/plain": str(self)}, raw=True)
         if self.reason != "not_a_tensor":
             display(self.view())
 
@@ -77,7 +82,7 @@ class Explanation:
         """One bundle, for callers that take one (an ipywidgets Output, a trusted page): the
         words with the marked picture as a PNG inside the HTML, beside the picture's SVG and
         PNG; text/plain is the message. IPython's display uses `_ipython_display_`."""
-        words = {"text/html": self.words_html(), "text/plain": self.message}
+        words = {"text/html": self.words_html(), "text/plain": str(self)}
         if self.reason == "not_a_tensor":
             return words
         bundle = self.view()._repr_mimebundle_(include, exclude)
