@@ -47,7 +47,8 @@ def node_summary(node, precision=4):
     grad = summary(node.grad, precision) if node.grad is not None else ""
     return {"op": node.label, "kind": node.kind, "shape": shape_text(node.shape),
             "dtype": node.dtype, "value": summary(node.value, precision),
-            "grad": grad, "args": ", ".join(node.args), "note": node.note}
+            "grad": grad, "args": ", ".join(node.args), "note": node.note,
+            "target": bool(node.is_target)}
 
 
 def with_grads(nodes, grads, precision=4):

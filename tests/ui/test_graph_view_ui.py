@@ -208,3 +208,37 @@ def test_node_text_stays_inside_its_shape_in_the_browsers_font(lab_server, page,
     page.screenshot(path=str(screenshot_dir / "graph_view_text_fits.png"))
     outside = page.evaluate(TEXT_OUTSIDE, 3)
     assert not outside, "text outside its node:\n" + "\n".join(outside)
+
+
+TALL = "graph_view_tall_ui.ipynb"
+TALL_CELL = (
+    "import tapekit as tk\n"
+    "tk.display.set_options(record=True)\n"
+    "x = tk.Variable(0.5, name='x')\n"
+    "with tk.GradientTape() as tape:\n"
+    "    y = x\n"
+    "    for _ in range(12):\n"
+    "        y = tk.sin(y)\n"
+    "    loss = tk.square(y)\n"
+    "tk.widgets.GraphView.from_tape(tape, loss, [x])")
+IN_VIEW = """(id) => {
+  const g = document.querySelector(`.jp-NotebookPanel:not(.lm-mod-hidden) .tk-gv g.node[data-id='${id}']`);
+  const v = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .tk-gv-viewport').getBoundingClientRect();
+  const r = g.getBoundingClientRect();
+  return r.top >= v.top - 1 && r.bottom <= v.bottom + 1 && r.left >= v.left - 1 && r.right <= v.right + 1; }"""
+
+
+def test_a_tall_graph_opens_on_its_target_and_fit_shows_all_of_it(lab_server, page, screenshot_dir):
+    """The browser review found a tall graph's target (the loss) below the 480 px view, and
+    'fit' changing nothing (it fitted the width only)."""
+    base, token, root = lab_server
+    write_notebook(root / TALL, [TALL_CELL])
+    open_and_run_all(page, base, token, TALL)
+    _node(page, "n12").wait_for()
+    page.wait_for_timeout(300)                              # the second layout pass
+    page.screenshot(path=str(screenshot_dir / "graph_view_tall_start.png"))
+    assert page.evaluate(IN_VIEW, "n12"), "the target is not in view at the start"
+    assert not page.evaluate(IN_VIEW, "s0"), "the graph is not taller than its view: no test"
+    page.locator(f"{PANEL} .tk-gv button", has_text="fit").click()
+    page.screenshot(path=str(screenshot_dir / "graph_view_tall_fit.png"))
+    assert page.evaluate(IN_VIEW, "s0") and page.evaluate(IN_VIEW, "n12")

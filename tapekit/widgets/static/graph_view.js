@@ -111,7 +111,7 @@ function render({ model, el }) {
   viewport.tabIndex = 0;
   viewport.setAttribute("role", "application");
   viewport.setAttribute("aria-label",
-    "computation graph: arrow keys step, Enter selects, + and - zoom, 0 fits to width");
+    "computation graph: arrow keys step, Enter selects, + and - zoom, 0 shows the whole graph");
   // JupyterLab (Lumino) must not treat our arrow keys as notebook shortcuts.
   viewport.setAttribute("data-lm-suppress-shortcuts", "true");
   viewport.setAttribute("data-p-suppress-shortcuts", "true");
@@ -132,12 +132,29 @@ function render({ model, el }) {
   function apply() {
     stage.style.transform = `translate(${view.x}px, ${view.y}px) scale(${view.scale})`;
   }
-  function fit() {
+  // The first view: the graph at the column's width (no larger than drawn), panned so the
+  // current node or else the target is in sight (a tall graph's target is at its bottom).
+  // "fit" (key 0) shows the whole graph, however small that makes it.
+  function fitWidth() {
     const width = viewport.clientWidth || el.clientWidth || w0;
     view.scale = Math.min(1, width / w0);
     view.x = 0; view.y = 0;
     viewport.style.height = `${Math.min(h0 * view.scale, model.get("max_height")) + 2}px`;
     apply();
+  }
+  function home() {
+    fitWidth();
+    const nodes = model.get("nodes") || {};
+    reveal(model.get("current") || Object.keys(nodes).find((id) => nodes[id].target));
+  }
+  function fit() {
+    fitWidth();
+    const height = model.get("max_height");
+    if (h0 * view.scale > height) {
+      view.scale = height / h0;
+      view.x = Math.max(0, (viewport.clientWidth - w0 * view.scale) / 2);
+      apply();
+    }
   }
   function zoom(factor, cx, cy) {
     const s = Math.min(8, Math.max(0.05, view.scale * factor));
@@ -154,6 +171,9 @@ function render({ model, el }) {
     if (!v.width || !v.height) return;    // not laid out yet (hidden tab, ...)
     if (r.left < v.left || r.right > v.right) view.x += (v.left + v.width / 2) - (r.left + r.width / 2);
     if (r.top < v.top || r.bottom > v.bottom) view.y += (v.top + v.height / 2) - (r.top + r.height / 2);
+    // centred, but never past the picture's edges (the target at the bottom sits at the bottom)
+    view.x = Math.min(0, Math.max(view.x, v.width - w0 * view.scale));
+    view.y = Math.min(0, Math.max(view.y, v.height - h0 * view.scale));
     apply();
   }
 
@@ -188,8 +208,8 @@ function render({ model, el }) {
     stage.appendChild(svg);
     idx = index(svg);
     for (const k of Object.keys(marked)) marked[k] = [];
-    requestAnimationFrame(fit);
-    fit();
+    requestAnimationFrame(home);       // again once laid out: the width is known then
+    home();
     onHighlighted(); onSelected(); onCurrent();
   }
 
@@ -211,7 +231,7 @@ function render({ model, el }) {
 
   button("−", "zoom out (-)", () => zoom(1 / 1.25));
   button("+", "zoom in (+)", () => zoom(1.25));
-  button("fit", "fit to width (0)", fit);
+  button("fit", "show the whole graph (0)", fit);
   bar.appendChild(status);
 
   const nodeOf = (target) => target.closest && target.closest(`g.node`);
