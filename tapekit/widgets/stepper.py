@@ -61,15 +61,18 @@ class BackpropStepper(View):
         except (graphviz.ExecutableNotFound, graphviz.CalledProcessError, OSError):
             pass   # no `dot`: the steps in numbers, without the graph (as the tape's display)
         n = len(self.model) if self.model else 1
-        self.reset_button = w.Button(description="reset", icon="fast-backward",
-                                     layout=w.Layout(width="90px"))
-        self.prev_button = w.Button(description="prev", icon="step-backward",
-                                    layout=w.Layout(width="90px"))
-        self.next_button = w.Button(description="next", icon="step-forward",
-                                    layout=w.Layout(width="90px"))
-        self.slider = w.IntSlider(value=0, min=0, max=max(n - 1, 0), description="step")
+        # In a narrow column the controls wrap onto two rows instead of shrinking (at 700 px
+        # the buttons showed only '...' and the slider was a dot).
+        def button_layout():
+            return w.Layout(width="90px", flex="0 0 auto")
+        self.reset_button = w.Button(description="reset", icon="fast-backward", layout=button_layout())
+        self.prev_button = w.Button(description="prev", icon="step-backward", layout=button_layout())
+        self.next_button = w.Button(description="next", icon="step-forward", layout=button_layout())
+        self.slider = w.IntSlider(value=0, min=0, max=max(n - 1, 0), description="step",
+                                  layout=w.Layout(min_width="260px"))
         self.chain = w.HTML()
-        controls = w.HBox([self.reset_button, self.prev_button, self.next_button, self.slider])
+        controls = w.HBox([self.reset_button, self.prev_button, self.next_button, self.slider],
+                          layout=w.Layout(flex_flow="row wrap"))
         graph = self.view if self.view is not None else w.HTML(
             "<pre>(no picture: Graphviz's dot is missing or failed)</pre>")
         super().__init__([controls, graph, self.chain])

@@ -176,3 +176,18 @@ def test_notebook7_hover_and_click_every_node_of_the_stepper_graph(lab_server, p
                                timeout=30_000)
     page.screenshot(path=str(screenshot_dir / "stepper_notebook7.png"))
     assert inspector.count() == 1
+
+
+def test_stepper_controls_wrap_in_a_narrow_window_instead_of_shrinking(lab_server, page, screenshot_dir):
+    """At 700 px the browser review saw the buttons cut to their icons and '...' and the step
+    slider squeezed to a dot."""
+    stepper = _open_stepper(page, lab_server, "stepper_narrow_ui.ipynb", CELLS[:1], "step 0 of 3")
+    page.set_viewport_size({"width": 700, "height": 900})   # after the kernel is up: Lab's
+    page.wait_for_timeout(500)                              # narrow layout hides its status
+    page.screenshot(path=str(screenshot_dir / "stepper_700px.png"))
+    cut = page.evaluate(f"""() => [...document.querySelectorAll("{STEPPER} button.jupyter-button")]
+        .filter(b => b.scrollWidth > b.clientWidth + 1 || b.getBoundingClientRect().width < 80)
+        .map(b => b.innerText)""")
+    assert not cut, f"buttons cut short at 700 px: {cut}"
+    slider = stepper.locator(".widget-slider").first.bounding_box()
+    assert slider["width"] >= 200, slider
