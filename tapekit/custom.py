@@ -82,7 +82,8 @@ def custom_gradient(f=None):
                 f"custom_gradient {name}: the function reads trainable variables "
                 f"{[v.name for v in variables]}, so its grad_fn must accept a `variables` keyword "
                 f"argument and return (input_grads, variable_grads)")
-        rule = _GradFn(name, grad_fn, inputs, variables if takes_variables else None, flat_y)
+        rule = _GradFn(name, grad_fn, inputs, variables if takes_variables else None, flat_y,
+                       _input_names(f, len(inputs)))
         outs = [wrap_array(t._value) for t in flat_y]
         all_inputs = inputs + variables
         if state.tapes:
@@ -102,6 +103,17 @@ def custom_gradient(f=None):
     return wrapper
 
 
+def _input_names(f, n):
+    """How an error names f's positional inputs: "input x" for a parameter named x, else
+    "input #i" (for *args, or a signature inspect cannot read)."""
+    try:
+        params = [p for p in inspect.signature(f).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    return [f"input {params[i].name!r}" if i < len(params) else f"input #{i}" for i in range(n)]
+
+
 def _kind(value):
     if isinstance(value, (tuple, list)):
         return f"a {type(value).__name__} of {len(value)}"
@@ -111,8 +123,9 @@ def _kind(value):
 class _GradFn:
     """The user's grad_fn, with the checks of what it returns."""
 
-    def __init__(self, name, grad_fn, inputs, variables, outputs):
+    def __init__(self, name, grad_fn, inputs, variables, outputs, input_names):
         self.name = name
+        self.input_names = input_names
         self.grad_fn = grad_fn
         self.inputs = [(tuple(t.shape), t.dtype) for t in inputs]
         self.variables = variables
@@ -137,8 +150,7 @@ class _GradFn:
         if self.variables is not None:
             self._check_count(var_grads, len(self.variables), "variable")
         expected = self.inputs + [(tuple(v.shape), v.dtype) for v in self.variables or ()]
-        what = [f"input #{i}" for i in range(len(self.inputs))] + \
-               [f"variable {v.name!r}" for v in self.variables or ()]
+        what = self.input_names + [f"variable {v.name!r}" for v in self.variables or ()]
         return [self._checked(gr, lead, shape, dtype, w)
                 for gr, (shape, dtype), w in zip(in_grads + var_grads, expected, what)]
 

@@ -25,8 +25,8 @@ def custom_grad_of(grad_result, x=None, returns_only_y=False):
 
 
 @pytest.mark.parametrize("bad, message", [
-    (lambda dy: tk.ones((5, 5)), r"double: grad_fn returned a gradient of shape \(5, 5\) for input #0 of shape \(3,\)"),
-    (lambda dy: tk.constant(2.0), r"shape \(\) for input #0 of shape \(3,\)"),
+    (lambda dy: tk.ones((5, 5)), r"double: grad_fn returned a gradient of shape \(5, 5\) for input 'x' of shape \(3,\)"),
+    (lambda dy: tk.constant(2.0), r"shape \(\) for input 'x' of shape \(3,\)"),
     (lambda dy: [dy, dy], r"double: grad_fn returned 2 gradient\(s\) for 1 input"),
 ])
 def test_custom_gradient_of_the_wrong_shape_or_count_is_an_error(bad, message):
@@ -36,7 +36,7 @@ def test_custom_gradient_of_the_wrong_shape_or_count_is_an_error(bad, message):
 
 @pytest.mark.parametrize("bad", [lambda dy: np.ones(3), lambda dy: tk.cast(dy, tk.float64)])
 def test_custom_gradient_of_the_wrong_dtype_is_an_error(bad):
-    with pytest.raises(TypeError, match="dtype float64 for input #0 of dtype float32"):
+    with pytest.raises(TypeError, match="dtype float64 for input 'x' of dtype float32"):
         custom_grad_of(bad)
 
 
@@ -109,3 +109,16 @@ def test_custom_gradient_with_several_outputs():
     # and the jacobian's batch of cotangents passes through too
     jac = tape.jacobian(x, r)
     np.testing.assert_allclose(jac.numpy(), np.diag(np.cos(theta.numpy())), rtol=1e-12)
+
+
+def test_an_input_without_a_parameter_name_is_named_by_its_position():
+    @tk.custom_gradient
+    def total(*xs):
+        return xs[0] + xs[1], lambda dy: (dy, tk.ones((4,)))
+
+    a, b = tk.constant([1.0, 2.0]), tk.constant([3.0, 4.0])
+    with tk.GradientTape() as tape:
+        tape.watch([a, b])
+        y = tk.reduce_sum(total(a, b))
+    with pytest.raises(ValueError, match=r"shape \(4,\) for input #1 of shape \(2,\)"):
+        tape.gradient(y, [a, b])
