@@ -30,6 +30,22 @@ def test_unconnected_gradients_none_and_zero():
         tape.gradient(z, y, unconnected_gradients="zeros")
 
 
+def test_an_unwatched_constant_read_by_a_recorded_op_gets_no_gradient():
+    # Found by tools/tf_diff. TF 2.21 gives None (zeros with 'zero') for c, the constant the
+    # tape never watched, whether or not w is asked for too; tapekit gave d(c*w)/dc = w = 2.0
+    # when c was the only source.
+    c, w = tk.constant(3.0), tk.constant(2.0)
+    with tk.GradientTape(persistent=True) as tape:
+        tape.watch(w)
+        y = c * w
+    assert tape.gradient(y, c) is None
+    assert tape.gradient(y, [c]) == [None]
+    assert tape.gradient(y, c, unconnected_gradients="zero").numpy() == 0.0
+    assert tape.jacobian(y, c) is None
+    assert tape.gradient(y, w).numpy() == 3.0
+    assert tape.gradient(c, c).numpy() == 1.0   # a target that is its own source: TF 2.21 gives 1.0
+
+
 def test_output_gradients_weight_the_targets():
     x = tk.Variable([1.0, 2.0, 3.0])
     with tk.GradientTape(persistent=True) as tape:
