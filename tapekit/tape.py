@@ -308,7 +308,7 @@ class GradientTape(Recorder):
         if g is None:
             if not ok:
                 return None
-            g = np.zeros((b,) + ys + source.shape[1:], source.dtype)
+            g = np.zeros((b,) + ys + source.shape[1:], target.dtype)   # TensorFlow's dtype here
             return as_result(g)
         perm = (1, 0) + tuple(range(2, g.ndim))
         g = reshape_result(transpose(g, perm=perm), (b,) + ys + source.shape[1:])

@@ -46,6 +46,18 @@ def test_an_unwatched_constant_read_by_a_recorded_op_gets_no_gradient():
     assert tape.gradient(c, c).numpy() == 1.0   # a target that is its own source: TF 2.21 gives 1.0
 
 
+def test_batch_jacobian_of_an_unconnected_source_has_the_targets_dtype():
+    # Found by tools/tf_diff: TF 2.21 gives float32 zeros of shape (2, 3, 1) here (the zeros
+    # take the target's dtype); tapekit gave the source's float64.
+    x = tk.constant(np.ones((2, 3), np.float32))
+    s = tk.constant(np.ones((2, 1)))
+    with tk.GradientTape() as tape:
+        tape.watch([x, s])
+        y = x * 2.0
+    j = tape.batch_jacobian(y, s)
+    assert j.dtype == np.float32 and j.shape == (2, 3, 1) and not j.numpy().any()
+
+
 def test_output_gradients_weight_the_targets():
     x = tk.Variable([1.0, 2.0, 3.0])
     with tk.GradientTape(persistent=True) as tape:
