@@ -229,15 +229,13 @@ class GradientTape(Recorder):
         if ogs is not None and len(ogs) != len(targets):
             raise ValueError(f"GradientTape.gradient: {len(targets)} target(s) but "
                              f"{len(ogs)} output_gradients")
-        float_targets = True
         for k, t in enumerate(targets):
-            if not warn_if_not_floating(t, "target", k):
-                float_targets = False
+            if not warn_if_not_floating(t, "target", k):   # it adds nothing; the others count
                 continue
             seed = backprop.seed_like(t) if ogs is None or ogs[k] is None else output_gradient(t, ogs[k])
             seeds[t._tid] = seed if t._tid not in seeds else seeds[t._tid] + seed
         src_ok = [warn_if_not_floating(s, "source", k) for k, s in enumerate(flat_sources)]
-        grads = self._run_backward(seeds if float_targets else {}, flat_sources, src_ok)
+        grads = self._run_backward(seeds, flat_sources, src_ok)
         results = []
         for s, ok in zip(flat_sources, src_ok):
             g = grads.get(s._tid) if ok else None
@@ -263,7 +261,10 @@ class GradientTape(Recorder):
         ok_t = warn_if_not_floating(target, "target", 0)
         src_ok = [warn_if_not_floating(s, "source", k) for k, s in enumerate(flat_sources)]
         n = target.size
-        seeds = {target._tid: backprop.seed_like(target, lead_eye=True)} if ok_t else {}
+        # A target the tape does not track has no Jacobian, not even w.r.t. itself (TensorFlow
+        # gives None there, though gradient(x, x) gives ones).
+        seeds = {target._tid: backprop.seed_like(target, lead_eye=True)} \
+            if ok_t and target._tid in self._tracked else {}
         grads = self._run_backward(seeds, flat_sources, src_ok, lead=(n,))
         results = []
         for s, ok in zip(flat_sources, src_ok):
@@ -330,11 +331,7 @@ class GradientTape(Recorder):
                 f"tk.GradientTape(persistent=True) to call gradient() more than once.")
 
     def _run_backward(self, seeds, sources, src_ok, lead=()):
-        # A source this tape does not track (a constant it never watched) gets no gradient,
-        # even when a recorded op read it (as in TensorFlow); a target given as a source
-        # keeps its seed.
-        source_tids = [s._tid for s, ok in zip(sources, src_ok)
-                       if ok and (s._tid in self._tracked or s._tid in seeds)]
+        source_tids = [s._tid for s, ok in zip(sources, src_ok) if ok]
         # Outer tapes record this backward pass. So does this tape when it is persistent and
         # recording (as in TensorFlow): a gradient of a gradient then works inside one
         # persistent tape. A non-persistent tape stops recording here, as TensorFlow's does.
