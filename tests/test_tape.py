@@ -557,3 +557,34 @@ def test_what_a_tape_shows_others_cannot_change_it():
     assert float(tape.gradient(y, x)) == 5.0        # dy/dx = c
     assert tape.used and len(tape.record_list) == 0
     assert not tk.GradientTape(watch_accessed_variables=False).watch_accessed_variables
+
+
+def test_a_recorded_backward_pass_skips_paths_through_integers():
+    # Found by tools/tf_diff: inside tk.function (and under an outer tape) the backward pass
+    # asked divide's rule for the cotangent of its int32 inputs, and float64 g / int32 y raised
+    # TypeError. TF 2.21 gives [3.4 6.4] and [2. 2.] here (only x * x carries a gradient), and
+    # None for the path through the integers alone, as tapekit's eager pass does.
+    x, v = tk.constant([1.7, 3.2]), tk.Variable(2, trainable=False)
+
+    def through_ints(x):
+        return tk.cast(tk.exp(tk.cast(x, tk.int32) / v), tk.float32)
+
+    with tk.GradientTape() as outer:
+        outer.watch(x)
+        with tk.GradientTape() as inner:
+            inner.watch(x)
+            y = through_ints(x) + x * x
+        g = inner.gradient(y, x)
+    np.testing.assert_allclose(g.numpy(), [3.4, 6.4], rtol=1e-6)
+    np.testing.assert_array_equal(outer.gradient(g, x).numpy(), [2.0, 2.0])
+
+    @tk.function
+    def f(x):
+        with tk.GradientTape() as tape:
+            tape.watch(x)
+            y = through_ints(x)
+        return y, tape.gradient(y, x)
+
+    y, none = f(x)
+    np.testing.assert_allclose(y.numpy(), np.exp([0.5, 1.5]).astype(np.float32))
+    assert none is None
