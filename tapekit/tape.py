@@ -350,6 +350,8 @@ class GradientTape(Recorder):
             # rule may be asked for an integer input's cotangent (float64 g / an int32 y raised
             # in a tk.function's backward). Raw NumPy rules compute one; it ends as None anyway.
             reach = backprop.reachable(records, source_tids, floating_only=True)
+            if set(self._watched) <= set(source_tids):
+                reach &= self._tracked   # as the eager walk below: only what the tape tracks
         elif set(self._watched) <= set(source_tids):
             # When the sources cover everything watched, every tracked id leads to a source.
             reach = self._tracked
