@@ -79,7 +79,7 @@ class Gen:
         """A literal Python scalar, or an env entry / new input that broadcasts with shape."""
         u = self.r.random()
         if u < .2:
-            if dtype == "int32" or self.chance(.3):
+            if (dtype == "int32" and not self.chance(.08)) or self.chance(.3):
                 return int(self.r.integers(-2, 4)), ()
             return float(self.pick(FLOATS)), ()
         if u < .35:
@@ -129,6 +129,7 @@ class Gen:
                 axis = rank   # out of range: both raise
             if axis is not None or self.chance(.5):
                 kw["axis"] = axis
+            keep = kw.get("keepdims", False)
             if axis is None:
                 out = tuple(1 for _ in shape) if keep else ()
             else:
