@@ -21,7 +21,7 @@ BINARY = ["add", "subtract", "multiply", "divide", "pow", "maximum", "minimum", 
           "op_mul", "op_div", "op_pow", "op_radd", "op_rsub", "op_rmul", "op_rdiv", "op_rpow"]
 REDUCE = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod"]
 FAMILIES = {"unary": 4, "binary": 6, "reduce": 3, "shape": 3, "index": 3, "where": 1, "cast": 1,
-            "matmul": 1, "concat": 1, "softmax": 1, "clip": 1, "assign": 1, "one_hot": 0.3}
+            "matmul": 1, "concat": 1, "softmax": 1, "clip": 1, "assign": 1, "one_hot": 0.3, "xent": 1}
 FLOATS = [-2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 0.25]
 
 
@@ -279,6 +279,22 @@ class Gen:
             j = self.add_op(op, [{"v": v}, d], {}, vshape, vdt)
             # go on from a mix of the variable (read after the write) and x
             return j
+        if fam == "xent":
+            if dtype == "int32" or rank == 0:
+                return i
+            n = shape[-1]
+            if self.chance(.5):
+                lab = [int(v) for v in self.r.integers(0, max(n, 1) + (1 if self.chance(.05) else 0),
+                                                       size=int(np.prod(shape[:-1])))]
+                j = self.add_input(shape[:-1], "int32", "const")
+                self.inputs[-1]["value"] = lab
+                return self.add_op("sparse_xent", [{"v": j}, x], {}, shape[:-1], dtype)
+            if self.chance(.3):
+                j = self.add_input(self.broadcast_partner(shape), dtype)
+                return self.add_op("clip_by_global_norm", [x, {"v": j}, float(self.pick([0.5, 2.0]))], {},
+                                   shape, dtype)
+            j = self.add_input(shape, dtype)
+            return self.add_op("xent", [{"v": j}, x], {}, shape[:-1], dtype)
         if fam == "one_hot":
             if dtype != "int32":
                 return i

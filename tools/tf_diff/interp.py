@@ -62,6 +62,10 @@ OPS = {
     "clip_by_value": lambda m, x, lo, hi: m.clip_by_value(x, lo, hi),
     "clip_by_norm": lambda m, x, c: m.clip_by_norm(x, c),
     "one_hot": lambda m, x, depth: m.one_hot(x, depth),
+    "sparse_xent": lambda m, labels, logits: m.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=labels, logits=logits),
+    "xent": lambda m, labels, logits: m.nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits),
+    "clip_by_global_norm": lambda m, x, y, c: m.clip_by_global_norm([x, y], c)[0][0],
     # variables (the variable itself goes on: later ops read it)
     "assign_add": lambda m, v, d: (v.assign_add(d), v)[1],
     "assign": lambda m, v, d: (v.assign(d), v)[1],
@@ -221,7 +225,10 @@ CODE = {
     "op_lt": "{0} < {1}", "op_ge": "{0} >= {1}", "getitem": "{0}[{1}]", "log": "tk.math.log({0})",
     "assign_add": "{0}.assign_add({1}); v = {0}", "assign": "{0}.assign({1}); v = {0}",
     "concat": "tk.concat([{0}, {1}], {kw})", "softmax": "tk.nn.softmax({0})",
-    "log_softmax": "tk.nn.log_softmax({0})", "stack": "tk.stack([{0}, {1}], {kw})",
+    "log_softmax": "tk.nn.log_softmax({0})",
+    "sparse_xent": "tk.nn.sparse_softmax_cross_entropy_with_logits(labels={0}, logits={1})",
+    "xent": "tk.nn.softmax_cross_entropy_with_logits(labels={0}, logits={1})",
+    "clip_by_global_norm": "tk.clip_by_global_norm([{0}, {1}], {2})[0][0]", "stack": "tk.stack([{0}, {1}], {kw})",
 }
 
 
