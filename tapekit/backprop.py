@@ -22,12 +22,13 @@ from .ops.shapes import sum_to
 from .tensor import Tensor, wrap_array
 
 
-def reachable(records, source_tids):
-    """Tape ids that depend differentiably on a source (only those need cotangents)."""
+def reachable(records, source_tids, floating_only=False):
+    """Tape ids that depend differentiably on a source (only those need cotangents).
+    `floating_only`: not through integer or bool values either (no gradient flows there)."""
     reach = set(source_tids)
-    for op, in_tids, _, _, _, out in records:        # a Record's fields (record.py)
+    for op, in_tids, _, ans, _, out in records:      # a Record's fields (record.py)
         diff = op.differentiable
-        if not diff:
+        if not diff or floating_only and ans.dtype.kind not in "fc":
             continue
         for i, tid in enumerate(in_tids):
             if tid in reach and (diff is True or diff[i]):

@@ -229,15 +229,13 @@ class GradientTape(Recorder):
         if ogs is not None and len(ogs) != len(targets):
             raise ValueError(f"GradientTape.gradient: {len(targets)} target(s) but "
                              f"{len(ogs)} output_gradients")
-        float_targets = True
         for k, t in enumerate(targets):
-            if not warn_if_not_floating(t, "target", k):
-                float_targets = False
+            if not warn_if_not_floating(t, "target", k):   # it adds nothing; the others count
                 continue
             seed = backprop.seed_like(t) if ogs is None or ogs[k] is None else output_gradient(t, ogs[k])
             seeds[t._tid] = seed if t._tid not in seeds else seeds[t._tid] + seed
         src_ok = [warn_if_not_floating(s, "source", k) for k, s in enumerate(flat_sources)]
-        grads = self._run_backward(seeds if float_targets else {}, flat_sources, src_ok)
+        grads = self._run_backward(seeds, flat_sources, src_ok)
         results = []
         for s, ok in zip(flat_sources, src_ok):
             g = grads.get(s._tid) if ok else None
@@ -263,7 +261,10 @@ class GradientTape(Recorder):
         ok_t = warn_if_not_floating(target, "target", 0)
         src_ok = [warn_if_not_floating(s, "source", k) for k, s in enumerate(flat_sources)]
         n = target.size
-        seeds = {target._tid: backprop.seed_like(target, lead_eye=True)} if ok_t else {}
+        # A target the tape does not track has no Jacobian, not even w.r.t. itself (TensorFlow
+        # gives None there, though gradient(x, x) gives ones).
+        seeds = {target._tid: backprop.seed_like(target, lead_eye=True)} \
+            if ok_t and target._tid in self._tracked else {}
         grads = self._run_backward(seeds, flat_sources, src_ok, lead=(n,))
         results = []
         for s, ok in zip(flat_sources, src_ok):
@@ -308,7 +309,7 @@ class GradientTape(Recorder):
         if g is None:
             if not ok:
                 return None
-            g = np.zeros((b,) + ys + source.shape[1:], source.dtype)
+            g = np.zeros((b,) + ys + source.shape[1:], target.dtype)   # TensorFlow's dtype here
             return as_result(g)
         perm = (1, 0) + tuple(range(2, g.ndim))
         g = reshape_result(transpose(g, perm=perm), (b,) + ys + source.shape[1:])
@@ -344,8 +345,18 @@ class GradientTape(Recorder):
             self._records = []
             self._record_list = None
             self._used = True
-        # When the sources cover everything watched, every tracked id leads to a source.
-        reach = self._tracked if set(self._watched) <= set(source_tids) else None
+        if state.tapes or state.accumulators:
+            # This walk is recorded: the rules see tensors, which refuse mixed dtypes, so no
+            # rule may be asked for an integer input's cotangent (float64 g / an int32 y raised
+            # in a tk.function's backward). Raw NumPy rules compute one; it ends as None anyway.
+            reach = backprop.reachable(records, source_tids, floating_only=True)
+            if set(self._watched) <= set(source_tids):
+                reach &= self._tracked   # as the eager walk below: only what the tape tracks
+        elif set(self._watched) <= set(source_tids):
+            # When the sources cover everything watched, every tracked id leads to a source.
+            reach = self._tracked
+        else:
+            reach = None
         try:
             # An exploding gradient gives inf/nan as TensorFlow does, silently: NumPy's
             # overflow/invalid warnings would point at tapekit's rules, not the user's line.

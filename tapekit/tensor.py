@@ -289,7 +289,7 @@ class Variable(Tensor):
         else:
             # A copy in the variable's dtype; 0.9 into an int variable, 2**40 into int32 raise.
             arr = to_array(value, dtype, what=_Where(self, what))
-        if arr.shape != mine.shape and not (what != "assign" and arr.ndim == 0):
+        if arr.shape != mine.shape:   # TensorFlow does not broadcast a scalar delta either
             raise ValueError(f"{_Where(self, what)}: cannot give it a value of shape {arr.shape}")
         return arr
 

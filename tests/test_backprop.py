@@ -74,3 +74,15 @@ def test_an_exploding_gradient_is_silent_like_tensorflow():
         warnings.simplefilter("error")
         g = tape.gradient(y, x)
     assert np.isinf(float(g))
+
+
+def test_reachable_can_stop_at_integer_values():
+    x = tk.constant([1.5, 2.5])
+    with tk.GradientTape() as tape:
+        tape.watch(x)
+        i = tk.cast(x, tk.int32)
+        y = tk.cast(i, tk.float32) * 2.0
+    records = tape.records
+    assert y._tid in backprop.reachable(records, [x._tid])
+    through = backprop.reachable(records, [x._tid], floating_only=True)
+    assert i._tid not in through and y._tid not in through

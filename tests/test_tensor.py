@@ -57,6 +57,22 @@ def test_read_value_is_a_recorded_read():
     assert float(snapshot) == 2.0 and isinstance(snapshot, tk.Tensor)
 
 
+@pytest.mark.parametrize("method", ["assign", "assign_add", "assign_sub"])
+def test_variable_updates_need_the_variables_shape(method):
+    # Found by tools/tf_diff: TF 2.21 raises (InvalidArgumentError: Cannot update variable with
+    # shape [2] using a Tensor with shape [], shapes must be equal) for v.assign_add(1.0) on a
+    # vector; tapekit added 1.0 to every element.
+    v = tk.Variable([1.0, 2.0], name="v")
+    for delta in (1.0, tk.constant(1.0), [1.0]):
+        with pytest.raises(ValueError, match=r"of 'v:0'.*cannot give it a value of shape"):
+            getattr(v, method)(delta)
+    np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
+    getattr(v, method)([1.0, 1.0])
+    s = tk.Variable(1.0)
+    s.assign_add(2.0)   # a scalar variable takes a scalar
+    assert float(s) == 3.0
+
+
 @pytest.mark.parametrize("call, match", [
     (lambda v: v.assign(True), r"Variable\.assign of 'v:0' \(float32.*True \(dtype bool\) to float32"),
     (lambda v: v.assign_add(np.array(True)), r"assign_add of 'v:0'.*bool.*tk\.cast"),

@@ -94,6 +94,8 @@ def sum_keepdims(x, axis):
 
 
 def softmax_array(x, axis):
+    if not x.size:   # nothing to normalise: an empty result, as TensorFlow's (NumPy's max raises)
+        return x.copy()
     e = x - max_keepdims(x, axis)
     e = np.exp(e, out=e) if e.dtype.kind == "f" else np.exp(e)   # in place when it can be
     e /= sum_keepdims(e, axis)
@@ -101,6 +103,8 @@ def softmax_array(x, axis):
 
 
 def log_softmax_array(x, axis):
+    if not x.size:   # as softmax_array
+        return x.copy()
     z = x - max_keepdims(x, axis)
     return z - np.log(sum_keepdims(np.exp(z), axis))
 

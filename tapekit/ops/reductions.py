@@ -105,7 +105,8 @@ def _sum_vjp(g, ans, x, axis, keepdims):
 # Integer sums and products keep their dtype (int32 stays int32, as TensorFlow); NumPy would
 # widen them to int64.
 def _int_kept(x):
-    return x.dtype if type(x) is np.ndarray and x.dtype.kind in "iu" else None
+    # np.int32(3) too: a full reduction (reduce_max of an int32 tensor) leaves a NumPy scalar
+    return x.dtype if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind in "iu" else None
 
 
 reduce_sum_op = defop("reduce_sum", lambda x, axis, keepdims: np.add.reduce(x, axis=axis, keepdims=keepdims,
@@ -156,9 +157,26 @@ def cast_like(x, like):
     return cast_op(x, dtype=like.dtype)
 
 
-reduce_max_op = defop("reduce_max", lambda x, axis, keepdims: np.maximum.reduce(x, axis=axis, keepdims=keepdims),
+def _extreme(ufunc, lowest):
+    """max (lowest=True) or min over axes; over an empty set, TensorFlow's identity: -inf
+    (the lowest integer) for max, inf (the highest) for min, where NumPy raises."""
+    def forward(x, axis, keepdims):
+        if x.size:
+            return ufunc.reduce(x, axis=axis, keepdims=keepdims)
+        dt = x.dtype
+        if dt.kind == "f":
+            start = -np.inf if lowest else np.inf
+        elif dt.kind == "b":
+            start = not lowest
+        else:
+            start = np.iinfo(dt).min if lowest else np.iinfo(dt).max
+        return ufunc.reduce(x, axis=axis, keepdims=keepdims, initial=start)
+    return forward
+
+
+reduce_max_op = defop("reduce_max", _extreme(np.maximum, True),
                       save="x ans", vjp=[_extreme_vjp], jvp=[_extreme_jvp])
-reduce_min_op = defop("reduce_min", lambda x, axis, keepdims: np.minimum.reduce(x, axis=axis, keepdims=keepdims),
+reduce_min_op = defop("reduce_min", _extreme(np.minimum, False),
                       save="x ans", vjp=[_extreme_vjp], jvp=[_extreme_jvp])
 
 

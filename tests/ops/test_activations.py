@@ -105,3 +105,16 @@ def test_relu6_second_derivative_is_zero_like_relu():
 def test_softmax_axes_name_the_op(call, name):
     with pytest.raises(IAE, match=rf"^{name}: axis = -?3 is out of range for a tensor of rank 2"):
         call(tk.ones((2, 3)))
+
+
+@pytest.mark.parametrize("f", [tk.nn.softmax, tk.nn.log_softmax])
+def test_softmax_of_an_empty_tensor_is_empty(f):
+    # Found by tools/tf_diff: TF 2.21 returns an empty (2, 0) float32 tensor (and an empty
+    # gradient); tapekit raised from NumPy's max of nothing.
+    x = tk.constant(np.zeros((2, 0), np.float32))
+    with tk.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    assert y.shape == (2, 0) and y.dtype == np.float32
+    assert tape.gradient(y, x).shape == (2, 0)
+    assert f(tk.constant(np.zeros((0, 3)))).shape == (0, 3)

@@ -53,3 +53,31 @@ def test_integer_reductions_keep_the_dtype_and_mean_truncates():
 def test_duplicate_reduction_axes_raise(reduce, axis):
     with pytest.raises(IAE, match=rf"{reduce.__name__}: axis \[{axis[0]}, {axis[1]}\] names axis \d twice"):
         reduce(tk.ones((2, 3)), axis=axis)
+
+
+def test_integer_reductions_of_a_full_reduction_keep_int32():
+    # Found by tools/tf_diff: reduce_max over every axis leaves a NumPy scalar, and the next
+    # reduction took it for a non-array: TF 2.21 gives int32 3 for each, tapekit gave float64
+    # (reduce_mean) and int64 (reduce_sum, reduce_prod).
+    m = tk.reduce_max(tk.constant([[1, 3]]))
+    for f in (tk.reduce_mean, tk.reduce_sum, tk.reduce_prod, tk.reduce_max):
+        r = f(m)
+        assert r.dtype == np.int32 and r.numpy() == 3, f.__name__
+    assert tk.reduce_mean(tk.reduce_min(tk.constant([-7, 3])), keepdims=True).dtype == np.int32
+
+
+def test_max_and_min_over_an_empty_axis_give_the_identity():
+    # Found by tools/tf_diff: TF 2.21 gives [-inf -inf] for reduce_max of a (2, 0) tensor over
+    # axis 1 and [inf inf] for reduce_min; the int32 extremes for int32. tapekit raised.
+    x = tk.constant(np.zeros((2, 0), np.float32))
+    with tk.GradientTape() as tape:
+        tape.watch(x)
+        hi, lo = tk.reduce_max(x, axis=1), tk.reduce_min(x, axis=-1, keepdims=True)
+    np.testing.assert_array_equal(hi.numpy(), [-np.inf, -np.inf])
+    np.testing.assert_array_equal(lo.numpy(), [[np.inf], [np.inf]])
+    assert hi.dtype == np.float32 and lo.shape == (2, 1)
+    assert tape.gradient([hi, lo], x).shape == (2, 0)
+    empty = tk.constant(np.zeros((0,), np.int32))
+    assert tk.reduce_max(empty).numpy() == np.iinfo(np.int32).min
+    assert tk.reduce_min(empty).numpy() == np.iinfo(np.int32).max
+    assert tk.reduce_max(tk.constant([[2.0, -1.0]]), axis=1).numpy() == 2.0   # non-empty unchanged

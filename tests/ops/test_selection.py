@@ -48,3 +48,16 @@ def test_where_of_two_python_numbers_has_tensorflows_dtypes():
     assert out.dtype == np.float32 and np.allclose(out, [1.0, 0.2])
     with pytest.raises(TypeError, match=r"where: x and y must have one dtype.*int32.*float32"):
         tk.where(c, 1, 0.2)
+
+
+def test_where_refuses_branches_of_two_dtypes():
+    # Found by tools/tf_diff: TF 2.21 raises (InvalidArgumentError: SelectV2 expected a float
+    # tensor) for float32 and float64 branches; tapekit returned a float64 tensor.
+    c = tk.constant([True, False])
+    x, y = tk.constant([1.0, 2.0]), tk.constant([3.0, 4.0], tk.float64)
+    with pytest.raises(TypeError, match=r"where: x and y must have one dtype; got float32 \(2,\) and float64"):
+        tk.where(c, x, y)
+    with pytest.raises(TypeError, match="tk.cast"):
+        tk.where(c, tk.constant([1, 2]), x)
+    np.testing.assert_array_equal(tk.where(c, x, tk.cast(y, tk.float32)).numpy(), [1.0, 4.0])
+    np.testing.assert_array_equal(tk.where(c, x, 0.0).numpy(), [1.0, 0.0])   # a Python number still fits
