@@ -331,7 +331,10 @@ class GradientTape(Recorder):
                 f"tk.GradientTape(persistent=True) to call gradient() more than once.")
 
     def _run_backward(self, seeds, sources, src_ok, lead=()):
-        source_tids = [s._tid for s, ok in zip(sources, src_ok) if ok]
+        # Only what the tape tracks gets a gradient (and a target is its own source): a
+        # constant it never watched gets None even when a recorded op read it, as in TensorFlow.
+        source_tids = [s._tid for s, ok in zip(sources, src_ok)
+                       if ok and (s._tid in self._tracked or s._tid in seeds)]
         # Outer tapes record this backward pass. So does this tape when it is persistent and
         # recording (as in TensorFlow): a gradient of a gradient then works inside one
         # persistent tape. A non-persistent tape stops recording here, as TensorFlow's does.

@@ -30,16 +30,10 @@ def test_unconnected_gradients_none_and_zero():
         tape.gradient(z, y, unconnected_gradients="zeros")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "tapekit gives d(c*w)/dc = 2.0 for a constant c the tape never watched when c is the only "
-    "source (None when w is asked for too); TF 2.21 gives None both ways. The fix is one line in "
-    "GradientTape._run_backward (keep only tracked sources, or targets, in source_tids), but "
-    "tapekit/display/why.py explains this case as 'connected ... as TensorFlow does' and "
-    "tests/display/test_explain.py asserts the 2.0: the display's owner must change them with it"))
 def test_an_unwatched_constant_read_by_a_recorded_op_gets_no_gradient():
     # Found by tools/tf_diff. TF 2.21 gives None (zeros with 'zero') for c, the constant the
-    # tape never watched, whether or not w is asked for too; tapekit gives d(c*w)/dc = w = 2.0
-    # when c is the only source.
+    # tape never watched, whether or not w is asked for too; tapekit gave d(c*w)/dc = w = 2.0
+    # when c was the only source (and None beside w).
     c, w = tk.constant(3.0), tk.constant(2.0)
     with tk.GradientTape(persistent=True) as tape:
         tape.watch(w)

@@ -63,6 +63,8 @@ def why(tape, target, source):
     used = source._tid in produced or any(source._tid in rec.in_tids for rec in records)
     if source._tid not in snap.tracked and not used:
         return _assigned(snap, source, target, S, T, records, ids) or _unwatched(snap, source, S, ids)
+    if source._tid not in snap.tracked and source._tid != target._tid:
+        return _unwatched(snap, source, S, ids, read_by_recorded_op=True)
     if snap.freed:
         return ("records_freed", "gradient() of this non-persistent tape already released its "
                 "records, so there is nothing left to inspect. Record again with "
@@ -81,11 +83,8 @@ def why(tape, target, source):
             path = _path(records, produced, floats, source._tid, target._tid, ids)
             steps = _steps([ids[t] + (f" ({produced[t].op.name})" if t in produced else "")
                             for t in _ends(path)], len(path))
-            note = "" if source._tid in snap.tracked else (
-                f" {S} is not watched, but the ops reading it were recorded because another "
-                f"input is, so tape.gradient still computes it (as TensorFlow does).")
             return ("connected", f"Connected: the gradient of {T} flows back to {S} along "
-                    f"{steps}.{note}", None, tuple(ids[t] for t in path))
+                    f"{steps}.", None, tuple(ids[t] for t in path))
         anc = ancestors(records, [target._tid])
         rec = next(r for r in records if r.out_tid in reach and r.out_tid not in floats
                    and r.out_tid in anc)
@@ -156,8 +155,23 @@ def _namer(snap, records, ids, known):
     return name
 
 
-def _unwatched(snap, source, S, ids):
+def _unwatched(snap, source, S, ids, read_by_recorded_op=False):
     node = ids.get(source._tid)  # a leaf of its own: tk.show(tape, target, source) marks it
+    if read_by_recorded_op:   # the tape recorded ops on it because another input is watched
+        watch = "Call tape.watch(...) on it inside the `with` block"
+        if not isinstance(source, Variable):
+            reason, what, fix = ("unwatched_constant", "is a constant tensor the tape does not watch",
+                                 f"{watch} before using it, or make it a tk.Variable")
+        elif not source.trainable:
+            reason, what, fix = ("not_trainable", "was created with trainable=False",
+                                 f"{watch}, or create it with trainable=True")
+        else:
+            reason, what, fix = ("watch_accessed_variables_false", "is not watched: the tape was "
+                                 "created with watch_accessed_variables=False", watch)
+        return (reason, f"{S} {what}. The ops that read it were recorded because another of "
+                f"their inputs is watched, but a tape differentiates only with respect to what "
+                f"it watches, so tape.gradient returns None for it (as TensorFlow does). {fix}.",
+                node, ())
     if isinstance(source, Variable):
         if not source.trainable:
             return ("not_trainable", f"{S} was created with trainable=False, so the tape does not "
