@@ -251,3 +251,22 @@ def test_given_cells_inside_the_block_follow_the_task_text(tiny_variant):
     ids = [c.id for c in assignment_notebook(ex).cells]
     given = ids.index("99_tiny_lesson-given-1")
     assert ids.index("99_tiny_lesson-task-1") < given < ids.index("99_tiny_lesson-answer")
+
+
+@pytest.mark.parametrize("lesson", COURSE_LESSONS, ids=lambda p: p.stem)
+def test_no_placeholder_follows_the_answer_marker(lesson):
+    """Placeholders (`x = None`) sit above '# your code here': below it they reset a student's
+    answer typed under the marker when the cell runs (a correct answer to 06 scored 0/5 so)."""
+    lines = read_exercise(lesson).skeleton.splitlines()
+    marker = next(i for i, line in enumerate(lines) if line.lstrip().startswith("# your code here"))
+    resets = [line for line in lines[marker + 1:]
+              if re.fullmatch(r"\s*[\w, =]+= (None|\[\])\s*(#.*)?", line)]
+    assert not resets, f"{lesson.name}: placeholders after the marker: {resets}"
+
+
+@pytest.mark.parametrize("lesson", COURSE_LESSONS, ids=lambda p: p.stem)
+def test_every_check_states_its_points_in_its_first_line(lesson):
+    """The first line is what a collapsed check shows: students see what each check is worth."""
+    for source, points in read_exercise(lesson).grades:
+        first = source.strip().splitlines()[0]
+        assert first.endswith(f"({points} point{'s' if points != 1 else ''})"), (lesson.name, first)
