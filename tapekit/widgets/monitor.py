@@ -226,7 +226,8 @@ class TrainingMonitor(Pictured):
         rate = self.count / elapsed if elapsed > 0 else 0.0
         if not rate:
             return tqdm.format_interval(elapsed)
-        left = f"<{tqdm.format_interval((self.total - self.count) / rate)}" if self.total else ""
+        left = (f"<{tqdm.format_interval(max(self.total - self.count, 0) / rate)}"
+                if self.total else "")   # a loop may run past the total it was given
         if rate >= 100:
             speed = f"{rate:.0f} steps/s"
         elif rate >= 1:

@@ -134,3 +134,6 @@ def test_monitor_live_label_shows_timing(monkeypatch):
     mon._t0 = 100.0 - 3 / 25.34                     # 3 steps at 25.34 a second
     mon.log(loss=0.5)
     assert "00:00, 25.3 steps/s]" in mon.label.value
+    for _ in range(8):                              # 11 steps of a total of 10: nothing left
+        mon.log(loss=0.5)
+    assert mon.timing().startswith("00:00<00:00, ") and mon.count == 11
