@@ -262,9 +262,11 @@ class GradientTape(Recorder):
         src_ok = [warn_if_not_floating(s, "source", k) for k, s in enumerate(flat_sources)]
         n = target.size
         # A target the tape does not track has no Jacobian, not even w.r.t. itself (TensorFlow
-        # gives None there, though gradient(x, x) gives ones).
-        seeds = {target._tid: backprop.seed_like(target, lead_eye=True)} \
-            if ok_t and target._tid in self._tracked else {}
+        # gives None there, though gradient(x, x) gives ones). A trainable Variable counts as
+        # tracked when the tape watches what is read: TensorFlow's jacobian reads it on the tape.
+        tracked = target._tid in self._tracked or (
+            self._watch_accessed and type(target) is Variable and target._trainable)
+        seeds = {target._tid: backprop.seed_like(target, lead_eye=True)} if ok_t and tracked else {}
         grads = self._run_backward(seeds, flat_sources, src_ok, lead=(n,))
         results = []
         for s, ok in zip(flat_sources, src_ok):

@@ -582,3 +582,20 @@ def test_a_recorded_backward_pass_skips_paths_through_integers():
     y, none = f(x)
     np.testing.assert_allclose(y.numpy(), np.exp([0.5, 1.5]).astype(np.float32))
     assert none is None
+
+
+def test_jacobian_of_a_variable_with_respect_to_itself_is_the_identity_when_it_would_be_watched():
+    """TF 2.21: jacobian(v, v) of a trainable Variable is the identity even on an empty tape
+    (its jacobian reads v on the tape, which watches it); None for a non-trainable Variable, a
+    constant, or with watch_accessed_variables=False (tools/tf_diff, seed 7, program 880)."""
+    v = tk.Variable([1.0, 2.0])
+    with tk.GradientTape(persistent=True) as tape:
+        v.assign([3.0, 4.0])
+    np.testing.assert_array_equal(tape.jacobian(v, v).numpy(), np.eye(2))
+    frozen, c = tk.Variable([1.0, 2.0], trainable=False), tk.constant([1.0, 2.0])
+    with tk.GradientTape(persistent=True) as tape:
+        pass
+    assert tape.jacobian(frozen, frozen) is None and tape.jacobian(c, c) is None
+    with tk.GradientTape(persistent=True, watch_accessed_variables=False) as tape:
+        pass
+    assert tape.jacobian(v, v) is None
