@@ -350,18 +350,17 @@ class GradientTape(Recorder):
             self._records = []
             self._record_list = None
             self._used = True
+        # When the sources cover everything watched, every tracked id leads to a source.
+        covered = set(self._watched) <= set(source_tids)
         if state.tapes or state.accumulators:
             # This walk is recorded: the rules see tensors, which refuse mixed dtypes, so no
             # rule may be asked for an integer input's cotangent (float64 g / an int32 y raised
             # in a tk.function's backward). Raw NumPy rules compute one; it ends as None anyway.
             reach = backprop.reachable(records, source_tids, floating_only=True)
-            if set(self._watched) <= set(source_tids):
-                reach &= self._tracked   # as the eager walk below: only what the tape tracks
-        elif set(self._watched) <= set(source_tids):
-            # When the sources cover everything watched, every tracked id leads to a source.
-            reach = self._tracked
+            if covered:
+                reach &= self._tracked   # as the eager walk: only what the tape tracks
         else:
-            reach = None
+            reach = self._tracked if covered else None
         try:
             # An exploding gradient gives inf/nan as TensorFlow does, silently: NumPy's
             # overflow/invalid warnings would point at tapekit's rules, not the user's line.

@@ -73,7 +73,7 @@ def where(condition, x=None, y=None, name=None):
             raise TypeError(f"where: x and y must have one dtype; got the Python numbers "
                             f"{x.item()!r} ({x.dtype.name}) and {y.item()!r} ({y.dtype.name}). "
                             f"Write both as floats, e.g. tk.where(c, 1.0, 0.2)")
-    elif isinstance(x, Tensor) and isinstance(y, Tensor) and x._value.dtype != y._value.dtype:
+    elif isinstance(x, Tensor) and isinstance(y, Tensor) and x.dtype != y.dtype:
         # NumPy would promote (float32 and float64 give float64); TensorFlow raises.
         raise TypeError(f"where: x and y must have one dtype; got {x.dtype.name} {x.shape} and "
                         f"{y.dtype.name} {y.shape}. Cast one of them, e.g. tk.cast(y, tk.{x.dtype.name})")
