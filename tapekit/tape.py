@@ -3,6 +3,11 @@
 A tape is an append-only list of records plus the set of tape ids it tracks
 (watched tensors, and every output computed from one). An op is recorded when
 one of its inputs is tracked; its output then becomes tracked too.
+
+Some tracked values are inert: recorded, so that the picture and `explain` can show
+them, but never a source of a gradient, because TensorFlow's tape does not track them.
+These are integer and bool values, stop_gradient's outputs, and whatever is computed
+from inert values alone (an op's output is live when it read a live floating value).
 """
 from contextlib import contextmanager
 from types import MappingProxyType
@@ -15,6 +20,7 @@ from .context import state
 from .gradient_args import (UnconnectedGradients, as_result, check_tensors, output_gradient,
                             reshape_result, unconnected, warn_if_not_floating, warn_watch_dtype)
 from .memory import tape_memory
+from .ops.passthrough import stop_gradient_op
 from .ops.registry import meta
 from .ops.shapes import transpose
 from .record import Record, Recorder, RecordList
@@ -38,6 +44,7 @@ class GradientTape(Recorder):
         self._records = []
         self._record_list = None  # its read-only view, made when first asked for (record_list)
         self._tracked = set()
+        self._inert = set()       # tracked, but no gradient is taken w.r.t. them (see above)
         self._watched = {}        # tid -> the watched Tensor or Variable, in watch order
         self._used = False        # a non-persistent tape allows one gradient/jacobian
         self._failed = None       # what that one call raised, if it did (for the next call)
@@ -77,9 +84,16 @@ class GradientTape(Recorder):
     tracked = property(lambda self: frozenset(self._tracked),
                        doc="The tape ids tracked now (watched, or computed from one).")
 
+    inert = property(lambda self: frozenset(self._inert),
+                     doc="The tracked tape ids no gradient is taken with respect to: integer and "
+                         "bool values, stop_gradient's outputs, and what is computed from those alone.")
+
     def is_tracked(self, tid):
         """True if the tape tracks tape id `tid` (cheaper than `tid in tape.tracked`)."""
         return tid in self._tracked
+
+    def _differentiable(self, tid):
+        return tid in self._tracked and tid not in self._inert
 
     # --- what is watched ---------------------------------------------------------
     def watch(self, tensor):
@@ -96,6 +110,10 @@ class GradientTape(Recorder):
     def _watch(self, t):
         self._tracked.add(t._tid)
         self._watched.setdefault(t._tid, t)
+        if t._value.dtype.kind in "fc":
+            self._inert.discard(t._tid)   # a watched stop_gradient output is live, as in TF
+        else:
+            self._inert.add(t._tid)
 
     def watched_variables(self):
         """The Variables this tape watches, in the order it first saw them."""
@@ -119,6 +137,7 @@ class GradientTape(Recorder):
         self._records = []
         self._record_list = None
         self._tracked = set()
+        self._inert = set()
         self._watched = {}
         self._used = False
 
@@ -155,6 +174,10 @@ class GradientTape(Recorder):
             inputs = tuple([v if s else meta(v) for v, s in zip(values, op.save_mask)])
         out = result._value
         tracked.add(result._tid)
+        inert = self._inert
+        if out.dtype.kind not in "fc" or op is stop_gradient_op or (
+                inert and all(t is None or t not in tracked or t in inert for t in tids)):
+            inert.add(result._tid)
         ans = out if op.save_ans else meta(out)
         # A Record's fields, kept as a plain tuple: a Record object per op costs 6% of W1, and
         # more in garbage collection (docs/PERFORMANCE.md). Readers get Records: tape.records,
@@ -264,7 +287,7 @@ class GradientTape(Recorder):
         # A target the tape does not track has no Jacobian, not even w.r.t. itself (TensorFlow
         # gives None there, though gradient(x, x) gives ones). A trainable Variable counts as
         # tracked when the tape watches what is read: TensorFlow's jacobian reads it on the tape.
-        tracked = target._tid in self._tracked or (
+        tracked = self._differentiable(target._tid) or (
             self._watch_accessed and type(target) is Variable and target._trainable)
         seeds = {target._tid: backprop.seed_like(target, lead_eye=True)} if ok_t and tracked else {}
         grads = self._run_backward(seeds, flat_sources, src_ok, lead=(n,))
@@ -333,10 +356,11 @@ class GradientTape(Recorder):
                 f"tk.GradientTape(persistent=True) to call gradient() more than once.")
 
     def _run_backward(self, seeds, sources, src_ok, lead=()):
-        # Only what the tape tracks gets a gradient (and a target is its own source): a
-        # constant it never watched gets None even when a recorded op read it, as in TensorFlow.
+        # Only what the tape tracks, and is not inert, gets a gradient (and a target is its own
+        # source): a constant it never watched gets None even when a recorded op read it, and so
+        # does stop_gradient's output, as in TensorFlow.
         source_tids = [s._tid for s, ok in zip(sources, src_ok)
-                       if ok and (s._tid in self._tracked or s._tid in seeds)]
+                       if ok and (s._tid in seeds or self._differentiable(s._tid))]
         # Outer tapes record this backward pass. So does this tape when it is persistent and
         # recording (as in TensorFlow): a gradient of a gradient then works inside one
         # persistent tape. A non-persistent tape stops recording here, as TensorFlow's does.

@@ -46,6 +46,68 @@ def test_an_unwatched_constant_read_by_a_recorded_op_gets_no_gradient():
     assert tape.gradient(c, c).numpy() == 1.0   # a target that is its own source: TF 2.21 gives 1.0
 
 
+def test_stop_gradients_output_is_recorded_but_never_a_source():
+    # Found by tools/tf_diff. TF 2.21 gives None for s (stop_gradient's output) and for p,
+    # computed from s alone, and [1. 1.] for x; tapekit gave d c / d s = [3. 3.] and
+    # d c / d p = [1. 1.]. Watched again, s is a source: TF gives [3. 3.].
+    x = tk.constant([1.5, 2.0])
+    with tk.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        s = tk.stop_gradient(x)
+        p = s * 3.0
+        c = p + x
+        w = tk.stop_gradient(x * 1.0)
+        tape.watch(w)
+        z = w * 3.0
+    assert tape.gradient(c, s) is None and tape.gradient(c, p) is None
+    assert tape.gradient(c, [s, x])[0] is None
+    np.testing.assert_array_equal(tape.gradient(c, x).numpy(), [1.0, 1.0])
+    np.testing.assert_array_equal(tape.gradient(z, w).numpy(), [3.0, 3.0])
+    assert tape.gradient(z, x) is None
+    assert tape.jacobian(s, s) is None                       # TF 2.21: None
+    np.testing.assert_array_equal(tape.gradient(s, s).numpy(), [1.0, 1.0])   # TF 2.21: ones
+    # Still on the tape, for the picture and explain:
+    assert [r.op.name for r in tape.records][:3] == ["stop_gradient", "multiply", "add"]
+
+
+def test_a_value_computed_from_integers_alone_is_not_a_source():
+    # Found by tools/tf_diff. TensorFlow's tape tracks floating values only: f (a float32 cast
+    # of an int32 value) and b (a cast of a comparison) get None in TF 2.21; tapekit gave
+    # [1.5 2.] (x, the other factor). Gradients with respect to x are unchanged.
+    x = tk.constant([1.5, 2.0])
+    n = tk.constant([1, 2])
+    with pytest.warns(UserWarning, match="int32"):
+        with tk.GradientTape(persistent=True) as tape:
+            tape.watch([x, n])
+            f = tk.cast(tk.cast(x, tk.int32), tk.float32)
+            b = tk.cast(x > 1.6, tk.float32)
+            h = tk.cast(n, tk.float32)
+            g, k, m = f * x, b * x, h * x
+    assert tape.gradient(g, f) is None and tape.gradient(k, b) is None and tape.gradient(m, h) is None
+    np.testing.assert_array_equal(tape.gradient(g, x).numpy(), [1.0, 2.0])   # f: 1, 2
+    np.testing.assert_array_equal(tape.gradient(k, x).numpy(), [0.0, 1.0])   # b: 0, 1
+    assert tape.jacobian(f, f) is None                                     # TF 2.21: None
+    assert "cast" in [r.op.name for r in tape.records]
+
+
+def test_zeros_like_and_ones_like_of_a_tracked_tensor_are_sources():
+    # Found by tools/tf_diff. TF 2.21 records ZerosLike and OnesLike: d q / d zl = [1. 1.] and
+    # the jacobian of zl w.r.t. itself is the identity; tapekit made constants (None). With
+    # another dtype TensorFlow makes a constant: None.
+    x = tk.constant([1.5, 2.0])
+    with tk.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        zl, ol = tk.zeros_like(x), tk.ones_like(x)
+        z64 = tk.zeros_like(x, dtype=tk.float64)
+        q = zl + ol * x * x
+        r = z64 * 2.0
+    np.testing.assert_array_equal(tape.gradient(q, zl).numpy(), [1.0, 1.0])
+    np.testing.assert_array_equal(tape.gradient(q, ol).numpy(), [2.25, 4.0])   # x * x
+    np.testing.assert_array_equal(tape.gradient(q, x).numpy(), [3.0, 4.0])     # 2 x, not through zl
+    np.testing.assert_array_equal(tape.jacobian(zl, zl).numpy(), np.eye(2))
+    assert tape.gradient(r, z64) is None
+
+
 def test_batch_jacobian_of_an_unconnected_source_has_the_targets_dtype():
     # Found by tools/tf_diff: TF 2.21 gives float32 zeros of shape (2, 3, 1) here (the zeros
     # take the target's dtype); tapekit gave the source's float64.

@@ -43,6 +43,7 @@ class TapeSnapshot:
     structure_only: bool          # what is shown is the structure kept for explain
     watched: dict                 # tape id -> the watched Tensor or Variable, in watch order
     tracked: frozenset            # tape ids the tape tracks (watched or computed from them)
+    inert: frozenset              # tracked ids no gradient is taken w.r.t. (tape.py)
     persistent: bool
     watch_accessed: bool          # watch_accessed_variables
     recording: bool               # the tape's `with` block is still open
@@ -84,7 +85,7 @@ def snapshot(tape):
     return TapeSnapshot(
         records=shown, source_records=sources, constants=dict(log.constants),
         grads=dict(log.grads), freed=freed, structure_only=structure_only,
-        watched=dict(tape.watched), tracked=tape.tracked,
+        watched=dict(tape.watched), tracked=tape.tracked, inert=tape.inert,
         persistent=tape.persistent, watch_accessed=tape.watch_accessed_variables,
         recording=any(t is tape for t in state.tapes), scopes=scope_ranges(tape, sources),
         writes=tuple(WRITES.get(tape, ())))

@@ -73,6 +73,8 @@ def why(tape, target, source):
     if target._tid == source._tid:
         return ("connected", f"The target is the source {S}: its gradient is all ones.",
                 None, (ids.get(source._tid),))
+    if source._tid in snap.inert:
+        return _inert(snap, source, S, produced, name, ids)
     if target._tid not in produced and target._tid not in snap.tracked:
         return _not_recorded(snap, source, target, S, records, name)
 
@@ -194,6 +196,33 @@ def _unwatched(snap, source, S, ids, read_by_recorded_op=False):
             f"records only operations on watched tensors and trainable Variables. Call "
             f"tape.watch(...) on it inside the `with` block before using it, or make it a "
             f"tk.Variable.", node, ())
+
+
+def _inert(snap, source, S, produced, name, ids):
+    """The source is tracked but inert (tape.py): stop_gradient's output, or computed from
+    integer values or stop_gradient's outputs alone. Name the first such value behind it."""
+    node, todo, seen = source._tid, [source._tid], set()
+    while todo:   # back through inert values, to one that is inert by itself
+        tid = todo.pop()
+        rec = produced.get(tid)
+        if rec is None or rec.op.name == "stop_gradient" or out_dtype(rec).kind not in "fc":
+            node = tid
+            break
+        seen.add(tid)
+        todo += [t for t in rec.in_tids if t in snap.inert and t not in seen]
+    fix = (f"If you want the gradient with respect to {S}, call tape.watch(...) on it inside the "
+           f"`with` block (as in TensorFlow).")
+    rec = produced.get(node)
+    if rec is not None and rec.op.name == "stop_gradient":
+        what = "is" if node == source._tid else f"was computed only from {name(node)}, which is"
+        return ("stop_gradient", f"{S} {what} the output of stop_gradient. The tape treats that "
+                f"output as a constant it does not track (as TensorFlow's tape does), so "
+                f"tape.gradient returns None for it. {fix}", ids.get(node), ())
+    leaf = snap.watched.get(node)   # a watched integer tensor or Variable
+    dtype = out_dtype(rec).name if rec is not None else leaf.dtype.name if leaf is not None else "integer"
+    return ("integer_dtype", f"{S} was computed only from {name(node)}, of dtype {dtype}. A tape "
+            f"tracks only floating values (as TensorFlow's does), so nothing computed from integers "
+            f"alone is tracked, and tape.gradient returns None for {S}. {fix}", ids.get(node), ())
 
 
 def _not_recorded(snap, source, target, S, records, name):

@@ -1,4 +1,5 @@
-"""Tensors made from shapes or ranges, and one_hot: constants, no gradient."""
+"""Tensors made from shapes or ranges, and one_hot: constants, no gradient; zeros_like and
+ones_like, recorded (a tape tracks what they compute from a tracked input, as TensorFlow's)."""
 import numpy as np
 
 from .. import dtypes
@@ -46,14 +47,35 @@ def ones(shape, dtype=dtypes.float32, name=None):
     return wrap_array(np.ones(_shape(shape, "ones"), dtypes.as_dtype(dtype)))
 
 
+def _fill_like(value):
+    return lambda x: np.full(x.shape, value, x.dtype)
+
+
+# Recorded, as TensorFlow's ZerosLike and OnesLike are: the result is a value computed from a
+# tracked input (a gradient *with respect to it* exists), though none flows back through it.
+zeros_like_op = defop("zeros_like", _fill_like(0), doc="Zeros of the input's shape and dtype (no gradient).")
+ones_like_op = defop("ones_like", _fill_like(1), doc="Ones of the input's shape and dtype (no gradient).")
+
+
+def _like(op, fill, input, dtype):
+    if isinstance(input, (list, tuple)):
+        input = Tensor(input)
+    value = np.asarray(_unguarded(input))
+    dtype = dtypes.as_dtype(dtype)
+    if dtype is None or dtype == value.dtype:
+        return op(input)
+    # Another dtype: a constant, not computed from the input (so a tape does not track it,
+    # as in TensorFlow, which makes it with tf.zeros / tf.ones).
+    return wrap_array(np.full(value.shape, fill, dtype))
+
+
 def zeros_like(input, dtype=None, name=None):  # noqa: A002
     """Zeros with the shape (and dtype) of `input`.
 
     >>> tk.zeros_like(tk.constant([1.5, 2.5]))
     tk.Tensor([0. 0.], shape=(2,), dtype=float32)
     """
-    v = np.asarray(_unguarded(input)) if not isinstance(input, (list, tuple)) else np.asarray(Tensor(input)._value)
-    return wrap_array(np.zeros(v.shape, dtypes.as_dtype(dtype) or v.dtype))
+    return _like(zeros_like_op, 0, input, dtype)
 
 
 def ones_like(input, dtype=None, name=None):  # noqa: A002
@@ -62,8 +84,7 @@ def ones_like(input, dtype=None, name=None):  # noqa: A002
     >>> tk.ones_like(tk.constant([[1, 2, 3]]))
     tk.Tensor([[1 1 1]], shape=(1, 3), dtype=int32)
     """
-    v = np.asarray(_unguarded(input)) if not isinstance(input, (list, tuple)) else np.asarray(Tensor(input)._value)
-    return wrap_array(np.ones(v.shape, dtypes.as_dtype(dtype) or v.dtype))
+    return _like(ones_like_op, 1, input, dtype)
 
 
 def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001 - tf.range

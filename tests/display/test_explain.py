@@ -232,8 +232,8 @@ def test_explain_shows_its_words_as_html_beside_the_picture():
         assert f'src="data:image/png;base64,{bundle["image/png"]}"' in html
         assert html.index("Remove the stop_gradient") < html.index("<img")
     with tape:
-        z = y * 3.0
-    c = tape.explain(z, y)
+        z = y * 3.0 + x
+    c = tape.explain(z, x)
     assert c.connected and "Connected:" in c._repr_mimebundle_()["text/html"]
     none = tape.explain(y, None)._repr_mimebundle_()
     assert set(none) == {"text/plain", "text/html"} and "came back None" in none["text/html"]

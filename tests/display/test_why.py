@@ -88,3 +88,24 @@ def test_an_unused_variable_is_told_that_none_may_be_the_right_answer():
     text = e.message
     assert "None is the right answer" in text and 'unconnected_gradients="zero"' in text
     assert "x.numpy()" in text
+
+
+def test_an_inert_source_is_explained_with_what_made_it_inert():
+    # The tape records stop_gradient's output and values computed from integers alone (for
+    # the picture), but, as TensorFlow's tape, tracks none of them: their gradient is None.
+    x = tk.Variable([1.5, 2.0], name="x")
+    with tk.GradientTape(persistent=True) as tape:
+        s = tk.stop_gradient(x * 1.0)
+        p = s * 3.0
+        c = p + x
+        f = tk.cast(tk.cast(x, tk.int32), tk.float32)
+        g = f * x
+    for source in (s, p):
+        assert tape.gradient(c, source) is None
+        e = tape.explain(c, source)
+        assert e.reason == "stop_gradient" and "tape.watch" in e.message
+    assert "is the output of stop_gradient" in tape.explain(c, s).message
+    assert "computed only from n1 (stop_gradient)" in tape.explain(c, p).message
+    e = tape.explain(g, f)
+    assert e.reason == "integer_dtype" and "of dtype int32" in e.message and "Connected" not in e.message
+    assert tape.explain(c, x).reason == "connected"

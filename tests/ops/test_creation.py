@@ -31,3 +31,15 @@ def test_linspace_needs_at_least_one_value():
     with pytest.raises(IAE, match=r"linspace: num must be at least 1.*num=0"):
         tk.linspace(0.0, 1.0, 0)
     assert tk.linspace(0.0, 1.0, 1).numpy().tolist() == [0.0]
+
+
+def test_zeros_like_and_ones_like_are_recorded_only_for_their_own_dtype():
+    # As TensorFlow 2.21: ZerosLike/OnesLike are ops on the tape; another dtype gives a constant.
+    x = tk.Variable([1.0, 2.0])
+    with tk.GradientTape() as tape:
+        a, b = tk.zeros_like(x), tk.ones_like(x)
+        c = tk.ones_like(x, dtype=tk.float64)
+    assert [r.op.name for r in tape.records] == ["zeros_like", "ones_like"]
+    assert a.numpy().tolist() == [0.0, 0.0] and b.numpy().tolist() == [1.0, 1.0]
+    assert c.dtype == np.float64 and c.numpy().tolist() == [1.0, 1.0]
+    assert tk.zeros_like([[1, 2]]).dtype == np.int32 and tk.ones_like(3.0).numpy() == 1.0

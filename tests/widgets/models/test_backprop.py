@@ -52,9 +52,10 @@ def test_the_stepper_inside_an_active_tape_records_nothing_there(record):
     with tk.GradientTape(persistent=True) as tape:
         y = tk.reduce_sum(W * W * W)
     expected = tape.gradient(y, W).numpy()
+    tangent = tk.ones_like(W)     # made outside: inside `outer` it would be recorded (W is watched)
     with tk.GradientTape() as outer:
         outer.watch(W)
-        with tk.ForwardAccumulator(W, tk.ones_like(W)):
+        with tk.ForwardAccumulator(W, tangent):
             m = BackpropModel(tape, y, [W])
     assert outer._records == []
     np.testing.assert_array_equal(m.gradients()[0], expected)
