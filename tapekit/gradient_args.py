@@ -1,7 +1,8 @@
 """What GradientTape.gradient and jacobian check in what they are given, and the warnings
 they give: which `unconnected_gradients` values exist, that targets and sources are
 tensors, that they are floating (else a GradientDtypeWarning at the user's line), and
-that `output_gradients` match their targets; and how a result is given back (as_result).
+that `output_gradients` match their targets, batch_jacobian's shapes, and why a used
+non-persistent tape refuses a second call; and how a result is given back (as_result).
 """
 import enum
 
@@ -27,6 +28,33 @@ class UnconnectedGradients(enum.Enum):
 
     NONE = "none"
     ZERO = "zero"
+
+
+def refuse_second_call(what, failed):
+    """A non-persistent tape's second gradient/jacobian call: say why it cannot run. `failed`
+    is what the first call raised, if it raised."""
+    if failed is not None:
+        first = str(failed).splitlines()[0] if str(failed) else ""
+        raise RuntimeError(
+            f"GradientTape.{what}: this non-persistent tape's first gradient call raised "
+            f"{type(failed).__name__}: {first}. That call already released the tape's records, so "
+            f"nothing is left to differentiate. Fix what it raised and record again, or use "
+            f"tk.GradientTape(persistent=True) to keep the records across gradient calls")
+    raise RuntimeError(
+        f"GradientTape.{what}: a non-persistent GradientTape can only be used to compute one set "
+        f"of gradients (or jacobians). Create it with tk.GradientTape(persistent=True) to call "
+        f"gradient() more than once.")
+
+
+def check_batch_shapes(target, source):
+    """batch_jacobian's target and source: rank 2 or more, one batch dimension."""
+    if target.ndim < 2 or source.ndim < 2:
+        raise ValueError(f"GradientTape.batch_jacobian: target and source must have rank 2 or "
+                         f"more (batch, ...), as in TensorFlow; got shapes {target.shape} and "
+                         f"{source.shape}. For a vector, use tape.jacobian (or reshape to (b, 1))")
+    if target.shape[0] != source.shape[0]:
+        raise ValueError(f"GradientTape.batch_jacobian: target and source need the same first "
+                         f"(batch) dimension, got shapes {target.shape} and {source.shape}")
 
 
 def unconnected(value):

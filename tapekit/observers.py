@@ -183,6 +183,27 @@ def undo_thread_change(token):
 
 # --- an observer that raised ----------------------------------------------------------------
 
+def backward_observer(tape, current_steps):
+    """backprop.backward's `observe` callback for `tape`, or None when nobody observes: it
+    calls each of `current_steps()` (bound backward_step methods) at every step. One that
+    raises is handled as observer_failed says, and the walk goes on with `current_steps()`
+    (which no longer holds it)."""
+    steps = current_steps()
+    if not steps:
+        return None
+
+    def observe(record, g, sent, grads):
+        nonlocal steps
+        record = Record._make(record)
+        try:
+            for step in steps:
+                step(tape, record, g, sent, grads)
+        except Exception as e:   # noqa: BLE001 - warned about, detached (observer_failed)
+            observer_failed(tape, "backward_step", steps, step, e, (record, g, sent, grads))
+            steps = current_steps()
+    return observe
+
+
 class ObserverWarning(RuntimeWarning):
     """A tape observer raised; it was detached and the tape's results are unaffected."""
 

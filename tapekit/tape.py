@@ -17,8 +17,9 @@ import numpy as np
 from . import backprop, nest
 from . import observers as observing
 from .context import state
-from .gradient_args import (UnconnectedGradients, as_result, check_tensors, output_gradient,
-                            reshape_result, unconnected, warn_if_not_floating, warn_watch_dtype)
+from .gradient_args import (UnconnectedGradients, as_result, check_batch_shapes, check_tensors,
+                            output_gradient, refuse_second_call, reshape_result, unconnected,
+                            warn_if_not_floating, warn_watch_dtype)
 from .memory import tape_memory
 from .ops.passthrough import stop_gradient_op
 from .ops.registry import meta
@@ -316,13 +317,7 @@ class GradientTape(Recorder):
         self._check_usable("batch_jacobian")
         check_tensors("target", [target])
         check_tensors("source", [source])
-        if target.ndim < 2 or source.ndim < 2:
-            raise ValueError(f"GradientTape.batch_jacobian: target and source must have rank 2 or "
-                             f"more (batch, ...), as in TensorFlow; got shapes {target.shape} and "
-                             f"{source.shape}. For a vector, use tape.jacobian (or reshape to (b, 1))")
-        if target.shape[0] != source.shape[0]:
-            raise ValueError(f"GradientTape.batch_jacobian: target and source need the same first "
-                             f"(batch) dimension, got shapes {target.shape} and {source.shape}")
+        check_batch_shapes(target, source)
         b, ys = target.shape[0], target.shape[1:]
         m = int(np.prod(ys, dtype=np.int64))
         ok = warn_if_not_floating(target, "target", 0) and warn_if_not_floating(source, "source", 0)
@@ -341,19 +336,8 @@ class GradientTape(Recorder):
         return as_result(g)
 
     def _check_usable(self, what):
-        if self._used and not self._persistent and self._failed is not None:
-            e = self._failed
-            raise RuntimeError(
-                f"GradientTape.{what}: this non-persistent tape's first gradient call raised "
-                f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}. That call "
-                f"already released the tape's records, so nothing is left to differentiate. "
-                f"Fix what it raised and record again, or use tk.GradientTape(persistent=True) "
-                f"to keep the records across gradient calls")
         if self._used and not self._persistent:
-            raise RuntimeError(
-                f"GradientTape.{what}: a non-persistent GradientTape can only be used to compute "
-                f"one set of gradients (or jacobians). Create it with "
-                f"tk.GradientTape(persistent=True) to call gradient() more than once.")
+            refuse_second_call(what, self._failed)
 
     def _run_backward(self, seeds, sources, src_ok, lead=()):
         # Only what the tape tracks, and is not inert, gets a gradient (and a target is its own
@@ -392,7 +376,7 @@ class GradientTape(Recorder):
             # W1's 3.6 us/op; here it is 0.001 us/op for a 1,000-op tape.)
             with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
                 grads = backprop.backward(records, seeds, source_tids, lead=lead, reach=reach,
-                                          observe=self._step_observer())
+                                          observe=observing.backward_observer(self, self._backward_steps))
         except Exception as e:
             if not self._persistent:
                 self._failed = e
@@ -409,29 +393,10 @@ class GradientTape(Recorder):
                                       (record_list, results))
         return grads
 
-    def _step_observer(self):
-        """backward's `observe` callback: every observer's backward_step, and check_numerics's."""
-        checker = state.check_numerics
-
-        def current():
-            steps = self._observers.backward_step
-            return steps if checker is None else steps + (checker.backward_step,)
-
-        steps = current()
-        if not steps:
-            return None
-
-        def observe(record, g, sent, grads):
-            nonlocal steps
-            record = Record._make(record)
-            try:
-                for step in steps:
-                    step(self, record, g, sent, grads)
-            except Exception as e:   # noqa: BLE001 - warned about, detached (observers.py)
-                observing.observer_failed(self, "backward_step", steps, step, e,
-                                          (record, g, sent, grads))
-                steps = current()    # without the observers that raised
-        return observe
+    def _backward_steps(self):
+        """Every observer's backward_step, and check_numerics's when it is on."""
+        steps, checker = self._observers.backward_step, state.check_numerics
+        return steps if checker is None else steps + (checker.backward_step,)
 
     def memory(self):
         """Records and bytes this tape holds, per op, and what `gradient` frees (tapekit/memory.py)."""

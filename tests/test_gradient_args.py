@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tapekit as tk
-from tapekit.gradient_args import as_result, reshape_result
+from tapekit.gradient_args import as_result, check_batch_shapes, refuse_second_call, reshape_result
 
 
 def test_watch_of_an_integer_tensor_warns_at_the_call():
@@ -72,3 +72,20 @@ def test_results_are_tensors_in_the_asked_shape():
     assert reshape_result(tk.range(6), (3, 2)).numpy().tolist() == [[0, 1], [2, 3], [4, 5]]
     a = np.ones(2)
     assert reshape_result(a, (2,)) is a
+
+
+def test_a_second_call_is_refused_saying_whether_the_first_one_raised():
+    with pytest.raises(RuntimeError, match=r"GradientTape.jacobian: a non-persistent .*\(persistent=True\) to call"):
+        refuse_second_call("jacobian", None)
+    with pytest.raises(RuntimeError, match=r"GradientTape.gradient: .* first gradient call raised "
+                                           r"ValueError: bad shape\. That call already released"):
+        refuse_second_call("gradient", ValueError("bad shape\nmore lines"))
+
+
+@pytest.mark.parametrize("t, s, message", [
+    ((3,), (3, 2), r"rank 2 or more .* \(3,\) and \(3, 2\)\. For a vector, use tape.jacobian"),
+    ((3, 1), (4, 2), r"the same first \(batch\) dimension, got shapes \(3, 1\) and \(4, 2\)")])
+def test_batch_jacobian_shapes_are_checked_with_both_shapes_named(t, s, message):
+    with pytest.raises(ValueError, match=message):
+        check_batch_shapes(tk.zeros(t), tk.zeros(s))
+    check_batch_shapes(tk.zeros((3, 1)), tk.zeros((3, 2, 2)))   # the same batch: no error

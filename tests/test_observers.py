@@ -257,3 +257,31 @@ def test_check_numerics_still_raises_through_the_backward_walk():
         with tk.debugging.check_numerics_enabled(), tk.GradientTape() as tape:
             y = tk.sqrt(x)
             tape.gradient(y, x)
+
+
+def test_backward_observer_is_none_without_observers_and_drops_one_that_raised():
+    from tapekit.observers import backward_observer
+    assert backward_observer("tape", lambda: ()) is None
+    seen = []
+
+    class Broken(tk.TapeObserver):
+        def backward_step(self, tape, record, g, sent, grads):
+            raise KeyError("broken")
+
+    class Good(tk.TapeObserver):
+        def backward_step(self, tape, record, g, sent, grads):
+            seen.append(record.op.name)
+
+    broken, good = Broken(), Good()
+    steps = [(broken.backward_step, good.backward_step)]
+    observe = backward_observer(None, lambda: steps[-1])
+    with tk.GradientTape(persistent=True) as tape:
+        x = tk.constant(2.0)
+        tape.watch(x)
+        y = x * x
+    record = tuple(tape.records[0])
+    steps.append((good.backward_step,))     # what the tape holds once Broken is detached
+    with pytest.warns(tk.observers.ObserverWarning, match="Broken"):
+        observe(record, 1.0, (), {})
+    observe(record, 1.0, (), {})
+    assert seen == ["multiply", "multiply"]  # Good ran both times; Broken was dropped after once
