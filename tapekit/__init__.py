@@ -90,3 +90,13 @@ del _sys, _name
 from . import display  # noqa: E402
 from .display import show  # noqa: E402
 from . import widgets  # noqa: E402,F401  (tk.widgets: ipywidgets is imported only when a view is made)
+
+# What dir(tk) and tab completion show: every name imported above on purpose, and these
+# namespaces; not tapekit's own modules (tk.tape, tk.callsite, ...), which stay importable.
+from .namespaces import public_dir as _public_dir  # noqa: E402
+
+__dir__ = _public_dir(globals(), namespaces=(
+    "activations", "autodiff", "autograph", "backend", "backprop", "callbacks", "debugging",
+    "display", "dtypes", "errors", "image", "initializers", "keras", "layers", "linalg", "losses",
+    "math", "metrics", "models", "nn", "optimizers", "random", "record", "regularizers", "saving",
+    "test", "testing", "utils", "widgets"))

@@ -8,5 +8,9 @@
 """
 from .forward import ForwardAccumulator
 from .tape import GradientTape
+from .namespaces import public_dir
 
 __all__ = ["ForwardAccumulator", "GradientTape"]
+
+
+__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

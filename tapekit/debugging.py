@@ -46,6 +46,7 @@ from .convert import convert_to_tensor
 from .tensor import Tensor
 from .traceback_utils import (disable_traceback_filtering, enable_traceback_filtering,
                               is_traceback_filtering_enabled)
+from .namespaces import public_dir
 
 __all__ = ["NumericsChecker", "NumericsError", "check_numerics", "check_numerics_enabled",
            "disable_check_numerics", "enable_check_numerics", "is_check_numerics_enabled",
@@ -324,3 +325,6 @@ def _forward_site(tape, rec):
         index = next((k for k, r in enumerate(map(Record._make, tape.record_list))
                       if r.out_tid == rec.out_tid), None)
     return tapes, site, index
+
+
+__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

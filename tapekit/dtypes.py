@@ -37,6 +37,12 @@ tk.Tensor([  1 300], shape=(2,), dtype=int16)
 """
 import numpy as np
 
+from .namespaces import public_dir
+
+# tk.dtypes as TensorFlow's tf.dtypes names it (the helpers below serve tapekit itself).
+__all__ = ["as_dtype", "bool", "complex64", "complex128", "double", "float16", "float32", "float64",
+           "half", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+
 float16 = np.dtype("float16")
 float32 = np.dtype("float32")
 float64 = np.dtype("float64")
@@ -191,3 +197,6 @@ def _narrowed(arr, dtype, what, shown):
 def short_repr(value, n=60):
     text = repr(value)
     return text if len(text) <= n else text[: n - 3] + "..."
+
+
+__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

@@ -16,6 +16,8 @@ do not fit, an axis out of range, the same axis twice). It subclasses ValueError
 InvalidArgumentError True
 """
 
+from .namespaces import public_dir
+
 
 class InvalidArgumentError(ValueError):
     """An op got an argument it cannot use: a shape that does not fit, an axis out of range
@@ -24,3 +26,6 @@ class InvalidArgumentError(ValueError):
     >>> issubclass(tk.errors.InvalidArgumentError, ValueError)
     True
     """
+
+
+__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

@@ -4,3 +4,8 @@ from .ops import (det, diag, diag_part, einsum, eye, global_norm, inv, l2_normal
 from .ops.matrix import adjoint, matrix_transpose
 
 __all__ = [name for name in dir() if not name.startswith("_")]
+
+from .namespaces import public_dir  # noqa: E402 - after __all__, which lists the names above
+
+
+__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

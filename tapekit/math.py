@@ -12,3 +12,8 @@ from .ops import (abs, acos, add, asin, atan2, digamma, divide_no_nan, lgamma, x
                   zeros, zeros_like)
 
 __all__ = [name for name in dir() if not name.startswith("_")]
+
+from .namespaces import public_dir  # noqa: E402 - after __all__, which lists the names above
+
+
+__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

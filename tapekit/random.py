@@ -17,6 +17,7 @@ from .convert import convert_to_tensor
 from .ops import cast
 from .ops.registry import defop, python_value
 from .tensor import Variable
+from .namespaces import public_dir
 
 _global_seed = None
 _generator = np.random.default_rng()
@@ -264,3 +265,6 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
         n if n is not None else inputs.shape[i] for i, n in enumerate(noise_shape))
     keep = uniform(shape, dtype=inputs.dtype, seed=seed) >= rate
     return inputs * (1.0 / (1.0 - rate)) * cast(keep, inputs.dtype)
+
+
+__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

@@ -11,6 +11,7 @@ import numpy as np
 
 from . import jacobians, testing
 from .convert import constant, convert_to_tensor
+from .namespaces import public_dir
 
 
 # --- tf.test.compute_gradient -------------------------------------------------------------
@@ -56,3 +57,8 @@ GradientCheck = testing.GradientCheck
 GradientCheckError = testing.GradientCheckError
 GradientReport = testing.GradientReport
 check_gradients = testing.check_gradients
+
+__all__ = ["compute_gradient", "check_gradients", "GradientCheck", "GradientCheckError", "GradientReport"]
+
+
+__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

@@ -21,6 +21,7 @@ from .jacobians import (compare_jacobians, forward_jacobian, gradient_function,
                         numerical_jacobian, reverse_jacobian, value_of)
 from .tape import GradientTape
 from .convert import constant
+from .namespaces import public_dir
 
 __all__ = ["GradientCheck", "GradientCheckError", "GradientReport", "check_gradient", "check_gradients",
            "check_grads", "compare_jacobians", "forward_jacobian", "gradient_function",
@@ -283,3 +284,6 @@ def _ops_without_jvp(f, xs):
 def _sum(t):
     """sum(t) as a float64 scalar: tensors and NumPy values alike."""
     return float(np.sum(np.asarray(value_of(t), dtype=np.float64)))
+
+
+__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

@@ -11,6 +11,7 @@ import inspect
 import textwrap
 
 from .function import Function
+from ..namespaces import public_dir
 
 _HEADER = """\
 # tapekit does not convert this source (TensorFlow's AutoGraph would rewrite its loops and ifs
@@ -51,3 +52,6 @@ def to_code(entity, recursive=True, experimental_optional_features=None):
                          f"({e}); functions typed at a prompt or built with exec have none") from None
     name = getattr(entity, "__name__", "f")
     return _HEADER.format(name=name if name.isidentifier() else "f") + textwrap.dedent(source)
+
+
+__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

@@ -20,6 +20,7 @@ from .mimebundle import TapeView, show, tape_mimebundle
 from .options import in_ipython, option_context, recording, set_options
 from .scopes import name_scope
 from .snapshot import TapeSnapshot, snapshot
+from ..namespaces import public_dir
 
 __all__ = ["Edge", "Explanation", "GraphModel", "Node", "TapeView", "build", "explain",
            "name_scope", "option_context", "recording", "set_options", "show", "snapshot",
@@ -44,3 +45,6 @@ GradientTape.explain = _explain_method
 
 if in_ipython():
     set_options(record=True)
+
+
+__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

@@ -11,6 +11,7 @@ from . import (activations, backend, callbacks, initializers, keras_tensor, laye
 from .layers import Input, InputLayer
 from .models import Model, Sequential
 from . import schedules  # noqa: E402
+from ..namespaces import public_dir
 
 # Configs name these modules' classes and functions (Keras's names); they import saving for
 # their own get_config, so saving gets them here, once all are loaded.
@@ -21,3 +22,6 @@ saving.lookup.use_builtins(activations=activations, initializers=initializers, l
 __all__ = ["Input", "InputLayer", "Model", "Sequential", "activations", "backend", "callbacks",
            "initializers", "layers", "losses", "metrics", "models", "optimizers", "regularizers",
            "saving", "utils"]
+
+
+__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

@@ -14,6 +14,7 @@ from .. import nn
 from ..ops import minimum, sigmoid, tanh, where, zeros_like
 from .identifiers import resolve
 from .saving.serialization_lib import deserialize_keras_object, serialize_keras_object
+from ..namespaces import public_dir
 
 __all__ = ["deserialize", "elu", "gelu", "get", "get_activation", "leaky_relu", "linear", "relu",
            "relu6", "selu", "serialize", "sigmoid", "silu", "softmax", "softplus", "softsign",
@@ -107,3 +108,6 @@ def deserialize(config, custom_objects=None):
     if isinstance(config, dict):
         return get_activation(deserialize_keras_object(config, custom_objects=custom_objects))
     return get_activation(config)
+
+
+__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

@@ -7,6 +7,7 @@ callbacks written for Keras use on `model.optimizer.learning_rate`).
 import numpy as np
 
 from ..tensor import Tensor, Variable
+from ..namespaces import public_dir
 
 __all__ = ["get_value", "set_value"]
 
@@ -30,3 +31,6 @@ def set_value(x, value):
         raise TypeError(f"set_value: x must be a tk.Variable (e.g. model.optimizer.learning_rate), "
                         f"got {type(x).__name__}; a tensor's value cannot change")
     x.assign(np.asarray(value, dtype=x.dtype))
+
+
+__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

@@ -20,6 +20,7 @@ import numpy as np
 from .. import dtypes, random
 from .identifiers import resolve
 from .saving.serialization_lib import deserialize_keras_object, serialize_keras_object
+from ..namespaces import public_dir
 
 __all__ = ["Constant", "GlorotNormal", "GlorotUniform", "HeNormal", "HeUniform", "Initializer",
            "Ones", "Orthogonal", "RandomNormal", "RandomUniform", "TruncatedNormal", "Zeros", "deserialize",
@@ -300,3 +301,6 @@ def serialize(initializer):
 def deserialize(config, custom_objects=None):
     """The initializer a config describes (serialize's inverse)."""
     return get(deserialize_keras_object(config, custom_objects=custom_objects))
+
+
+__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

@@ -18,6 +18,7 @@ from ..convert import convert_to_tensor
 from ..module import snake_case   # MeanSquaredError -> mean_squared_error, as Keras names them
 from .identifiers import resolve
 from .targets import as_float, prepare, squeeze_or_expand
+from ..namespaces import public_dir
 
 EPSILON = 1e-7  # keras.backend.epsilon()
 
@@ -326,3 +327,6 @@ __all__ = ["Loss", "MeanSquaredError", "MeanAbsoluteError", "Huber", "BinaryCros
            "CategoricalCrossentropy", "SparseCategoricalCrossentropy", "mean_squared_error",
            "mean_absolute_error", "huber", "binary_crossentropy", "categorical_crossentropy",
            "sparse_categorical_crossentropy", "mse", "mae", "MSE", "MAE", "get"]
+
+
+__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

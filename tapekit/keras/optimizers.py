@@ -26,6 +26,7 @@ from .identifiers import resolve
 from .schedules import LearningRateSchedule
 from .layers.naming import snake_name
 from .saving.serialization_lib import deserialize_keras_object, serialize_keras_object
+from ..namespaces import public_dir
 
 
 _NO_SLOTS = {}  # the slots of every variable of an optimizer that keeps none (plain SGD)
@@ -394,3 +395,6 @@ _BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop}
 
 
 __all__ = ["Optimizer", "SGD", "Adam", "RMSprop", "get", "schedules"]
+
+
+__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

@@ -17,6 +17,7 @@ from ..ops import abs, cast, divide_no_nan, reduce_sum, square
 from ..tensor import Tensor
 from .identifiers import resolve
 from .saving.serialization_lib import deserialize_keras_object
+from ..namespaces import public_dir
 
 __all__ = ["L1", "L1L2", "L2", "Regularizer", "get", "l1", "l1_l2", "l2"]
 
@@ -163,3 +164,6 @@ def _from_config(config):
 
 
 _MODULES = (None, "keras.regularizers", "tapekit.keras.regularizers")
+
+
+__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

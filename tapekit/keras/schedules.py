@@ -15,6 +15,7 @@ step reads the current step at every replay and the rate keeps decaying.
 -1.1
 """
 from ..ops import cast, pow, where
+from ..namespaces import public_dir
 
 __all__ = ["LearningRateSchedule", "ExponentialDecay", "PiecewiseConstantDecay"]
 
@@ -82,3 +83,6 @@ class PiecewiseConstantDecay(LearningRateSchedule):
         for boundary, value in reversed(list(zip(self.boundaries, self.values))):
             rate = where(step <= float(boundary), float(value), rate)
         return rate
+
+
+__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

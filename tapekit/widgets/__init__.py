@@ -18,6 +18,7 @@ Where no kernel runs, a notebook shows each view's picture: every display bundle
 image/png of the view's last state beside the widget view (see views.py; one module per view).
 """
 from .models import BackpropModel, ExplorerModel, InspectorModel, TrainingLog
+from ..namespaces import public_dir
 
 _VIEWS = ("BackpropStepper", "FunctionExplorer", "NodeInspector", "TrainingMonitor",
           "has_widget_frontend")
@@ -42,3 +43,5 @@ __all__ = ["BackpropModel", "BackpropStepper", "ExplorerModel", "FunctionExplore
            "GraphExplorer", "GraphView", "InspectorModel", "NodeInspector", "TrainingLog",
            "TrainingMonitor", "explore", "has_widget_frontend"]
 
+
+__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

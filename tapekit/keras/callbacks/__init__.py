@@ -15,6 +15,10 @@ from .callback import Callback, History, LambdaCallback
 from .callback_list import CallbackList
 from .early_stopping import EarlyStopping, LearningRateScheduler
 from .progbar import MonitorCallback, ProgbarLogger, format_logs
+from ...namespaces import public_dir
 
 __all__ = ["Callback", "CallbackList", "History", "ProgbarLogger", "LambdaCallback",
            "EarlyStopping", "LearningRateScheduler", "MonitorCallback", "format_logs"]
+
+
+__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

@@ -34,6 +34,7 @@ from .pooling import (AveragePooling2D, GlobalAveragePooling1D, GlobalAveragePoo
                       GlobalMaxPooling1D, GlobalMaxPooling2D)
 from .recurrent import GRU, LSTM, SimpleRNN
 from .reshaping import UpSampling2D
+from ...namespaces import public_dir
 
 __all__ = ["Activation", "Add", "Average", "AveragePooling2D", "BatchNormalization", "Concatenate",
            "Conv1D", "Conv2D", "Conv2DTranspose", "Dense", "Dot", "Dropout", "Embedding", "Flatten", "GRU", "LSTM", "SimpleRNN",
@@ -43,3 +44,6 @@ __all__ = ["Activation", "Add", "Average", "AveragePooling2D", "BatchNormalizati
            "Multiply", "ReLU",
            "Reshape", "Subtract", "UpSampling2D", "add", "average", "clear_session", "concatenate", "dot",
            "get_activation", "maximum", "minimum", "multiply", "subtract"]
+
+
+__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

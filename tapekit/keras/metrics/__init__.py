@@ -53,3 +53,7 @@ def get(identifier):
 
 
 __all__ = [name for name in dir() if not name.startswith("_") and name != "FUNCTIONS"]
+
+from ...namespaces import public_dir  # noqa: E402 - after __all__, which lists the names above
+
+__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

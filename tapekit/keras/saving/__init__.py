@@ -12,8 +12,12 @@ from .saving_lib import load_model, save_model
 from .serialization_lib import (custom_object_scope, deserialize_keras_object,
                                 get_custom_objects, serialize_keras_object)
 from .weights_h5 import load_weights, save_weights
+from ...namespaces import public_dir
 
 __all__ = ["custom_object_scope", "deserialize_keras_object", "get_custom_objects",
            "get_registered_name", "get_registered_object",
            "load_model", "load_weights", "register_keras_serializable", "save_model",
            "save_weights", "serialize_keras_object"]
+
+
+__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

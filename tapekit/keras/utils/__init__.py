@@ -2,5 +2,9 @@
 `to_categorical` and `normalize`."""
 from .numerical_utils import normalize, to_categorical
 from .py_dataset import PyDataset, Sequence
+from ...namespaces import public_dir
 
 __all__ = ["PyDataset", "Sequence", "normalize", "to_categorical"]
+
+
+__dir__ = public_dir(globals())   # dir() and tab completion: the public names only
