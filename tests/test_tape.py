@@ -409,10 +409,11 @@ def test_numpy_functions_are_recorded_or_refused():
     xv, av = x.numpy(), a.numpy()
     expected = np.cos(xv) * (av @ xv) + av.T @ np.sin(xv) + np.exp(xv) / 2
     np.testing.assert_allclose(g, expected, rtol=1e-6)
-    with pytest.raises(TypeError, match=r"numpy.fft.fft is not supported on tapekit tensors|numpy.fft"):
-        np.fft.fft(x)
-    with pytest.raises(TypeError, match="numpy.cumsum is not supported"):
-        np.cumsum(x)
+    with tk.GradientTape():
+        with pytest.raises(TypeError, match=r"numpy\.fft\.fft on a tensor that a GradientTape records"):
+            np.fft.fft(x)
+        with pytest.raises(TypeError, match=r"numpy\.cumsum on a tensor that a GradientTape records"):
+            np.cumsum(x)
     with pytest.raises(tk.errors.InvalidArgumentError, match=r"rank 2 or more.*\(2, 2\).*\(2,\)"):
         np.matmul(a, x)                 # tk.matmul's rule, not NumPy's vector product
     assert np.allclose(x, [0.5, 1.0]) and np.asarray(x).dtype == np.float32

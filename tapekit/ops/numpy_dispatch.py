@@ -3,13 +3,12 @@
 `np.sin(x)` reaches `Tensor.__array_ufunc__` and `np.sum(x)` reaches
 `Tensor.__array_function__`. Each is answered by the op registered for it
 (`defop(..., ufunc=np.sin)`, `@numpy_function(np.sum)`), so the tape records it.
-A NumPy function with no tapekit op would silently return an unrecorded array and
-break the gradient path, so it raises instead, unless it is one of the few
-read-only functions below (shapes, comparisons of whole arrays), which cannot
-carry a gradient anyway. Of those, the ones that return the tensor's values themselves
-(np.sort, np.unique, np.round) raise too while a tape records the tensor: the result
-would be a plain array, and the path from it to the tape would break silently
-(API.md: "recorded or loud"). Outside any tape they return arrays.
+A NumPy function with no tapekit op (np.linalg.det, np.median, np.sort) would return an
+unrecorded array: on a tensor a tape records, that breaks the gradient path silently, so
+there it raises, naming the tapekit function to use when there is one (API.md: "recorded or
+loud"). Where no tape records the tensor, no path can break, and it returns NumPy's array on
+the tensor's values, as TensorFlow's eager tensors do. A few read-only functions (shapes,
+comparisons of whole arrays) cannot carry a gradient and always return NumPy's answer.
 
 This differs from TensorFlow on purpose: there, `np.mean(x)` inside a tape turns x into a
 NumPy array, the tape loses the path, and `tape.gradient` gives None (the autodiff guide's
@@ -24,6 +23,7 @@ signature, then one adapter per function (NUMPY_CALLS, below) hands the tapekit 
 it supports with NumPy's meaning and refuses the rest by name.
 """
 import inspect
+import sys
 
 import numpy as np
 
@@ -57,11 +57,46 @@ def _plain(x):
     return x
 
 
-def _unsupported(what):
-    return TypeError(
-        f"{what} is not supported on tapekit tensors: tapekit has no op for it, so it cannot be "
-        f"recorded and the gradient path would break silently. Use a tapekit op (tk.math), or "
-        f"leave the tape on purpose with x.numpy() first.")
+def _on_values(call, name, args, kwargs):
+    """NumPy's own answer on the tensors' values (no tape records them): call(*args, **kwargs)."""
+    try:
+        return call(*_read_only(args), **{k: _read_only(v) for k, v in kwargs.items()})
+    except ValueError as e:
+        if "read-only" not in str(e):
+            raise
+        raise TypeError(_IMMUTABLE.format(name=name)) from None
+
+
+_IMMUTABLE = ("{name} cannot write into a tapekit tensor: tensors are immutable (a tape may have "
+              "saved this value); use the returned value, or Variable.assign for a variable")
+
+
+def _read_only(x):
+    """_plain, with each tensor's array as a read-only view: a NumPy function that writes
+    (np.put, np.add.at, out=) raises instead of changing a tensor, which is immutable."""
+    if isinstance(x, Tensor):
+        view = x._value.view()
+        view.flags.writeable = False
+        return view
+    if isinstance(x, (list, tuple)):
+        return type(x)(_read_only(v) for v in x)
+    return x
+
+
+def numpy_name(func, method="__call__"):
+    """The name a user wrote: numpy.linalg.det, numpy.sort, numpy.add.at."""
+    module = getattr(func, "__module__", None) or "numpy"
+    name = f"{module if module.startswith('numpy') else 'numpy'}.{func.__name__}"
+    return name if method == "__call__" else f"{name}.{method}"
+
+
+def _tapekit_function(func):
+    """'tk.linalg.det' when tapekit has a function of that name where TensorFlow keeps it."""
+    where = "linalg" if getattr(func, "__module__", None) == "numpy.linalg" else "math"
+    namespace = sys.modules.get(f"tapekit.{where}")
+    if namespace is not None and func.__name__ in getattr(namespace, "__all__", ()):
+        return f"tk.{where}.{func.__name__}"
+    return None
 
 
 def _tracked(args, kwargs):
@@ -79,13 +114,15 @@ def _tracked(args, kwargs):
     return False
 
 
-def _breaks_path(func):
-    name = f"numpy.{func.__name__}"
+def _breaks_path(func, method="__call__"):
+    name = numpy_name(func, method)
+    own = _tapekit_function(func) if method == "__call__" else None
+    instead = f"Use {own}, which is recorded" if own else "Compute it with tapekit ops (tk.math, tk.linalg)"
     return TypeError(
         f"{name} on a tensor that a GradientTape records: tapekit does not record {name}, so "
         f"its result would be a plain NumPy array and the gradient path would break silently. "
-        f"Compute it with tapekit ops (tk.math), or leave the tape on purpose: {name}(x.numpy()) "
-        f"(its result then carries no gradient)")
+        f"{instead}, or leave the tape on purpose: {name}(x.numpy()) (its result then carries "
+        f"no gradient)")
 
 
 def array_ufunc(ufunc, method, inputs, kwargs):
@@ -97,9 +134,10 @@ def array_ufunc(ufunc, method, inputs, kwargs):
         return op(*inputs)
     if op is None and method == "__call__" and ufunc in READ_ONLY_UFUNCS:
         return ufunc(*_plain(inputs), **kwargs)
-    name = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
-    _refuse_out(name, kwargs)
-    raise _unsupported(name)
+    _refuse_out(numpy_name(ufunc, method), kwargs)
+    if state.tapes and _tracked(inputs, kwargs):
+        raise _breaks_path(ufunc, method)
+    return _on_values(getattr(ufunc, method), numpy_name(ufunc, method), inputs, kwargs)
 
 
 def array_function(func, args, kwargs):
@@ -112,11 +150,11 @@ def array_function(func, args, kwargs):
         k, name = _DESTINATION.get(func, (None, "out"))
         dst = args[k] if k is not None and len(args) > k else kwargs.get(name)
         if any(isinstance(d, Tensor) for d in (dst if isinstance(dst, tuple) else (dst,))):
-            raise TypeError(f"numpy.{func.__name__} cannot write into a tapekit tensor: tensors are "
-                            f"immutable (a tape may have saved this value); use the returned "
-                            f"value, or Variable.assign for a variable")
+            raise TypeError(_IMMUTABLE.format(name=numpy_name(func)))
         return func(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()})
-    raise _unsupported(f"numpy.{func.__name__}")
+    if state.tapes and _tracked(args, kwargs):
+        raise _breaks_path(func)
+    return _on_values(func, numpy_name(func), args, kwargs)
 
 
 # --- NumPy's signatures on tapekit functions -------------------------------------------------

@@ -19,9 +19,41 @@ def test_numpy_ufuncs_and_functions_on_tensors_are_recorded_ops():
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), (np.cos(v) + np.sin(v)) * np.exp(v), rtol=1e-6)
 
 
-def test_a_numpy_function_without_a_tapekit_op_says_what_to_do():
-    with pytest.raises(TypeError, match=r"numpy\.eig is not supported on tapekit tensors.*x\.numpy\(\)"):
-        np.linalg.eig(tk.constant([[1.0]]))
+def test_a_numpy_function_without_a_tapekit_op_says_what_to_do_inside_a_tape():
+    # Lesson 10's review: np.linalg.det(J) raised "numpy.det ... Use a tapekit op (tk.math)"
+    # even outside any tape, where TensorFlow's eager tensors give NumPy's answer, and
+    # tk.linalg.det exists.
+    x = tk.Variable([[1.0, 2.0], [3.0, 4.0]])
+    with tk.GradientTape():
+        with pytest.raises(TypeError, match=r"numpy\.linalg\.det on a tensor that a GradientTape records.*"
+                                            r"Use tk\.linalg\.det, which is recorded.*numpy\.linalg\.det\(x\.numpy\(\)\)"):
+            np.linalg.det(x)
+        with pytest.raises(TypeError, match=r"numpy\.median .*tapekit ops \(tk\.math, tk\.linalg\)"):
+            np.median(x * 2.0)
+        with pytest.raises(TypeError, match=r"numpy\.exp2 on a tensor"):
+            np.exp2(x)
+
+
+def test_outside_any_tape_a_numpy_function_gives_numpys_answer_on_the_values():
+    a = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    t = tk.constant(a)
+    assert np.linalg.det(t) == pytest.approx(np.linalg.det(a))     # TF 2.21 eager: -2.0 too
+    np.testing.assert_array_equal(np.linalg.inv(t), np.linalg.inv(a))
+    assert np.median(t) == 2.5 and np.cumsum(t).tolist() == [1.0, 3.0, 6.0, 10.0]
+    np.testing.assert_array_equal(np.exp2(t), np.exp2(a))
+    with tk.GradientTape() as tape:                         # a tape that does not record t
+        tape.watch(tk.constant(1.0))
+        assert np.linalg.det(t) == pytest.approx(-2.0)
+
+
+@pytest.mark.parametrize("write", [
+    lambda t: np.put(t, [0], 9.0), lambda t: np.add.at(t, [0], 1.0), lambda t: np.cumsum(t, out=t),
+    lambda t: np.fill_diagonal(t, 0.0), lambda t: np.copyto(t, 1.0)])
+def test_numpy_never_writes_into_a_tensor(write):
+    t = tk.constant([[1.0, 2.0], [3.0, 4.0]])
+    with pytest.raises(TypeError, match=r"numpy\.[\w.]+ cannot write into a tapekit tensor: tensors are immutable"):
+        write(t)
+    assert t.numpy().tolist() == [[1.0, 2.0], [3.0, 4.0]]
 
 
 @pytest.mark.parametrize("func", [np.sort, np.unique, np.round])
