@@ -404,5 +404,6 @@ class GradientTape(Recorder):
 
     def __repr__(self):
         kind = "persistent " if self._persistent else ""
-        return f"<GradientTape ({kind}{len(self._records)} records, {len(self._watched)} watched)>"
+        n = len(self._records)
+        return f"<GradientTape ({kind}{n} record{'s' * (n != 1)}, {len(self._watched)} watched)>"
 

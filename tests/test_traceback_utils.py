@@ -41,6 +41,19 @@ def test_a_gradient_error_keeps_the_users_frames_and_one_of_tapekits():
     assert "custom_gradient wrong_shape" in str(error)         # the message untouched
 
 
+def test_ipython_hides_the_wrappers_frame_too():
+    # The review saw traceback_utils.py's error_handler, with its code, in lessons 05, 11, 22.
+    # IPython (Jupyter) leaves out a frame whose locals set __tracebackhide__.
+    error = _wrong_shape_gradient()
+    tb = error.__traceback__
+    hidden = []
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == traceback_utils.__file__:
+            hidden.append(tb.tb_frame.f_locals.get("__tracebackhide__"))
+        tb = tb.tb_next
+    assert hidden == [True]
+
+
 def test_off_the_traceback_runs_through_tapekit(monkeypatch):
     tk.debugging.disable_traceback_filtering()
     try:

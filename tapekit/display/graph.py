@@ -270,7 +270,8 @@ def _mark_path(nodes, edges, records, target_tids, source_tids):
 
 def _title(snap, records):
     kind = " (persistent)" if snap.persistent else ""
-    text = f"GradientTape{kind}: {len(records)} records, {len(snap.watched)} watched"
+    n = len(records)
+    text = f"GradientTape{kind}: {n} record{'s' * (n != 1)}, {len(snap.watched)} watched"
     if snap.grads:
         text += "; gradients of the last gradient() call"
     return text

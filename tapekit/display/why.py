@@ -86,7 +86,8 @@ def why(tape, target, source):
             steps = _steps([ids[t] + (f" ({produced[t].op.name})" if t in produced else "")
                             for t in _ends(path)], len(path))
             return ("connected", f"Connected: the gradient of {T} flows back to {S} along "
-                    f"{steps}.", None, tuple(ids[t] for t in path))
+                    f"{steps}.{_stopped(records, reach, target, name)}", None,
+                    tuple(ids[t] for t in path))
         anc = ancestors(records, [target._tid])
         rec = next(r for r in records if r.out_tid in reach and r.out_tid not in floats
                    and r.out_tid in anc)
@@ -111,6 +112,18 @@ def why(tape, target, source):
                         f"integer- or bool-valued results have none).", ids[rec.out_tid], ())
     return (_assigned(snap, source, target, S, T, records, ids)
             or _no_path(snap, source, target, S, T, records, ids, name))
+
+
+def _stopped(records, reach, target, name):
+    """' The path through n1 (stop_gradient) adds nothing ...': the source's other paths to
+    the target that a stop_gradient cuts (tape.explain(z, x) for z = stop_gradient(y) + x)."""
+    anc = ancestors(records, [target._tid], differentiable=False)
+    stops = [name(r.out_tid) for r in records if r.op.name == "stop_gradient"
+             and r.out_tid in anc and not reach.isdisjoint(r.in_tids)]
+    if not stops:
+        return ""
+    through = stops[0] if len(stops) == 1 else ", ".join(stops[:-1]) + " and " + stops[-1]
+    return f" The path through {through} adds nothing: stop_gradient passes no gradient back."
 
 
 def _assigned(snap, source, target, S, T, records, ids):

@@ -69,3 +69,11 @@ def test_the_message_above_the_html_table_is_escaped():
     out = html.to_html(tk.display.build(tape), message="install <dot> & retry")
     assert '<p style="color:#8a6d00">install &lt;dot&gt; &amp; retry</p>' in out
     assert out.count("<tr") == 3                          # the header and two nodes
+
+
+def test_the_title_counts_one_record_in_the_singular():
+    x = tk.Variable(2.0)
+    with tk.GradientTape() as tape:
+        y = x * x
+    assert tk.display.to_text(tk.display.build(tape, y, [x])).splitlines()[0] == "GradientTape: 1 record, 1 watched"
+    assert repr(tape) == "<GradientTape (1 record, 1 watched)>"

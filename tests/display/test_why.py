@@ -109,3 +109,16 @@ def test_an_inert_source_is_explained_with_what_made_it_inert():
     e = tape.explain(g, f)
     assert e.reason == "integer_dtype" and "of dtype int32" in e.message and "Connected" not in e.message
     assert tape.explain(c, x).reason == "connected"
+
+
+def test_a_connected_answer_names_the_paths_a_stop_gradient_cuts():
+    # The README's example: explain(z, x) should say why d z / d x is only 1.0 in words, not
+    # only in the picture (course review).
+    x = tk.Variable(3.0, name="x")
+    with tk.GradientTape(persistent=True) as tape:
+        y = x ** 3
+        z = tk.stop_gradient(y) + x
+    e = tape.explain(z, x)
+    assert e.reason == "connected"
+    assert "The path through n1 (stop_gradient) adds nothing" in e.message
+    assert "stop_gradient" not in tape.explain(y, x).message     # no stopped path there
