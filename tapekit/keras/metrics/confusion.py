@@ -10,8 +10,8 @@ positive when it is non-zero. Each entry is counted (the arrays are read as flat
 import numpy as np
 
 from ...convert import convert_to_tensor
-from ...ops import (broadcast_to, cast, greater, logical_and, logical_not, not_equal, reduce_sum,
-                    reshape, sigmoid)
+from ...ops import (broadcast_to, cast, clip_by_value, greater, logical_and, logical_not,
+                    not_equal, reduce_sum, reshape, sigmoid)
 from .base import Metric, divide_no_nan
 
 __all__ = ["Precision", "Recall", "AUC"]
@@ -139,6 +139,10 @@ class AUC(Metric):
                 raise ValueError(f"AUC: num_thresholds must be an integer > 1, got {num_thresholds!r}")
             inner = [(i + 1) / (num_thresholds - 1) for i in range(num_thresholds - 2)]
         self._thresholds = np.array([0.0 - 1e-7] + inner + [1.0 + 1e-7])
+        # Evenly spaced thresholds (the default): Keras counts by buckets, so a prediction
+        # below 0 counts as 0 and one above 1 as 1 (a logit fed to AUC without from_logits).
+        even = np.arange(len(inner) + 2) / (len(inner) + 1)
+        self._clip = len(inner) >= 1 and np.allclose([0.0] + inner + [1.0], even, atol=1e-7)
         self.num_thresholds = len(self._thresholds)
         self.multi_label, self.label_weights, self.from_logits = False, None, bool(from_logits)
         n = (self.num_thresholds,)
@@ -160,6 +164,8 @@ class AUC(Metric):
                              f"expected")
         if self.from_logits:
             y_pred = sigmoid(y_pred)
+        if self._clip:
+            y_pred = clip_by_value(y_pred, 0.0, 1.0)
         pred = reshape(y_pred, (-1, 1))
         label = reshape(y_true, (-1, 1))
         weight = 1.0

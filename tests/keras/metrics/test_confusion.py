@@ -102,3 +102,23 @@ def test_auc_takes_one_weight_per_example_for_column_predictions():
         column = tk.metrics.AUC(curve=curve)
         column.update_state(y, p, sample_weight=w[:, None])
         assert float(column.result()) == pytest.approx(float(weighted.result()), rel=1e-6)
+
+
+def test_auc_counts_predictions_outside_0_1_as_0_and_1():
+    # A model's logits given to AUC without from_logits. Keras 3.15 on TF 2.21 gives 0.25 (ROC)
+    # and 0.25 (num_thresholds=5): it counts by buckets, so -0.5 and -1 count as 0, 2 and 1.5
+    # as 1. By hand on [0, 1, 0.3, 1, 0]: positives {0, 1, 0}, negatives {0.3, 1}: of the 6
+    # pairs one is in order and one tied (1 against 1, half): 1.5 / 6.
+    y = np.array([[1.0], [1.0], [0.0], [0.0], [1.0]], "float32")
+    p = np.array([[-0.5], [2.0], [0.3], [1.5], [-1.0]], "float32")
+    for kw in ({}, {"num_thresholds": 5}):
+        m = tk.metrics.AUC(**kw)
+        m.update_state(y, p)
+        assert float(m.result()) == pytest.approx(0.25, rel=1e-6)
+        clipped = tk.metrics.AUC(**kw)
+        clipped.update_state(y, np.clip(p, 0, 1))
+        assert float(clipped.result()) == float(m.result())
+    # Explicit thresholds that are not evenly spaced compare as given (no clipping), as Keras.
+    m = tk.metrics.AUC(thresholds=[0.2, 0.7])
+    m.update_state([[1.0], [0.0]], [[-3.0], [5.0]])
+    assert m.true_positives.numpy().tolist() == [0.0, 0.0, 0.0, 0.0]
