@@ -250,7 +250,7 @@ def _schedule(r):
     return "K.optimizers.schedules.PiecewiseConstantDecay([1, 3], [0.5, 0.1, 0.01])"
 
 
-GAPS = [{"weight_decay": 0.01}, {"clipnorm": 1.0}, {"clipvalue": 0.5}, {"global_clipnorm": 1.0},
+GAPS = [   # Keras 3 arguments beyond API.md's signatures{"weight_decay": 0.01}, {"clipnorm": 1.0}, {"clipvalue": 0.5}, {"global_clipnorm": 1.0},
         {"amsgrad": True}]
 
 
@@ -392,7 +392,7 @@ def gen_fit(r):
         loss = str(r.choice(["'mse'", "'mae'", "K.losses.Huber()", "'mean_squared_error'"]))
         metrics = str(r.choice(["['mae']", "['mse', 'mae']", "[K.metrics.RootMeanSquaredError()]", "None"]))
     elif task in ("binary", "binary_logits"):
-        y = arr(r.integers(0, 2, (n, 1)), F32)
+        y = arr(r.integers(0, 2, (n, 1) if r.random() < 0.7 else (n,)), F32)
         if task == "binary":
             out_layer, loss = "K.layers.Dense(1, activation='sigmoid')", "'binary_crossentropy'"
         else:
@@ -408,10 +408,10 @@ def gen_fit(r):
             loss = ("K.losses.CategoricalCrossentropy(from_logits=True)" if logits
                     else "'categorical_crossentropy'")
         else:
-            y = arr(ids, "int32")
+            y = arr(ids[:, None] if r.random() < 0.3 else ids, "int32")   # (n,) or (n, 1)
             loss = ("K.losses.SparseCategoricalCrossentropy(from_logits=True)" if logits
                     else "'sparse_categorical_crossentropy'")
-        metrics = str(r.choice(["['accuracy']", "['accuracy', 'accuracy']" if False else "['acc']",
+        metrics = str(r.choice(["['accuracy']", "['acc']",
                                 "[K.metrics.TopKCategoricalAccuracy(k=1)]" if task == "categorical"
                                 else "[K.metrics.SparseTopKCategoricalAccuracy(k=1)]"]))
     opt = str(r.choice(["K.optimizers.SGD(0.1)", "K.optimizers.SGD(0.05, momentum=0.9)",

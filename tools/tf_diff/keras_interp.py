@@ -42,8 +42,8 @@ def summarise(x):
 def run_one(T, K, prog):
     outs = []
     clear = getattr(getattr(K, "backend", None), "clear_session", None)
-    if clear is not None:   # Keras numbers default names (precision_37) across a process
-        clear()
+    if clear is not None and prog["family"] == "fit":
+        clear()   # Keras numbers metric names (precision_37) across a process; slow (gc)
     scope = {"T": T, "K": K, "np": np, "fill": fill,
              "out": lambda v: outs.append(summarise(v))}
     try:
