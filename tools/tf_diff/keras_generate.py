@@ -250,7 +250,7 @@ def _schedule(r):
     return "K.optimizers.schedules.PiecewiseConstantDecay([1, 3], [0.5, 0.1, 0.01])"
 
 
-GAPS = [   # Keras 3 arguments beyond API.md's signatures{"weight_decay": 0.01}, {"clipnorm": 1.0}, {"clipvalue": 0.5}, {"global_clipnorm": 1.0},
+GAPS = [{"weight_decay": 0.01}, {"clipnorm": 1.0}, {"clipvalue": 0.5}, {"global_clipnorm": 1.0},
         {"amsgrad": True}]
 
 
