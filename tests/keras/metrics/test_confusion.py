@@ -122,3 +122,42 @@ def test_auc_counts_predictions_outside_0_1_as_0_and_1():
     m = tk.metrics.AUC(thresholds=[0.2, 0.7])
     m.update_state([[1.0], [0.0]], [[-3.0], [5.0]])
     assert m.true_positives.numpy().tolist() == [0.0, 0.0, 0.0, 0.0]
+
+
+Y3 = np.array([[0, 1, 1], [1, 0, 0], [0, 0, 1]], "float32")
+P3 = np.array([[0.2, 0.9, 0.4], [0.6, 0.6, 0.1], [0.3, 0.8, 0.7]], "float32")
+W3 = np.array([1.0, 2.0, 0.5], "float32")
+
+
+@pytest.mark.parametrize("kw, precision, recall", [
+    # Keras 3.15 on TF 2.21 gives these (tapekit raised NotImplementedError). By hand, with
+    # per-row weights [1, 2, 0.5] and 4.5 of positive weight in all:
+    # top_k=1 keeps 0.9 (a positive), the first 0.6 of the tie (positive; ties go to the lower
+    # index), 0.8 (a negative): precision 3 / 3.5, recall 3 / 4.5.
+    ({"top_k": 1}, 3 / 3.5, 3 / 4.5),
+    ({"top_k": 2}, 4.5 / 7.0, 1.0),
+    # class_id=2 reads column 2 only: labels [1, 0, 1], predictions [0.4, 0.1, 0.7] > 0.5.
+    ({"class_id": 2}, 1.0, 0.5 / 1.5),
+    ({"top_k": 1, "class_id": 0}, 1.0, 1.0),
+    # one count per threshold: above 0.25, tp 4.5 and fp 3; above 0.5, 3.5 and 2.5; above
+    # 0.85, 1 and 0.
+    ({"thresholds": [0.25, 0.5, 0.85]}, [0.6, 3.5 / 6, 1.0], [1.0, 3.5 / 4.5, 1 / 4.5]),
+    ({"thresholds": [0.5]}, 3.5 / 6, 3.5 / 4.5),            # a list of one: a scalar result
+])
+def test_precision_and_recall_top_k_class_id_and_several_thresholds(kw, precision, recall):
+    for cls, want in ((tk.metrics.Precision, precision), (tk.metrics.Recall, recall)):
+        m = cls(**kw)
+        m.update_state(Y3, P3, sample_weight=W3)
+        got = m.result()
+        assert got.shape == np.shape(want) and got.dtype == tk.float32
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+    with pytest.raises(ValueError, match="Precision: top_k must be an integer >= 1"):
+        tk.metrics.Precision(top_k=0)
+
+
+def test_precision_top_k_inside_tk_function():
+    m = tk.metrics.Precision(top_k=1)
+    step = tk.function(lambda y, p: m.update_state(y, p))
+    step(tk.constant(Y3), tk.constant(P3))
+    step(tk.constant(Y3[:1]), tk.constant(P3[:1]))     # a replay with other values
+    assert float(m.result()) == pytest.approx(3 / 4)
