@@ -11,12 +11,13 @@ argument names and defaults.
     tk.Tensor([-0.2  1. ], shape=(2,), dtype=float32)
 """
 from .. import nn
-from ..ops import minimum, sigmoid, tanh, where, zeros_like
+from ..ops import exp, log_sigmoid, minimum, sigmoid, tanh, where, zeros_like
 from .identifiers import resolve
 from .saving.serialization_lib import deserialize_keras_object, serialize_keras_object
 from ..namespaces import public_dir
 
-__all__ = ["deserialize", "elu", "gelu", "get", "get_activation", "leaky_relu", "linear", "relu",
+__all__ = ["deserialize", "elu", "exponential", "gelu", "get", "get_activation", "hard_sigmoid",
+           "hard_silu", "leaky_relu", "linear", "log_sigmoid", "log_softmax", "mish", "relu",
            "relu6", "selu", "serialize", "sigmoid", "silu", "softmax", "softplus", "softsign",
            "tanh"]
 
@@ -55,10 +56,35 @@ def softmax(x, axis=-1):
     return nn.softmax(x, axis=axis)
 
 
+def log_softmax(x, axis=-1):
+    return nn.log_softmax(x, axis=axis)
+
+
+def exponential(x):
+    return exp(x)
+
+
+def hard_sigmoid(x):
+    """Keras 3's: relu6(x + 3) / 6 (0 below -3, 1 above 3, x / 6 + 1/2 between)."""
+    return nn.relu6(x + 3.0) / 6.0
+
+
+def hard_silu(x):
+    """x * hard_sigmoid(x) (Keras's hard_silu, also named hard_swish)."""
+    return x * hard_sigmoid(x)
+
+
+def mish(x):
+    """x * tanh(softplus(x)) (Misra, 2019), as Keras."""
+    return x * tanh(nn.softplus(x))
+
+
 ACTIVATIONS = {"linear": linear, "relu": nn.relu, "sigmoid": sigmoid, "tanh": tanh,
                "softmax": nn.softmax, "elu": elu, "leaky_relu": leaky_relu, "relu6": relu6,
                "selu": selu, "softplus": softplus, "softsign": softsign, "silu": silu,
-               "swish": silu, "gelu": gelu}
+               "swish": silu, "gelu": gelu, "exponential": exponential,
+               "hard_sigmoid": hard_sigmoid, "hard_silu": hard_silu, "hard_swish": hard_silu,
+               "mish": mish, "log_softmax": log_softmax, "log_sigmoid": log_sigmoid}
 
 
 def get_activation(activation):

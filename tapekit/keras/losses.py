@@ -10,7 +10,7 @@ sum divided by the number of values. Probabilities are clipped to [1e-7, 1 - 1e-
 before the log, as Keras does; `from_logits=True` uses the fused, stable log-sum-exp
 ops of `tk.nn` (or TensorFlow's stable formula for the sigmoid).
 """
-from ..ops import (abs, broadcast_to, cast, clip_by_value, equal, exp, expand_dims, log,
+from ..ops import (abs, broadcast_to, cast, clip_by_value, divide_no_nan, equal, exp, expand_dims, log,
                   minimum, range, reduce_mean, reduce_sum, softmax_cross_entropy_with_logits,
                   square, squeeze, where)
 from ..ops.cross_entropy import check_class_ids
@@ -164,7 +164,13 @@ class Loss:
         self._fn_kwargs = fn_kwargs
 
     def __call__(self, y_true, y_pred, sample_weight=None):
-        """The per-example losses, times `sample_weight` (one weight per example), reduced."""
+        """The per-example losses, times `sample_weight` (one weight per example), reduced.
+
+        Float predictions are cast to float32 first, as Keras 3's losses (dtype "float32") do:
+        float64 predictions give a float32 loss (their gradient stays float64)."""
+        y_pred = convert_to_tensor(y_pred)
+        if y_pred.dtype.kind == "f" and y_pred.dtype != "float32":
+            y_pred = cast(y_pred, "float32")
         values = self.call(y_true, y_pred)
         weights = None
         if sample_weight is not None:
@@ -300,6 +306,7 @@ def _weigh(values, sample_weight):
     if weights.dtype != values.dtype:
         weights = cast(weights, values.dtype)
     values, weights = squeeze_or_expand(values, weights)
+    given = weights   # Keras's "mean_with_sample_weight" divides by these, before broadcasting
     if weights.shape != values.shape:
         try:
             weights = broadcast_to(weights, values.shape)
@@ -307,19 +314,21 @@ def _weigh(values, sample_weight):
             raise ValueError(f"sample_weight of shape {weights.shape} does not broadcast to the "
                              f"per-example losses of shape {values.shape}: give one weight per "
                              f"example") from None
-    return values * weights, weights
+    return values * weights, given
 
 
 def _reduce(values, reduction, weights=None):
     """Keras 3's reductions: "sum"; "sum_over_batch_size" and "mean", the sum over the number
-    of values; "mean_with_sample_weight", the sum over the sum of the weights; "none"."""
+    of values; "mean_with_sample_weight", the sum over the sum of the weights as given (a
+    scalar weight, or one per sample of per-entry losses, counts once, as in Keras), 0 when
+    they sum to 0 (Keras's divide_no_nan); "none"."""
     if reduction in ("none", None) or values.ndim == 0 or values.size == 0:
         return values
     total = reduce_sum(values)
     if reduction == "sum":
         return total
     if reduction == "mean_with_sample_weight" and weights is not None:
-        return total / reduce_sum(weights)
+        return divide_no_nan(total, reduce_sum(weights))
     return total / values.size
 
 

@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from ..ops import cast, pow, sqrt, square
+from ..ops import cast, clip_by_global_norm, clip_by_norm, clip_by_value, pow, sqrt, square
 from ..convert import convert_to_tensor
 from ..tensor import Tensor, Variable
 from ..compiler.trace import hold_in_traces
@@ -47,7 +47,18 @@ class Optimizer:
 
     _slot_names = ()
 
-    def __init__(self, learning_rate, name):
+    def __init__(self, learning_rate, name, weight_decay=None, clipnorm=None, clipvalue=None,
+                 global_clipnorm=None):
+        cls = type(self).__name__
+        if sum(c is not None for c in (clipnorm, clipvalue, global_clipnorm)) > 1:
+            raise ValueError(f"{cls}: only one of clipnorm, clipvalue and global_clipnorm can be "
+                             f"set, got clipnorm={clipnorm}, clipvalue={clipvalue}, "
+                             f"global_clipnorm={global_clipnorm}")
+        # Keras 3's: grads clipped, then each variable decays by w * weight_decay * lr, then the step
+        self.weight_decay, self.clipnorm, self.clipvalue, self.global_clipnorm = (
+            None if v is None else _hyper(cls, k, v, 0) for k, v in (
+                ("weight_decay", weight_decay), ("clipnorm", clipnorm), ("clipvalue", clipvalue),
+                ("global_clipnorm", global_clipnorm)))
         self.name = name
         self._schedule = learning_rate if isinstance(learning_rate, LearningRateSchedule) else None
         initial = 0.0 if self._schedule else _hyper(type(self).__name__, "learning_rate", learning_rate, 0)
@@ -142,14 +153,28 @@ class Optimizer:
                                 f"must be floating, like its variable (TensorFlow refuses it too). "
                                 f"Cast it on purpose: tk.cast(g, tk.{dtype.name})")
             checked.append((g if g._value.dtype == dtype else cast(g, dtype), v))
+        checked = self._clip(checked)
         with self._lock:
             hold_in_traces(self._lock)   # a tk.function's replay of this step holds it too
             for g, v in checked:
                 dtype = v._value.dtype
                 lr = lr32 if dtype == lr32._value.dtype else cast(lr32, dtype)
+                if self.weight_decay:
+                    v.assign_sub(v * cast(self.weight_decay, dtype) * lr)
                 self._update(g, v, self._slots_for(v) if has_slots else _NO_SLOTS, lr)
             self.iterations.assign_add(1)
         return self.iterations
+
+    def _clip(self, pairs):
+        """Keras 3's clipping of the gradients: clipnorm each, else global_clipnorm, else clipvalue."""
+        if self.clipnorm:
+            return [(clip_by_norm(g, self.clipnorm), v) for g, v in pairs]
+        if self.global_clipnorm:
+            grads = clip_by_global_norm([g for g, _ in pairs], self.global_clipnorm)[0]
+            return list(zip(grads, [v for _, v in pairs]))
+        if self.clipvalue:
+            return [(clip_by_value(g, -self.clipvalue, self.clipvalue), v) for g, v in pairs]
+        return pairs
 
     def _slots_for(self, var):
         entry = self._slots.get(id(var))
@@ -166,8 +191,7 @@ class Optimizer:
 
     # --- config (Keras 3's keys) and pickling ----------------------------------------------
     # Keras 3's keys that tapekit's optimizers take only at these values.
-    _keras_only = {"weight_decay": None, "clipnorm": None, "global_clipnorm": None,
-                   "clipvalue": None, "use_ema": False, "ema_momentum": 0.99,
+    _keras_only = {"use_ema": False, "ema_momentum": 0.99,
                    "ema_overwrite_frequency": None, "loss_scale_factor": None,
                    "gradient_accumulation_steps": None}
     _hyperparameters = ()
@@ -181,14 +205,16 @@ class Optimizer:
         lr = (serialize_keras_object(self._schedule) if self._schedule is not None
               else float(self._learning_rate.numpy()))
         name = self.name if self.name != type(self).__name__ else _keras_name(type(self).__name__)
-        config = {"name": name, "learning_rate": lr, **self._keras_only}
+        config = {"name": name, "learning_rate": lr, "weight_decay": self.weight_decay,
+                  "clipnorm": self.clipnorm, "global_clipnorm": self.global_clipnorm,
+                  "clipvalue": self.clipvalue, **self._keras_only}
         config.update({k: getattr(self, k) for k in self._hyperparameters})
         return config
 
     @classmethod
     def from_config(cls, config):
         """An optimizer from get_config's dict or Keras 3's (whose extra keys must keep
-        Keras's defaults: tapekit has no clipping, weight decay or EMA)."""
+        Keras's defaults: tapekit has no EMA or loss scaling)."""
         config = dict(config)
         for key, default in {**cls._keras_only, "amsgrad": False}.items():
             if key in config and config.pop(key) != default:
@@ -235,9 +261,9 @@ class SGD(Optimizer):
     <tk.Variable 'Variable:0' shape=() dtype=float32, numpy=0.8>
     """
 
-    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD"):
+    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD", **kwargs):
         momentum = _hyper("SGD", "momentum", momentum, 0, 1, high_open=False)
-        super().__init__(learning_rate, name)
+        super().__init__(learning_rate, name, **kwargs)
         self.momentum = float(momentum)
         self.nesterov = bool(nesterov)
         self._hyperparameters = ("momentum", "nesterov")
@@ -271,11 +297,12 @@ class Adam(Optimizer):
 
     _slot_names = ("m", "v")
 
-    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="Adam"):
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="Adam",
+                 **kwargs):
         beta_1 = _hyper("Adam", "beta_1", beta_1, 0, 1)
         beta_2 = _hyper("Adam", "beta_2", beta_2, 0, 1)
         epsilon = _hyper("Adam", "epsilon", epsilon, 0)
-        super().__init__(learning_rate, name)
+        super().__init__(learning_rate, name, **kwargs)
         self.beta_1, self.beta_2, self.epsilon = beta_1, beta_2, epsilon
         self._hyperparameters = ("beta_1", "beta_2", "epsilon")
 
@@ -307,11 +334,11 @@ class RMSprop(Optimizer):
     """
 
     def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7, centered=False,
-                 name="RMSprop"):
+                 name="RMSprop", **kwargs):
         rho = _hyper("RMSprop", "rho", rho, 0, 1)
         momentum = _hyper("RMSprop", "momentum", momentum, 0, 1, high_open=False)
         epsilon = _hyper("RMSprop", "epsilon", epsilon, 0)
-        super().__init__(learning_rate, name)
+        super().__init__(learning_rate, name, **kwargs)
         self.rho, self.momentum, self.epsilon, self.centered = rho, momentum, epsilon, centered
         self._hyperparameters = ("rho", "momentum", "epsilon", "centered")
         self._slot_names = (("velocity",) + (("momentum",) if momentum > 0 else ())

@@ -74,3 +74,30 @@ def test_serialize_names_built_ins_and_deserialize_reads_them_back():
     assert config["registered_name"] == "test_activations>twice"
     assert isinstance(config, dict) and activations.deserialize(config) is twice
     assert activations.deserialize("mine", custom_objects={"mine": abs}) is abs
+
+
+def test_keras_names_dense_layers_use_exponential_hard_sigmoid_mish_log_softmax():
+    # Dense(3, activation="exponential") raised in tapekit; Keras 3.15 on TF 2.21 gives, at
+    # x = [-4, -1, 0, 2, 5]: hard_sigmoid [0, 1/3, 1/2, 5/6, 1] (relu6(x + 3) / 6),
+    # hard_silu = hard_swish = x * hard_sigmoid [0, -1/3, 0, 5/3, 5], mish = x tanh(softplus x)
+    # [-0.0725917, -0.3034015, 0, 1.943959, 4.999552], log_sigmoid [-4.01815, -1.313262,
+    # -log 2, -0.126928, -0.00671535].
+    x = np.array([-4.0, -1.0, 0.0, 2.0, 5.0], "float32")
+    xs = tk.constant(x)
+    close = np.testing.assert_allclose
+    close(activations.get("exponential")(xs).numpy(), np.exp(x), rtol=1e-6)
+    close(activations.get("hard_sigmoid")(xs).numpy(), [0, 1 / 3, 0.5, 5 / 6, 1], rtol=1e-6)
+    for name in ("hard_silu", "hard_swish"):
+        close(activations.get(name)(xs).numpy(), [0, -1 / 3, 0, 5 / 3, 5], rtol=1e-6)
+    close(activations.get("mish")(xs).numpy(), x * np.tanh(np.log1p(np.exp(x))), rtol=1e-6)
+    close(activations.get("log_sigmoid")(xs).numpy(), -np.log1p(np.exp(-x)), rtol=1e-6)
+    close(activations.get("log_softmax")(xs).numpy(), x - np.log(np.exp(x).sum()), rtol=1e-5)
+    assert activations.serialize(activations.get("hard_swish")) == "hard_silu"   # Keras's name
+    layer = tk.layers.Dense(1, activation="mish", use_bias=False)
+    layer(np.ones((1, 1), "float32"))
+    layer.set_weights([np.array([[2.0]], "float32")])
+    with tk.GradientTape() as tape:           # d mish / dx at 2: tanh(sp) + x sech^2(sp) sigmoid(x)
+        y = layer(tk.constant([[1.0]]))
+    sp = np.log1p(np.exp(2.0))
+    slope = np.tanh(sp) + 2.0 * (1 - np.tanh(sp) ** 2) / (1 + np.exp(-2.0))
+    close(tape.gradient(y, layer.kernel).numpy(), [[slope]], rtol=1e-5)

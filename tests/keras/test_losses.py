@@ -37,8 +37,9 @@ def test_mean_squared_error_by_hand():
 def test_binary_crossentropy_clips_probabilities():
     y = np.array([[1.0, 0.0, 1.0, 0.0]])
     p = np.array([[0.9, 0.2, 0.0, 1.0]])                     # 0 and 1: clipped, stays finite
-    q = np.clip(p, EPS, 1 - EPS)
-    expected = -(y * np.log(q) + (1 - y) * np.log(1 - q)).mean()
+    # in float32, as the loss casts p (Keras 3.15 on TF 2.21 gives 8.097246 here)
+    q = np.clip(p.astype("float32"), np.float32(EPS), np.float32(1 - EPS))
+    expected = -(y * np.log(q) + (1 - y) * np.log(np.float32(1) - q)).mean()
     got = losses.BinaryCrossentropy()(y, p)
     assert np.isfinite(got.numpy())
     close(got, expected, rtol=1e-5)
@@ -148,3 +149,44 @@ def test_label_smoothing_moves_labels_as_keras_does():
 def test_label_smoothing_outside_zero_to_one_is_refused(bad):
     with pytest.raises((ValueError, TypeError), match="CategoricalCrossentropy: label_smoothing must"):
         losses.CategoricalCrossentropy(label_smoothing=bad)
+
+
+# --- found by tools/tf_diff/keras_diff.py (Keras 3.15 on TF 2.21) ----------------------------
+def test_mean_with_sample_weight_divides_by_the_weights_as_given():
+    # Keras 3.15 on TF 2.21 gives 4.527068 for a scalar weight 0.141 on two per-example MSEs:
+    # sum(w * mse) / 0.141 (the scalar counts once), not / (2 * 0.141); here mse = [2.5, 4.0].
+    y = np.array([[0.0, 1.0], [2.0, 0.0]], "float32")
+    p = np.array([[1.0, 3.0], [0.0, 2.0]], "float32")
+    mse = np.array([2.5, 4.0])
+    loss = losses.MeanSquaredError(reduction="mean_with_sample_weight")
+    close(loss(y, p, sample_weight=0.5), (0.5 * mse).sum() / 0.5)
+    # per-sample weights (2, 1) on per-entry losses (2, 2): Keras divides by 1.5 + 0.5, once each
+    y3, p3 = y[..., None], p[..., None]
+    per_entry = (y - p) ** 2
+    w = np.array([[1.5], [0.5]], "float32")
+    close(loss(y3, p3, sample_weight=w), (per_entry * w).sum() / 2.0)
+
+
+def test_mean_with_sample_weight_of_zero_weights_is_zero():
+    # Keras 3.15 on TF 2.21 gives 0.0 and a zero gradient (divide_no_nan), not NaN.
+    p = tk.constant([[0.5, 0.25], [1.0, 3.0]])
+    with tk.GradientTape() as tape:
+        tape.watch(p)
+        loss = losses.MeanSquaredError(reduction="mean_with_sample_weight")(
+            [[0.0, 1.0], [2.0, 0.0]], p, sample_weight=[0.0, 0.0])
+    assert float(loss) == 0.0
+    np.testing.assert_array_equal(tape.gradient(loss, p).numpy(), np.zeros((2, 2), "float32"))
+
+
+def test_a_loss_casts_float64_predictions_to_float32():
+    # Keras 3.15 on TF 2.21: MeanSquaredError()(y, float64 p) is a float32 tensor (a Loss's dtype
+    # is float32); the gradient w.r.t. p stays float64. The loss functions keep p's dtype.
+    p = tk.constant(np.array([[0.5], [2.0]]))
+    with tk.GradientTape() as tape:
+        tape.watch(p)
+        loss = losses.MeanSquaredError()([[0.0], [1.0]], p)
+    assert loss.dtype == tk.float32 and float(loss) == 0.625
+    grad = tape.gradient(loss, p)
+    assert grad.dtype == tk.float64
+    np.testing.assert_allclose(grad.numpy(), [[0.5], [1.0]])
+    assert losses.mean_squared_error([[0.0], [1.0]], p).dtype == tk.float64

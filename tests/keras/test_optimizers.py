@@ -171,3 +171,42 @@ def test_apply_gradients_refuses_an_integer_gradient():
     with pytest.raises(TypeError, match=r"SGD\.apply_gradients.*'w:0' \(float32\).*dtype int32"):
         tk.optimizers.SGD(0.1).apply_gradients([(tk.constant([1, 1]), w)])
     np.testing.assert_array_equal(w.numpy(), [1.0, 2.0])
+
+
+@pytest.mark.parametrize("kw, a_after, b_after", [
+    # Keras 3.15 on TF 2.21 gives these (SGD(0.5), a = [1, 2] with grads [3, 4] then [0.3, 0];
+    # b = 3 with grad -2 then None). By hand: clipnorm=1 scales [3, 4] to [0.6, 0.8] and -2 to
+    # -1; clipvalue=0.5 clips each entry; global_clipnorm=1 scales both by 1/sqrt(29); weight
+    # decay 0.1 first takes w * 0.1 * 0.5 off each variable that has a gradient.
+    ({"clipnorm": 1.0}, [0.55, 1.6], 3.5),
+    ({"clipvalue": 0.5}, [0.6, 1.75], 3.25),
+    ({"global_clipnorm": 1.0}, [1 - 1.5 / 29 ** 0.5 - 0.15, 2 - 2 / 29 ** 0.5], 3 + 1 / 29 ** 0.5),
+    ({"weight_decay": 0.1}, [(1 * 0.95 - 1.5) * 0.95 - 0.15, (2 * 0.95 - 2) * 0.95], 3 * 0.95 + 1),
+])
+def test_clipping_and_weight_decay_as_keras(kw, a_after, b_after):
+    opt = optimizers.SGD(0.5, **kw)
+    a, b = tk.Variable([1.0, 2.0]), tk.Variable(3.0)
+    opt.apply_gradients([(tk.constant([3.0, 4.0]), a), (tk.constant(-2.0), b)])
+    with pytest.warns(UserWarning, match="Gradients do not exist"):
+        opt.apply_gradients([(tk.constant([0.3, 0.0]), a), (None, b)])
+    np.testing.assert_allclose(a.numpy(), a_after, rtol=1e-6)
+    np.testing.assert_allclose(float(b.numpy()), b_after, rtol=1e-6)
+    assert opt.get_config()[next(iter(kw))] == next(iter(kw.values()))
+    assert type(opt).from_config(opt.get_config()).get_config() == opt.get_config()
+
+
+def test_adam_weight_decay_inside_tk_function_and_one_clip_only():
+    # Adam(0.1, weight_decay=0.5): w = 2 decays to 2 - 2 * 0.5 * 0.1 = 1.9, then Adam's first
+    # step takes 0.1 off (alpha = 0.1 sqrt(0.001) / 0.1 times m / sqrt(v) = 0.1 g / (sqrt(0.001) g)),
+    # and so does the second with the same gradient.
+    w = tk.Variable(2.0)
+    opt = optimizers.Adam(0.1, weight_decay=0.5)
+    step = tk.function(lambda g: opt.apply_gradients([(g, w)]))
+    step(tk.constant(3.0))
+    assert float(w.numpy()) == pytest.approx(1.8, rel=1e-5)
+    step(tk.constant(3.0))                      # the replay decays the new w: 1.8 * 0.95 - 0.1
+    assert float(w.numpy()) == pytest.approx(1.8 * 0.95 - 0.1, rel=1e-5)
+    with pytest.raises(ValueError, match="only one of clipnorm, clipvalue and global_clipnorm"):
+        optimizers.RMSprop(clipnorm=1.0, clipvalue=0.5)
+    with pytest.raises(ValueError, match="weight_decay must be >= 0"):
+        optimizers.SGD(weight_decay=-1.0)

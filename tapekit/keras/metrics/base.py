@@ -90,19 +90,20 @@ def _as(x, dtype):
     return x if x.dtype == dtype else cast(x, dtype)
 
 
-def reduce_to_samplewise(values, sample_weight, dtype):
+def reduce_to_samplewise(values, sample_weight, dtype, reduce_fn=reduce_mean):
     """Keras's rule for (values, sample_weight): one value per sample, weighted.
 
-    Values are averaged over the axes the weights lack (per-sample weights on per-entry
-    values weigh each sample's mean); weights are broadcast to the values; then values
-    (and weights) are averaged over every axis but the first. Returns (values, weights).
+    Values are reduced with `reduce_fn` (Mean: reduce_mean, Sum: reduce_sum, as in Keras)
+    over the axes the weights lack (per-sample weights on per-entry values weigh each
+    sample's mean, or sum); weights are broadcast to the values; then values (and weights)
+    are reduced over every axis but the first. Returns (values, weights).
     """
     values = _as(values, dtype)
     if sample_weight is not None:
         sample_weight = _as(sample_weight, dtype)
         values, sample_weight = squeeze_or_expand(values, sample_weight)
         if values.ndim > sample_weight.ndim:
-            values = reduce_mean(values, axis=list(range(sample_weight.ndim, values.ndim)))
+            values = reduce_fn(values, axis=list(range(sample_weight.ndim, values.ndim)))
         if sample_weight.shape != values.shape:
             try:
                 sample_weight = broadcast_to(sample_weight, values.shape)
@@ -112,9 +113,9 @@ def reduce_to_samplewise(values, sample_weight, dtype):
                                  f"weight per sample, shape ({values.shape[0]},)") from None
         values = values * sample_weight
         if sample_weight.ndim > 1:
-            sample_weight = reduce_mean(sample_weight, axis=list(range(1, sample_weight.ndim)))
+            sample_weight = reduce_fn(sample_weight, axis=list(range(1, sample_weight.ndim)))
     if values.ndim > 1:
-        values = reduce_mean(values, axis=list(range(1, values.ndim)))
+        values = reduce_fn(values, axis=list(range(1, values.ndim)))
     return values, sample_weight
 
 
@@ -132,7 +133,7 @@ class Sum(Metric):
         self.total = self.add_variable((), name="total")
 
     def update_state(self, values, sample_weight=None):
-        values, _ = reduce_to_samplewise(values, sample_weight, self.dtype)
+        values, _ = reduce_to_samplewise(values, sample_weight, self.dtype, reduce_sum)
         self.total.assign_add(reduce_sum(values))
 
     def result(self):

@@ -6,12 +6,15 @@
 
 A prediction counts as positive when it is strictly above `thresholds` (0.5); a label is
 positive when it is non-zero. Each entry is counted (the arrays are read as flat lists).
+As Keras's: a list of thresholds gives one result per threshold; `top_k` keeps each row's k
+largest predictions (the others count as negative); `class_id` reads that column only.
 """
 import numpy as np
 
 from ...convert import convert_to_tensor
-from ...ops import (broadcast_to, cast, greater, logical_and, logical_not, not_equal, reduce_sum,
-                    reshape, sigmoid)
+from ...ops import (broadcast_to, cast, clip_by_value, equal, expand_dims, greater, less,
+                    logical_and, logical_not, logical_or, not_equal, reduce_sum, reshape,
+                    sigmoid, where)
 from .base import Metric, divide_no_nan
 
 __all__ = ["Precision", "Recall", "AUC"]
@@ -25,22 +28,29 @@ class _Confusion(Metric):
     def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None):
         super().__init__(name=name, dtype=dtype)
         kind = type(self).__name__
-        if top_k is not None or class_id is not None:
-            raise NotImplementedError(f"tk.metrics.{kind}: top_k and class_id are not supported; "
-                                      f"slice the class yourself, e.g. y_pred[:, k]")
-        if thresholds is None:
-            thresholds = 0.5
-        if isinstance(thresholds, (list, tuple)):
-            raise NotImplementedError(f"tk.metrics.{kind}: one threshold only, got {thresholds!r}; "
-                                      f"make one metric per threshold")
-        if not 0 <= thresholds <= 1:
+        for arg, value in (("top_k", top_k), ("class_id", class_id)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                      or value < (1 if arg == "top_k" else 0)):
+                raise ValueError(f"tk.metrics.{kind}: {arg} must be an integer "
+                                 f"{'>= 1' if arg == 'top_k' else '>= 0'}, got {value!r}")
+        self.top_k, self.class_id = top_k, class_id
+        many = isinstance(thresholds, (list, tuple))
+        if many and len(thresholds) == 1:   # Keras: [0.5] reads as one threshold (a scalar result)
+            many, thresholds = False, thresholds[0]
+        if thresholds is None:   # Keras: with top_k, every one of the top k counts as positive
+            thresholds = 0.5 if top_k is None else _NEG_INF
+        elif any(not 0 <= t <= 1 for t in (thresholds if many else [thresholds])):
             raise ValueError(f"tk.metrics.{kind}: thresholds must be in [0, 1], got {thresholds!r}")
-        self.thresholds = float(thresholds)
-        self.true_positives = self.add_variable((), name="true_positives")
-        setattr(self, self._other, self.add_variable((), name=self._other))
+        # One threshold: scalar counts and result; a list: one count and result per threshold.
+        self.thresholds = [float(t) for t in thresholds] if many else float(thresholds)
+        shape = (len(thresholds),) if many else ()
+        self.true_positives = self.add_variable(shape, name="true_positives")
+        setattr(self, self._other, self.add_variable(shape, name=self._other))
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         y_pred = convert_to_tensor(y_pred)
+        if y_pred.dtype != self.dtype:      # compared with the thresholds in float32, as Keras
+            y_pred = cast(y_pred, self.dtype)
         y_true = convert_to_tensor(y_true)
         if y_true.size != y_pred.size:
             raise ValueError(f"{type(self).__name__}: y_true has {y_true.size} values and y_pred "
@@ -48,8 +58,16 @@ class _Confusion(Metric):
                              f"per label is expected")
         if y_true.shape != y_pred.shape:     # (N,) labels for (N, 1) predictions
             y_true = reshape(y_true, y_pred.shape)
+        if self.top_k is not None:
+            y_pred = _keep_top_k(y_pred, self.top_k)
+        if self.class_id is not None:       # Keras: y[..., class_id, None]
+            y_true = y_true[..., self.class_id:self.class_id + 1]
+            y_pred = y_pred[..., self.class_id:self.class_id + 1]
         label = not_equal(y_true, 0)
-        predicted = greater(y_pred, self.thresholds)
+        if isinstance(self.thresholds, list):
+            label = expand_dims(label, -1)
+            y_pred = expand_dims(y_pred, -1)
+        predicted = greater(y_pred, np.asarray(self.thresholds, y_pred.dtype))
         weight = 1.0
         if sample_weight is not None:
             weight = convert_to_tensor(sample_weight)
@@ -57,7 +75,8 @@ class _Confusion(Metric):
             if weight.ndim < y_pred.ndim and weight.ndim:
                 weight = reshape(weight, weight.shape + (1,) * (y_pred.ndim - weight.ndim))
             weight = broadcast_to(weight, y_pred.shape)
-        count = lambda mask: reduce_sum(cast(mask, self.dtype) * weight)   # noqa: E731
+        axes = list(range(predicted.ndim - 1)) if isinstance(self.thresholds, list) else None
+        count = lambda mask: reduce_sum(cast(mask, self.dtype) * weight, axis=axes)   # noqa: E731
         self.true_positives.assign_add(count(logical_and(label, predicted)))
         other = (logical_and(logical_not(label), predicted) if self._other == "false_positives"
                  else logical_and(label, logical_not(predicted)))
@@ -66,6 +85,21 @@ class _Confusion(Metric):
     def result(self):
         tp = self.true_positives
         return divide_no_nan(tp, tp + getattr(self, self._other))
+
+
+_NEG_INF = -1e10   # Keras's metrics_utils.NEG_INF: the threshold with top_k and no thresholds
+
+
+def _keep_top_k(y_pred, k):
+    """y_pred with all but each row's k largest entries set to -1e10 (Keras's _filter_top_k);
+    ties go to the lower index, as TensorFlow's top_k. Recorded ops, for tk.function."""
+    y_pred = convert_to_tensor(y_pred)
+    n = y_pred.shape[-1]
+    earlier = np.tril(np.ones((n, n), bool), -1)   # [i, j]: j comes before i
+    other, this = expand_dims(y_pred, -2), expand_dims(y_pred, -1)
+    ahead = logical_or(greater(other, this), logical_and(equal(other, this), earlier))
+    rank = reduce_sum(cast(ahead, "int32"), axis=-1)   # how many entries come before each
+    return where(less(rank, k), y_pred, cast(_NEG_INF, y_pred.dtype))
 
 
 class Precision(_Confusion):
@@ -139,6 +173,10 @@ class AUC(Metric):
                 raise ValueError(f"AUC: num_thresholds must be an integer > 1, got {num_thresholds!r}")
             inner = [(i + 1) / (num_thresholds - 1) for i in range(num_thresholds - 2)]
         self._thresholds = np.array([0.0 - 1e-7] + inner + [1.0 + 1e-7])
+        # Evenly spaced thresholds (the default): Keras counts by buckets, so a prediction
+        # below 0 counts as 0 and one above 1 as 1 (a logit fed to AUC without from_logits).
+        even = np.arange(len(inner) + 2) / (len(inner) + 1)
+        self._clip = len(inner) >= 1 and np.allclose([0.0] + inner + [1.0], even, atol=1e-7)
         self.num_thresholds = len(self._thresholds)
         self.multi_label, self.label_weights, self.from_logits = False, None, bool(from_logits)
         n = (self.num_thresholds,)
@@ -160,6 +198,8 @@ class AUC(Metric):
                              f"expected")
         if self.from_logits:
             y_pred = sigmoid(y_pred)
+        if self._clip:
+            y_pred = clip_by_value(y_pred, 0.0, 1.0)
         pred = reshape(y_pred, (-1, 1))
         label = reshape(y_true, (-1, 1))
         weight = 1.0

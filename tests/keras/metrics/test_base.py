@@ -105,3 +105,18 @@ def test_mean_metric_wrapper_passes_its_arguments_and_weights():
     assert value(m) == 0.0                                # class 0 and 2 not in the top 2
     m.update_state(np.array([[0, 1, 0]]), y_pred[:1])     # class 1 is: a hit, weight 1
     assert value(m) == pytest.approx(1 / 5)
+
+
+def test_sum_adds_every_entry_of_multi_axis_values():
+    # Keras 3.15 on TF 2.21: Sum().update_state([[1.704, -0.162, -2.142]]) reads -0.6 (the
+    # entries' sum; Keras reduces with ops.sum for Sum); with per-sample weights on (2, 2)
+    # values each row's sum is weighed: 2 * (1 + 2) + 0.5 * (3 + 4) = 9.5.
+    s = tk.metrics.Sum()
+    s.update_state(np.array([[1.704, -0.162, -2.142]], "float32"))
+    assert value(s) == pytest.approx(-0.6, rel=1e-6)
+    s.reset_state()
+    s.update_state([[1.0, 2.0], [3.0, 4.0]], sample_weight=[2.0, 0.5])
+    assert value(s) == 9.5
+    m = tk.metrics.Mean()                    # Mean still averages a row: (2 * 1.5 + 0.5 * 3.5) / 2.5
+    m.update_state([[1.0, 2.0], [3.0, 4.0]], sample_weight=[2.0, 0.5])
+    assert value(m) == pytest.approx(4.75 / 2.5)

@@ -102,3 +102,62 @@ def test_auc_takes_one_weight_per_example_for_column_predictions():
         column = tk.metrics.AUC(curve=curve)
         column.update_state(y, p, sample_weight=w[:, None])
         assert float(column.result()) == pytest.approx(float(weighted.result()), rel=1e-6)
+
+
+def test_auc_counts_predictions_outside_0_1_as_0_and_1():
+    # A model's logits given to AUC without from_logits. Keras 3.15 on TF 2.21 gives 0.25 (ROC)
+    # and 0.25 (num_thresholds=5): it counts by buckets, so -0.5 and -1 count as 0, 2 and 1.5
+    # as 1. By hand on [0, 1, 0.3, 1, 0]: positives {0, 1, 0}, negatives {0.3, 1}: of the 6
+    # pairs one is in order and one tied (1 against 1, half): 1.5 / 6.
+    y = np.array([[1.0], [1.0], [0.0], [0.0], [1.0]], "float32")
+    p = np.array([[-0.5], [2.0], [0.3], [1.5], [-1.0]], "float32")
+    for kw in ({}, {"num_thresholds": 5}):
+        m = tk.metrics.AUC(**kw)
+        m.update_state(y, p)
+        assert float(m.result()) == pytest.approx(0.25, rel=1e-6)
+        clipped = tk.metrics.AUC(**kw)
+        clipped.update_state(y, np.clip(p, 0, 1))
+        assert float(clipped.result()) == float(m.result())
+    # Explicit thresholds that are not evenly spaced compare as given (no clipping), as Keras.
+    m = tk.metrics.AUC(thresholds=[0.2, 0.7])
+    m.update_state([[1.0], [0.0]], [[-3.0], [5.0]])
+    assert m.true_positives.numpy().tolist() == [0.0, 0.0, 0.0, 0.0]
+
+
+Y3 = np.array([[0, 1, 1], [1, 0, 0], [0, 0, 1]], "float32")
+P3 = np.array([[0.2, 0.9, 0.4], [0.6, 0.6, 0.1], [0.3, 0.8, 0.7]], "float32")
+W3 = np.array([1.0, 2.0, 0.5], "float32")
+
+
+@pytest.mark.parametrize("kw, precision, recall", [
+    # Keras 3.15 on TF 2.21 gives these (tapekit raised NotImplementedError). By hand, with
+    # per-row weights [1, 2, 0.5] and 4.5 of positive weight in all:
+    # top_k=1 keeps 0.9 (a positive), the first 0.6 of the tie (positive; ties go to the lower
+    # index), 0.8 (a negative): precision 3 / 3.5, recall 3 / 4.5.
+    ({"top_k": 1}, 3 / 3.5, 3 / 4.5),
+    ({"top_k": 2}, 4.5 / 7.0, 1.0),
+    # class_id=2 reads column 2 only: labels [1, 0, 1], predictions [0.4, 0.1, 0.7] > 0.5.
+    ({"class_id": 2}, 1.0, 0.5 / 1.5),
+    ({"top_k": 1, "class_id": 0}, 1.0, 1.0),
+    # one count per threshold: above 0.25, tp 4.5 and fp 3; above 0.5, 3.5 and 2.5; above
+    # 0.85, 1 and 0.
+    ({"thresholds": [0.25, 0.5, 0.85]}, [0.6, 3.5 / 6, 1.0], [1.0, 3.5 / 4.5, 1 / 4.5]),
+    ({"thresholds": [0.5]}, 3.5 / 6, 3.5 / 4.5),            # a list of one: a scalar result
+])
+def test_precision_and_recall_top_k_class_id_and_several_thresholds(kw, precision, recall):
+    for cls, want in ((tk.metrics.Precision, precision), (tk.metrics.Recall, recall)):
+        m = cls(**kw)
+        m.update_state(Y3, P3, sample_weight=W3)
+        got = m.result()
+        assert got.shape == np.shape(want) and got.dtype == tk.float32
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+    with pytest.raises(ValueError, match="Precision: top_k must be an integer >= 1"):
+        tk.metrics.Precision(top_k=0)
+
+
+def test_precision_top_k_inside_tk_function():
+    m = tk.metrics.Precision(top_k=1)
+    step = tk.function(lambda y, p: m.update_state(y, p))
+    step(tk.constant(Y3), tk.constant(P3))
+    step(tk.constant(Y3[:1]), tk.constant(P3[:1]))     # a replay with other values
+    assert float(m.result()) == pytest.approx(3 / 4)

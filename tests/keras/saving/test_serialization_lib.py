@@ -129,8 +129,10 @@ def test_optimizer_configs_have_keras_3s_keys():
     again = de({**written, "config": {**written["config"], "amsgrad": False}})
     assert type(again) is tk.optimizers.Adam and again.name == "Adam"
     assert float(again.learning_rate) == pytest.approx(0.01)
-    with pytest.raises(ValueError, match="does not support clipnorm"):
-        de({**written, "config": {**written["config"], "clipnorm": 1.0}})
+    with pytest.raises(ValueError, match="does not support use_ema"):
+        de({**written, "config": {**written["config"], "use_ema": True}})
+    clipped = de({**written, "config": {**written["config"], "clipnorm": 1.0}})
+    assert clipped.clipnorm == 1.0 and ser(clipped)["config"]["clipnorm"] == 1.0
 
 
 def test_losses_and_metrics_without_get_config_are_written_from_their_arguments():
