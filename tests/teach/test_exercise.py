@@ -76,8 +76,10 @@ def test_a_solution_that_fails_its_own_checks_is_refused(tmp_path, tiny_variant)
 
 
 # Answers that skip the exercise's point, which a reviewer's student got full marks for: the
-# numbers the task's text gives, typed in (07), and the library's function in place of one
-# with its own gradient (11). Each must lose points.
+# numbers the task's text gives, typed in (07), or worked out by hand (01, 04, 05) or by
+# np.linalg.lstsq instead of training (12); the library's function in place of one with its
+# own gradient (11) or in place of one the task asks to write (16); a test of the last layer
+# where the task asks for every layer (15). Each must lose points.
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 SHORTCUTS = {
     "07_why_is_my_gradient_none": (
@@ -95,6 +97,31 @@ SHORTCUTS = {
         "with tk.GradientTape() as tape:\n"
         "    value = lse(z)\n"
         "grad = tape.gradient(value, z)\n"),
+    "01_first_gradients": "df_da, df_db = 2 + np.cos(1.0), 1.0\n",
+    "04_what_the_tape_watches": "dw2, dx, dw1, dh = 36.0, -24.0, None, -12.0\n",
+    "05_persistent_and_higher_order": (
+        "hessian = np.array([[4.0, 2.0], [2.0, 12.0]])\n"
+        "hvp = hessian @ np.array([1.0, -1.0])\n"
+        "gv = -9.0\n"),
+    "12_linear_regression": (
+        "B = np.stack([xq ** 2, np.ones_like(xq)], axis=1)\n"
+        "a_fit, c_fit = [float(p) for p in np.linalg.lstsq(B, yq, rcond=None)[0]]\n"),
+    "15_vanishing_and_exploding_gradients": (
+        "def stays_in_range(x, s):\n"
+        "    tk.random.set_seed(1)\n"
+        "    h = x\n"
+        "    for _ in range(20):\n"
+        "        h = tk.layers.Dense(64, activation='relu',\n"
+        "                            kernel_initializer=tk.initializers.RandomNormal(stddev=s))(h)\n"
+        "    return 0.1 <= float(tk.math.reduce_std(h)) <= 10   # the last layer only\n"
+        "tk.random.set_seed(0)\n"
+        "x = tk.random.normal((64, 64))\n"
+        "good_scales = [float(s) for s in np.round(np.arange(0.15, 0.225, 0.005), 3)\n"
+        "               if stays_in_range(x, s)]\n"),
+    "16_exploding_gradients_and_clipping": (
+        "def clip_global(gradients, clip_norm):\n"
+        "    return [t.numpy() for t in tk.clip_by_global_norm(gradients, clip_norm)[0]]\n"
+        "small_step = clip_global([tk.constant([3.0, 4.0]), tk.constant([12.0])], 1.0)\n"),
 }
 
 
