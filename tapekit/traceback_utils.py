@@ -7,8 +7,9 @@ where such errors surface (`GradientTape.gradient` and its jacobians, and a `tk.
 which `fit`'s compiled steps are) are wrapped with `filter_traceback`: an exception that leaves one
 of them keeps the frames of the user's files (their cell, their custom gradient's function, a
 generated program's line) and drops those of tapekit's package, save the one frame of the
-wrapper that re-raises it, which IPython (and so Jupyter) and pytest hide as well
-(`__tracebackhide__`). The exception itself (type, message, cause) is untouched.
+wrapper that re-raises it. pytest hides that frame, and so does IPython (Jupyter) unless it
+is the last one (`__tracebackhide__`); where it shows, its lines say what was left out and
+how to see it. The exception itself (type, message, cause) is untouched.
 
     tk.debugging.disable_traceback_filtering()   # whole tracebacks, to debug tapekit itself
     tk.debugging.enable_traceback_filtering()    # the default, as in TensorFlow
@@ -74,11 +75,13 @@ def filter_traceback(fn):
     """`fn`, whose exceptions leave with tapekit's frames dropped from their traceback."""
     @functools.wraps(fn)
     def error_handler(*args, **kwargs):
-        __tracebackhide__ = True   # IPython and pytest leave this frame out of the traceback too
+        __tracebackhide__ = True   # pytest, and IPython unless it is the last frame, leave it out
         try:
             return fn(*args, **kwargs)
         except Exception as e:
             if not _enabled:
                 raise
+            # This traceback leaves out tapekit's own frames. To see them:
+            # tk.debugging.disable_traceback_filtering()
             raise e.with_traceback(without_internal_frames(e.__traceback__))  # noqa: B904
     return error_handler

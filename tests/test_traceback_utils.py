@@ -1,6 +1,7 @@
 """tapekit.traceback_utils: errors leave tapekit's entry points with the user's frames only
 (TensorFlow's and Keras's traceback filtering), and whole tracebacks when it is turned off."""
 import traceback
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -41,17 +42,25 @@ def test_a_gradient_error_keeps_the_users_frames_and_one_of_tapekits():
     assert "custom_gradient wrong_shape" in str(error)         # the message untouched
 
 
-def test_ipython_hides_the_wrappers_frame_too():
+def test_the_wrappers_frame_says_what_it_left_out():
     # The review saw traceback_utils.py's error_handler, with its code, in lessons 05, 11, 22.
-    # IPython (Jupyter) leaves out a frame whose locals set __tracebackhide__.
+    # pytest, and IPython unless it is the last frame (as there), leave out a frame whose
+    # locals set __tracebackhide__; where it shows, the lines above its raise (IPython shows
+    # two) tell a student what is left out and how to see it.
     error = _wrong_shape_gradient()
-    tb = error.__traceback__
-    hidden = []
+    frames = [tb for tb in _walk(error.__traceback__)
+              if tb.tb_frame.f_code.co_filename == traceback_utils.__file__]
+    assert [tb.tb_frame.f_locals.get("__tracebackhide__") for tb in frames] == [True]
+    lines = Path(traceback_utils.__file__).read_text().splitlines()
+    shown = lines[frames[0].tb_lineno - 3:frames[0].tb_lineno - 1]
+    assert "leaves out tapekit's own frames" in shown[0]
+    assert shown[1].strip() == "# tk.debugging.disable_traceback_filtering()"
+
+
+def _walk(tb):
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename == traceback_utils.__file__:
-            hidden.append(tb.tb_frame.f_locals.get("__tracebackhide__"))
+        yield tb
         tb = tb.tb_next
-    assert hidden == [True]
 
 
 def test_off_the_traceback_runs_through_tapekit(monkeypatch):
