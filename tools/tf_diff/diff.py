@@ -135,8 +135,13 @@ def main():
     raises = sum(1 for t in theirs if isinstance(t["eager"], str))
     print(f"programs {len(batch)} (seed {args.seed}), TensorFlow raised on {raises}, "
           f"in tk.function too: {sum(1 for p in batch if p.get('function'))}, mismatching programs {len(bad)}")
-    if args.out:
-        with open(args.out, "w") as fh:
+    return finish(bad, args.out)
+
+
+def finish(bad, out):
+    """Write the mismatches to `out` (when given); the exit status: 1 when any is left."""
+    if out:
+        with open(out, "w") as fh:
             json.dump(bad, fh, indent=1)
     return 1 if bad else 0
 

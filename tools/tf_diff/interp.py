@@ -7,7 +7,6 @@ value is summarised as {"dt": dtype name, "sh": shape, "v": flat values} or None
 results as JSON on stdout (tapekit's side runs through wtpy.py, TensorFlow's in /work/tfvenv).
 """
 import json
-import operator
 import sys
 import warnings
 
@@ -259,7 +258,7 @@ def code(prog):
         ("" if prog.get("watch_accessed", True) else ", watch_accessed_variables=False") + ")"
     ind = "    "
     if q["kind"] == "second":
-        lines += [f"with tk.GradientTape(persistent=True) as outer:",
+        lines += ["with tk.GradientTape(persistent=True) as outer:",
                   f"    outer.watch([{', '.join(f'v{w}' for w in prog['watch'])}])",
                   f"    with {tape} as tape:"]
         ind = "        "

@@ -100,10 +100,7 @@ def main():
     print(f"programs {len(batch)} (seed {args.seed}): " +
           ", ".join(f"{f} {counts[f]} ({per_family[f]} mismatching)" for f in sorted(counts)) +
           f"; Keras raised on {raises}; mismatching programs {len(bad)}")
-    if args.out:
-        with open(args.out, "w") as fh:
-            json.dump(bad, fh, indent=1)
-    return 1 if bad else 0
+    return diff.finish(bad, args.out)
 
 
 if __name__ == "__main__":
