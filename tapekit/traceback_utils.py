@@ -81,7 +81,9 @@ def filter_traceback(fn):
         except Exception as e:
             if not _enabled:
                 raise
-            # This traceback leaves out tapekit's own frames. To see them:
+            yours = without_internal_frames(e.__traceback__)
+            # This traceback leaves out tapekit's own frames: the mistake is not in them.
+            # To see them, run the cell again after
             # tk.debugging.disable_traceback_filtering()
-            raise e.with_traceback(without_internal_frames(e.__traceback__))  # noqa: B904
+            raise e.with_traceback(yours)  # noqa: B904
     return error_handler

@@ -46,15 +46,16 @@ def test_the_wrappers_frame_says_what_it_left_out():
     # The review saw traceback_utils.py's error_handler, with its code, in lessons 05, 11, 22.
     # pytest, and IPython unless it is the last frame (as there), leave out a frame whose
     # locals set __tracebackhide__; where it shows, the lines above its raise (IPython shows
-    # two) tell a student what is left out and how to see it.
+    # three) tell a student what is left out and how to see it.
     error = _wrong_shape_gradient()
     frames = [tb for tb in _walk(error.__traceback__)
               if tb.tb_frame.f_code.co_filename == traceback_utils.__file__]
     assert [tb.tb_frame.f_locals.get("__tracebackhide__") for tb in frames] == [True]
     lines = Path(traceback_utils.__file__).read_text().splitlines()
-    shown = lines[frames[0].tb_lineno - 3:frames[0].tb_lineno - 1]
+    shown = [line.strip() for line in lines[frames[0].tb_lineno - 4:frames[0].tb_lineno - 1]]
+    assert all(line.startswith("#") for line in shown), shown
     assert "leaves out tapekit's own frames" in shown[0]
-    assert shown[1].strip() == "# tk.debugging.disable_traceback_filtering()"
+    assert shown[2] == "# tk.debugging.disable_traceback_filtering()"
 
 
 def _walk(tb):
