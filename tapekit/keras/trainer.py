@@ -95,9 +95,10 @@ class Trainer(LossAndMetrics):
             y_pred = self(x, training=True)
             loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight)
         self._loss_tracker.update_state(loss, sample_weight=samples_in(x))
-        if self.trainable_variables:
-            grads = tape.gradient(loss, self.trainable_variables)
-            self.optimizer.apply(grads, self.trainable_variables)
+        variables = self.trainable_variables   # after the forward pass, which builds the layers
+        if variables:
+            grads = tape.gradient(loss, variables)
+            self.optimizer.apply(grads, variables)
         else:                  # Keras 3 warns too, and trains nothing: the loss is still logged
             _warn_if_nothing_to_train(self)
         return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
