@@ -49,18 +49,25 @@ _DESTINATION = {np.copyto: (0, "dst"), np.round: (2, "out"), np.around: (2, "out
                 np.any: (2, "out"), np.all: (2, "out"), np.argmax: (2, "out"), np.argmin: (2, "out")}
 
 
-def _plain(x):
+def _plain(x, read_only=False):
+    """The tensors among `x` (nested in lists and tuples) as their arrays. `read_only`: as
+    read-only views, so that a NumPy function that writes (np.put, np.add.at, out=) raises
+    instead of changing a tensor, which is immutable."""
     if isinstance(x, Tensor):
-        return x._value
+        if not read_only:
+            return x._value
+        view = x._value.view()
+        view.flags.writeable = False
+        return view
     if isinstance(x, (list, tuple)):
-        return type(x)(_plain(v) for v in x)
+        return type(x)(_plain(v, read_only) for v in x)
     return x
 
 
 def _on_values(call, name, args, kwargs):
     """NumPy's own answer on the tensors' values (no tape records them): call(*args, **kwargs)."""
     try:
-        return call(*_read_only(args), **{k: _read_only(v) for k, v in kwargs.items()})
+        return call(*_plain(args, True), **{k: _plain(v, True) for k, v in kwargs.items()})
     except ValueError as e:
         if "read-only" not in str(e):
             raise
@@ -69,18 +76,6 @@ def _on_values(call, name, args, kwargs):
 
 _IMMUTABLE = ("{name} cannot write into a tapekit tensor: tensors are immutable (a tape may have "
               "saved this value); use the returned value, or Variable.assign for a variable")
-
-
-def _read_only(x):
-    """_plain, with each tensor's array as a read-only view: a NumPy function that writes
-    (np.put, np.add.at, out=) raises instead of changing a tensor, which is immutable."""
-    if isinstance(x, Tensor):
-        view = x._value.view()
-        view.flags.writeable = False
-        return view
-    if isinstance(x, (list, tuple)):
-        return type(x)(_read_only(v) for v in x)
-    return x
 
 
 def numpy_name(func, method="__call__"):
@@ -134,10 +129,11 @@ def array_ufunc(ufunc, method, inputs, kwargs):
         return op(*inputs)
     if op is None and method == "__call__" and ufunc in READ_ONLY_UFUNCS:
         return ufunc(*_plain(inputs), **kwargs)
-    _refuse_out(numpy_name(ufunc, method), kwargs)
+    name = numpy_name(ufunc, method)
+    _refuse_out(name, kwargs)
     if state.tapes and _tracked(inputs, kwargs):
         raise _breaks_path(ufunc, method)
-    return _on_values(getattr(ufunc, method), numpy_name(ufunc, method), inputs, kwargs)
+    return _on_values(getattr(ufunc, method), name, inputs, kwargs)
 
 
 def array_function(func, args, kwargs):
