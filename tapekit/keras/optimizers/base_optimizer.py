@@ -1,14 +1,10 @@
-"""Optimizers with Keras 3 (TensorFlow 2.11+) update rules: SGD, Adam, RMSprop.
+"""The optimizer base class: state in Variables, clipping, weight decay, config (Keras 3's keys).
 
-    optimizer = tk.optimizers.SGD(learning_rate=0.01)
-    grads = tape.gradient(loss, model.trainable_variables)
-    optimizer.apply_gradients(zip(grads, model.trainable_variables))
-
-All state lives in tk.Variables (the learning rate, `iterations`, one slot per
-variable for momentum or moments), and every update is written with tapekit ops and
-`assign*`, never with Python numbers read from that state. That is what lets
-`tk.function` record an optimizer step once and replay it: a replay reads the
-current slots and step count, just as the eager step does.
+Every update is written with tapekit ops and `assign*`, never with Python numbers read from
+that state (the learning rate, `iterations`, each variable's slots). That is what lets
+`tk.function` record an optimizer step once and replay it: a replay reads the current slots
+and step count, just as the eager step does. Each update rule is a subclass in a module of
+its own (sgd.py, adam.py, rmsprop.py), as in Keras 3.
 """
 import math
 import numbers
@@ -17,16 +13,13 @@ import warnings
 
 import numpy as np
 
-from ..ops import cast, clip_by_global_norm, clip_by_norm, clip_by_value, pow, sqrt, square
-from ..convert import convert_to_tensor
-from ..tensor import Tensor, Variable
-from ..compiler.trace import hold_in_traces
-from . import schedules
-from .identifiers import resolve
-from .schedules import LearningRateSchedule
-from .layers.naming import snake_name
-from .saving.serialization_lib import deserialize_keras_object, serialize_keras_object
-from ..namespaces import public_dir
+from ...compiler.trace import hold_in_traces
+from ...convert import convert_to_tensor
+from ...ops import cast, clip_by_global_norm, clip_by_norm, clip_by_value
+from ...tensor import Tensor, Variable
+from ..layers.naming import snake_name
+from ..saving.serialization_lib import deserialize_keras_object, serialize_keras_object
+from ..schedules import LearningRateSchedule
 
 
 _NO_SLOTS = {}  # the slots of every variable of an optimizer that keeps none (plain SGD)
@@ -56,12 +49,13 @@ class Optimizer:
                              f"global_clipnorm={global_clipnorm}")
         # Keras 3's: grads clipped, then each variable decays by w * weight_decay * lr, then the step
         self.weight_decay, self.clipnorm, self.clipvalue, self.global_clipnorm = (
-            None if v is None else _hyper(cls, k, v, 0) for k, v in (
+            None if v is None else checked_hyperparameter(cls, k, v, 0) for k, v in (
                 ("weight_decay", weight_decay), ("clipnorm", clipnorm), ("clipvalue", clipvalue),
                 ("global_clipnorm", global_clipnorm)))
         self.name = name
         self._schedule = learning_rate if isinstance(learning_rate, LearningRateSchedule) else None
-        initial = 0.0 if self._schedule else _hyper(type(self).__name__, "learning_rate", learning_rate, 0)
+        initial = 0.0 if self._schedule else checked_hyperparameter(
+            type(self).__name__, "learning_rate", learning_rate, 0)
         self._learning_rate = Variable(initial, trainable=False, dtype="float32",
                                        name=f"{name}/learning_rate")
         self.iterations = Variable(0, trainable=False, dtype="int64", name=f"{name}/iteration")
@@ -82,7 +76,7 @@ class Optimizer:
             return
         self._schedule = None
         # Assigned, not replaced: a tk.function that reads it sees the new value.
-        self._learning_rate.assign(_hyper(type(self).__name__, "learning_rate", value, 0))
+        self._learning_rate.assign(checked_hyperparameter(type(self).__name__, "learning_rate", value, 0))
 
     def _current_learning_rate(self):
         """The learning-rate Variable, first set from the schedule (if any) at this step."""
@@ -245,130 +239,12 @@ class Optimizer:
         return f"<{type(self).__name__} learning_rate={lr}, iterations={int(self.iterations)}>"
 
 
-class SGD(Optimizer):
-    """Gradient descent, with optional (Nesterov) momentum (`tf.keras.optimizers.SGD`).
-
-        velocity = momentum * velocity - learning_rate * g
-        w += velocity                                    (nesterov=False)
-        w += momentum * velocity - learning_rate * g     (nesterov=True)
-
-    and plain `w -= learning_rate * g` when momentum is 0.
-
-    >>> w = tk.Variable(1.0)
-    >>> opt = tk.optimizers.SGD(learning_rate=0.1)
-    >>> _ = opt.apply_gradients([(tk.constant(2.0), w)])      # w - 0.1 * 2
-    >>> w
-    <tk.Variable 'Variable:0' shape=() dtype=float32, numpy=0.8>
-    """
-
-    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD", **kwargs):
-        momentum = _hyper("SGD", "momentum", momentum, 0, 1, high_open=False)
-        super().__init__(learning_rate, name, **kwargs)
-        self.momentum = float(momentum)
-        self.nesterov = bool(nesterov)
-        self._hyperparameters = ("momentum", "nesterov")
-        self._slot_names = ("momentum",) if self.momentum != 0 else ()
-
-    def _update(self, g, var, slots, lr):
-        if not slots:
-            var.assign_sub(g * lr)
-            return
-        m = slots["momentum"]
-        m.assign(m * self.momentum - g * lr)
-        if self.nesterov:
-            var.assign_add(m * self.momentum - g * lr)
-        else:
-            var.assign_add(m)
-
-
-class Adam(Optimizer):
-    """Adam (`tf.keras.optimizers.Adam`), with the bias correction folded into the step size:
-
-        m += (g - m) * (1 - beta_1);  v += (g**2 - v) * (1 - beta_2)
-        alpha = learning_rate * sqrt(1 - beta_2**t) / (1 - beta_1**t)
-        w -= alpha * m / (sqrt(v) + epsilon)
-
-    >>> w = tk.Variable(1.0)
-    >>> opt = tk.optimizers.Adam(learning_rate=0.1)
-    >>> _ = opt.apply_gradients([(tk.constant(2.0), w)])      # the first step is about -learning_rate
-    >>> round(float(w.numpy()), 4)
-    0.9
-    """
-
-    _slot_names = ("m", "v")
-
-    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="Adam",
-                 **kwargs):
-        beta_1 = _hyper("Adam", "beta_1", beta_1, 0, 1)
-        beta_2 = _hyper("Adam", "beta_2", beta_2, 0, 1)
-        epsilon = _hyper("Adam", "epsilon", epsilon, 0)
-        super().__init__(learning_rate, name, **kwargs)
-        self.beta_1, self.beta_2, self.epsilon = beta_1, beta_2, epsilon
-        self._hyperparameters = ("beta_1", "beta_2", "epsilon")
-
-    def _update(self, g, var, slots, lr):
-        t = self._step(var.dtype)
-        beta_1_power = pow(self.beta_1, t)   # a Python float takes t's dtype (NEP 50)
-        beta_2_power = pow(self.beta_2, t)
-        alpha = lr * sqrt(1 - beta_2_power) / (1 - beta_1_power)
-        m, v = slots["m"], slots["v"]
-        m.assign_add((g - m) * (1 - self.beta_1))
-        v.assign_add((square(g) - v) * (1 - self.beta_2))
-        var.assign_sub((m * alpha) / (sqrt(v) + self.epsilon))
-
-
-class RMSprop(Optimizer):
-    """RMSprop (`tf.keras.optimizers.RMSprop`):
-
-        velocity = rho * velocity + (1 - rho) * g**2
-        w -= learning_rate * g / sqrt(velocity + epsilon)
-
-    `centered=True` subtracts the squared running mean of g inside the sqrt; `momentum`
-    accumulates the increments (plain momentum, not Nesterov).
-
-    >>> w = tk.Variable(1.0)
-    >>> opt = tk.optimizers.RMSprop(learning_rate=0.1)
-    >>> _ = opt.apply_gradients([(tk.constant(2.0), w)])      # 1 - 0.1 * 2 / sqrt(0.1 * 4)
-    >>> round(float(w.numpy()), 4)
-    0.6838
-    """
-
-    def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7, centered=False,
-                 name="RMSprop", **kwargs):
-        rho = _hyper("RMSprop", "rho", rho, 0, 1)
-        momentum = _hyper("RMSprop", "momentum", momentum, 0, 1, high_open=False)
-        epsilon = _hyper("RMSprop", "epsilon", epsilon, 0)
-        super().__init__(learning_rate, name, **kwargs)
-        self.rho, self.momentum, self.epsilon, self.centered = rho, momentum, epsilon, centered
-        self._hyperparameters = ("rho", "momentum", "epsilon", "centered")
-        self._slot_names = (("velocity",) + (("momentum",) if momentum > 0 else ())
-                            + (("average_gradient",) if centered else ()))
-
-    def _update(self, g, var, slots, lr):
-        rho = self.rho
-        velocity = slots["velocity"]
-        velocity.assign(rho * velocity + (1 - rho) * square(g))
-        if self.centered:
-            average = slots["average_gradient"]
-            average.assign(rho * average + (1 - rho) * g)
-            denominator = velocity - square(average) + self.epsilon
-        else:
-            denominator = velocity + self.epsilon
-        increment = lr * g / sqrt(denominator)
-        if self.momentum > 0:
-            momentum = slots["momentum"]
-            momentum.assign(self.momentum * momentum + increment)
-            var.assign_sub(momentum)
-        else:
-            var.assign_sub(increment)
-
-
 def _keras_name(class_name):
     """Keras 3's default optimizer name: Adam -> adam, RMSprop -> rm_sprop."""
     return snake_name(class_name)
 
 
-def _hyper(optimizer, name, value, low, high=None, high_open=True):
+def checked_hyperparameter(optimizer, name, value, low, high=None, high_open=True):
     """`value` checked as a finite real number in [low, high) (or [low, high]), as a float.
 
     Adam(None), a negative learning rate, beta_1 = 1.5 or epsilon = -1 would otherwise run
@@ -405,23 +281,3 @@ def _pairs(optimizer, grads_and_vars):
                             f"pairs, got a {type(pair[1]).__name__} in place of the variable of "
                             f"item {k} (is the pair order (gradient, variable)?)")
     return pairs
-
-
-def get(identifier):
-    """An optimizer from its name, with Keras's defaults ("sgd", "adam", "rmsprop"), or the
-    optimizer itself (`keras.optimizers.get`, as compile(optimizer="adam") uses it).
-
-    >>> tk.optimizers.get("adam")
-    <Adam learning_rate=0.001, iterations=0>
-    """
-    return resolve(identifier, _BY_NAME, "optimizer", base=Optimizer, functions=False,
-                   accepts="an optimizer such as tk.optimizers.Adam(1e-3)")
-
-
-_BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop}
-
-
-__all__ = ["Optimizer", "SGD", "Adam", "RMSprop", "get", "schedules"]
-
-
-__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

@@ -1,0 +1,42 @@
+"""Optimizers with Keras 3 (TensorFlow 2.11+) update rules: SGD, Adam, RMSprop.
+
+    optimizer = tk.optimizers.SGD(learning_rate=0.01)
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+All state lives in tk.Variables (the learning rate, `iterations`, one slot per
+variable for momentum or moments), and every update is written with tapekit ops and
+`assign*`, never with Python numbers read from that state. That is what lets
+`tk.function` record an optimizer step once and replay it: a replay reads the
+current slots and step count, just as the eager step does.
+
+The base class, with what every optimizer shares (clipping, weight decay, slots, config), is
+in base_optimizer.py; each update rule is in a module of its own, as in Keras 3.
+"""
+from ...namespaces import public_dir
+from .. import schedules
+from ..identifiers import resolve
+from .adam import Adam
+from .base_optimizer import Optimizer
+from .rmsprop import RMSprop
+from .sgd import SGD
+
+
+def get(identifier):
+    """An optimizer from its name, with Keras's defaults ("sgd", "adam", "rmsprop"), or the
+    optimizer itself (`keras.optimizers.get`, as compile(optimizer="adam") uses it).
+
+    >>> tk.optimizers.get("adam")
+    <Adam learning_rate=0.001, iterations=0>
+    """
+    return resolve(identifier, _BY_NAME, "optimizer", base=Optimizer, functions=False,
+                   accepts="an optimizer such as tk.optimizers.Adam(1e-3)")
+
+
+_BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop}
+
+
+__all__ = ["Optimizer", "SGD", "Adam", "RMSprop", "get", "schedules"]
+
+
+__dir__ = public_dir(globals())   # dir() and tab completion: the public names only
