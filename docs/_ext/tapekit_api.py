@@ -211,10 +211,30 @@ def _entry(qualname, obj):
     if borrowed_from(obj) is not None:
         return _dtype_entry(qualname, obj)
     if inspect.isclass(obj):
-        return [f".. autoclass:: {qualname}", "   :members:", ""]
+        return [f".. autoclass:: {qualname}", "   :members:", *_mixin_members(obj), ""]
     if callable(obj):
         return [f".. autofunction:: {qualname}", ""]
     return [f".. autodata:: {qualname}", "   :annotation:", ""]
+
+
+# Bases whose public methods are tapekit's internal protocol, not the API of the classes that
+# have them: Recorder's record_* hooks, through which a tape and tk.function's tracer record.
+_PROTOCOLS = {"Recorder"}
+
+
+def _mixin_members(cls):
+    """The option that also lists what `cls` has from tapekit's own mixins, which the reference
+    does not document apart (Layer's add_weight is LayerWeights's, its get_config LayerConfig's).
+    Sphinx lists inherited members up to the first base named here: the documented classes and
+    every class from outside tapekit (Exception's, ipywidgets')."""
+    documented = {id(obj) for _, obj in all_public() if inspect.isclass(obj)}
+    bases = cls.__mro__[1:]
+    stops = [c for c in bases if id(c) in documented or c.__name__ in _PROTOCOLS
+             or not c.__module__.startswith("tapekit.")]
+    mixins = bases[:bases.index(stops[0])]
+    if not mixins:
+        return []
+    return [f"   :inherited-members: {', '.join(dict.fromkeys(c.__name__ for c in stops))}"]
 
 
 def write_pages(outdir):

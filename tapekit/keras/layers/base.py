@@ -12,7 +12,8 @@ weights are named `kernel`, `bias`, with the paths `dense/kernel`, `dense/bias` 
 convert the inputs, build once, resolve `training`, call, keep the losses. Whether `call`
 takes `training` (or `mask`) is read from its signature once per class; it is passed
 only to a `call` that names it, as in Keras. The config (get_config / from_config) is
-config.py's LayerConfig; shapes found by running on zeros are output_spec.py's.
+config.py's LayerConfig, the weights (add_weight, get_weights, ...) weights.py's LayerWeights;
+shapes found by running on zeros are output_spec.py's.
 """
 import functools
 import inspect
@@ -25,14 +26,15 @@ from ... import dtypes, nest
 from ...convert import convert_to_tensor
 from ...module import Module, module_leaves
 from ...ops import cast
-from ...tensor import Tensor, Variable
-from .. import initializers, regularizers
+from ...tensor import Tensor
+from .. import regularizers
 from ..activations import ACTIVATIONS
 from ..keras_tensor import KerasTensor, Node, any_symbolic
 from .naming import check_name, reset_names, snake_name, unique_name
 from .shapes import batchless, check_input, shape_list
 from .config import ALLOWED_KWARGS, LayerConfig
 from .output_spec import returned_none, run_on_zeros
+from .weights import LayerWeights, regularized
 
 
 def clear_session():
@@ -65,7 +67,6 @@ class _CallContext(threading.local):
 
 _context = _CallContext()
 _loss_holders = weakref.WeakSet()    # layers that add_loss'ed since their last clear
-_regularized = weakref.WeakSet()     # layers with a weight regularizer
 
 
 def _marks_built(build):
@@ -88,7 +89,7 @@ def _marks_built(build):
     return build_and_mark
 
 
-class Layer(LayerConfig, Module):
+class Layer(LayerConfig, LayerWeights, Module):
     """Base class: subclasses implement `build(input_shape)` and `call(inputs)`.
 
     `call` may take `training=None` (Dropout, BatchNormalization); it then receives the
@@ -146,103 +147,6 @@ class Layer(LayerConfig, Module):
         if self.input_shape is not None:
             self._maybe_build(self.input_shape)
 
-    # --- weights ----------------------------------------------------------------------------
-    def add_weight(self, shape=None, initializer=None, dtype=None, trainable=True,
-                   regularizer=None, constraint=None, name=None, **kwargs):
-        """Create and track a Variable named `name`, with the path `<layer>/<name>` (Keras 3).
-
-        The initializer defaults to Glorot-uniform for float dtypes and zeros otherwise; it
-        may be a name, an initializer object or a callable `(shape, dtype) -> array`.
-
-        >>> layer = tk.layers.Layer(name="demo")
-        >>> w = layer.add_weight(shape=(2, 3), name="w")
-        >>> w.name, w.path, w.shape, bool((w.numpy() != 0).any())
-        ('w', 'demo/w', (2, 3), True)
-        """
-        if isinstance(shape, str):
-            raise TypeError(f"{type(self).__name__}.add_weight: the first argument is the shape, "
-                            f"got {shape!r}; name the weight with add_weight(shape=..., name={shape!r})")
-        check_name(name, f"{type(self).__name__}.add_weight(name=...)")
-        shape = () if shape is None else tuple(int(d) for d in shape)
-        dtype = dtypes.as_dtype(dtype or self.dtype)
-        if initializer is None:
-            initializer = "glorot_uniform" if dtype.kind == "f" else "zeros"
-        value = initializers.get(initializer)(shape, dtype)
-        var = Variable(value, trainable=trainable and self.trainable, dtype=dtype, name=name or "variable")
-        var._path = f"{self.name}/{var._name}"     # Keras 3: name "kernel", path "dense/kernel"
-        self._weights.append(var)
-        if regularizer is not None:
-            self._regularizers.append((var, regularizer))
-            _regularized.add(self)
-        if constraint is not None:
-            var_constraints = self.__dict__.setdefault("_constraints", {})
-            var_constraints[id(var)] = constraint
-        return var
-
-    @property
-    def trainable(self):
-        return self._trainable
-
-    @trainable.setter
-    def trainable(self, value):
-        """Freezing a layer freezes its weights and its sublayers' (Keras 3)."""
-        self._trainable = bool(value)
-        for layer in self._flatten_layers():
-            layer._trainable = bool(value)
-        for v in self.variables:
-            v._trainable = bool(value)   # what tapes read to watch a variable
-
-    @property
-    def weights(self):
-        """Every weight of the layer and its sublayers, trainable or not, in creation order."""
-        return list(self.variables)
-
-    @property
-    def trainable_weights(self):
-        return [v for v in self.variables if v.trainable]
-
-    @property
-    def non_trainable_weights(self):
-        return [v for v in self.variables if not v.trainable]
-
-    def get_weights(self):
-        """The weights' values as NumPy arrays.
-
-        >>> layer = tk.layers.Dense(2, kernel_initializer="ones", input_shape=(3,))
-        >>> [w.shape for w in layer.get_weights()]
-        [(3, 2), (2,)]
-        >>> layer.set_weights([np.zeros((3, 2)), np.ones(2)])
-        >>> layer(tk.ones((1, 3)))
-        tk.Tensor([[1. 1.]], shape=(1, 2), dtype=float32)
-        """
-        return [v.numpy() for v in self.weights]
-
-    def set_weights(self, weights):
-        mine = self.weights
-        if len(weights) != len(mine):
-            raise ValueError(f"{self.name}.set_weights: expected {len(mine)} arrays "
-                             f"({[v.path for v in mine]}), got {len(weights)}")
-        for var, value in zip(mine, weights):
-            if tuple(np.shape(value)) != var.shape:
-                raise ValueError(f"{self.name}.set_weights: {var.path} has shape {var.shape}, "
-                                 f"got an array of shape {np.shape(value)}")
-        for var, value in zip(mine, weights):
-            var.assign(np.asarray(value, var.dtype))
-
-    def count_params(self):
-        if not self.built:
-            raise ValueError(f"layer {self.name!r} is not built yet: call it on an input, or "
-                             f"give input_shape=, to create its weights")
-        return super().count_params()
-
-    @property
-    def compute_dtype(self):
-        return self.dtype
-
-    @property
-    def variable_dtype(self):
-        return self.dtype
-
     # --- losses -----------------------------------------------------------------------------
     def add_loss(self, loss):
         """Keep a loss tensor (a penalty) computed in `call`; `model.losses` collects them.
@@ -264,7 +168,7 @@ class Layer(LayerConfig, Module):
     @property
     def losses(self):
         """The add_loss losses of this layer and its sublayers, then weight regularization."""
-        if not _loss_holders and not _regularized:
+        if not _loss_holders and not regularized:
             return []   # no layer anywhere has a loss: no walk (fit asks at every step)
         layers = [self] + self._flatten_layers(recursive=True)
         out = []
@@ -427,7 +331,7 @@ class Layer(LayerConfig, Module):
             state["_constraints"] = {id(v): c for v, c in state["_constraints"]}
         self.__dict__.update(state)
         if state.get("_regularizers"):
-            _regularized.add(self)
+            regularized.add(self)
         if state.get("_losses"):
             _loss_holders.add(self)
 

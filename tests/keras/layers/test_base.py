@@ -1,6 +1,4 @@
-"""Layer (layers/base.py): add_weight, the training flag, input casting, add_loss, weights and freezing."""
-import math
-
+"""Layer (layers/base.py): the training flag, input casting, add_loss, build and its arguments."""
 import numpy as np
 import pytest
 
@@ -33,35 +31,6 @@ def fresh_names():
 def test_float64_input_is_cast_to_the_layer_dtype():
     y = layers.Dense(2)(np.ones((1, 3)))
     assert y.dtype == tk.float32
-
-
-def test_add_weight_defaults_to_glorot_uniform_for_floats_and_zeros_for_ints():
-    layer = layers.Layer(name="demo")
-    tk.random.set_seed(7)
-    w = layer.add_weight(shape=(40, 60), name="w").numpy()
-    limit = math.sqrt(6 / (40 + 60))
-    assert np.abs(w).max() <= limit and np.abs(w).max() > 0.95 * limit
-    assert abs(w.mean()) < 0.02 and abs(w.var() - limit ** 2 / 3) < 0.1 * limit ** 2 / 3
-    tk.random.set_seed(7)
-    np.testing.assert_array_equal(layers.Layer().add_weight(shape=(40, 60)).numpy(), w)
-    counts = layer.add_weight(shape=(3,), dtype=tk.int32, name="n")
-    assert counts.dtype == tk.int32 and counts.numpy().tolist() == [0, 0, 0]
-    # Keras 3: a weight's name is what add_weight was given, its path adds the layer's name
-    assert [(v.name, v.path) for v in layer.weights] == [("w", "demo/w"), ("n", "demo/n")]
-
-
-def test_add_weight_takes_names_objects_and_callables_and_rejects_the_old_order():
-    layer = layers.Layer()
-    assert layer.add_weight(shape=(2,), initializer="ones").numpy().tolist() == [1, 1]
-    c = layer.add_weight(shape=(2,), initializer=tk.initializers.Constant(0.25))
-    assert c.numpy().tolist() == [0.25, 0.25]
-    f = layer.add_weight(shape=(2,), initializer=lambda shape, dtype: np.full(shape, 3.0, dtype))
-    assert f.numpy().tolist() == [3.0, 3.0]
-    frozen = layer.add_weight(shape=(1,), trainable=False)
-    assert any(v is frozen for v in layer.non_trainable_weights)
-    assert not any(v is frozen for v in layer.trainable_weights)
-    with pytest.raises(TypeError, match="first argument is the shape.*name='kernel'"):
-        layer.add_weight("kernel", (2, 2))
 
 
 def test_training_is_passed_only_to_a_call_that_takes_it():
@@ -124,17 +93,7 @@ def test_add_loss_is_collected_and_cleared_per_outer_call():
     assert float(reg.losses[0]) == pytest.approx(0.2)
 
 
-def test_weights_get_set_and_freezing():
-    dense = layers.Dense(2, input_shape=(3,))
-    dense.set_weights([np.ones((3, 2)), np.array([1.0, -1.0])])
-    assert dense(tk.ones((1, 3))).numpy().tolist() == [[4.0, 2.0]]
-    with pytest.raises(ValueError, match=r"dense\w*/kernel has shape \(3, 2\), got an array of shape \(2, 2\)"):
-        dense.set_weights([np.ones((2, 2)), np.ones(2)])
-    dense.trainable = False
-    assert dense.trainable_weights == [] and len(dense.non_trainable_weights) == 2
-    with tk.GradientTape() as tape:
-        tk.reduce_sum(dense(tk.ones((1, 3))))
-    assert tape.watched_variables() == ()
+def test_unknown_keyword_arguments_are_refused():
     with pytest.raises(ValueError, match="Unrecognized keyword arguments passed to Dense"):
         layers.Dense(2, colour="red")
 
