@@ -75,3 +75,18 @@ def test_public_names_come_from_the_package():
             "tapekit.test.compute_gradient"} <= public
     assert "tapekit.debugging.np" not in public          # an import, not a name of tk.debugging
     assert "tapekit.tape" not in public                   # implementation modules are not listed
+
+
+def test_a_class_page_lists_what_its_own_mixins_give_it():
+    """Model's fit is Trainer's and Layer's add_weight LayerWeights's (mixins the reference does
+    not document apart): their pages list them. Nothing comes from the documented bases
+    (Dense's page does not repeat Layer's), from outside tapekit, or from the tape's recorder
+    protocol."""
+    def inherited(cls):
+        lines = [ln for ln in tapekit_api._entry("x", cls) if "inherited-members" in ln]
+        return lines[0].split(":inherited-members:")[1].strip().split(", ") if lines else None
+    assert inherited(tapekit.Model)[0] == "Layer"          # Trainer's fit, LossAndMetrics's
+    assert inherited(tapekit.keras.layers.Layer)[0] == "Module"   # LayerConfig, LayerWeights
+    assert inherited(tapekit.keras.layers.Dense) is None
+    assert inherited(tapekit.GradientTape) is None         # Recorder's record_* hooks stay out
+    assert inherited(tapekit.debugging.NumericsError) is None
