@@ -3,8 +3,9 @@ and show the op to every active tape and forward accumulator (`_emit`).
 
 `apply` is the general path; `apply1` (one tensor) and `apply2` (two tensors, or a tensor
 and a Python number, no attributes) are its shortcuts for the common calls. Inputs are
-checked here as TensorFlow checks them: dtypes that would change a number raise, and a
-forward that fails names the op and its inputs' shapes and dtypes.
+checked here: dtypes that would change a number raise (where TensorFlow raises, int32 + 1.5,
+and where it converts silently, a NumPy float array into an int32 op), and a forward that
+fails names the op and its inputs' shapes and dtypes.
 """
 import numpy as np
 
