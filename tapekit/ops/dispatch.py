@@ -290,7 +290,7 @@ def _op_error(op, values, attrs, err):
     shapes = ", ".join(_describe(v) for v in values)
     extra = "".join(f", {k}={v!r}" for k, v in attrs.items() if not isinstance(v, np.ndarray))
     # A bad argument (shapes that do not broadcast, an axis out of range): TensorFlow's
-    # InvalidArgumentError, a ValueError.
+    # InvalidArgumentError (tapekit's is a ValueError too; TensorFlow's is not).
     cls = type(err) if type(err) in (TypeError, IndexError) else InvalidArgumentError
     return cls(f"{op.name}: cannot apply to inputs {shapes}{extra}: {err}")
 
