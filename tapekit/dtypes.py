@@ -144,8 +144,10 @@ def check_cast(arr, dtype, what, value=None):
 
     A float value into an integer or bool dtype (1.5 -> 1, 0.9 -> 0), an integer outside the
     range of the target integer dtype (2**40 -> 0 in int32), and a number into bool are
-    refused, as TensorFlow refuses them, with an error that names `what` (the operation and
-    argument), the value and the fix. Other casts (int -> float, float64 -> float32) happen.
+    refused, with an error that names `what` (the operation and argument), the value and the
+    fix. TensorFlow refuses only some of them (a Python 1.5 for int32, a tensor of another
+    dtype); a NumPy 1.5 it truncates, and 2**40 it wraps to 0. Other casts (int -> float,
+    float64 -> float32) happen.
     """
     dtype = np.dtype(dtype)
     src = arr.dtype
@@ -161,7 +163,8 @@ def check_cast(arr, dtype, what, value=None):
                         f"tapekit does not parse text. Give a number, e.g. float(text)")
     if src.kind == "b" and dtype.kind != "b":
         raise TypeError(f"{what}: cannot convert {shown} (dtype bool) to {dtype.name}: "
-                        f"TensorFlow refuses it too. Cast on purpose: tk.cast(mask, tk.{dtype.name})")
+                        f"tapekit does not turn True into 1 silently. Cast on purpose: "
+                        f"tk.cast(mask, tk.{dtype.name})")
     if dtype.kind == "b" and src.kind in "iu":
         raise TypeError(f"{what}: cannot convert {shown} (dtype {src.name}) to bool; compare "
                         f"instead, e.g. x != 0")

@@ -57,8 +57,9 @@ class ForwardAccumulator:
             given = getattr(t, "dtype", None)   # a tensor's or an array's; none for a Python value
             if given is not None and given != p.dtype:
                 raise TypeError(f"ForwardAccumulator: tangent #{k} has dtype {given}, its primal "
-                                f"has dtype {p.dtype.name}; they must match, as in TensorFlow. Give "
-                                f"the tangent the primal's dtype: tk.cast(tangent, tk.{p.dtype.name})")
+                                f"has dtype {p.dtype.name}; they must match (TensorFlow refuses such a tensor "
+                                f"too). Give the tangent the primal's dtype: tk.cast(tangent, "
+                                f"tk.{p.dtype.name})")
             t = convert_to_tensor(t, dtype=p.dtype) if not isinstance(t, Tensor) else t
             if t.shape != p.shape:
                 raise ValueError(f"ForwardAccumulator: tangent #{k} has shape {t.shape}, its primal "

@@ -26,8 +26,9 @@ __all__ = ["print", "format_inputs", "write"]
 
 
 def _number(v):
-    """One element as TensorFlow prints it: the shortest of 6 or 9 significant digits (float32)
-    that reads back as the same number, 15 or 17 for float64; integers and bools as they are."""
+    """One element as TensorFlow prints it: the shortest of 6 or 9 significant digits that reads
+    back as the same float32 (float16 too: 0.1 is 0.0999755859), 15 or 17 for float64; integers
+    as they are; bools as True and False (TensorFlow prints a bool tensor's as 1 and 0)."""
     kind = v.dtype.kind
     if kind == "b":
         return "True" if v else "False"
@@ -35,7 +36,8 @@ def _number(v):
         return str(v)
     short, long_ = (15, 17) if v.dtype == np.float64 else (6, 9)
     text = f"{float(v):.{short}g}"
-    if v.dtype.type(text) != v and not np.isnan(v):
+    as_read = np.float64 if v.dtype == np.float64 else np.float32   # float16 too, as TensorFlow
+    if as_read(text) != as_read(v) and not np.isnan(v):
         text = f"{float(v):.{long_}g}"
     return {"inf": "inf", "-inf": "-inf", "nan": "nan"}.get(text, text)
 
@@ -69,8 +71,10 @@ def _format(value, summarize):
 
 def format_inputs(*inputs, summarize=3, sep=" ", end="\n"):
     """The text tk.print writes for `inputs` (without writing it)."""
-    if summarize is not None and not isinstance(summarize, (int, np.integer)):
-        raise TypeError(f"print: summarize must be an int (-1 or None: every element), got {summarize!r}")
+    if summarize is None:   # TensorFlow's None: 3 at each end, as the default
+        summarize = 3
+    if not isinstance(summarize, (int, np.integer)):
+        raise TypeError(f"print: summarize must be an int (-1: every element), got {summarize!r}")
     return sep.join(_format(v, summarize) for v in inputs) + end
 
 
@@ -95,7 +99,7 @@ def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None
 
     output_stream: sys.stderr by default (TensorFlow's default, looked up at each call), or
     sys.stdout, a file object, or "file://path". summarize: how many elements to show at each
-    end of a long axis (-1 or None: all).
+    end of a long axis (-1: all; None: 3, as TensorFlow).
 
     >>> import sys
     >>> tk.print("loss", tk.constant(0.25), "step", 3, output_stream=sys.stdout)

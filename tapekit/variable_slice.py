@@ -37,7 +37,7 @@ Variable.__getitem__ = _variable_getitem
 
 class _VariableSlice(Tensor):
     """The value of `v[index]` (a recorded read), with `assign`, `assign_add` and `assign_sub`
-    writing into that part of the variable, as TensorFlow's sliced variables do."""
+    writing into that part of the variable (TensorFlow's sliced variables have `assign` only)."""
 
     __slots__ = ("_variable", "_index")
 

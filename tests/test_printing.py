@@ -25,6 +25,21 @@ def test_long_axes_are_summarized_at_both_ends():
         format_inputs(tk.range(3), summarize=1.5)
 
 
+def test_summarize_none_shows_three_at_each_end_as_tensorflow():
+    # TF 2.21: tf.print(tf.range(8), summarize=None) prints [0 1 2 ... 5 6 7] (None means its
+    # default, 3); tapekit printed every element.
+    assert format_inputs(tk.range(8), summarize=None) == "[0 1 2 ... 5 6 7]\n"
+    assert format_inputs(tk.range(8), summarize=-1) == "[0 1 2 3 4 5 6 7]\n"
+
+
+def test_float16_prints_the_digits_that_read_back_as_float32():
+    # TF 2.21 prints float16 0.1 as 0.0999755859 and 1/3 as 0.333251953 (they are 0.0999755859375
+    # and 0.333251953125: 6 digits, 0.0999756, are another float32), 1.5 and 65504 as they are;
+    # tapekit printed 0.0999756 and 0.333252.
+    x = tk.constant([0.1, 1 / 3, 1.5, 65504.0], tk.float16)
+    assert format_inputs(x) == "[0.0999755859 0.333251953 1.5 65504]\n"
+
+
 def test_print_to_a_file_appends(tmp_path):
     path = tmp_path / "log.txt"
     tk.print("a", output_stream=f"file://{path}")

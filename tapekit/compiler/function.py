@@ -55,7 +55,7 @@ from .trace import GuardFailed, Tracer
 
 MAX_PATHS = 8          # programs per signature (paths through its Python), then eager
 MAX_SIGNATURES = 64    # signatures kept per function; the oldest goes first
-RETRACE_WARNING = 5    # TF's: this many traces in as many calls
+RETRACE_WARNING = 5    # traces in as many calls (TF's threshold is 5 traces in its last 10 calls)
 
 
 class _Paths:

@@ -51,7 +51,7 @@ from .arithmetic import abs, square, zeros_cotangent
 from .passthrough import cast
 from .reductions import reduce_sum_op
 from .registry import defop
-from .selection import where
+from .selection import minimum, where
 from .shapes import negative_axis, ones_vector
 from .special import erf, erf_array
 from .transcendental import exp, sigmoid, sigmoid_array, tanh
@@ -257,11 +257,13 @@ def selu(features, name=None):
 
 
 def relu6(features, name=None):
-    """min(max(features, 0), 6) (`tf.nn.relu6`).
+    """min(max(features, 0), 6) (`tf.nn.relu6`); integer input stays integer, as in TensorFlow.
 
     >>> tk.nn.relu6(tk.constant([-2.0, 2.5, 7.0]))
     tk.Tensor([0.  2.5 6. ], shape=(3,), dtype=float32)
     """
+    if _dtype(features).kind in "iu":   # as relu: no gradient to carry, so no float-only op
+        return minimum(relu(features), 6)
     return relu6_op(features)
 
 

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from .arithmetic import sqrt
-from .passthrough import cast
+from .passthrough import cast, stop_gradient
 from .reductions import reduce_sum
 from .conversion import convert_to_tensor
 from .registry import defop, numpy_function
@@ -91,8 +91,11 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     norm = global_norm(t_list) if use_norm is None else convert_to_tensor(use_norm)
     dtype = norm.dtype
     clip = cast(clip_norm, dtype) if isinstance(clip_norm, Tensor) else clip_norm
-    # TF: clip_norm * min(1 / norm, 1 / clip_norm); an infinite norm makes every entry NaN.
+    # TF: clip_norm * min(1 / norm, 1 / clip_norm) + (norm - norm): an infinite or NaN norm
+    # makes every entry NaN (1 / inf alone would make the finite entries 0). The added zero
+    # passes no gradient, so gradients stay as they were.
     scale = clip * minimum(1.0 / norm, 1.0 / clip if not isinstance(clip, Tensor) else 1.0 / clip)
+    scale = scale + stop_gradient(norm - norm)
     clipped = [None if t is None else convert_to_tensor(t) * cast(scale, convert_to_tensor(t).dtype)
                for t in t_list]
     return clipped, norm

@@ -3,8 +3,9 @@ and show the op to every active tape and forward accumulator (`_emit`).
 
 `apply` is the general path; `apply1` (one tensor) and `apply2` (two tensors, or a tensor
 and a Python number, no attributes) are its shortcuts for the common calls. Inputs are
-checked here as TensorFlow checks them: dtypes that would change a number raise, and a
-forward that fails names the op and its inputs' shapes and dtypes.
+checked here: dtypes that would change a number raise (where TensorFlow raises, int32 + 1.5,
+and where it converts silently, a NumPy float array into an int32 op), and a forward that
+fails names the op and its inputs' shapes and dtypes.
 """
 import numpy as np
 
@@ -289,7 +290,7 @@ def _op_error(op, values, attrs, err):
     shapes = ", ".join(_describe(v) for v in values)
     extra = "".join(f", {k}={v!r}" for k, v in attrs.items() if not isinstance(v, np.ndarray))
     # A bad argument (shapes that do not broadcast, an axis out of range): TensorFlow's
-    # InvalidArgumentError, a ValueError.
+    # InvalidArgumentError (tapekit's is a ValueError too; TensorFlow's is not).
     cls = type(err) if type(err) in (TypeError, IndexError) else InvalidArgumentError
     return cls(f"{op.name}: cannot apply to inputs {shapes}{extra}: {err}")
 

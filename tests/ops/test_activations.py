@@ -88,6 +88,14 @@ def test_activations_by_hand():
     assert tk.nn.leaky_relu(tk.constant([-1, 2])).dtype == tk.float32   # TensorFlow casts ints
 
 
+def test_relu6_of_integers_stays_integer():
+    # TF 2.21 gives int32 [0 3 6] for tf.nn.relu6([-2, 3, 9]); tapekit raised TypeError
+    # saying "TensorFlow refuses it too".
+    y = tk.nn.relu6(tk.constant([-2, 3, 9]))
+    assert y.dtype == tk.int32 and y.numpy().tolist() == [0, 3, 6]
+    assert tk.nn.relu6([-7, 6, 7]).numpy().tolist() == [0, 6, 6]
+
+
 def test_relu6_second_derivative_is_zero_like_relu():
     x = tk.Variable([-1.0, 3.0, 7.0])
     with tk.GradientTape() as outer:
