@@ -11,7 +11,7 @@ argument names and defaults.
     tk.Tensor([-0.2  1. ], shape=(2,), dtype=float32)
 """
 from .. import nn
-from ..ops import exp, log_sigmoid, minimum, sigmoid, tanh, where, zeros_like
+from ..ops import clip_by_value, exp, log_sigmoid, sigmoid, tanh, where, zeros_like
 from .identifiers import resolve
 from .saving.serialization_lib import deserialize_keras_object, serialize_keras_object
 from ..namespaces import public_dir
@@ -27,13 +27,17 @@ def linear(x):
 
 
 def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
-    """Keras's relu: x above `threshold`, `negative_slope * (x - threshold)` below, capped at
-    `max_value`; with the defaults, tk.nn.relu."""
-    if negative_slope == 0 and max_value is None and threshold == 0:
-        return nn.relu(x)
-    y = where(x >= threshold, x, negative_slope * (x - threshold)) if negative_slope != 0 \
-        else where(x >= threshold, x, zeros_like(x))
-    return y if max_value is None else minimum(y, max_value)
+    """Keras's relu: x above `threshold` (0 at it), clipped to [0, `max_value`], plus
+    `negative_slope * (x - threshold)` below it; with the defaults, tk.nn.relu."""
+    if max_value is None and threshold == 0:
+        return nn.relu(x) if negative_slope == 0 else nn.leaky_relu(x, alpha=negative_slope)
+    # Keras's formula, so the values and gradients at the threshold (0) are its own
+    y = where(x > threshold, x, zeros_like(x)) if threshold != 0 else nn.relu(x)
+    if max_value is not None:
+        y = clip_by_value(y, 0.0, max_value)     # Keras clips to [0, max_value]
+    if negative_slope != 0:
+        y = y - negative_slope * nn.relu(threshold - x)
+    return y
 
 
 def leaky_relu(x, negative_slope=0.2):

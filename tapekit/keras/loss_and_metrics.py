@@ -18,8 +18,9 @@ class LossAndMetrics:
 
     @property
     def output_names(self):
-        """The names of the model's outputs: the layers that make them (functional), else
-        ["output_0", ...] (Keras 3's names for a subclassed model's outputs)."""
+        """The names of the model's outputs: the layers that make them (functional), else None
+        (the logs then say "output_0", ...: tapekit's names; Keras 3.15 logs a subclassed
+        model's per-output losses by loss ("mse_loss") and its metrics without a prefix)."""
         outputs = getattr(self, "outputs", None)
         if outputs is not None and self.__dict__.get("_graph") is not None:
             return [t._keras_history[0].name for t in nest.flatten(outputs)]

@@ -130,7 +130,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False):
 
 
 def check_label_smoothing(value, caller):
-    """label_smoothing as a float in [0, 1] (Keras's range), else a clear error."""
+    """label_smoothing as a float in [0, 1] (the range Keras documents), else a clear error."""
     try:
         value = float(value)
     except (TypeError, ValueError):

@@ -23,6 +23,23 @@ def test_relu_with_keras_arguments():
     np.testing.assert_array_equal(y, [0, 0, 0, 0.5, 3])
 
 
+def test_relu_at_its_threshold_is_zero_and_clips_to_zero_and_max_value():
+    # Keras: x where x > threshold (strictly) else 0, clipped to [0, max_value], minus
+    # negative_slope * relu(threshold - x). TF 2.21 gives relu([0.5, 1, 2], threshold=1) =
+    # [0, 0, 2], and relu([-0.5, 1], threshold=-1, max_value=2) = [0, 1]
+    x = tk.constant([0.5, 1.0, 2.0])
+    np.testing.assert_array_equal(activations.relu(x, threshold=1.0).numpy(), [0, 0, 2])
+    y = activations.relu(x, negative_slope=0.5, max_value=1.5, threshold=1.0).numpy()
+    np.testing.assert_array_equal(y, [-0.25, 0, 1.5])
+    y = activations.relu(tk.constant([-0.5, 1.0, -3.0]), threshold=-1.0, max_value=2.0).numpy()
+    np.testing.assert_array_equal(y, [0, 1, 0])
+    # the gradient at the threshold is 0, below it the slope (TF 2.21: [0.5, 0, 1])
+    v = tk.Variable([0.5, 1.0, 2.0])
+    with tk.GradientTape() as tape:
+        y = activations.relu(v, negative_slope=0.5, threshold=1.0)
+    np.testing.assert_array_equal(tape.gradient(y, v).numpy(), [0.5, 0, 1])
+
+
 def test_leaky_relu_elu_and_their_alphas():
     np.testing.assert_allclose(activations.leaky_relu(X).numpy(), [-0.4, -0.1, 0, 0.5, 3], rtol=1e-6)
     expected = np.where(X > 0, X, 0.5 * (np.exp(X) - 1))

@@ -20,7 +20,8 @@ def _direction(name):
 def resolve_mode(callback, monitor, mode):
     """'min' or 'max' for `monitor` as Keras 3 decides it in mode='auto': "loss" (or
     "val_loss") goes down; otherwise a compiled metric of that name says its direction;
-    a name that is neither raises ValueError. None: the model's metrics are not built yet."""
+    beyond Keras, a well-known name the model does not log ("accuracy", "mse") is placed by
+    its words; any other name raises ValueError. None: the model's metrics are not built yet."""
     if mode != "auto":
         return mode
     name = monitor.removeprefix("val_")

@@ -29,8 +29,8 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 
 
 def check_name(name, what):
-    """A layer's or weight's name, checked with the ASCII rule TensorFlow applies to op and scope names:
-    a letter or `_`, then letters, digits, `_`, `.` and `-`. Python reads identifiers in NFKC
+    """A layer's or weight's name, checked with tapekit's ASCII rule (stricter than Keras 3, which
+    refuses only `/`): a letter or `_`, then letters, digits, `_`, `.` and `-`. Python reads identifiers in NFKC
     form, so two Unicode names that look different (`aµ`, `aμ`) can be one name to code
     that uses them; and a `/` would make the weight's path (`dense/kernel`) ambiguous."""
     if name is None or name == "":
@@ -38,7 +38,7 @@ def check_name(name, what):
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise ValueError(f"{what}: {name!r} is not a valid module name: it must start with an "
                          f"ASCII letter or _ and hold only ASCII letters, digits, _ . and - "
-                         f"(TensorFlow's rule for op and scope names). Use e.g. {_suggest(name)!r}")
+                         f"(tapekit's rule; Keras 3 refuses only /). Use e.g. {_suggest(name)!r}")
     return name
 
 

@@ -1,5 +1,6 @@
 """A layer's output shapes and dtypes without data: `call` run once on zeros of the input's
-shapes (unknown sizes as 1), on no tape, as Keras's compute_output_spec. `Layer` uses it for
+shapes (unknown sizes as 1), on no tape: tapekit's way to Keras's compute_output_spec (which
+traces `call` on symbolic tensors, with no values). `Layer` uses it for
 `compute_output_shape` and for calls on symbolic inputs (`tk.Input`).
 """
 from ... import nest
@@ -10,7 +11,7 @@ from .shapes import shape_list, shape_structure
 
 def run_on_zeros(layer, shapes, dtype_list, args=(), kwargs=None, with_structure=False):
     """Run `layer.call` on zeros of `shapes` (unknown sizes as 1), recording on no tape, and
-    return the output shapes (batch axis as None) and dtypes, as Keras's compute_output_spec."""
+    return the output shapes (batch axis as None) and dtypes, what Keras's compute_output_spec gives."""
     in_shapes = shape_list(shapes)
     zero = [zeros([1 if d is None else d for d in s], dtype=dt) for s, dt in zip(in_shapes, dtype_list)]
     feed = zero[0] if len(zero) == 1 and isinstance(shapes, tuple) and in_shapes[0] == shapes \

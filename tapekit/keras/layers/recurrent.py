@@ -178,7 +178,7 @@ class _Recurrent(Layer):
         rec_mask = self._mask(training, self.recurrent_dropout, (batch, self.units), inputs.dtype)
         order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
         outputs = []
-        output = zeros((batch, self.units), dtype=inputs.dtype)   # no steps: zeros, as Keras
+        output = zeros((batch, self.units), dtype=inputs.dtype)   # no steps: zeros (Keras 3 on TF raises)
         for t in order:
             x = inputs[:, t, :] if mask is None else inputs[:, t, :] * mask
             output, states = self._step(x, states, rec_mask)

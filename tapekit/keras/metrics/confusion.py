@@ -201,7 +201,7 @@ class AUC(Metric):
         if self._clip:
             y_pred = clip_by_value(y_pred, 0.0, 1.0)
         pred = reshape(y_pred, (-1, 1))
-        label = reshape(y_true, (-1, 1))
+        label = cast(not_equal(reshape(y_true, (-1, 1)), 0), self.dtype)   # as Keras: any nonzero is 1
         weight = 1.0
         if sample_weight is not None:
             weight = cast(convert_to_tensor(sample_weight), self.dtype)
@@ -211,8 +211,8 @@ class AUC(Metric):
                 weight = broadcast_to(weight, y_pred.shape)
             weight = reshape(weight, (-1, 1))   # one weight per prediction, (N,) or (N, 1) alike
         above = cast(greater(pred, self._thresholds.astype(self.dtype)[None, :]), self.dtype)
-        # Labels count as weights, as Keras does: 1 is a positive, 0 a negative (soft labels
-        # count partly as each).
+        # A positive counts with its weight, a negative too (Keras casts the labels to bool first:
+        # a soft label such as 0.3 is a whole positive).
         pos, neg = label * weight, (1.0 - label) * weight
         self.true_positives.assign_add(reduce_sum(above * pos, axis=0))
         self.false_positives.assign_add(reduce_sum(above * neg, axis=0))

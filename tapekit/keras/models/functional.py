@@ -28,8 +28,8 @@ class Graph:
         self.flat_inputs = _keras_tensors(inputs, "inputs")
         self.flat_outputs = _keras_tensors(outputs, "outputs")
         self.nodes = self._order()
-        self.layers = []
-        for node in self.nodes:
+        self.layers = _keras_layer_order(self.flat_inputs, self.flat_outputs)
+        for node in self.nodes:        # anything Keras's walk leaves out, in run order
             if node.layer not in self.layers:
                 self.layers.append(node.layer)
 
@@ -110,6 +110,46 @@ class Graph:
             raise ValueError(f"Model: expected {len(self.flat_inputs)} inputs "
                              f"({[t.name for t in self.flat_inputs]}), got {len(flat)}")
         return [_as_dtype(x, t.dtype) for x, t in zip(flat, self.flat_inputs)]
+
+
+def _keras_layer_order(flat_inputs, flat_outputs):
+    """The layers in Keras 3's order (keras/src/ops/function.py, map_graph): deepest first,
+    a layer's depth being the most layer calls between it and an output, and at one depth in
+    the order a depth-first walk from the outputs first meets them. model.layers, weights and
+    get_weights follow it, so a branched model's weights line up with Keras's."""
+    input_ids = {id(t) for t in flat_inputs}
+    walked, first_seen, done = [], {}, set()
+
+    def walk(tensor):
+        layer, node = tensor._keras_history[0], tensor._keras_history[1]
+        if id(node) in done:
+            return
+        if id(tensor) in input_ids and node.input_tensors:   # an inner tensor given as an input
+            done.add(id(node))
+            return
+        first_seen.setdefault(id(layer), len(first_seen))
+        for t in node.input_tensors:
+            walk(t)
+        done.add(id(node))
+        walked.append(node)
+
+    for t in flat_outputs:
+        walk(t)
+    in_graph = {id(n) for n in walked}
+    node_depth, layer_depth, layers = {}, {}, {}
+    for node in reversed(walked):              # each node after every node that reads it
+        depth = max(node_depth.setdefault(id(node), 0), layer_depth.get(id(node.layer), 0))
+        node_depth[id(node)] = layer_depth[id(node.layer)] = depth
+        layers[id(node.layer)] = node.layer
+        for t in node.input_tensors:
+            parent = t._keras_history[1]
+            if id(parent) in in_graph:
+                node_depth[id(parent)] = max(depth + 1, node_depth.get(id(parent), 0))
+    for t in flat_inputs:                      # an Input no output depends on: depth 0
+        layer, node = t._keras_history[0], t._keras_history[1]
+        if id(layer) not in layer_depth and not node.input_tensors:
+            layer_depth[id(layer)], first_seen[id(layer)], layers[id(layer)] = 0, -1, layer
+    return sorted(layers.values(), key=lambda l: (-layer_depth[id(l)], first_seen[id(l)]))
 
 
 def _as_dtype(x, dtype):

@@ -144,7 +144,7 @@ class Optimizer:
             if g._value.dtype != dtype and g._value.dtype.kind not in "fc":
                 raise TypeError(f"{type(self).__name__}.apply_gradients: the gradient for "
                                 f"{v.name!r} ({dtype.name}) has dtype {g.dtype.name}; a gradient "
-                                f"must be floating, like its variable (TensorFlow refuses it too). "
+                                f"must be floating, like its variable (Keras 3 would cast it silently). "
                                 f"Cast it on purpose: tk.cast(g, tk.{dtype.name})")
             checked.append((g if g._value.dtype == dtype else cast(g, dtype), v))
         checked = self._clip(checked)

@@ -12,7 +12,8 @@
 
     model.fit(Squares(100, 32), epochs=3)
 
-fit asks `len(data)` for the steps of an epoch and `data[i]` for batch i in order, then calls
+fit asks `len(data)` for the steps of an epoch and `data[i]` for each batch i, in a shuffled
+order unless fit's shuffle=False (as Keras 3 does), then calls
 `data.on_epoch_end()`: override it to reshuffle between epochs. Keras's `workers`,
 `use_multiprocessing` and `max_queue_size` are accepted and ignored: tapekit reads the
 batches in the training process, one after the other.

@@ -66,6 +66,20 @@ def test_auc_by_hand_and_its_variants():
     assert float(pr.result()) == pytest.approx(1.0, abs=1e-6)
 
 
+def test_auc_counts_any_nonzero_label_as_a_whole_positive():
+    # Keras casts the labels to bool: a soft label 0.5 is a positive. Then the positive at 0.6
+    # is above both negatives (0.1, 0.4) and so is the one at 0.8; the one at 0.35 above 0.1
+    # only: 5 of the 6 (positive, negative) pairs are in order. TF 2.21 gives 0.8333334
+    m = tk.metrics.AUC()
+    m.update_state([0, 0, 1, 1, 0.5], [0.1, 0.4, 0.35, 0.8, 0.6])
+    assert value(m) == pytest.approx(5 / 6, abs=1e-6)
+    soft, hard = tk.metrics.AUC(thresholds=[0.5]), tk.metrics.AUC(thresholds=[0.5])
+    soft.update_state([0.3, 0.0], [0.6, 0.2])
+    hard.update_state([1.0, 0.0], [0.6, 0.2])
+    assert float(soft.true_positives[1]) == float(hard.true_positives[1]) == 1.0
+    assert value(soft) == value(hard)
+
+
 def test_auc_bad_arguments():
     with pytest.raises(ValueError, match="AUC: curve must be 'ROC' or 'PR'"):
         tk.metrics.AUC(curve="DET")

@@ -110,3 +110,31 @@ def test_a_model_of_real_tensors_says_to_subclass():
         tk.Model(tk.Input((1,)), tk.ones((1, 1)))
     with pytest.raises(TypeError, match=r"Model\(inputs=...\): .* got nothing"):
         Graph([], tk.Input((1,)))
+
+
+def test_layers_and_weights_of_a_branched_model_come_in_keras_order():
+    # Keras 3 orders a functional model's layers deepest first (layer calls to the furthest
+    # output), and at one depth as a walk from the outputs first meets them. For
+    # x -> h -> a (output 1) and h -> c, h -> b, add(c, b) (output 2): depths x 3, h 2,
+    # c 1, b 1, a 0, add 0, walk order a, h, x, add, c, b. TF 2.21 / Keras 3.15 give
+    # ['x', 'h', 'c', 'b', 'a', 'add'], and the weights in that order.
+    x = tk.Input(shape=(4,), name="x")
+    h = layers.Dense(3, name="h")(x)
+    a = layers.Dense(1, name="a")(h)
+    b = layers.Dense(2, name="b")(h)
+    added = layers.Add(name="add")([layers.Dense(2, name="c")(h), b])
+    model = tk.Model(x, [a, added])
+    assert [layer.name for layer in model.layers] == ["x", "h", "c", "b", "a", "add"]
+    assert [w.path for w in model.weights] == ["h/kernel", "h/bias", "c/kernel", "c/bias",
+                                               "b/kernel", "b/bias", "a/kernel", "a/bias"]
+    # a skip connection: the Input feeds both t1 and the Add, its depth is the longest path
+    j = tk.Input(shape=(3,), name="j")
+    t1 = layers.Dense(3, name="t1")(j)
+    t3 = layers.Dense(3, name="t3")(layers.Add(name="sk")([j, layers.Dense(3, name="t2")(t1)]))
+    model = tk.Model(j, [t3, t1])
+    assert [layer.name for layer in model.layers] == ["j", "t1", "t2", "sk", "t3"]
+    # an Input no output reads has depth 0 and comes first at that depth (Keras 3.15 gives
+    # ['i1', 'unused', 'o'])
+    i1, unused = tk.Input(shape=(2,), name="i1"), tk.Input(shape=(2,), name="unused")
+    model = tk.Model([i1, unused], layers.Dense(1, name="o")(i1))
+    assert [layer.name for layer in model.layers] == ["i1", "unused", "o"]
