@@ -73,6 +73,9 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0):
     tk.Tensor([0.6931472], shape=(1,), dtype=float32)
     """
     y_true, y_pred = prepare(y_true, y_pred)
+    if y_true.shape != y_pred.shape:   # Keras refuses to broadcast here; (N,) against (N, 1) matched above
+        raise ValueError(f"binary_crossentropy: y_true and y_pred must have the same shape, got "
+                         f"{y_true.shape} and {y_pred.shape}; give one label per prediction")
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
     if from_logits:

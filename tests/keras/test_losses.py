@@ -190,3 +190,15 @@ def test_a_loss_casts_float64_predictions_to_float32():
     assert grad.dtype == tk.float64
     np.testing.assert_allclose(grad.numpy(), [[0.5], [1.0]])
     assert losses.mean_squared_error([[0.0], [1.0]], p).dtype == tk.float64
+
+
+def test_binary_crossentropy_refuses_labels_that_only_broadcast():
+    # Keras 3.15 raises "Arguments `target` and `output` must have the same shape" for labels
+    # (4, 2) against predictions (4, 1); tapekit broadcast them to (4, 2) and gave 0.746941.
+    labels, probabilities = np.ones((4, 2), np.float32), np.full((4, 1), 0.5, np.float32)
+    with pytest.raises(ValueError, match=r"same shape, got \(4, 2\) and \(4, 1\)"):
+        losses.BinaryCrossentropy()(labels, probabilities)
+    with pytest.raises(ValueError, match="same shape"):
+        tk.metrics.BinaryCrossentropy().update_state(labels, probabilities)
+    # labels (4,) against (4, 1) are one column, as Keras matches the ranks: -log(0.5) each
+    close(losses.BinaryCrossentropy()(np.ones(4, np.float32), probabilities), np.log(2.0))
