@@ -334,9 +334,12 @@ def _weigh(values, sample_weight):
         try:
             weights = broadcast_to(weights, values.shape)
         except ValueError:
+            hint = ("; the loss averages the last axis, so 1-D labels and predictions are one "
+                    "example: for one label per example give them shape (N, 1)"
+                    if values.ndim == 0 else "")   # Keras 3 would scale the one loss by mean(w)
             raise ValueError(f"sample_weight of shape {weights.shape} does not broadcast to the "
                              f"per-example losses of shape {values.shape}: give one weight per "
-                             f"example") from None
+                             f"example{hint}") from None
     return values * weights, given
 
 

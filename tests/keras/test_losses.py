@@ -249,3 +249,14 @@ def test_a_saturated_sigmoid_model_evaluates_from_its_logits():
     model.compile(optimizer="sgd", loss="binary_crossentropy")
     x = np.array([[1.0], [2.0], [-1.0], [0.5]], np.float32)
     assert model.evaluate(x, np.array([0.0, 1.0, 1.0, 0.0]), verbose=0) == pytest.approx(15.0, rel=1e-6)
+
+
+def test_per_sample_weights_on_one_dimensional_data_say_how_to_shape_it():
+    # Keras 3.15 gives MSE()(y, p, sample_weight=w) = mean((y - p)^2) * mean(w) for 1-D y and p
+    # (one loss, broadcast against the weights); tapekit refuses, and now says why
+    y, p = np.array([0.0, 1.0, 1.0, 0.0], np.float32), np.array([0.2, 0.7, 0.9, 0.4], np.float32)
+    with pytest.raises(ValueError, match=r"1-D labels and predictions are one example.*shape \(N, 1\)"):
+        losses.MeanSquaredError()(y, p, sample_weight=[1.0, 2.0, 3.0, 4.0])
+    # shaped (N, 1): one loss per example, weighted: (0.04 + 2 * 0.09 + 3 * 0.01 + 4 * 0.16) / 4
+    close(losses.MeanSquaredError()(y[:, None], p[:, None], sample_weight=[1.0, 2.0, 3.0, 4.0]),
+          0.2225, rtol=1e-5)
