@@ -6,6 +6,8 @@ and a Python number, no attributes) are its shortcuts for the common calls. Inpu
 checked here as TensorFlow checks them: dtypes that would change a number raise, and a
 forward that fails names the op and its inputs' shapes and dtypes.
 """
+import sys
+
 import numpy as np
 
 from ..context import ACCUMULATORS, state
@@ -269,7 +271,18 @@ def _bool_error(op, values):
 def _not_float(op, v):
     return TypeError(f"{op.name}: needs a floating input (float16/32/64), got dtype {v.dtype.name}; "
                      f"TensorFlow refuses it too, NumPy would silently give "
-                     f"{_numpy_result(op, v)}. Cast first: tk.{op.name}(tk.cast(x, tk.float32))")
+                     f"{_numpy_result(op, v)}. Cast first: {_public(op.name)}(tk.cast(x, tk.float32))")
+
+
+def _public(name):
+    """Where a user finds the op's function: tk.exp, tk.nn.softmax, tk.math.lgamma (for the hint;
+    tapekit is loaded by then, read from sys.modules, not imported: no cycle)."""
+    tk = sys.modules.get("tapekit")
+    for space in ("", "nn", "math"):
+        namespace = getattr(tk, space, None) if space else tk
+        if namespace is not None and hasattr(namespace, name):
+            return f"tk.{space + '.' if space else ''}{name}"
+    return f"tk.{name}"
 
 
 def _numpy_result(op, v):
