@@ -662,3 +662,15 @@ def test_jacobian_of_a_variable_with_respect_to_itself_is_the_identity_when_it_w
     with tk.GradientTape(persistent=True, watch_accessed_variables=False) as tape:
         pass
     assert tape.jacobian(v, v) is None
+
+
+def test_output_gradients_as_a_python_list_for_one_target_says_to_give_a_tensor():
+    # TF 2.21 reads [1., 0., 2.] for the one target y = x * x at x = [1, 2, 3] as three
+    # output gradients and uses the first, 1.0, for every entry: [2, 4, 6] instead of
+    # 2x * [1, 0, 2] = [2, 0, 12]. tapekit refuses, and says how to pass it
+    x = tk.Variable([1.0, 2.0, 3.0])
+    with tk.GradientTape(persistent=True) as tape:
+        y = x * x
+    with pytest.raises(ValueError, match=r"1 target\(s\) but 3 output_gradients; a list holds one per target"):
+        tape.gradient(y, x, output_gradients=[1.0, 0.0, 2.0])
+    assert tape.gradient(y, x, output_gradients=tk.constant([1.0, 0.0, 2.0])).numpy().tolist() == [2.0, 0.0, 12.0]

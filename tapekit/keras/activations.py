@@ -10,8 +10,11 @@ argument names and defaults.
     >>> tk.keras.activations.leaky_relu(tk.constant([-1.0, 1.0]))   # negative_slope=0.2
     tk.Tensor([-0.2  1. ], shape=(2,), dtype=float32)
 """
+import weakref
+
 from .. import nn
-from ..ops import clip_by_value, exp, log_sigmoid, sigmoid, tanh, where, zeros_like
+from ..ops import clip_by_value, exp, log_sigmoid, tanh, where, zeros_like
+from ..ops import sigmoid as sigmoid_op
 from .identifiers import resolve
 from .saving.serialization_lib import deserialize_keras_object, serialize_keras_object
 from ..namespaces import public_dir
@@ -56,8 +59,34 @@ def gelu(x, approximate=False):
 selu, relu6, softplus, softsign, silu = nn.selu, nn.relu6, nn.softplus, nn.softsign, nn.silu
 
 
+# Keras 3 keeps the input of its sigmoid and softmax on their output (`_keras_logits`), and
+# its cross-entropy losses read the loss from those logits, not from the clipped
+# probabilities: a saturated output (sigmoid(30) is 1.0 in float32) still has its true loss
+# (30, not -log(1e-7) = 16.1) and a nonzero gradient. tapekit's tensors have no free
+# attributes, so the logits are kept here, by the output's id, while the output lives.
+_LOGITS = {}
+
+
+def _with_logits(output, logits):
+    key = id(output)
+    _LOGITS[key] = (weakref.ref(output, lambda _, key=key: _LOGITS.pop(key, None)), logits)
+    return output
+
+
+def keras_logits(output):
+    """The logits `output` was computed from by Keras's sigmoid or softmax, else None."""
+    entry = _LOGITS.get(id(output))
+    return entry[1] if entry is not None and entry[0]() is output else None
+
+
+def sigmoid(x):
+    """1 / (1 + e^-x); the crossentropy losses read the loss from x (Keras 3)."""
+    return _with_logits(sigmoid_op(x), x)
+
+
 def softmax(x, axis=-1):
-    return nn.softmax(x, axis=axis)
+    """e^x / sum(e^x) along `axis`; the crossentropy losses read the loss from x (Keras 3)."""
+    return _with_logits(nn.softmax(x, axis=axis), x)
 
 
 def log_softmax(x, axis=-1):
@@ -84,7 +113,7 @@ def mish(x):
 
 
 ACTIVATIONS = {"linear": linear, "relu": nn.relu, "sigmoid": sigmoid, "tanh": tanh,
-               "softmax": nn.softmax, "elu": elu, "leaky_relu": leaky_relu, "relu6": relu6,
+               "softmax": softmax, "elu": elu, "leaky_relu": leaky_relu, "relu6": relu6,
                "selu": selu, "softplus": softplus, "softsign": softsign, "silu": silu,
                "swish": silu, "gelu": gelu, "exponential": exponential,
                "hard_sigmoid": hard_sigmoid, "hard_silu": hard_silu, "hard_swish": hard_silu,
@@ -102,6 +131,8 @@ def get_activation(activation):
     """
     if activation is None:
         return linear
+    if activation is sigmoid_op or activation is nn.softmax:   # tk.sigmoid: Keras's, by name
+        return sigmoid if activation is sigmoid_op else softmax
     # base=type: a class is returned as it is (callable, as Keras's get returns it), and a
     # dict is a config as Keras 3 writes a custom function.
     return resolve(activation, ACTIVATIONS, "activation", base=type,

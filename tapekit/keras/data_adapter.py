@@ -101,7 +101,11 @@ def _array(a, what):
     if arr.dtype == np.float64:
         arr = arr.astype(np.float32)
     if arr.ndim == 0:
-        raise ValueError(f"{what} must have a batch axis (one row per sample), got a scalar")
+        # a list of lists is a structure of inputs (Keras refuses it): its leaves are numbers
+        hint = (": a Python list of lists is read as a list of inputs, not as one array; "
+                "pass np.array(x)" if not isinstance(a, (Tensor, np.ndarray)) else "")
+        raise ValueError(f"{what} must have a batch axis (one row per sample), got the scalar "
+                         f"{a!r}{hint}")
     return arr
 
 

@@ -7,10 +7,16 @@ metrics and returns the logs ("loss", "<output>_loss", "<output>_<metric>"). com
 output) or a dict keyed by the output layers' names; the objects are made at the first batch,
 when the shapes of y and y_pred are known ("accuracy" picks binary, sparse or categorical).
 """
+import re
+
 from .. import nest
+from ..convert import convert_to_tensor
+from ..module import snake_case
+from ..ops import cast
 from . import losses as losses_module
 from . import metrics as metrics_module
 from .data_adapter import unpack_x_y_sample_weight
+from .targets import squeeze_or_expand
 
 
 class LossAndMetrics:
@@ -233,7 +239,13 @@ class _FunctionLoss(losses_module.Loss):
         self._fn = fn
 
     def call(self, y_true, y_pred):
-        return self._fn(y_true, y_pred)
+        # Keras 3's LossFunctionWrapper: the labels in the loss's dtype (float32), and ranks
+        # that differ by a trailing 1 matched: labels (N,) against predictions (N, 1) are one
+        # column, not an (N, N) grid
+        y_true = convert_to_tensor(y_true)
+        if y_true.dtype != "float32":
+            y_true = cast(y_true, "float32")
+        return self._fn(*squeeze_or_expand(y_true, y_pred))
 
 
 def _as_loss(loss):
@@ -258,7 +270,9 @@ def _build_metrics(specs, y, y_pred):
         else:
             metric = metrics_module.get(spec)
             if not isinstance(metric, metrics_module.Metric):
-                metric = metrics_module.MeanMetricWrapper(metric)
+                # Keras names a function's metric in snake case, without symbols: "lambda"
+                name = snake_case(re.sub(r"\W+", "", getattr(metric, "__name__", ""))) or None
+                metric = metrics_module.MeanMetricWrapper(metric, name=name)
             if isinstance(spec, str):
                 metric.name = spec
         built.append(metric)

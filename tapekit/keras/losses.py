@@ -16,6 +16,9 @@ from ..ops import (abs, broadcast_to, cast, clip_by_value, divide_no_nan, equal,
 from ..ops.cross_entropy import check_class_ids
 from ..convert import convert_to_tensor
 from ..module import snake_case   # MeanSquaredError -> mean_squared_error, as Keras names them
+import warnings
+
+from .activations import keras_logits
 from .identifiers import resolve
 from .targets import as_float, prepare, squeeze_or_expand
 from ..namespaces import public_dir
@@ -73,6 +76,10 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0):
     tk.Tensor([0.6931472], shape=(1,), dtype=float32)
     """
     y_true, y_pred = prepare(y_true, y_pred)
+    y_pred, from_logits = _logits(y_pred, from_logits, "binary_crossentropy", "sigmoid")
+    if y_true.shape != y_pred.shape:   # Keras refuses to broadcast here; (N,) against (N, 1) matched above
+        raise ValueError(f"binary_crossentropy: y_true and y_pred must have the same shape, got "
+                         f"{y_true.shape} and {y_pred.shape}; give one label per prediction")
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
     if from_logits:
@@ -92,6 +99,7 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     tk.Tensor([0.6931472], shape=(1,), dtype=float32)
     """
     y_true, y_pred = prepare(y_true, y_pred, same_rank=False)
+    y_pred, from_logits = _logits(y_pred, from_logits, "categorical_crossentropy", "softmax")
     if y_true.shape != y_pred.shape:
         raise ValueError(f"categorical_crossentropy: y_true and y_pred must have the same shape, "
                          f"got {y_true.shape} and {y_pred.shape} (integer labels? use "
@@ -111,7 +119,8 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False):
     >>> tk.losses.sparse_categorical_crossentropy(tk.constant([1]), tk.constant([[0.0, 0.0]]), from_logits=True)
     tk.Tensor([0.6931472], shape=(1,), dtype=float32)
     """
-    y_pred = as_float(y_pred)
+    y_pred, from_logits = _logits(as_float(y_pred), from_logits, "sparse_categorical_crossentropy",
+                                  "softmax")
     labels = convert_to_tensor(y_true)
     if labels.dtype.kind not in "iu":
         labels = cast(labels, "int64")   # Keras accepts float labels such as 2.0
@@ -127,6 +136,20 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False):
     # One-hot built with recorded ops (equal, cast), so tk.function replays it with new labels.
     one_hot = cast(equal(expand_dims(labels, -1), range(n_classes, dtype=labels.dtype)), y_pred.dtype)
     return softmax_cross_entropy_with_logits(one_hot, logits, axis=-1)
+
+
+def _logits(y_pred, from_logits, caller, activation):
+    """Keras 3: predictions made by its sigmoid or softmax carry their logits, and the loss is
+    read from them (from_logits=True, as it said, is then a mistake: warned, and still read)."""
+    logits = keras_logits(y_pred)
+    if logits is None:
+        return y_pred, from_logits
+    if from_logits:
+        warnings.warn(f"{caller} received from_logits=True, but the predictions come from a "
+                      f"{activation} activation and are not logits; their logits are used",
+                      stacklevel=3)
+    logits = convert_to_tensor(logits)
+    return (logits if logits.dtype == y_pred.dtype else cast(logits, y_pred.dtype)), True
 
 
 def check_label_smoothing(value, caller):
@@ -311,9 +334,12 @@ def _weigh(values, sample_weight):
         try:
             weights = broadcast_to(weights, values.shape)
         except ValueError:
+            hint = ("; the loss averages the last axis, so 1-D labels and predictions are one "
+                    "example: for one label per example give them shape (N, 1)"
+                    if values.ndim == 0 else "")   # Keras 3 would scale the one loss by mean(w)
             raise ValueError(f"sample_weight of shape {weights.shape} does not broadcast to the "
                              f"per-example losses of shape {values.shape}: give one weight per "
-                             f"example") from None
+                             f"example{hint}") from None
     return values * weights, given
 
 

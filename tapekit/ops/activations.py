@@ -110,12 +110,12 @@ def log_softmax_array(x, axis):
 
 
 softmax_op = defop(
-    "softmax", softmax_array, save="ans",
+    "softmax", softmax_array, save="ans", float_only=True,
     vjp=[lambda g, ans, x, axis: ans * (g - reduce_sum_op(g * ans, axis=(axis,), keepdims=True))],
     jvp=[lambda t, ans, x, axis: ans * (t - reduce_sum_op(t * ans, axis=(axis,), keepdims=True))])
 
 log_softmax_op = defop(
-    "log_softmax", log_softmax_array, save="ans",
+    "log_softmax", log_softmax_array, save="ans", float_only=True,
     vjp=[lambda g, ans, x, axis: g - exp(ans) * reduce_sum_op(g, axis=(axis,), keepdims=True)],
     jvp=[lambda t, ans, x, axis: t - reduce_sum_op(exp(ans) * t, axis=(axis,), keepdims=True)])
 

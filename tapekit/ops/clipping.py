@@ -22,7 +22,7 @@ def _inside(x, lo, hi):
 
 
 clip_by_value_op = defop(
-    "clip_by_value", _clip, args="x lo hi", save="x lo hi",
+    "clip_by_value", _clip, args="x lo hi", save="x lo hi", same_dtype=True,   # int32 by 1.5: TF raises
     vjp=[lambda g, ans, x, lo, hi: where(_inside(x, lo, hi), g, 0),   # passes at the bounds
          lambda g, ans, x, lo, hi: where(x < lo, g, 0),
          lambda g, ans, x, lo, hi: where(x > hi, g, 0)],

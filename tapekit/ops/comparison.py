@@ -52,3 +52,43 @@ logical_or = defop("logical_or", np.logical_or, args="x y", ufunc=np.logical_or)
 logical_not = defop("logical_not", np.logical_not, ufunc=np.logical_not)
 is_nan = defop("is_nan", np.isnan, ufunc=np.isnan)
 is_finite = defop("is_finite", np.isfinite, ufunc=np.isfinite)
+# `&`, `|`, `~` on integer tensors: TensorFlow's bitwise ops (tf.bitwise), not the logical ones.
+bitwise_and = defop("bitwise_and", np.bitwise_and, args="x y", same_dtype=True)
+bitwise_or = defop("bitwise_or", np.bitwise_or, args="x y", same_dtype=True)
+invert = defop("invert", np.invert)
+
+
+def _kind(v):
+    """'b' for bools, 'i'/'u' for integers, 'f' for floats: a tensor's dtype or a Python value's."""
+    if type(v) is bool:
+        return "b"
+    if type(v) is int:
+        return "i"
+    return getattr(v, "dtype", np.asarray(v).dtype).kind
+
+
+def logic_operator(symbol, x, y=None):
+    """`x & y`, `x | y`, `~x` as TensorFlow runs them: logical on bools, bitwise on integers
+    (6 & 3 is 2, ~5 is -6), an error for floats or for a bool meeting an integer."""
+    args = (x,) if y is None else (x, y)
+    kinds = {_kind(v) for v in args}
+    if kinds == {"b"}:
+        logical = {"&": logical_and, "|": logical_or, "~": logical_not}[symbol]
+    elif kinds <= {"i", "u"}:
+        logical = {"&": bitwise_and, "|": bitwise_or, "~": invert}[symbol]
+    else:
+        got = " and ".join(str(getattr(v, "dtype", type(v).__name__)) for v in args)
+        raise TypeError(f"`{symbol}` needs bools (logical) or integers (bitwise), got {got}; "
+                        f"TensorFlow refuses it too. Compare first (x > 0) or cast: "
+                        f"tk.cast(x, tk.bool)")
+    return logical(*args)
+
+
+def logical_and_operator(x, y):
+    """`x & y` (Tensor.__and__)."""
+    return logic_operator("&", x, y)
+
+
+def logical_or_operator(x, y):
+    """`x | y` (Tensor.__or__)."""
+    return logic_operator("|", x, y)

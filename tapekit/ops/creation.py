@@ -102,6 +102,13 @@ def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001 - tf
         raise InvalidArgumentError(f"range: delta=0 would never reach limit={limit!r} from "
                                    f"start={start!r}; give a nonzero step (delta=1, or negative to "
                                    f"count down)")
+    if dtype is not None and dtypes.as_dtype(dtype).kind in "iu" and any(
+            np.asarray(v).dtype.kind == "f" for v in (start, limit, delta)):
+        # TensorFlow refuses ("Cannot convert 0.0 to EagerTensor of dtype int32"); NumPy would
+        # count in floats and truncate each value: range(0., 2.5, 0.5) -> [0 0 1 1 2]
+        raise TypeError(f"range: start={start!r}, limit={limit!r}, delta={delta!r} include a float "
+                        f"but dtype is {dtypes.as_dtype(dtype).name}; give integers, or a float "
+                        f"dtype and cast the result")
     if dtype is None:
         dtype = dtypes.default_dtype_for([start, limit, delta]) if not any(
             isinstance(v, (np.ndarray, np.generic)) for v in (start, limit, delta)) else \
@@ -116,8 +123,15 @@ def linspace(start, stop, num, name=None, axis=0):
     tk.Tensor([0.   0.25 0.5  0.75 1.  ], shape=(5,), dtype=float32)
     """
     start, stop = _plain(start), _plain(stop)
-    dtype = dtypes.float32 if isinstance(start, (int, float)) else np.result_type(start)
-    if dtype.kind not in "f":
+    dtype = dtypes.float32 if type(start) in (int, float) else np.result_type(start)
+    if type(start) is int or dtype.kind in "iu":
+        # TensorFlow converts stop to start's integer dtype, then divides integers: float64
+        if type(stop) is float:
+            raise TypeError(f"linspace: start={start!r} is an integer and stop={stop!r} a float; "
+                            f"TensorFlow refuses this too. Give both as floats: "
+                            f"tk.linspace(float(start), stop, num)")
+        dtype = dtypes.float64
+    elif dtype.kind not in "f":
         dtype = dtypes.float32
     num = as_int(_plain(num), "linspace: num")
     if num <= 0:   # TensorFlow gives an empty tensor for num=0 (and raises below 0); tapekit refuses

@@ -7,6 +7,8 @@ checked here: dtypes that would change a number raise (where TensorFlow raises, 
 and where it converts silently, a NumPy float array into an int32 op), and a forward that
 fails names the op and its inputs' shapes and dtypes.
 """
+import sys
+
 import numpy as np
 
 from ..context import ACCUMULATORS, state
@@ -16,6 +18,7 @@ from ..tensor import Tensor, new_tensor, next_tid, to_array, wrap_array
 
 
 _SCALARS = (int, float, bool)
+_BOOL = np.dtype(bool)
 _NO_ATTRS = {}  # shared by every call without attributes; nothing writes to a record's attrs
 
 
@@ -53,6 +56,9 @@ def apply(op, args, attrs):
         args, values = _convert(op, args, values, first)
     elif (scalars and op.same_dtype) or op.float_only:
         _check_scalars(op, values, first)
+    if op.no_bool and (first is None or first._value.dtype is _BOOL) and any(
+            type(v) is bool or getattr(v, "dtype", None) is _BOOL for v in values):
+        raise _bool_error(op, values)   # True + True: TensorFlow refuses, NumPy gives True
     try:
         if attrs:
             out = op.forward(*values, **attrs)
@@ -130,7 +136,7 @@ def apply2(op, a, b):
         va = a._value
         if isinstance(b, Tensor):
             vb = b._value
-            if op.same_dtype and va.dtype is not vb.dtype:
+            if op.same_dtype and (va.dtype is not vb.dtype or va.dtype is _BOOL):
                 return apply(op, (a, b), _NO_ATTRS)  # which raises the error that names both
             tids = (a._tid, b._tid)
         elif type(b) in _SCALARS:  # a weak number: stays as it is, takes the tensor's dtype
@@ -138,7 +144,7 @@ def apply2(op, a, b):
                 _check_scalars(op, (va, b), a)   # int32 + 1.5: TensorFlow raises, NumPy promotes
             vb = b
             tids = (a._tid, None)
-        elif type(b) is np.ndarray and b.dtype is va.dtype and not op.variadic:
+        elif type(b) is np.ndarray and b.dtype is va.dtype and not op.variadic and b.dtype is not _BOOL:
             # The caller's array: copied where apply would copy it (see _keep_private).
             vb = b.copy() if _tape_saves(op, 1) else b
             try:
@@ -249,15 +255,35 @@ def _check_scalars(op, values, first):
                 f"{type(v).__name__} {v!r}: the result would silently become "
                 f"{np.result_type(np.empty(0, dtype), v).name}. TensorFlow refuses this too; "
                 f"cast the tensor first, e.g. tk.cast(x, tk.float32) {_SYMBOL.get(op.name, op.name)} {v!r}")
+    if op.no_bool and dtype.kind == "b":   # a bool tensor with a Python bool: True + True
+        raise _bool_error(op, values)
 
 
 _SYMBOL = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/", "pow": "**"}
 
 
+def _bool_error(op, values):
+    shapes = ", ".join(_describe(v) for v in values)
+    return TypeError(f"{op.name}: cannot apply to bools ({shapes}); TensorFlow refuses arithmetic "
+                     f"on bools too (in NumPy, True + True is True). Cast first, e.g. "
+                     f"tk.cast(x, tk.int32) to count, or use tk.logical_or / tk.logical_and")
+
+
 def _not_float(op, v):
     return TypeError(f"{op.name}: needs a floating input (float16/32/64), got dtype {v.dtype.name}; "
                      f"TensorFlow refuses it too, NumPy would silently give "
-                     f"{_numpy_result(op, v)}. Cast first: tk.{op.name}(tk.cast(x, tk.float32))")
+                     f"{_numpy_result(op, v)}. Cast first: {_public(op.name)}(tk.cast(x, tk.float32))")
+
+
+def _public(name):
+    """Where a user finds the op's function: tk.exp, tk.nn.softmax, tk.math.lgamma (for the hint;
+    tapekit is loaded by then, read from sys.modules, not imported: no cycle)."""
+    tk = sys.modules.get("tapekit")
+    for space in ("", "nn", "math"):
+        namespace = getattr(tk, space, None) if space else tk
+        if namespace is not None and hasattr(namespace, name):
+            return f"tk.{space + '.' if space else ''}{name}"
+    return f"tk.{name}"
 
 
 def _numpy_result(op, v):

@@ -10,8 +10,8 @@ from ..tensor import Tensor, Variable
 from . import numpy_dispatch
 from .dispatch import apply2
 from .arithmetic import abs, add, divide, multiply, negative, pow, subtract
-from .comparison import (equal, greater, greater_equal, less, less_equal, logical_and,
-                         logical_not, logical_or, not_equal)
+from .comparison import (equal, greater, greater_equal, less, less_equal, logic_operator,
+                         logical_and_operator, logical_or_operator, not_equal)
 from .indexing import getitem
 from .linalg import matmul_operator
 from .passthrough import cast, identity
@@ -22,8 +22,8 @@ from .rounding import floordiv, floormod
 BINARY_OPERATORS = {
     "add": add, "sub": subtract, "mul": multiply, "truediv": divide, "pow": pow,
     "matmul": matmul_operator, "lt": less, "le": less_equal, "gt": greater,
-    "ge": greater_equal, "eq": equal, "ne": not_equal, "and": logical_and,
-    "or": logical_or, "mod": floormod, "floordiv": floordiv,
+    "ge": greater_equal, "eq": equal, "ne": not_equal, "and": logical_and_operator,
+    "or": logical_or_operator, "mod": floormod, "floordiv": floordiv,
 }
 _REFLECTED = ("add", "sub", "mul", "truediv", "pow", "matmul", "and", "or", "mod", "floordiv")
 
@@ -37,7 +37,7 @@ def _abs(self):
 
 
 def _invert(self):
-    return logical_not(self)
+    return logic_operator("~", self)
 
 
 def _getitem(self, index):
@@ -99,8 +99,10 @@ def attach():
         for dunder, reflected in ((f"__{name}__", False), (f"__r{name}__", True)):
             if reflected and name not in _REFLECTED:
                 continue
-            # `@` calls linalg.matmul_operator (rank and shape checks), the rest apply2 (an op).
-            method = _binary_operator(apply2 if name != "matmul" else _call, op, reflected)
+            # `@` calls linalg.matmul_operator (rank and shape checks), `&` and `|` pick logical
+            # or bitwise ops by the dtypes (comparison.py), the rest apply2 (an op).
+            method = _binary_operator(apply2 if name not in ("matmul", "and", "or") else _call,
+                                      op, reflected)
             method.__name__, method.__qualname__ = dunder, f"Tensor.{dunder}"
             setattr(Tensor, dunder, method)
     for (cls, name), function in METHODS.items():

@@ -50,7 +50,7 @@ def _pad_jvp(t, ans, x, constant_values, paddings, mode):
     return pad_op(t, np.zeros((), t.dtype), paddings=paddings, mode=mode)
 
 
-pad_op = defop("pad", _pad, args="x constant_values", save="", same_dtype=True,
+pad_op = defop("pad", _pad, args="x constant_values", save="", same_dtype=True, bools=True,
                vjp=[_pad_vjp, None], jvp=[_pad_jvp, None])
 
 

@@ -95,13 +95,14 @@ class Op:
 
     __slots__ = ("name", "forward", "args", "vjp", "jvp", "save_ans", "save_mask", "save_all", "save_none",
                  "variadic", "same_dtype", "differentiable", "doc", "float_only",
-                 "call_vjp", "gradient_registered")
+                 "call_vjp", "gradient_registered", "no_bool")
 
     def __init__(self, name, forward, args, vjp, jvp, save, variadic, same_dtype, doc,
-                 float_only=False):
+                 float_only=False, bools=False):
         self.name = name
         self.forward = forward
         self.float_only = float_only
+        self.no_bool = same_dtype and not bools   # arithmetic: TensorFlow refuses bools
         self.args = tuple(args.split()) if isinstance(args, str) else tuple(args)
         self.gradient_registered = vjp is not NO_GRADIENT
         if not self.gradient_registered:   # every input reaches the output; its rules raise
@@ -186,11 +187,12 @@ def _rule_caller(rules, variadic):
 
 
 def defop(name, forward, *, args="x", save="", vjp=None, jvp=None, variadic=False,
-          same_dtype=False, ufunc=None, doc=None, float_only=False):
+          same_dtype=False, ufunc=None, doc=None, float_only=False, bools=False):
     """Register an op; `vjp=None` marks it non-differentiable (comparisons, argmax, ...),
     `vjp=NO_GRADIENT` an op without a registered gradient (a gradient through it raises).
 
-    `same_dtype=True`: the inputs must share one dtype (TensorFlow's arithmetic).
+    `same_dtype=True`: the inputs must share one dtype (TensorFlow's arithmetic), and bools
+    are refused (NumPy's True + True is True) unless `bools=True` (concat, stack, pad).
     `float_only=True`: the inputs must be floating (exp, log, sin, ...): TensorFlow refuses
     integers and bools there, where NumPy would promote them (a bool's exp is float16).
     """
@@ -198,7 +200,7 @@ def defop(name, forward, *, args="x", save="", vjp=None, jvp=None, variadic=Fals
         raise ValueError(f"op {name!r} is defined twice")
     if float_only and (variadic or len(args.split() if isinstance(args, str) else args) != 1):
         raise ValueError(f"defop {name!r}: float_only is checked for one-input ops only")
-    op = Op(name, forward, args, vjp, jvp, save, variadic, same_dtype, doc, float_only)
+    op = Op(name, forward, args, vjp, jvp, save, variadic, same_dtype, doc, float_only, bools)
     OPS[name] = op
     if ufunc is not None:
         UFUNCS[ufunc] = op

@@ -287,7 +287,8 @@ def _concat_jvp(ts, ans, *xs, axis):
 
 
 concat_op = defop("concat", lambda *xs, axis: np.concatenate(xs, axis=axis), args="values",
-                  save="", variadic=True, same_dtype=True, vjp=_concat_vjp, jvp=_concat_jvp)
+                  save="", variadic=True, same_dtype=True, bools=True, vjp=_concat_vjp,
+                  jvp=_concat_jvp)
 
 
 def negative_axis(axis, ndim, op="concat"):
@@ -324,7 +325,7 @@ def _stack_jvp(ts, ans, *xs, axis):
 
 
 stack_op = defop("stack", lambda *xs, axis: np.stack(xs, axis=axis), args="values", save="",
-                 variadic=True, same_dtype=True, vjp=_stack_vjp, jvp=_stack_jvp)
+                 variadic=True, same_dtype=True, bools=True, vjp=_stack_vjp, jvp=_stack_jvp)
 
 
 @numpy_function(np.stack)

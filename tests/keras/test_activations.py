@@ -118,3 +118,16 @@ def test_keras_names_dense_layers_use_exponential_hard_sigmoid_mish_log_softmax(
     sp = np.log1p(np.exp(2.0))
     slope = np.tanh(sp) + 2.0 * (1 - np.tanh(sp) ** 2) / (1 + np.exp(-2.0))
     close(tape.gradient(y, layer.kernel).numpy(), [[slope]], rtol=1e-5)
+
+
+def test_keras_sigmoid_and_softmax_keep_their_logits_for_the_losses():
+    # Keras 3 sets `_keras_logits` on their outputs; tk.sigmoid's own output has none, and
+    # a Dense given tk.sigmoid uses Keras's sigmoid (named "sigmoid" in its config)
+    x = tk.constant([0.0, 2.0])
+    y = tk.keras.activations.sigmoid(x)
+    np.testing.assert_allclose(y.numpy(), [0.5, 1 / (1 + np.exp(-2.0))], rtol=1e-6)
+    assert activations.keras_logits(y) is x
+    assert activations.keras_logits(tk.keras.activations.softmax(x)) is x
+    assert activations.keras_logits(tk.sigmoid(x)) is None
+    dense = tk.layers.Dense(2, activation=tk.sigmoid)
+    assert dense.activation is activations.sigmoid and dense.get_config()["activation"] == "sigmoid"

@@ -163,3 +163,12 @@ def test_bad_data_gets_an_error_naming_the_fix():
     bad = iter([(X, X, X, X)])
     with pytest.raises(ValueError, match="tuple of 4 items"):
         list(EpochIterator(bad).enumerate_epoch())
+
+
+def test_a_list_of_lists_is_refused_with_the_fix():
+    # Keras 3.15 raises "Unrecognized data type" for fit(X.tolist(), y); tapekit's error said
+    # "got a scalar" of a (10, 3) list; it now says how it read the list and what to pass
+    model = tk.Sequential([tk.Input((3,)), tk.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    with pytest.raises(ValueError, match=r"list of lists is read as a list of inputs.*np\.array\(x\)"):
+        model.fit([[0.5, 1.0, 2.0], [1.0, 0.0, 1.0]], [1.0, 2.0], verbose=0)

@@ -76,3 +76,33 @@ def test_metrics_for_several_outputs_are_one_item_per_output_as_keras_3():
     m.compile(optimizer="sgd", loss="mse", metrics=["mae"])
     with pytest.raises(ValueError, match=r"Invalid `metrics`.* 2 outputs \['o1', 'o2'\]"):
         m.fit(XS, [YS, np.ones((20, 2))], verbose=0)
+
+
+def _identity_model(loss, metrics=()):
+    model = tk.Sequential([tk.Input((1,)), tk.layers.Dense(1, use_bias=False)])
+    model.set_weights([np.ones((1, 1), np.float32)])     # y_pred = x
+    model.compile(optimizer="sgd", loss=loss, metrics=list(metrics))
+    return model
+
+
+def test_a_loss_function_gets_labels_of_the_predictions_rank_and_float32():
+    # Keras 3.15 gives 0.33333334 for both: labels (3,) are one column against predictions
+    # (3, 1), and int labels reach the function as float32. By hand: (1-1)^2, (2-2)^2, (3-4)^2
+    # over 3 = 1/3. tapekit broadcast (3,) against (3, 1) to a 3x3 grid: 21/9 = 2.3333, and
+    # raised for int labels (int64 - float32).
+    model = _identity_model(lambda a, b: tk.reduce_mean((a - b) ** 2))
+    x = np.array([[1.0], [2.0], [3.0]], np.float32)
+    assert model.evaluate(x, np.array([1.0, 2.0, 4.0]), verbose=0) == pytest.approx(1 / 3)
+    assert model.evaluate(x, np.array([1, 2, 4]), verbose=0) == pytest.approx(1 / 3)
+
+
+def test_a_metric_function_is_named_in_snake_case_as_keras():
+    # Keras 3.15's logs: "lambda" for a lambda, "mean_diff" for meanDiff (tapekit: "<lambda>",
+    # "meanDiff"); values by hand: mean of y_pred = 2, mean(y_pred - y) = 2 - 7/3
+    def meanDiff(a, b):   # noqa: N802 - a user's camelCase name, as Keras renames it
+        return tk.reduce_mean(b - a)
+    model = _identity_model("mse", [lambda a, b: tk.reduce_mean(b), meanDiff])
+    logs = model.evaluate(np.array([[1.0], [2.0], [3.0]], np.float32),
+                          np.array([[1.0], [2.0], [4.0]], np.float32), verbose=0, return_dict=True)
+    assert set(logs) == {"loss", "lambda", "mean_diff"}
+    assert logs["lambda"] == pytest.approx(2.0) and logs["mean_diff"] == pytest.approx(-1 / 3)

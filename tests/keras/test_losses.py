@@ -190,3 +190,73 @@ def test_a_loss_casts_float64_predictions_to_float32():
     assert grad.dtype == tk.float64
     np.testing.assert_allclose(grad.numpy(), [[0.5], [1.0]])
     assert losses.mean_squared_error([[0.0], [1.0]], p).dtype == tk.float64
+
+
+def test_binary_crossentropy_refuses_labels_that_only_broadcast():
+    # Keras 3.15 raises "Arguments `target` and `output` must have the same shape" for labels
+    # (4, 2) against predictions (4, 1); tapekit broadcast them to (4, 2) and gave 0.746941.
+    labels, probabilities = np.ones((4, 2), np.float32), np.full((4, 1), 0.5, np.float32)
+    with pytest.raises(ValueError, match=r"same shape, got \(4, 2\) and \(4, 1\)"):
+        losses.BinaryCrossentropy()(labels, probabilities)
+    with pytest.raises(ValueError, match="same shape"):
+        tk.metrics.BinaryCrossentropy().update_state(labels, probabilities)
+    # labels (4,) against (4, 1) are one column, as Keras matches the ranks: -log(0.5) each
+    close(losses.BinaryCrossentropy()(np.ones(4, np.float32), probabilities), np.log(2.0))
+
+
+def test_crossentropy_of_keras_sigmoid_output_is_read_from_its_logits():
+    # Keras 3.15 gives 30.0 and the gradient [0.5, -0.5] (its sigmoid keeps its logits, the
+    # loss reads them); tapekit clipped sigmoid(30) = 1.0 to 1 - 1e-7 and gave
+    # -log(1e-7) = 16.118 with a zero gradient. By hand: softplus(30) - 0 = 30 + log(1 + e^-30)
+    # for label 0, softplus(-30) + 30 for label 1: 30 each; d/dx = (sigmoid(x) - y) / 2.
+    x = tk.constant([30.0, -30.0])
+    with tk.GradientTape() as tape:
+        tape.watch(x)
+        loss = losses.BinaryCrossentropy()([0.0, 1.0], tk.keras.activations.sigmoid(x))
+    close(loss, 30.0)
+    close(tape.gradient(loss, x), [0.5, -0.5])
+    metric = tk.metrics.BinaryCrossentropy()                   # the same function: 30.0
+    metric.update_state([0.0, 1.0], tk.keras.activations.sigmoid(x))
+    close(metric.result(), 30.0)
+
+
+@pytest.mark.parametrize("loss, label", [(losses.CategoricalCrossentropy(), [[0.0, 0.0, 1.0]]),
+                                         (losses.SparseCategoricalCrossentropy(), [2])])
+def test_crossentropy_of_keras_softmax_output_is_read_from_its_logits(loss, label):
+    # Keras 3.15 gives 60.0 for both: logsumexp(30, 0, -30) - (-30) = 30 + 30 (+ e^-30);
+    # tapekit clipped the probability 0 of class 2 and gave -log(1e-7) = 16.118
+    z = tk.constant([[30.0, 0.0, -30.0]])
+    with tk.GradientTape() as tape:
+        tape.watch(z)
+        value = loss(label, tk.keras.activations.softmax(z))
+    close(value, 60.0)
+    close(tape.gradient(value, z), [[1.0, 0.0, -1.0]])          # softmax - one_hot
+
+
+def test_from_logits_true_on_a_keras_sigmoid_output_warns_and_reads_its_logits():
+    # Keras 3.15 warns and gives log 2 = 0.6931472 (the logit 0); tapekit read 0.5 as a logit
+    # and gave softplus(0.5) - 0.5 = 0.474
+    with pytest.warns(UserWarning, match="from_logits=True, but the predictions come from a sigmoid"):
+        value = losses.BinaryCrossentropy(from_logits=True)([1.0], tk.keras.activations.sigmoid(tk.constant([0.0])))
+    close(value, np.log(2.0))
+
+
+def test_a_saturated_sigmoid_model_evaluates_from_its_logits():
+    # Keras 3.15's evaluate gives 15.0; tapekit gave 4.02952 (clipped). Logits x * -30 for
+    # x = 1, 2, -1, 0.5: -30, -60, 30, -15 against labels 0, 1, 1, 0: losses ~0, 60, ~0, ~0
+    model = tk.Sequential([tk.Input((1,)), tk.layers.Dense(1, activation="sigmoid")])
+    model.set_weights([np.array([[-30.0]], np.float32), np.zeros(1, np.float32)])
+    model.compile(optimizer="sgd", loss="binary_crossentropy")
+    x = np.array([[1.0], [2.0], [-1.0], [0.5]], np.float32)
+    assert model.evaluate(x, np.array([0.0, 1.0, 1.0, 0.0]), verbose=0) == pytest.approx(15.0, rel=1e-6)
+
+
+def test_per_sample_weights_on_one_dimensional_data_say_how_to_shape_it():
+    # Keras 3.15 gives MSE()(y, p, sample_weight=w) = mean((y - p)^2) * mean(w) for 1-D y and p
+    # (one loss, broadcast against the weights); tapekit refuses, and now says why
+    y, p = np.array([0.0, 1.0, 1.0, 0.0], np.float32), np.array([0.2, 0.7, 0.9, 0.4], np.float32)
+    with pytest.raises(ValueError, match=r"1-D labels and predictions are one example.*shape \(N, 1\)"):
+        losses.MeanSquaredError()(y, p, sample_weight=[1.0, 2.0, 3.0, 4.0])
+    # shaped (N, 1): one loss per example, weighted: (0.04 + 2 * 0.09 + 3 * 0.01 + 4 * 0.16) / 4
+    close(losses.MeanSquaredError()(y[:, None], p[:, None], sample_weight=[1.0, 2.0, 3.0, 4.0]),
+          0.2225, rtol=1e-5)

@@ -43,3 +43,23 @@ def test_zeros_like_and_ones_like_are_recorded_only_for_their_own_dtype():
     assert a.numpy().tolist() == [0.0, 0.0] and b.numpy().tolist() == [1.0, 1.0]
     assert c.dtype == np.float64 and c.numpy().tolist() == [1.0, 1.0]
     assert tk.zeros_like([[1, 2]]).dtype == np.int32 and tk.ones_like(3.0).numpy() == 1.0
+
+
+def test_range_refuses_float_arguments_with_an_integer_dtype():
+    # TF 2.21 raises "Cannot convert 0.0 to EagerTensor of dtype int32"; tapekit counted in
+    # floats and truncated each value: range(0., 2.5, 0.5, dtype=int32) gave [0 0 1 1 2]
+    with pytest.raises(TypeError, match=r"range: .*include a float but dtype is int32"):
+        tk.range(0.0, 2.5, 0.5, dtype=tk.int32)
+    out = tk.range(0, 6, 2, dtype=tk.int64)                     # integers stay fine
+    assert out.dtype == np.int64 and out.numpy().tolist() == [0, 2, 4]
+
+
+def test_linspace_dtype_follows_tensorflow():
+    # TF 2.21: integer start and stop give float64 (it divides integers), float64 start gives
+    # float64, Python floats float32; tapekit gave float32 for all three
+    ints = tk.linspace(0, 4, 3)
+    assert ints.dtype == np.float64 and ints.numpy().tolist() == [0.0, 2.0, 4.0]   # steps of 4/2
+    assert tk.linspace(np.float64(0), 4, 3).dtype == np.float64
+    assert tk.linspace(0.0, 1.0, 3).dtype == np.float32
+    with pytest.raises(TypeError, match="linspace: start=0 is an integer and stop=1.0 a float"):
+        tk.linspace(0, 1.0, 3)                                  # TF 2.21 raises too

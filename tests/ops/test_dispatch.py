@@ -42,3 +42,23 @@ def test_a_read_only_view_of_a_writable_array_is_copied():
     np.testing.assert_array_equal(c.numpy(), [0.0, 1.0, 2.0])
     np.testing.assert_array_equal(v.numpy(), [0.0, 1.0, 2.0])
     np.testing.assert_array_equal(tape.gradient(y, c).numpy(), [0.0, 1.0, 2.0])
+
+
+@pytest.mark.parametrize("expr", [lambda t, f: t + t, lambda t, f: t * f, lambda t, f: t / t,
+                                  lambda t, f: t + True, lambda t, f: tk.add(t, t),
+                                  lambda t, f: tk.maximum(t, f), lambda t, f: tk.add([True], [True])])
+def test_arithmetic_on_bools_is_refused(expr):
+    # TF 2.21 raises for each (bool is not an allowed dtype of AddV2, Mul, RealDiv, Maximum);
+    # tapekit returned NumPy's answers: True + True = True (a logical or), True * False =
+    # False, True / True = 1.0 (float64)
+    t, f = tk.constant([True, True]), tk.constant([False, True])
+    with pytest.raises(TypeError, match="cannot apply to bools"):
+        expr(t, f)
+
+
+def test_bools_still_concatenate_stack_select_and_count():
+    t, f = tk.constant([True]), tk.constant([False])
+    assert tk.concat([t, f], 0).numpy().tolist() == [True, False]
+    assert tk.stack([t, f]).numpy().tolist() == [[True], [False]]
+    assert tk.where(t, t, f).numpy().tolist() == [True]
+    assert int(tk.reduce_sum(tk.cast(tk.constant([True, True, False]), tk.int32))) == 2

@@ -29,7 +29,7 @@ def _float_pred(y_pred):
     return y_pred if y_pred.dtype.kind == "f" else cast(y_pred, "float32")
 
 
-def _sparse_labels(y_true, y_pred, caller):
+def _sparse_labels(y_true, y_pred, caller, keep_float=False):
     """Integer labels of shape y_pred.shape[:-1]: (N,) or (N, 1) both work for (N, classes)."""
     labels = convert_to_tensor(y_true)
     if labels.ndim == y_pred.ndim and labels.shape[-1] == 1:
@@ -39,7 +39,7 @@ def _sparse_labels(y_true, y_pred, caller):
                          f"shape {y_pred.shape}: expected class ids of shape {y_pred.shape[:-1]} "
                          f"(or {y_pred.shape[:-1] + (1,)}); one-hot labels? use the categorical "
                          f"form")
-    return labels if labels.dtype.kind in "iu" else cast(labels, "int64")
+    return labels if labels.dtype.kind in "iu" or keep_float else cast(labels, "int64")
 
 
 def _matches(a, b):
@@ -89,7 +89,14 @@ def sparse_categorical_accuracy(y_true, y_pred):
     tk.Tensor([1. 0.], shape=(2,), dtype=float32)
     """
     y_pred = _float_pred(y_pred)
-    labels = _sparse_labels(y_true, y_pred, "sparse_categorical_accuracy")
+    labels = convert_to_tensor(y_true)
+    if labels.dtype.kind == "f":
+        # Keras compares float labels as floats, in the predictions' dtype: 0.9 is no class
+        # (int64 would truncate it to class 0)
+        labels = _sparse_labels(cast(labels, y_pred.dtype), y_pred, "sparse_categorical_accuracy",
+                                keep_float=True)
+        return _matches(labels, cast(_argmax(y_pred), y_pred.dtype))
+    labels = _sparse_labels(labels, y_pred, "sparse_categorical_accuracy")
     return _matches(labels, _argmax(y_pred))
 
 

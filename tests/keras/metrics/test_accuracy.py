@@ -32,6 +32,19 @@ def test_sparse_categorical_accuracy_label_shapes(labels):
     assert value(m) == pytest.approx(2 / 6)
 
 
+def test_sparse_categorical_accuracy_compares_float_labels_as_floats():
+    # Keras 3.15 gives 0.5 here and per-sample [1, 0, 1, 0]; tapekit truncated the labels to
+    # int64 (0.9 -> 0, 2.5 -> 2) and gave [1, 0, 1, 1], 0.75.
+    labels = np.array([2.0, 0.9, 0.0, 2.5], np.float32)   # argmax of LOGITS: 2, 1, 0, 2
+    # as floats: 2.0 == 2 yes, 0.9 != 1, 0.0 == 0 yes, 2.5 != 2 -> [1, 0, 1, 0] = 0.5
+    # (int64 truncation gave [1, 0, 1, 1] = 0.75)
+    np.testing.assert_array_equal(tk.metrics.sparse_categorical_accuracy(labels, LOGITS).numpy(),
+                                  [1, 0, 1, 0])
+    m = tk.metrics.SparseCategoricalAccuracy()
+    m.update_state(labels[:, None], LOGITS)
+    assert value(m) == 0.5
+
+
 def test_categorical_binary_and_exact_accuracy():
     one_hot = np.eye(3, dtype=np.float32)[LABELS]
     m = tk.metrics.CategoricalAccuracy()
