@@ -8,16 +8,17 @@ Each loss computes one value per example (the functions below, averaged over the
 axis as Keras does), then reduces them as Keras's default "sum_over_batch_size": the
 sum divided by the number of values. Probabilities are clipped to [1e-7, 1 - 1e-7]
 before the log, as Keras does; `from_logits=True` uses the fused, stable log-sum-exp
-ops of `tk.nn` (or TensorFlow's stable formula for the sigmoid).
+ops of `tk.nn` (or TensorFlow's stable formula for the sigmoid). Predictions made by Keras's
+`sigmoid` or `softmax` activation are read from their logits, as Keras 3 reads them.
 """
+import warnings
+
 from ..ops import (abs, broadcast_to, cast, clip_by_value, divide_no_nan, equal, exp, expand_dims, log,
                   minimum, range, reduce_mean, reduce_sum, softmax_cross_entropy_with_logits,
                   square, squeeze, where)
 from ..ops.cross_entropy import check_class_ids
 from ..convert import convert_to_tensor
 from ..module import snake_case   # MeanSquaredError -> mean_squared_error, as Keras names them
-import warnings
-
 from .activations import keras_logits
 from .identifiers import resolve
 from .targets import as_float, prepare, squeeze_or_expand

@@ -134,8 +134,8 @@ def linspace(start, stop, num, name=None, axis=0):
     elif dtype.kind not in "f":
         dtype = dtypes.float32
     num = as_int(_plain(num), "linspace: num")
-    if num <= 0:   # TensorFlow gives an empty tensor for num=0 (and raises below 0); tapekit refuses
-        raise InvalidArgumentError(f"linspace: num must be at least 1 (the number of values from "
+    if num < 0:   # TensorFlow 2.21 gives an empty tensor for num=0, and raises below 0
+        raise InvalidArgumentError(f"linspace: num must be at least 0 (the number of values from "
                                    f"start to stop), got num={num}")
     return wrap_array(np.linspace(start, stop, num, axis=as_int(axis, "linspace: axis")).astype(dtype))
 

@@ -96,12 +96,16 @@ def _tapekit_function(func):
 
 def _tracked(args, kwargs):
     """True when a tensor among the arguments is tracked by a recording tape, or is a
-    trainable Variable that a tape would watch on access (as any op would make it)."""
+    trainable Variable that a tape would watch on access (as any op would make it). An inert
+    tensor (integers, bools, stop_gradient's output: never a source) breaks no path."""
     tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
     tids = [a._tid for a in tensors]
     for tape in state.tapes:
         tracked = getattr(tape, "_tracked", None)
-        if tracked is None or any(t in tracked for t in tids):   # a tk.function trace: all
+        if tracked is None:                                      # a tk.function trace: all
+            return True
+        inert = getattr(tape, "_inert", ())
+        if any(t in tracked and t not in inert for t in tids):
             return True
         if getattr(tape, "_watch_accessed", False) and any(
                 isinstance(a, Variable) and a.trainable for a in tensors):
@@ -122,6 +126,13 @@ def _breaks_path(func, method="__call__"):
 
 def array_ufunc(ufunc, method, inputs, kwargs):
     op = UFUNCS.get(ufunc)
+    if op is not None and op.no_bool and method == "__call__" and any(
+            isinstance(a, (bool, np.bool_)) or getattr(_plain(a), "dtype", None) == bool for a in inputs):
+        # tk.add refuses bools, as TensorFlow's arithmetic does; np.add(b, b) on TensorFlow's
+        # tensors is NumPy's answer, and so here (a bool carries no gradient: no path breaks)
+        name = numpy_name(ufunc, method)
+        _refuse_out(name, kwargs)
+        return _on_values(getattr(ufunc, method), name, inputs, kwargs)
     if method == "__call__" and op is not None and not kwargs:
         return op(*inputs)
     if method == "__call__" and op is not None and set(kwargs) <= {"dtype", "casting"} \

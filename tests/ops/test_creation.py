@@ -27,9 +27,12 @@ def test_range_with_a_zero_step():
         tk.range(0, 5, 0)
 
 
-def test_linspace_needs_at_least_one_value():
-    with pytest.raises(IAE, match=r"linspace: num must be at least 1.*num=0"):
-        tk.linspace(0.0, 1.0, 0)
+def test_linspace_of_no_values_is_empty_and_of_fewer_raises():
+    # TF 2.21: linspace(0.0, 1.0, 0) is an empty float32 tensor; num=-1 raises
+    empty = tk.linspace(0.0, 1.0, 0)
+    assert empty.shape == (0,) and empty.dtype == tk.float32
+    with pytest.raises(IAE, match=r"linspace: num must be at least 0.*num=-1"):
+        tk.linspace(0.0, 1.0, -1)
     assert tk.linspace(0.0, 1.0, 1).numpy().tolist() == [0.0]
 
 

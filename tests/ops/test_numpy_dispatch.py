@@ -303,3 +303,29 @@ def test_numpys_parameter_names_are_accepted_on_tensors(func):
         want = func(*args, **keywords)
         got = func(*[_tensors(v) for v in args], **{k: _tensors(v) for k, v in keywords.items()})
         _same(got, want)
+
+
+def test_numpy_arithmetic_on_bool_tensors_is_numpys_as_on_tensorflows_tensors():
+    # TF 2.21: tf.constant([True, False]) + itself raises, np.add on the same tensors gives
+    # NumPy's array([True, False]) (a logical or); tapekit's `+` refuses, np.add answers.
+    b = tk.constant([True, False])
+    with pytest.raises(TypeError, match="cannot apply to bools"):
+        b + b
+    assert np.add(b, b).tolist() == [True, False]
+    assert np.multiply(b, tk.constant([True, True])).tolist() == [True, False]
+    assert np.maximum(b, False).tolist() == [True, False]
+    assert isinstance(np.add(tk.constant([1.0]), 1.0), tk.Tensor)      # floats: still the op
+
+
+def test_numpy_on_an_inert_tensor_inside_a_tape_breaks_no_gradient_path():
+    # Comparisons, integers and stop_gradient's output are never sources (TF tracks none of
+    # them), so a NumPy function on them loses no gradient; on a live value it still raises.
+    x = tk.Variable([1.0, 2.0])
+    with tk.GradientTape() as tape:
+        y = x * 2.0
+        assert np.logical_xor(x > 1.0, x > 0.0).tolist() == [True, False]
+        assert np.add(x > 1.0, x > 0.0).tolist() == [True, True]
+        assert float(np.linalg.norm(tk.stop_gradient(y))) == pytest.approx(20 ** 0.5)
+        with pytest.raises(TypeError, match="numpy.linalg.norm on a tensor that a GradientTape records"):
+            np.linalg.norm(y)
+    assert tape.gradient(y, x).numpy().tolist() == [2.0, 2.0]
