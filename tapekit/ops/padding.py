@@ -115,4 +115,6 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     if isinstance(constant_values, Tensor) and constant_values.shape != ():
         raise ValueError(f"pad: constant_values must be one number (a scalar), got shape "
                          f"{constant_values.shape}")
+    if type(constant_values) is int and constant_values == 0 and getattr(tensor, "dtype", None) == bool:
+        constant_values = False   # the default 0 on a bool tensor: TensorFlow pads with False
     return pad_op(tensor, constant_values, paddings=pairs, mode=key)

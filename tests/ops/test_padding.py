@@ -141,3 +141,10 @@ def test_not_differentiable_and_integer_outputs_stay_none():
             assert tape.gradient(n, x) is None
     finally:
         del tk.ops.OPS["test_count_no_gradient"]
+
+
+def test_pad_of_bools_fills_with_false_by_default():
+    # TF 2.21: tf.pad(tf.constant([True]), [[1, 1]]) is [False, True, False]; tapekit refused
+    # the default constant 0 as an int meeting a bool tensor
+    out = tk.pad(tk.constant([True]), [[1, 1]])
+    assert out.dtype == tk.bool and out.numpy().tolist() == [False, True, False]
