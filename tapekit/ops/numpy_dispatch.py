@@ -126,7 +126,7 @@ def _breaks_path(func, method="__call__"):
 
 def array_ufunc(ufunc, method, inputs, kwargs):
     op = UFUNCS.get(ufunc)
-    if op is not None and op.no_bool and method == "__call__" and any(
+    if getattr(op, "no_bool", False) and method == "__call__" and any(
             isinstance(a, (bool, np.bool_)) or getattr(_plain(a), "dtype", None) == bool for a in inputs):
         # tk.add refuses bools, as TensorFlow's arithmetic does; np.add(b, b) on TensorFlow's
         # tensors is NumPy's answer, and so here (a bool carries no gradient: no path breaks)
