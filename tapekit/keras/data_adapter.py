@@ -201,6 +201,20 @@ def train_validation_split(x, y, sample_weight, validation_split):
             (_take(x, last), _take(y, last), _take(sample_weight, last)))
 
 
+def single_batch(x, y=None, sample_weight=None, class_weight=None, caller="train_on_batch"):
+    """x, y and sample_weight as one batch of all their samples (Keras 3's *_on_batch): an
+    EpochIterator of one step. They must be arrays: a generator or a list of batches is
+    fit's data, not a batch."""
+    if not is_arrays(x) or is_batch_list(x) or isinstance(x, dict) and not x:
+        raise ValueError(f"{caller}: x must be one batch of arrays (NumPy arrays, tensors, or a "
+                         f"list/dict of them for several inputs), got {type(x).__name__}; fit "
+                         f"takes generators and lists of batches")
+    n = _length(_arrays(x, "x"), "x")
+    if n == 0:
+        raise ValueError(f"{caller}: the batch has no samples (x has 0 rows)")
+    return EpochIterator(x, y, sample_weight, batch_size=n, class_weight=class_weight)
+
+
 class EpochIterator:
     """Batches, epoch by epoch, as tuples of tensors: (x,), (x, y) or (x, y, sample_weight).
 

@@ -25,8 +25,8 @@ from . import metrics as metrics_module
 from . import optimizers as optimizers_module
 from .callbacks import CallbackList
 from .loss_and_metrics import LossAndMetrics, samples_in
-from .data_adapter import (EpochIterator, is_arrays, is_batch_list, check_data_tuple, train_validation_split,
-                           unpack_x_y_sample_weight)
+from .data_adapter import (EpochIterator, is_arrays, is_batch_list, check_data_tuple, single_batch,
+                           train_validation_split, unpack_x_y_sample_weight)
 
 
 class Trainer(LossAndMetrics):
@@ -257,6 +257,55 @@ class Trainer(LossAndMetrics):
         flat = [nest.flatten(o) for o in outputs]
         joined = [np.concatenate([o[k].numpy() for o in flat]) for k in range(len(flat[0]))]
         return nest.pack_like(outputs[0], joined)
+
+
+    # --- one batch (Keras 3's *_on_batch: the loops of a GAN or a custom schedule) -----------
+    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
+        """One optimizer step on one batch; its loss and metrics as evaluate returns them (a
+        number, a list, or a dict with return_dict=True). The metrics are reset first, so they
+        are this batch's alone, as in Keras 3.
+
+        >>> model = tk.Sequential([tk.layers.Dense(1, kernel_initializer="zeros")])
+        >>> model.compile(optimizer=tk.optimizers.SGD(0.1), loss="mse")
+        >>> x = np.array([[1.0], [2.0]]); y = np.array([[2.0], [4.0]])
+        >>> model.train_on_batch(x, y)         # the loss before the step: (4 + 16) / 2
+        10.0
+        >>> round(model.train_on_batch(x, y), 4)     # after it, w = 1, b = 0.6
+        1.06
+        """
+        _check_compiled(self, "train_on_batch")
+        batches = single_batch(x, y, sample_weight, class_weight, "train_on_batch")
+        return self._one_batch(batches, self.make_train_function(), return_dict)
+
+    def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+        """The loss and metrics of one batch, without a step (Keras 3's test_on_batch).
+
+        >>> model = tk.Sequential([tk.layers.Dense(1, kernel_initializer="ones")])
+        >>> model.compile(loss="mse", metrics=["mae"])
+        >>> model.test_on_batch(np.array([[1.0]]), np.array([[3.0]]))     # [mse, mae]
+        [4.0, 2.0]
+        """
+        _check_compiled(self, "test_on_batch")
+        batches = single_batch(x, y, sample_weight, None, "test_on_batch")
+        return self._one_batch(batches, self.make_test_function(), return_dict)
+
+    def predict_on_batch(self, x):
+        """The model's outputs for one batch, as NumPy arrays (works before compile).
+
+        >>> model = tk.Sequential([tk.layers.Dense(1, kernel_initializer="ones")])
+        >>> model.predict_on_batch(np.array([[1.0, 2.0]]))
+        array([[3.]], dtype=float32)
+        """
+        (batch,) = list(single_batch(x, caller="predict_on_batch"))
+        outputs = self.make_predict_function()(batch[0])
+        return nest.pack_like(outputs, [o.numpy() for o in nest.flatten(outputs)])
+
+    def _one_batch(self, batches, step_function, return_dict):
+        self._build_compile_metrics(batches)
+        self.reset_metrics()
+        (batch,) = list(batches)
+        logs = _floats(self._get_metrics_result_or_logs(step_function(*batch)))
+        return logs if return_dict else self._flatten_logs_in_order(logs)
 
 
 # --- helpers ----------------------------------------------------------------------------------

@@ -496,3 +496,34 @@ def test_a_generator_without_steps_prints_the_count_learned_in_epoch_one(capsys)
         m.fit(gen(), epochs=2, verbose=2)
     assert capsys.readouterr().out == ("Epoch 1/2\n5/5 - loss: 0.0000e+00\n"
                                        "Epoch 2/2\n5/5 - loss: 0.0000e+00\n")
+
+
+def test_train_test_and_predict_on_batch_as_keras():
+    # Keras 3.15 gives these numbers for the same calls: 1.0986123, 0.33333334 (the metrics are
+    # reset before each call: this batch's alone), then with class_weight {0: 2} 1.4614892,
+    # 0.6666667, and test_on_batch with sample weights [1, 0, 1]: 0.7301913, 0.6666667.
+    model = tk.Sequential([tk.Input((2,)), tk.layers.Dense(3, kernel_initializer="ones")])
+    model.compile(optimizer="sgd", loss=tk.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy"])
+    x, y = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]]), np.array([0, 1, 2])
+    np.testing.assert_allclose(model.train_on_batch(x, y), [np.log(3.0), 1 / 3], rtol=1e-6)
+    np.testing.assert_allclose(model.train_on_batch(x, y, class_weight={0: 2.0}),
+                               [1.4614892, 2 / 3], rtol=1e-6)
+    logs = model.test_on_batch(x, y, sample_weight=np.array([1.0, 0.0, 1.0]), return_dict=True)
+    assert list(logs) == ["accuracy", "loss"]                 # Keras 3.15 orders them so too
+    np.testing.assert_allclose([logs["loss"], logs["accuracy"]], [0.7301913, 2 / 3], rtol=1e-6)
+    assert model.optimizer.iterations.numpy() == 2            # test_on_batch took no step
+    out = model.predict_on_batch(x)
+    assert isinstance(out, np.ndarray) and out.shape == (3, 3)
+    np.testing.assert_allclose(out, model.predict(x, verbose=0), rtol=1e-6)
+
+
+def test_on_batch_takes_one_batch_of_arrays():
+    model = tk.Sequential([tk.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    with pytest.raises(ValueError, match="train_on_batch: x must be one batch of arrays"):
+        model.train_on_batch(iter([(np.ones((2, 1)), np.ones((2, 1)))]))
+    with pytest.raises(ValueError, match="test_on_batch: the batch has no samples"):
+        model.test_on_batch(np.ones((0, 1)), np.ones((0, 1)))
+    with pytest.raises(ValueError, match="You must call `compile\\(\\)`"):
+        tk.Sequential([tk.layers.Dense(1)]).train_on_batch(np.ones((2, 1)), np.ones((2, 1)))
