@@ -228,10 +228,15 @@ def donors(steps, last_reads, keep):
     for k, step in enumerate(steps):
         if not _is_ufunc_step(step) or step.shape is None:
             continue   # shape None: a NumPy scalar (0-d inputs), nothing to write into
-        for i in step.inputs:
+        for i in step.inputs if step.kernel not in _NO_POSITIONAL_OUT else ():
             if i in owned and i in last_reads[k] and i not in keep and i not in other_readers \
                     and owned[i] == (step.dtype, step.shape):
                 found[k] = i
                 break
         owned[step.result] = (step.dtype, step.shape)
     return found
+
+
+# NumPy 2.4 deprecates a third positional argument (the output) of these two: they never write
+# into a donor (their results still may be donated into).
+_NO_POSITIONAL_OUT = (np.maximum, np.minimum)

@@ -2,6 +2,8 @@
 step on constants folds, a repeated step is computed once (never a draw, a check or a
 read), a guard after an effect makes a transaction, a ufunc step writes into a dead array
 only when nothing else can see it."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -314,3 +316,18 @@ def test_small_random_programs_give_eager_bits(seed):
         np.testing.assert_array_equal(f(x, y).numpy(), g(x, y).numpy())
     ((program,),) = f.programs.values()
     assert len(program.steps) < len(program.traced[0])     # something was merged
+
+
+def test_maximum_and_minimum_never_write_into_a_donor():
+    # NumPy 2.4 deprecates np.maximum(a, b, out) with out positional (a DeprecationWarning at
+    # every replay of a program that donated to it, e.g. the hinge losses under tk.function)
+    f = tk.function(lambda x: tk.maximum(tk.sin(x), 0.0) + 1.0)
+    x = tk.constant([0.5, -0.5])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        f(x)
+        np.testing.assert_allclose(f(x).numpy(), np.maximum(np.sin([0.5, -0.5]), 0.0) + 1.0, rtol=1e-6)
+    code = tk.autograph.to_code(f)
+    assert "maximum(s" in code and not any("maximum(" in line and line.count(",") >= 2
+                                           for line in code.splitlines())
+    assert "add(" in code and "written into" in code      # its result is still donated into
