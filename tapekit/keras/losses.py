@@ -1,5 +1,8 @@
-"""Keras losses: MeanSquaredError, MeanAbsoluteError, Huber, BinaryCrossentropy,
-CategoricalCrossentropy, SparseCategoricalCrossentropy.
+"""Keras losses: MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError,
+MeanSquaredLogarithmicError, Huber, LogCosh, CosineSimilarity, BinaryCrossentropy,
+CategoricalCrossentropy, SparseCategoricalCrossentropy; and, from the modules beside this one,
+KLDivergence, Poisson (probabilistic_losses.py), Hinge, SquaredHinge, CategoricalHinge
+(hinge_losses.py), on the `Loss` base of loss_base.py.
 
     loss_fn = tk.losses.MeanSquaredError()
     loss_fn([[1.0], [2.0]], [[1.5], [2.0]])      # tk.Tensor(0.125, shape=(), dtype=float32)
@@ -13,18 +16,18 @@ ops of `tk.nn` (or TensorFlow's stable formula for the sigmoid). Predictions mad
 """
 import warnings
 
-from ..ops import (abs, broadcast_to, cast, clip_by_value, divide_no_nan, equal, exp, expand_dims, log,
-                  minimum, range, reduce_mean, reduce_sum, softmax_cross_entropy_with_logits,
+from ..ops import (abs, cast, clip_by_value, equal, exp, expand_dims, log, maximum, minimum, range,
+                  reduce_mean, reduce_sum, rsqrt, softmax_cross_entropy_with_logits, softplus,
                   square, squeeze, where)
 from ..ops.cross_entropy import check_class_ids
 from ..convert import convert_to_tensor
-from ..module import snake_case   # MeanSquaredError -> mean_squared_error, as Keras names them
 from .activations import keras_logits
+from .hinge_losses import CategoricalHinge, Hinge, SquaredHinge, categorical_hinge, hinge, squared_hinge
 from .identifiers import resolve
-from .targets import as_float, prepare, squeeze_or_expand
+from .loss_base import EPSILON, Loss
+from .probabilistic_losses import KLDivergence, Poisson, kl_divergence, poisson
+from .targets import as_float, prepare
 from ..namespaces import public_dir
-
-EPSILON = 1e-7  # keras.backend.epsilon()
 
 
 # --- per-example losses (keras.losses.mean_squared_error and friends) -----------------------
@@ -58,6 +61,58 @@ def huber(y_true, y_pred, delta=1.0):
     error = abs(y_true - y_pred)
     quadratic = minimum(error, delta)          # the part of |x| up to delta
     return reduce_mean(0.5 * square(quadratic) + delta * (error - quadratic), axis=-1)
+
+
+def mean_absolute_percentage_error(y_true, y_pred):
+    """100 * mean(abs(y_true - y_pred) / max(abs(y_true), 1e-7)) over the last axis (Keras's
+    "mape"; the 1e-7 keeps a zero label from dividing by zero).
+
+    >>> tk.losses.mean_absolute_percentage_error(tk.constant([[2.0, 4.0]]), tk.constant([[1.0, 5.0]]))
+    tk.Tensor([37.5], shape=(1,), dtype=float32)
+    """
+    y_true, y_pred = prepare(y_true, y_pred)
+    return 100.0 * reduce_mean(abs(y_true - y_pred) / maximum(abs(y_true), EPSILON), axis=-1)
+
+
+def mean_squared_logarithmic_error(y_true, y_pred):
+    """mean((log(y_pred + 1) - log(y_true + 1)) ** 2) over the last axis, each at least 1e-7.
+
+    >>> tk.losses.mean_squared_logarithmic_error(tk.constant([[0.0, 1.0]]), tk.constant([[0.0, 3.0]]))   # log(2) ** 2 / 2
+    tk.Tensor([0.2402265], shape=(1,), dtype=float32)
+    """
+    y_true, y_pred = prepare(y_true, y_pred)
+    first_log = log(maximum(y_pred, EPSILON) + 1.0)
+    return reduce_mean(square(first_log - log(maximum(y_true, EPSILON) + 1.0)), axis=-1)
+
+
+LOG2 = 0.6931471805599453   # log(2)
+
+
+def log_cosh(y_true, y_pred):
+    """mean(log(cosh(y_pred - y_true))) over the last axis, as x + softplus(-2 x) - log(2).
+
+    >>> tk.losses.log_cosh(tk.constant([[0.0, 0.0]]), tk.constant([[1.0, -1.0]]))   # log(cosh(1))
+    tk.Tensor([0.43378085], shape=(1,), dtype=float32)
+    """
+    y_true, y_pred = prepare(y_true, y_pred)
+    x = y_pred - y_true
+    return reduce_mean(x + softplus(x * -2.0) - LOG2, axis=-1)
+
+
+def cosine_similarity(y_true, y_pred, axis=-1):
+    """-sum(l2_normalize(y_true) * l2_normalize(y_pred)) along `axis`: -1 when they point the
+    same way. A norm below 1e-7 is taken as 1e-7 (Keras's normalize), so zeros give 0.
+
+    >>> tk.losses.cosine_similarity(tk.constant([[1.0, 0.0]]), tk.constant([[2.0, 2.0]]))   # -cos(45 deg)
+    tk.Tensor([-0.70710677], shape=(1,), dtype=float32)
+    """
+    y_true, y_pred = prepare(y_true, y_pred)
+    return -reduce_sum(_normalize(y_true, axis) * _normalize(y_pred, axis), axis=axis)
+
+
+def _normalize(x, axis):
+    """x / max(norm(x), 1e-7) along axis (Keras's ops.normalize), as x * rsqrt(max(sum(x ** 2), 1e-14))."""
+    return x * rsqrt(maximum(reduce_sum(square(x), axis=axis, keepdims=True), EPSILON ** 2))
 
 
 def sigmoid_cross_entropy_with_logits(labels, logits):
@@ -165,51 +220,6 @@ def check_label_smoothing(value, caller):
 
 
 # --- the loss classes -----------------------------------------------------------------------
-class Loss:
-    """Base class: `loss(y_true, y_pred)` -> the reduced loss (a scalar by default).
-
-    >>> class MeanAbsoluteError(tk.losses.Loss):
-    ...     fn = staticmethod(lambda y_true, y_pred: tk.reduce_mean(tk.abs(y_true - y_pred), axis=-1))
-    >>> mae = MeanAbsoluteError()
-    >>> mae(tk.constant([[0.0, 2.0], [1.0, 1.0]]), tk.constant([[1.0, 1.0], [1.0, 1.0]]))
-    tk.Tensor(0.5, shape=(), dtype=float32)
-    >>> MeanAbsoluteError(reduction="none")(tk.constant([[0.0, 2.0], [1.0, 1.0]]), tk.constant([[1.0, 1.0], [1.0, 1.0]]))
-    tk.Tensor([1. 0.], shape=(2,), dtype=float32)
-    """
-
-    fn = None
-
-    def __init__(self, reduction="sum_over_batch_size", name=None, **fn_kwargs):
-        if reduction not in REDUCTIONS:
-            raise ValueError(f"{type(self).__name__}: reduction must be one of "
-                             f"{', '.join(map(repr, REDUCTIONS))}, got {reduction!r}")
-        self.reduction = reduction
-        self.name = name or snake_case(type(self).__name__)
-        self._fn_kwargs = fn_kwargs
-
-    def __call__(self, y_true, y_pred, sample_weight=None):
-        """The per-example losses, times `sample_weight` (one weight per example), reduced.
-
-        Float predictions are cast to float32 first, as Keras 3's losses (dtype "float32") do:
-        float64 predictions give a float32 loss (their gradient stays float64)."""
-        y_pred = convert_to_tensor(y_pred)
-        if y_pred.dtype.kind == "f" and y_pred.dtype != "float32":
-            y_pred = cast(y_pred, "float32")
-        values = self.call(y_true, y_pred)
-        weights = None
-        if sample_weight is not None:
-            values, weights = _weigh(values, sample_weight)
-        return _reduce(values, self.reduction, weights)
-
-    def call(self, y_true, y_pred):
-        """One loss value per example (Keras's override point)."""
-        return type(self).fn(y_true, y_pred, **self._fn_kwargs)
-
-    def __repr__(self):
-        args = "".join(f", {k}={v!r}" for k, v in self._fn_kwargs.items())
-        return f"{type(self).__name__}(reduction={self.reduction!r}{args})"
-
-
 class MeanSquaredError(Loss):
     """mean((y_true - y_pred) ** 2) (`tf.keras.losses.MeanSquaredError`).
 
@@ -243,6 +253,58 @@ class Huber(Loss):
 
     def __init__(self, delta=1.0, reduction="sum_over_batch_size", name="huber_loss"):
         super().__init__(reduction, name, delta=delta)
+
+
+class MeanAbsolutePercentageError(Loss):
+    """100 * mean(abs(y_true - y_pred) / abs(y_true)) (`keras.losses.MeanAbsolutePercentageError`).
+
+    >>> tk.losses.MeanAbsolutePercentageError()(tk.constant([[2.0], [4.0]]), tk.constant([[1.0], [5.0]]))
+    tk.Tensor(37.5, shape=(), dtype=float32)
+    """
+
+    fn = staticmethod(mean_absolute_percentage_error)
+
+    def __init__(self, reduction="sum_over_batch_size", name="mean_absolute_percentage_error"):
+        super().__init__(reduction, name)
+
+
+class MeanSquaredLogarithmicError(Loss):
+    """mean((log(y_pred + 1) - log(y_true + 1)) ** 2) (`keras.losses.MeanSquaredLogarithmicError`).
+
+    >>> tk.losses.MeanSquaredLogarithmicError()(tk.constant([[0.0], [1.0]]), tk.constant([[0.0], [3.0]]))
+    tk.Tensor(0.2402265, shape=(), dtype=float32)
+    """
+
+    fn = staticmethod(mean_squared_logarithmic_error)
+
+    def __init__(self, reduction="sum_over_batch_size", name="mean_squared_logarithmic_error"):
+        super().__init__(reduction, name)
+
+
+class LogCosh(Loss):
+    """mean(log(cosh(y_pred - y_true))): about x ** 2 / 2 near 0, abs(x) - log 2 far (`keras.losses.LogCosh`).
+
+    >>> tk.losses.LogCosh()(tk.constant([[0.0], [0.0]]), tk.constant([[1.0], [-1.0]]))   # log(cosh(1))
+    tk.Tensor(0.43378085, shape=(), dtype=float32)
+    """
+
+    fn = staticmethod(log_cosh)
+
+    def __init__(self, reduction="sum_over_batch_size", name="log_cosh"):
+        super().__init__(reduction, name)
+
+
+class CosineSimilarity(Loss):
+    """-cos of the angle between y_true and y_pred along `axis` (`keras.losses.CosineSimilarity`).
+
+    >>> tk.losses.CosineSimilarity()(tk.constant([[1.0, 0.0], [0.0, 1.0]]), tk.constant([[2.0, 0.0], [0.0, -1.0]]))
+    tk.Tensor(0.0, shape=(), dtype=float32)
+    """
+
+    fn = staticmethod(cosine_similarity)
+
+    def __init__(self, axis=-1, reduction="sum_over_batch_size", name="cosine_similarity"):
+        super().__init__(reduction, name, axis=axis)
 
 
 class BinaryCrossentropy(Loss):
@@ -303,10 +365,16 @@ FUNCTIONS = {
     "huber": huber, "binary_crossentropy": binary_crossentropy,
     "categorical_crossentropy": categorical_crossentropy,
     "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
+    **{fn.__name__: fn for fn in (mean_absolute_percentage_error, mean_squared_logarithmic_error,
+                                  log_cosh, cosine_similarity, kl_divergence, poisson, hinge,
+                                  squared_hinge, categorical_hinge)},
+    "mape": mean_absolute_percentage_error, "msle": mean_squared_logarithmic_error,
+    "kld": kl_divergence,      # Keras's aliases; "MAPE", "KLD", ... resolve by their lower case
 }
-_BY_NAME = {**FUNCTIONS, **{cls.__name__: cls for cls in (MeanSquaredError, MeanAbsoluteError, Huber,
-                                               BinaryCrossentropy, CategoricalCrossentropy,
-                                               SparseCategoricalCrossentropy)}}
+_BY_NAME = {**FUNCTIONS, **{cls.__name__: cls for cls in (
+    MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError, MeanSquaredLogarithmicError,
+    Huber, LogCosh, CosineSimilarity, BinaryCrossentropy, CategoricalCrossentropy,
+    SparseCategoricalCrossentropy, KLDivergence, Poisson, Hinge, SquaredHinge, CategoricalHinge)}}
 
 
 def get(identifier):
@@ -320,49 +388,14 @@ def get(identifier):
                    accepts="a tk.losses.Loss or a function loss(y_true, y_pred)")
 
 
-# --- helpers --------------------------------------------------------------------------------
-REDUCTIONS = ("sum_over_batch_size", "mean", "mean_with_sample_weight", "sum", "none", None)
-
-
-def _weigh(values, sample_weight):
-    """values * sample_weight, the weights matched to the values' rank as Keras does."""
-    weights = convert_to_tensor(sample_weight)
-    if weights.dtype != values.dtype:
-        weights = cast(weights, values.dtype)
-    values, weights = squeeze_or_expand(values, weights)
-    given = weights   # Keras's "mean_with_sample_weight" divides by these, before broadcasting
-    if weights.shape != values.shape:
-        try:
-            weights = broadcast_to(weights, values.shape)
-        except ValueError:
-            hint = ("; the loss averages the last axis, so 1-D labels and predictions are one "
-                    "example: for one label per example give them shape (N, 1)"
-                    if values.ndim == 0 else "")   # Keras 3 would scale the one loss by mean(w)
-            raise ValueError(f"sample_weight of shape {weights.shape} does not broadcast to the "
-                             f"per-example losses of shape {values.shape}: give one weight per "
-                             f"example{hint}") from None
-    return values * weights, given
-
-
-def _reduce(values, reduction, weights=None):
-    """Keras 3's reductions: "sum"; "sum_over_batch_size" and "mean", the sum over the number
-    of values; "mean_with_sample_weight", the sum over the sum of the weights as given (a
-    scalar weight, or one per sample of per-entry losses, counts once, as in Keras), 0 when
-    they sum to 0 (Keras's divide_no_nan); "none"."""
-    if reduction in ("none", None) or values.ndim == 0 or values.size == 0:
-        return values
-    total = reduce_sum(values)
-    if reduction == "sum":
-        return total
-    if reduction == "mean_with_sample_weight" and weights is not None:
-        return divide_no_nan(total, reduce_sum(weights))
-    return total / values.size
-
-
-__all__ = ["Loss", "MeanSquaredError", "MeanAbsoluteError", "Huber", "BinaryCrossentropy",
-           "CategoricalCrossentropy", "SparseCategoricalCrossentropy", "mean_squared_error",
-           "mean_absolute_error", "huber", "binary_crossentropy", "categorical_crossentropy",
-           "sparse_categorical_crossentropy", "mse", "mae", "MSE", "MAE", "get"]
+__all__ = ["Loss", "MeanSquaredError", "MeanAbsoluteError", "MeanAbsolutePercentageError",
+           "MeanSquaredLogarithmicError", "Huber", "LogCosh", "CosineSimilarity", "BinaryCrossentropy",
+           "CategoricalCrossentropy", "SparseCategoricalCrossentropy", "KLDivergence", "Poisson", "Hinge",
+           "SquaredHinge", "CategoricalHinge", "mean_squared_error", "mean_absolute_error",
+           "mean_absolute_percentage_error", "mean_squared_logarithmic_error", "huber", "log_cosh",
+           "cosine_similarity", "binary_crossentropy", "categorical_crossentropy",
+           "sparse_categorical_crossentropy", "kl_divergence", "poisson", "hinge", "squared_hinge",
+           "categorical_hinge", "mse", "mae", "MSE", "MAE", "get"]
 
 
 __dir__ = public_dir(globals())   # dir() and tab completion: the public names only

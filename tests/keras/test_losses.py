@@ -152,46 +152,6 @@ def test_label_smoothing_outside_zero_to_one_is_refused(bad):
 
 
 # --- found by tools/tf_diff/keras_diff.py (Keras 3.15 on TF 2.21) ----------------------------
-def test_mean_with_sample_weight_divides_by_the_weights_as_given():
-    # Keras 3.15 on TF 2.21 gives 4.527068 for a scalar weight 0.141 on two per-example MSEs:
-    # sum(w * mse) / 0.141 (the scalar counts once), not / (2 * 0.141); here mse = [2.5, 4.0].
-    y = np.array([[0.0, 1.0], [2.0, 0.0]], "float32")
-    p = np.array([[1.0, 3.0], [0.0, 2.0]], "float32")
-    mse = np.array([2.5, 4.0])
-    loss = losses.MeanSquaredError(reduction="mean_with_sample_weight")
-    close(loss(y, p, sample_weight=0.5), (0.5 * mse).sum() / 0.5)
-    # per-sample weights (2, 1) on per-entry losses (2, 2): Keras divides by 1.5 + 0.5, once each
-    y3, p3 = y[..., None], p[..., None]
-    per_entry = (y - p) ** 2
-    w = np.array([[1.5], [0.5]], "float32")
-    close(loss(y3, p3, sample_weight=w), (per_entry * w).sum() / 2.0)
-
-
-def test_mean_with_sample_weight_of_zero_weights_is_zero():
-    # Keras 3.15 on TF 2.21 gives 0.0 and a zero gradient (divide_no_nan), not NaN.
-    p = tk.constant([[0.5, 0.25], [1.0, 3.0]])
-    with tk.GradientTape() as tape:
-        tape.watch(p)
-        loss = losses.MeanSquaredError(reduction="mean_with_sample_weight")(
-            [[0.0, 1.0], [2.0, 0.0]], p, sample_weight=[0.0, 0.0])
-    assert float(loss) == 0.0
-    np.testing.assert_array_equal(tape.gradient(loss, p).numpy(), np.zeros((2, 2), "float32"))
-
-
-def test_a_loss_casts_float64_predictions_to_float32():
-    # Keras 3.15 on TF 2.21: MeanSquaredError()(y, float64 p) is a float32 tensor (a Loss's dtype
-    # is float32); the gradient w.r.t. p stays float64. The loss functions keep p's dtype.
-    p = tk.constant(np.array([[0.5], [2.0]]))
-    with tk.GradientTape() as tape:
-        tape.watch(p)
-        loss = losses.MeanSquaredError()([[0.0], [1.0]], p)
-    assert loss.dtype == tk.float32 and float(loss) == 0.625
-    grad = tape.gradient(loss, p)
-    assert grad.dtype == tk.float64
-    np.testing.assert_allclose(grad.numpy(), [[0.5], [1.0]])
-    assert losses.mean_squared_error([[0.0], [1.0]], p).dtype == tk.float64
-
-
 def test_binary_crossentropy_refuses_labels_that_only_broadcast():
     # Keras 3.15 raises "Arguments `target` and `output` must have the same shape" for labels
     # (4, 2) against predictions (4, 1); tapekit broadcast them to (4, 2) and gave 0.746941.
@@ -260,3 +220,92 @@ def test_per_sample_weights_on_one_dimensional_data_say_how_to_shape_it():
     # shaped (N, 1): one loss per example, weighted: (0.04 + 2 * 0.09 + 3 * 0.01 + 4 * 0.16) / 4
     close(losses.MeanSquaredError()(y[:, None], p[:, None], sample_weight=[1.0, 2.0, 3.0, 4.0]),
           0.2225, rtol=1e-5)
+
+
+# --- MeanAbsolutePercentageError, MeanSquaredLogarithmicError, LogCosh, CosineSimilarity -----
+REG_T = [[1.0, 2.0, 0.0], [3.0, -1.0, 0.5]]      # a 0 label: MAPE divides by 1e-7 there
+REG_P = [[1.5, 1.0, 0.3], [2.0, 0.5, 0.5]]
+W = [0.5, 2.0]
+
+
+def _by_hand(name, y, p):
+    y, p = np.asarray(y, np.float64), np.asarray(p, np.float64)
+    if name == "mean_absolute_percentage_error":
+        return 100 * (np.abs(y - p) / np.maximum(np.abs(y), EPS)).mean(-1)
+    if name == "mean_squared_logarithmic_error":
+        return ((np.log(np.maximum(p, EPS) + 1) - np.log(np.maximum(y, EPS) + 1)) ** 2).mean(-1)
+    if name == "log_cosh":
+        return np.log(np.cosh(p - y)).mean(-1)
+    unit = lambda v: v / np.linalg.norm(v, axis=-1, keepdims=True)   # noqa: E731
+    return -(unit(y) * unit(p)).sum(-1)
+
+
+# Keras 3.15 on TF 2.21, on REG_T and REG_P: [default, reduction="sum", sample_weight=W, per example]
+@pytest.mark.parametrize("cls, keras", [
+    (losses.MeanAbsolutePercentageError, (50000048.0, 100000096.0, 25000070.0, [100000032.0, 61.11111])),
+    (losses.MeanSquaredLogarithmicError, (0.08836546, 0.17673092, 0.10597343, [0.09434331, 0.0823876])),
+    (losses.LogCosh, (0.3145762, 0.62915242, 0.47959334, [0.19941205, 0.42974034])),
+    (losses.CosineSimilarity, (-0.85155356, -1.7031071, -1.0607581, [-0.85646534, -0.84664178])),
+])
+def test_regression_losses_match_keras(cls, keras):
+    default, summed, weighted, per_example = keras
+    np.testing.assert_allclose(_by_hand(cls().name, REG_T, REG_P), per_example, rtol=1e-6)
+    close(cls()(REG_T, REG_P), default)
+    close(cls(reduction="sum")(REG_T, REG_P), summed)
+    close(cls()(REG_T, REG_P, sample_weight=W), weighted)
+    close(cls(reduction="none")(REG_T, REG_P), per_example)
+
+
+def test_regression_losses_at_their_edges_as_keras():
+    # Keras 3.15 on TF 2.21 gives each number in the comment.
+    close(losses.CosineSimilarity(axis=0, reduction="none")(REG_T, REG_P),
+          [-0.94868326, -0.59999996, -0.85749292])                                  # axis=0
+    close(losses.CosineSimilarity()([[0.0, 0.0]], [[1.0, 2.0]]), 0.0)               # -0.0: a zero norm
+    close(losses.LogCosh()([[0.0, 0.0]], [[100.0, -100.0]]), 99.306854)             # no cosh overflow
+    close(losses.MeanSquaredLogarithmicError()([[-1.0, 2.0]], [[0.5, -3.0]]), 0.68567532)  # negatives: 1e-7
+    close(losses.MeanAbsolutePercentageError()([[0.0, 2.0]], [[1.0, 1.0]]), 5e8)   # 500000000.0
+
+
+def test_mape_is_one_function_for_losses_and_metrics():
+    assert tk.metrics.mean_absolute_percentage_error is losses.mean_absolute_percentage_error
+
+
+@pytest.mark.parametrize("fn", [losses.mean_absolute_percentage_error, losses.mean_squared_logarithmic_error,
+                                losses.log_cosh, losses.cosine_similarity])
+def test_regression_gradients_match_finite_differences(fn):
+    y = tk.constant(np.array([[1.0, 2.0, 0.5], [3.0, -1.0, 0.5]]))
+    p = np.array([[1.5, 1.0, 0.3], [2.0, 0.5, 0.75]])          # no |y - p| = 0 kink
+    theoretical, numerical = tk.test.compute_gradient(lambda q: fn(y, q), [p])
+    np.testing.assert_allclose(theoretical[0], numerical[0], rtol=1e-4, atol=1e-6)   # step 1/1024
+    assert np.abs(theoretical[0]).sum() > 0
+
+
+@pytest.mark.parametrize("name, found", [
+    ("mape", losses.mean_absolute_percentage_error), ("MAPE", losses.mean_absolute_percentage_error),
+    ("msle", losses.mean_squared_logarithmic_error), ("MSLE", losses.mean_squared_logarithmic_error),
+    ("log_cosh", losses.log_cosh), ("cosine_similarity", losses.cosine_similarity),
+    ("LogCosh", losses.LogCosh), ("CosineSimilarity", losses.CosineSimilarity),
+    ("MeanAbsolutePercentageError", losses.MeanAbsolutePercentageError),
+    ("MeanSquaredLogarithmicError", losses.MeanSquaredLogarithmicError)])
+def test_the_new_losses_resolve_by_keras_names(name, found):
+    got = losses.get(name)
+    assert got is found or type(got) is found
+
+
+@pytest.mark.parametrize("loss", ["msle", "log_cosh", "cosine_similarity", "mape"])
+def test_compile_takes_the_new_losses_by_name(loss):
+    model = tk.Sequential([tk.Input(shape=(3,)), tk.layers.Dense(3)])
+    model.compile(optimizer="sgd", loss=loss)
+    x = np.array([[1.0, 0.0, 2.0], [0.5, -1.0, 0.0]], "float32")
+    y = np.array([[1.0, 2.0, 0.5], [3.0, 1.0, 0.5]], "float32")
+    expected = float(tk.reduce_mean(losses.get(loss)(y, model(x))))
+    assert model.evaluate(x, y, verbose=0) == pytest.approx(expected, rel=1e-6)
+
+
+def test_a_model_compiled_with_cosine_similarity_saves_and_loads(tmp_path):
+    model = tk.Sequential([tk.Input(shape=(3,)), tk.layers.Dense(3)])
+    model.compile(optimizer="sgd", loss=losses.CosineSimilarity(axis=-1, reduction="sum"))
+    model.save(tmp_path / "m.keras")
+    loaded = tk.models.load_model(tmp_path / "m.keras")
+    assert type(loaded.loss) is losses.CosineSimilarity
+    assert loaded.loss.reduction == "sum" and repr(loaded.loss) == repr(model.loss)

@@ -7,8 +7,9 @@
 These reuse the per-sample loss functions of `tk.losses`, averaged over all samples since
 the last `reset_state` (a loss averages one batch; a metric averages the epoch).
 """
-from ...ops import abs, maximum, reduce_mean, sqrt
+from ...ops import sqrt
 from .. import losses
+from ..losses import mean_absolute_percentage_error   # Keras's own: the loss is the metric
 from ..targets import prepare
 from .base import Mean, MeanMetricWrapper, divide_no_nan
 
@@ -85,17 +86,6 @@ class SparseCategoricalCrossentropy(MeanMetricWrapper):
     def __init__(self, name="sparse_categorical_crossentropy", dtype=None, from_logits=False):
         super().__init__(losses.sparse_categorical_crossentropy, name=name, dtype=dtype,
                          from_logits=from_logits)
-
-
-def mean_absolute_percentage_error(y_true, y_pred):
-    """100 * mean(|y_true - y_pred| / max(|y_true|, 1e-7)) over the last axis (Keras's "mape";
-    the 1e-7 keeps a zero label from dividing by zero).
-
-    >>> tk.metrics.mean_absolute_percentage_error(tk.constant([[2.0, 4.0]]), tk.constant([[1.0, 5.0]]))
-    tk.Tensor([37.5], shape=(1,), dtype=float32)
-    """
-    y_true, y_pred = prepare(y_true, y_pred)
-    return 100.0 * reduce_mean(abs(y_true - y_pred) / maximum(abs(y_true), 1e-7), axis=-1)
 
 
 class MeanAbsolutePercentageError(MeanMetricWrapper):

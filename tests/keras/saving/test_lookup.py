@@ -67,7 +67,7 @@ def test_only_real_losses_and_metrics_resolve_by_name(name):
         de(function(name))
     text = str(err.value)
     assert f"Could not locate function {name!r}" in text
-    assert "losses: binary_crossentropy, categorical_crossentropy, huber" in text
+    assert "losses: binary_crossentropy, categorical_crossentropy, categorical_hinge" in text
     assert "metrics: accuracy, binary_accuracy" in text and "custom_objects=" in text
 
 

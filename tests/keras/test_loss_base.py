@@ -1,0 +1,59 @@
+"""The Loss base: Keras 3's reductions and sample weights, and its float32 cast."""
+import numpy as np
+
+import tapekit as tk
+from tapekit import losses
+
+
+def close(t, expected, rtol=1e-6):
+    np.testing.assert_allclose(np.asarray(t.numpy(), np.float64), expected, rtol=rtol, atol=1e-7)
+
+
+def test_an_unknown_reduction_is_refused_with_the_known_ones():
+    try:
+        losses.MeanSquaredError(reduction="average")
+    except ValueError as err:
+        assert "reduction must be one of 'sum_over_batch_size'" in str(err) and "'average'" in str(err)
+    else:
+        raise AssertionError("reduction='average' was accepted")
+
+
+# --- found by tools/tf_diff/keras_diff.py (Keras 3.15 on TF 2.21) ----------------------------
+def test_mean_with_sample_weight_divides_by_the_weights_as_given():
+    # Keras 3.15 on TF 2.21 gives 4.527068 for a scalar weight 0.141 on two per-example MSEs:
+    # sum(w * mse) / 0.141 (the scalar counts once), not / (2 * 0.141); here mse = [2.5, 4.0].
+    y = np.array([[0.0, 1.0], [2.0, 0.0]], "float32")
+    p = np.array([[1.0, 3.0], [0.0, 2.0]], "float32")
+    mse = np.array([2.5, 4.0])
+    loss = losses.MeanSquaredError(reduction="mean_with_sample_weight")
+    close(loss(y, p, sample_weight=0.5), (0.5 * mse).sum() / 0.5)
+    # per-sample weights (2, 1) on per-entry losses (2, 2): Keras divides by 1.5 + 0.5, once each
+    y3, p3 = y[..., None], p[..., None]
+    per_entry = (y - p) ** 2
+    w = np.array([[1.5], [0.5]], "float32")
+    close(loss(y3, p3, sample_weight=w), (per_entry * w).sum() / 2.0)
+
+
+def test_mean_with_sample_weight_of_zero_weights_is_zero():
+    # Keras 3.15 on TF 2.21 gives 0.0 and a zero gradient (divide_no_nan), not NaN.
+    p = tk.constant([[0.5, 0.25], [1.0, 3.0]])
+    with tk.GradientTape() as tape:
+        tape.watch(p)
+        loss = losses.MeanSquaredError(reduction="mean_with_sample_weight")(
+            [[0.0, 1.0], [2.0, 0.0]], p, sample_weight=[0.0, 0.0])
+    assert float(loss) == 0.0
+    np.testing.assert_array_equal(tape.gradient(loss, p).numpy(), np.zeros((2, 2), "float32"))
+
+
+def test_a_loss_casts_float64_predictions_to_float32():
+    # Keras 3.15 on TF 2.21: MeanSquaredError()(y, float64 p) is a float32 tensor (a Loss's dtype
+    # is float32); the gradient w.r.t. p stays float64. The loss functions keep p's dtype.
+    p = tk.constant(np.array([[0.5], [2.0]]))
+    with tk.GradientTape() as tape:
+        tape.watch(p)
+        loss = losses.MeanSquaredError()([[0.0], [1.0]], p)
+    assert loss.dtype == tk.float32 and float(loss) == 0.625
+    grad = tape.gradient(loss, p)
+    assert grad.dtype == tk.float64
+    np.testing.assert_allclose(grad.numpy(), [[0.5], [1.0]])
+    assert losses.mean_squared_error([[0.0], [1.0]], p).dtype == tk.float64
