@@ -144,7 +144,7 @@ def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
 
     >>> tk.math.cumprod(tk.constant([[1.0, 2.0], [3.0, 4.0]]), axis=1)
     tk.Tensor(
-    [[1. 2.]
-     [3. 8.]], shape=(2, 2), dtype=float32)
+    [[ 1.  2.]
+     [ 3. 12.]], shape=(2, 2), dtype=float32)
     """
     return _cumulative(cumprod_op, x, axis, exclusive, reverse)

@@ -152,7 +152,7 @@ SAMPLES = {
     "fill": (lambda x: tk.fill([2, 3], x * x), [()]),
     "add_n": (lambda x, y: tk.add_n([x * y, y, x]), [(2, 3), (2, 3)]),
     "cumsum": (lambda x: tk.cumsum(x * x, axis=1, exclusive=True), [(2, 4)]),
-    "cumprod": (lambda x: tk.math.cumprod(x * tk.constant([1.0, 0.0, 1.0, 1.0], tk.float64), axis=-1,
+    "cumprod": (lambda x: tk.math.cumprod(x * tk.constant([1.0, 0.0, 1.0, 1.0], x.dtype), axis=-1,
                                           reverse=True), [(3, 4)]),
 }
 
