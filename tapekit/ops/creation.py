@@ -62,7 +62,7 @@ fill_op = defop("fill", _fill, args="value",
                 jvp=[lambda t, ans, value, shape: fill_op(t, shape=shape)])
 
 
-def fill(dims, value, name=None):
+def fill(dims, value, name=None, layout=None):
     """A tensor of shape `dims` with every element `value` (`tf.fill`); the dtype is the
     value's (an int gives int32, a float float32).
 
@@ -73,6 +73,8 @@ def fill(dims, value, name=None):
     >>> tk.fill([2], 1.5)
     tk.Tensor([1.5 1.5], shape=(2,), dtype=float32)
     """
+    if layout is not None:   # a DTensor layout: tapekit has one device, no sharding
+        raise NotImplementedError("fill: layout= (DTensor sharding) is not supported; leave it None")
     shape = _shape(dims, "fill")
     size = np.size(_unguarded(value))
     if size != 1:

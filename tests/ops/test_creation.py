@@ -81,6 +81,8 @@ def test_fill_values_and_dtypes_match_tensorflow():
         tk.fill([2, 2], [1.0, 2.0])
     with pytest.raises(TypeError, match="fill: shape"):
         tk.fill([2.5], 1.0)
+    with pytest.raises(NotImplementedError, match="layout"):
+        tk.fill([2], 1.0, layout="sharded")
 
 
 def test_fill_gradient_is_the_sum_of_the_cotangent():
