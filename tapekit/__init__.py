@@ -62,6 +62,9 @@ from .ops import (argmax, argmin, ceil, count_nonzero, einsum, erf, expm1, eye, 
 # Issue 30: tf.asin, tf.acos and tf.atan2 are top level in TensorFlow (lgamma, xlogy,
 # divide_no_nan only in tf.math), and so here.
 from .ops import acos, asin, atan2  # noqa: E402
+# tf.tile, tf.fill, tf.add_n, tf.cumsum, tf.reduce_any and tf.reduce_all are top level in
+# TensorFlow (cumprod only in tf.math), and so here.
+from .ops import add_n, cumsum, fill, reduce_all, reduce_any, tile  # noqa: E402
 from .ops.shapes import broadcast_to_shape as broadcast_to  # noqa: E402 - tf.broadcast_to
 from .printing import print  # noqa: E402,A004 - tf.print
 from .record import Record

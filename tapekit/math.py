@@ -10,6 +10,7 @@ from .ops import (abs, acos, add, asin, atan2, digamma, divide_no_nan, lgamma, x
                   reduce_sum, reduce_variance, reshape, round, rsqrt, sigmoid, sign, sin, softplus,
                   sqrt, square, squared_difference, squeeze, stack, subtract, tanh, transpose, where,
                   zeros, zeros_like)
+from .ops import add_n, cumprod, cumsum, reduce_all, reduce_any  # noqa: F401
 
 __all__ = [name for name in dir() if not name.startswith("_")]
 

@@ -1,4 +1,4 @@
-"""Arithmetic: + - * / (add, subtract, multiply, divide), negative, pow, square, sqrt,
+"""Arithmetic: + - * / (add, subtract, multiply, divide), add_n, negative, pow, square, sqrt,
 abs and sign, reciprocal, rsqrt and squared_difference.
 
 sqrt, rsqrt and reciprocal follow TensorFlow's gradient kernels: their derivative is 0
@@ -49,6 +49,8 @@ import math
 
 import numpy as np
 
+from ..errors import InvalidArgumentError
+from .passthrough import identity
 from .registry import binary, defop, unary
 from .selection import where
 from .transcendental import log
@@ -118,6 +120,46 @@ divide = defop("divide", np.true_divide, args="x y", save="x y", same_dtype=True
 
 negative = defop("negative", np.negative, ufunc=np.negative,
                  vjp=[lambda g, ans, x: -g], jvp=[lambda t, ans, x: -t])
+
+
+def _add_n(*xs):
+    out = np.add(xs[0], xs[1])   # left to right, into one new array
+    for x in xs[2:]:
+        np.add(out, x, out=out)
+    return out
+
+
+def _add_n_jvp(ts, ans, *xs):
+    present = [t for t in ts if t is not None]
+    out = present[0]
+    for t in present[1:]:
+        out = add(out, t)
+    return out
+
+
+add_n_op = defop("add_n", _add_n, args="inputs", variadic=True, same_dtype=True,
+                 vjp=lambda g, ans, *xs: [g] * len(xs),   # each input gets the whole cotangent
+                 jvp=_add_n_jvp)
+
+
+def add_n(inputs, name=None):
+    """The elementwise sum of a list of tensors of one shape and dtype (`tf.math.add_n`, also
+    `tf.add_n`); no broadcasting, unlike `+`.
+
+    >>> tk.add_n([tk.constant([1.0, 2.0]), tk.constant([3.0, 4.0]), tk.constant([5.0, 6.0])])
+    tk.Tensor([ 9. 12.], shape=(2,), dtype=float32)
+    """
+    inputs = list(inputs) if isinstance(inputs, (list, tuple)) else None
+    if not inputs:   # TensorFlow's message
+        raise ValueError("add_n: inputs must be a list of at least one tensor with the same dtype "
+                         "and shape")
+    if len(inputs) == 1:   # TensorFlow returns tf.identity(inputs[0])
+        return identity(inputs[0])
+    shapes = [tuple(x.shape) if hasattr(x, "shape") else np.shape(x) for x in inputs]
+    if any(s != shapes[0] for s in shapes):
+        raise InvalidArgumentError(f"add_n: inputs must all have the same shape (add_n does not "
+                                   f"broadcast), got shapes {[list(s) for s in shapes]}")
+    return add_n_op(*inputs)
 
 
 # --- powers, abs and sign ---------------------------------------------------------------

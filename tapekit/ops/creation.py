@@ -6,7 +6,7 @@ from .. import dtypes
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor, wrap_array
 from .registry import as_axis, as_int, defop, python_value
-from .shapes import shape_argument
+from .shapes import reshape_op, shape_argument, sum_to
 
 
 def _unguarded(x):
@@ -45,6 +45,44 @@ def ones(shape, dtype=dtypes.float32, name=None):
     tk.Tensor([1 1], shape=(2,), dtype=int32)
     """
     return wrap_array(np.ones(_shape(shape, "ones"), dtypes.as_dtype(dtype)))
+
+
+def _fill(value, shape):
+    # value is a scalar, or (a jacobian's batch of tangents) has leading axes, kept in front
+    value = np.asarray(value)
+    out = np.empty(value.shape + shape, value.dtype)
+    out[...] = value.reshape(value.shape + (1,) * len(shape))
+    return out
+
+
+# Differentiable in the value, as TensorFlow's Fill: every element is the value, so its
+# gradient is the sum of the cotangent. The shape is an attribute (no gradient).
+fill_op = defop("fill", _fill, args="value",
+                vjp=[lambda g, ans, value, shape: sum_to(g, shape=(), nlead=g.ndim - len(shape))],
+                jvp=[lambda t, ans, value, shape: fill_op(t, shape=shape)])
+
+
+def fill(dims, value, name=None, layout=None):
+    """A tensor of shape `dims` with every element `value` (`tf.fill`); the dtype is the
+    value's (an int gives int32, a float float32).
+
+    >>> tk.fill([2, 3], 9)
+    tk.Tensor(
+    [[9 9 9]
+     [9 9 9]], shape=(2, 3), dtype=int32)
+    >>> tk.fill([2], 1.5)
+    tk.Tensor([1.5 1.5], shape=(2,), dtype=float32)
+    """
+    if layout is not None:   # a DTensor layout: tapekit has one device, no sharding
+        raise NotImplementedError("fill: layout= (DTensor sharding) is not supported; leave it None")
+    shape = _shape(dims, "fill")
+    size = np.size(_unguarded(value))
+    if size != 1:
+        raise InvalidArgumentError(f"fill: value must be a scalar (one number for every element), "
+                                   f"got shape {np.shape(_unguarded(value))}")
+    if np.ndim(_unguarded(value)):   # [1.5]: TensorFlow 2.21 takes its one element
+        value = reshape_op(value, shape=())
+    return fill_op(value, shape=shape)
 
 
 def _fill_like(value):

@@ -1,4 +1,4 @@
-"""Reductions over axes: sum, mean, max, min, prod.
+"""Reductions over axes: sum, mean, max, min, prod; any and all (of bools).
 
 Axes are normalised at call time to a tuple of negative numbers, so the rules
 work unchanged when the cotangent carries leading batch axes.
@@ -50,6 +50,12 @@ tk.Tensor(24.0, shape=(), dtype=float32)
 ...     y = tk.reduce_prod(w)
 >>> tape.gradient(y, w)                # the product of the other elements
 tk.Tensor([12.  8.  6.], shape=(3,), dtype=float32)
+
+>>> b = tk.constant([[True, False], [False, False]])
+>>> tk.reduce_any(b, axis=1)
+tk.Tensor([ True False], shape=(2,), dtype=bool)
+>>> tk.reduce_all(tk.constant([[True, False], [True, True]]), axis=0, keepdims=True)
+tk.Tensor([[ True False]], shape=(1, 2), dtype=bool)
 """
 import math
 
@@ -252,3 +258,32 @@ reduce_mean = _reduction(reduce_mean_op, (np.mean,))
 reduce_max = _reduction(reduce_max_op, (np.max, np.amax))
 reduce_min = _reduction(reduce_min_op, (np.min, np.amin))
 reduce_prod = _reduction(reduce_prod_op, (np.prod,))
+
+
+# any and all: bools in, bools out; no gradient (TensorFlow registers none for Any and All).
+reduce_any_op = defop("reduce_any", lambda x, axis, keepdims: np.logical_or.reduce(x, axis=axis,
+                                                                                  keepdims=keepdims))
+reduce_all_op = defop("reduce_all", lambda x, axis, keepdims: np.logical_and.reduce(x, axis=axis,
+                                                                                   keepdims=keepdims))
+
+
+def _bool_reduction(op, word):
+    def reduce(input_tensor, axis=None, keepdims=False, name=None):
+        x = input_tensor
+        value = x._value if isinstance(x, Tensor) else np.asarray(x)
+        if value.dtype != np.bool_:   # TensorFlow refuses: "expected to be a bool tensor"
+            raise InvalidArgumentError(
+                f"{op.name}: input_tensor must be a bool tensor, got dtype {value.dtype.name}; "
+                f"compare first, e.g. tk.{op.name}(x > 0), or cast: tk.cast(x, tk.bool)")
+        return op(x, axis=reduction_axes(axis, value.ndim, op.name), keepdims=bool(keepdims))
+    reduce.__name__ = op.name
+    reduce.__doc__ = f"""True where {word} element over `axis` (all axes when None) is True; bools only.
+
+    >>> tk.{op.name}(tk.constant([True, False]))
+    tk.Tensor({"False" if op.name == "reduce_all" else "True"}, shape=(), dtype=bool)
+    """
+    return reduce
+
+
+reduce_any = _bool_reduction(reduce_any_op, "any")
+reduce_all = _bool_reduction(reduce_all_op, "every")

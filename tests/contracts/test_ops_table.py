@@ -147,13 +147,20 @@ SAMPLES = {
     "divide_no_nan": (tk.math.divide_no_nan, [(3, 4), pos((4,))]),
     "avg_pool2d_backprop": (lambda dy: tk.ops.pooling.avg_pool2d_backprop_op(
         dy * dy, input_size=(5, 5), window=(3, 3), strides=(1, 2), pads=(1, 1, 1, 1)), [(2, 5, 3, 2)]),
+    # tile, fill, add_n, cumsum, cumprod (cumprod with a 0 in the input: its rule is exact there)
+    "tile": (lambda x: tk.tile(x * x, [2, 1, 3]), [(2, 3, 1)]),
+    "fill": (lambda x: tk.fill([2, 3], x * x), [()]),
+    "add_n": (lambda x, y: tk.add_n([x * y, y, x]), [(2, 3), (2, 3)]),
+    "cumsum": (lambda x: tk.cumsum(x * x, axis=1, exclusive=True), [(2, 4)]),
+    "cumprod": (lambda x: tk.math.cumprod(x * tk.constant([1.0, 0.0, 1.0, 1.0], x.dtype), axis=-1,
+                                          reverse=True), [(3, 4)]),
 }
 
 NOT_DIFFERENTIABLE = {"less", "less_equal", "greater", "greater_equal", "equal",
                       "not_equal", "logical_and", "logical_or", "logical_not", "is_nan",
                       "is_finite", "stop_gradient",
                       "floor", "ceil", "round", "floordiv", "argmax", "argmin", "count_nonzero",
-                      "det_sign"}
+                      "det_sign", "reduce_any", "reduce_all"}
 
 
 def make_inputs(specs, seed=0):

@@ -82,3 +82,28 @@ def test_reciprocal_rsqrt_squared_difference_by_hand():
     np.testing.assert_allclose(tk.rsqrt(tk.constant([4.0, 0.25])).numpy(), [0.5, 2.0])
     np.testing.assert_allclose(tk.squared_difference(tk.constant([1.0, 5.0]), tk.constant([3.0, 2.0])).numpy(),
                                [4.0, 9.0])
+
+
+def test_add_n_values_and_checks_match_tensorflow():
+    x = tk.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    got = tk.add_n([x, x, 2 * x])                 # TF: [[ 4.  8. 12.] [16. 20. 24.]], float32
+    assert got.dtype == tk.float32
+    np.testing.assert_array_equal(got.numpy(), [[4, 8, 12], [16, 20, 24]])
+    assert tk.math.add_n([[1, 2], [3, 4]]).numpy().tolist() == [4, 6]
+    assert tk.add_n([tk.constant([True])]).numpy().tolist() == [True]   # TF: one input is returned
+    # TF: InvalidArgumentError (shapes; float32 and float64), ValueError (no inputs)
+    with pytest.raises(tk.errors.InvalidArgumentError, match=r"same shape.*\[\[2\], \[3\]\]"):
+        tk.add_n([tk.ones(2), tk.ones(3)])
+    with pytest.raises(TypeError, match="different dtypes float32 and float64"):
+        tk.add_n([tk.ones(2), tk.ones(2, tk.float64)])
+    with pytest.raises(ValueError, match="at least one tensor"):
+        tk.add_n([])
+
+
+def test_add_n_gives_every_input_the_whole_gradient():
+    a = tk.Variable([[1.0, 2.0], [3.0, 4.0]])
+    with tk.GradientTape() as tape:
+        y = tk.reduce_sum(tk.add_n([a, a * a, 3 * a]))
+    np.testing.assert_array_equal(tape.gradient(y, a).numpy(), [[6, 8], [10, 12]])   # TF: same
+    rng = np.random.default_rng(7)
+    check_grads(lambda x, y, z: tk.add_n([x * y, y * z, z, x]), *rng.uniform(-1, 1, (3, 2, 3)), order=2)

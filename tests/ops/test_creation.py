@@ -1,9 +1,10 @@
 """tapekit/ops/creation.py: one_hot with the float indices TensorFlow accepts (a NumPy float array),
-and those it refuses; range and linspace refuse arguments that give nothing."""
+and those it refuses; range and linspace refuse arguments that give nothing; fill against TF 2.21."""
 import numpy as np
 import pytest
 
 import tapekit as tk
+from tapekit.testing import check_grads
 
 IAE = tk.errors.InvalidArgumentError
 
@@ -66,3 +67,27 @@ def test_linspace_dtype_follows_tensorflow():
     assert tk.linspace(0.0, 1.0, 3).dtype == np.float32
     with pytest.raises(TypeError, match="linspace: start=0 is an integer and stop=1.0 a float"):
         tk.linspace(0, 1.0, 3)                                  # TF 2.21 raises too
+
+
+def test_fill_values_and_dtypes_match_tensorflow():
+    n = tk.fill([2, 3], 9)                        # TF: [[9 9 9] [9 9 9]], int32
+    assert n.dtype == tk.int32 and n.numpy().tolist() == [[9, 9, 9], [9, 9, 9]]
+    f = tk.fill([2, 3], 1.5)                      # TF: 1.5 everywhere, float32
+    assert f.dtype == tk.float32 and f.numpy().tolist() == [[1.5] * 3] * 2
+    assert tk.fill([2], [1.0]).numpy().tolist() == [1.0, 1.0]     # TF 2.21: [1. 1.]
+    assert tk.fill([2], True).numpy().tolist() == [True, True]    # TF: [ True  True]
+    assert tk.fill([], 2.0).shape == ()
+    with pytest.raises(IAE, match="fill: value must be a scalar"):
+        tk.fill([2, 2], [1.0, 2.0])
+    with pytest.raises(TypeError, match="fill: shape"):
+        tk.fill([2.5], 1.0)
+    with pytest.raises(NotImplementedError, match="layout"):
+        tk.fill([2], 1.0, layout="sharded")
+
+
+def test_fill_gradient_is_the_sum_of_the_cotangent():
+    s = tk.Variable(2.0)
+    with tk.GradientTape() as tape:
+        y = tk.reduce_sum(tk.fill([2, 3], s) * tk.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
+    assert tape.gradient(y, s).numpy() == 21.0         # TF: 21.0
+    check_grads(lambda v: tk.fill([2, 3], v) * tk.fill([3], v * v), np.array(0.7), order=2)

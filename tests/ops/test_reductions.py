@@ -81,3 +81,22 @@ def test_max_and_min_over_an_empty_axis_give_the_identity():
     assert tk.reduce_max(empty).numpy() == np.iinfo(np.int32).min
     assert tk.reduce_min(empty).numpy() == np.iinfo(np.int32).max
     assert tk.reduce_max(tk.constant([[2.0, -1.0]]), axis=1).numpy() == 2.0   # non-empty unchanged
+
+
+def test_reduce_any_and_all_match_tensorflow_and_take_bools_only():
+    b = tk.constant([[True, False], [False, False]])
+    assert tk.reduce_any(b, axis=1).numpy().tolist() == [True, False]      # TF: [ True False]
+    got = tk.math.reduce_all(tk.constant([[True, False], [True, True]]), axis=0, keepdims=True)
+    assert got.dtype == tk.bool and got.numpy().tolist() == [[True, False]]   # TF: [[ True False]]
+    assert tk.reduce_any(b).numpy() and not tk.reduce_all(b).numpy()
+    empty = tk.constant(np.zeros((0,), bool))
+    assert tk.reduce_all(empty).numpy() and not tk.reduce_any(empty).numpy()   # TF: True, False
+    # TF: InvalidArgumentError "expected to be a bool tensor but is a float tensor"
+    with pytest.raises(IAE, match="reduce_any: input_tensor must be a bool tensor, got dtype float32"):
+        tk.reduce_any(tk.constant([1.0]))
+    with pytest.raises(IAE, match="reduce_all: input_tensor must be a bool tensor, got dtype int32"):
+        tk.reduce_all(tk.constant([1]))
+    w = tk.Variable([1.0, -2.0])
+    with tk.GradientTape() as tape:
+        y = tk.cast(tk.reduce_any(w > 0), tk.float32) * w
+    np.testing.assert_array_equal(tape.gradient(y, w).numpy(), [1, 1])   # no gradient through any
