@@ -251,8 +251,9 @@ class GradientTape(Recorder):
         seeds = {}
         ogs = None if output_gradients is None else nest.flatten(output_gradients)
         if ogs is not None and len(ogs) != len(targets):
-            raise ValueError(f"GradientTape.gradient: {len(targets)} target(s) but {len(ogs)} output_gradients"
-                             f"; a list holds one per target: for one target give a tensor, tk.constant([...])")
+            raise ValueError(f"GradientTape.gradient: {len(targets)} target(s) but {len(ogs)} "
+                             f"output_gradients; a list holds one per target: for one target give "
+                             f"a tensor, tk.constant([...])")
         for k, t in enumerate(targets):
             if not warn_if_not_floating(t, "target", k):   # it adds nothing; the others count
                 continue

@@ -71,9 +71,6 @@ class Hinge(Loss):
 
     fn = staticmethod(hinge)
 
-    def __init__(self, reduction="sum_over_batch_size", name="hinge"):
-        super().__init__(reduction, name)
-
 
 class SquaredHinge(Loss):
     """mean(max(1 - y_true * y_pred, 0) ** 2) (`keras.losses.SquaredHinge`); labels -1/1 or 0/1.
@@ -84,9 +81,6 @@ class SquaredHinge(Loss):
 
     fn = staticmethod(squared_hinge)
 
-    def __init__(self, reduction="sum_over_batch_size", name="squared_hinge"):
-        super().__init__(reduction, name)
-
 
 class CategoricalHinge(Loss):
     """max(neg - pos + 1, 0) of one-hot labels and class scores (`keras.losses.CategoricalHinge`).
@@ -96,9 +90,6 @@ class CategoricalHinge(Loss):
     """
 
     fn = staticmethod(categorical_hinge)
-
-    def __init__(self, reduction="sum_over_batch_size", name="categorical_hinge"):
-        super().__init__(reduction, name)
 
 
 __all__ = ["Hinge", "SquaredHinge", "CategoricalHinge", "hinge", "squared_hinge", "categorical_hinge",

@@ -99,6 +99,7 @@ def _reduce(values, reduction, weights=None):
         return divide_no_nan(total, reduce_sum(weights))
     return total / values.size
 
+
 __all__ = ["Loss", "REDUCTIONS", "EPSILON"]
 
 

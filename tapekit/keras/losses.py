@@ -14,11 +14,12 @@ before the log, as Keras does; `from_logits=True` uses the fused, stable log-sum
 ops of `tk.nn` (or TensorFlow's stable formula for the sigmoid). Predictions made by Keras's
 `sigmoid` or `softmax` activation are read from their logits, as Keras 3 reads them.
 """
+import math
 import warnings
 
-from ..ops import (abs, cast, clip_by_value, equal, exp, expand_dims, log, maximum, minimum, range,
-                  reduce_mean, reduce_sum, rsqrt, softmax_cross_entropy_with_logits, softplus,
-                  square, squeeze, where)
+from ..ops import (abs, cast, clip_by_value, equal, exp, expand_dims, l2_normalize, log, maximum,
+                  minimum, range, reduce_mean, reduce_sum, softmax_cross_entropy_with_logits,
+                  softplus, square, squeeze, where)
 from ..ops.cross_entropy import check_class_ids
 from ..convert import convert_to_tensor
 from .activations import keras_logits
@@ -85,7 +86,7 @@ def mean_squared_logarithmic_error(y_true, y_pred):
     return reduce_mean(square(first_log - log(maximum(y_true, EPSILON) + 1.0)), axis=-1)
 
 
-LOG2 = 0.6931471805599453   # log(2)
+_LOG2 = math.log(2.0)
 
 
 def log_cosh(y_true, y_pred):
@@ -96,7 +97,7 @@ def log_cosh(y_true, y_pred):
     """
     y_true, y_pred = prepare(y_true, y_pred)
     x = y_pred - y_true
-    return reduce_mean(x + softplus(x * -2.0) - LOG2, axis=-1)
+    return reduce_mean(x + softplus(x * -2.0) - _LOG2, axis=-1)
 
 
 def cosine_similarity(y_true, y_pred, axis=-1):
@@ -107,12 +108,9 @@ def cosine_similarity(y_true, y_pred, axis=-1):
     tk.Tensor([-0.70710677], shape=(1,), dtype=float32)
     """
     y_true, y_pred = prepare(y_true, y_pred)
-    return -reduce_sum(_normalize(y_true, axis) * _normalize(y_pred, axis), axis=axis)
-
-
-def _normalize(x, axis):
-    """x / max(norm(x), 1e-7) along axis (Keras's ops.normalize), as x * rsqrt(max(sum(x ** 2), 1e-14))."""
-    return x * rsqrt(maximum(reduce_sum(square(x), axis=axis, keepdims=True), EPSILON ** 2))
+    # Keras's normalize: x / max(norm(x), 1e-7), that is x * rsqrt(max(sum(x ** 2), 1e-14))
+    unit_true, unit_pred = (l2_normalize(v, axis, EPSILON ** 2) for v in (y_true, y_pred))
+    return -reduce_sum(unit_true * unit_pred, axis=axis)
 
 
 def sigmoid_cross_entropy_with_logits(labels, logits):
@@ -264,9 +262,6 @@ class MeanAbsolutePercentageError(Loss):
 
     fn = staticmethod(mean_absolute_percentage_error)
 
-    def __init__(self, reduction="sum_over_batch_size", name="mean_absolute_percentage_error"):
-        super().__init__(reduction, name)
-
 
 class MeanSquaredLogarithmicError(Loss):
     """mean((log(y_pred + 1) - log(y_true + 1)) ** 2) (`keras.losses.MeanSquaredLogarithmicError`).
@@ -277,9 +272,6 @@ class MeanSquaredLogarithmicError(Loss):
 
     fn = staticmethod(mean_squared_logarithmic_error)
 
-    def __init__(self, reduction="sum_over_batch_size", name="mean_squared_logarithmic_error"):
-        super().__init__(reduction, name)
-
 
 class LogCosh(Loss):
     """mean(log(cosh(y_pred - y_true))): about x ** 2 / 2 near 0, abs(x) - log 2 far (`keras.losses.LogCosh`).
@@ -289,9 +281,6 @@ class LogCosh(Loss):
     """
 
     fn = staticmethod(log_cosh)
-
-    def __init__(self, reduction="sum_over_batch_size", name="log_cosh"):
-        super().__init__(reduction, name)
 
 
 class CosineSimilarity(Loss):

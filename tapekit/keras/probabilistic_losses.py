@@ -45,9 +45,6 @@ class KLDivergence(Loss):
 
     fn = staticmethod(kl_divergence)
 
-    def __init__(self, reduction="sum_over_batch_size", name="kl_divergence"):
-        super().__init__(reduction, name)
-
 
 class Poisson(Loss):
     """mean(y_pred - y_true * log(y_pred + 1e-7)) (`keras.losses.Poisson`).
@@ -57,9 +54,6 @@ class Poisson(Loss):
     """
 
     fn = staticmethod(poisson)
-
-    def __init__(self, reduction="sum_over_batch_size", name="poisson"):
-        super().__init__(reduction, name)
 
 
 __all__ = ["KLDivergence", "Poisson", "kl_divergence", "poisson"]
