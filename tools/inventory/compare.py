@@ -208,7 +208,8 @@ def signature_diff(tf_sig, tk_sig, method=False, name_default_matters=True):
         diffs.append(("lacks " if not tk_var_kw else "only through **kwargs: ") + ", ".join(lacks))
     extra = [p for p in tk_p if p[0] not in tf_by]
     if any(p[2] is None for p in extra):
-        diffs.append("requires " + ", ".join(p[0] for p in extra if p[2] is None) + " (TF has no such parameter)")
+        required = ", ".join(p[0] for p in extra if p[2] is None)
+        diffs.append(f"requires {required} (TF has no such parameter)")
     common_tf = [p[0] for p in tf_p if p[0] in tk_by]
     common_tk = [p[0] for p in tk_p if p[0] in tf_by]
     if common_tf != common_tk:
@@ -366,7 +367,8 @@ def render(rows, api, usage):
     st = collections.Counter(r["status"] for r in in_scope)
     sig_ok = sum(r["status"] in ("built", "built-differs") and not any(
         not d.startswith(("sample:", "no ")) for d in r["differs"]) for r in in_scope)
-    sampled = [r for r in in_scope if r.get("sample") not in (None, "") and not str(r.get("sample")).startswith("no sample")]
+    sampled = [r for r in in_scope
+               if r.get("sample") and not str(r["sample"]).startswith("no sample")]
     same = sum(r.get("sample") == "same" for r in in_scope)
     top = [r for r in rows if r["rank"] and r["rank"] <= TOP]
     top_st = collections.Counter(r["status"] for r in top)

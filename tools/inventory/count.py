@@ -26,13 +26,14 @@ TensorFlow tabs and a .py file are each one module, cells in order):
   keras.Model/Layer/... Where the receiver's type is unknown, the member's name alone
   counts when it is distinctive: a member of one listed class, or of at most MAX_SHARED of
   those the file is seen to use (then each of them is credited, except that a receiver
-  whose name names one of the classes, `history.history`, `tape.gradient`, goes to it, and a
-  name a value class has, `assign`, `numpy`, goes to the VALUES classes only), not a method of Python's, NumPy's, pandas's or
-  scikit-learn's common objects or tf.data's datasets (GENERIC), and not called on a module the file imports.
+  whose name names one of the classes, `history.history`, `tape.gradient`, goes to it, and
+  a name a value class has, `assign`, `numpy`, goes to the VALUES classes only); never a
+  method of Python's, NumPy's, pandas's or scikit-learn's common objects or of tf.data's
+  datasets (GENERIC), nor one called on a module the file imports.
   These uses are also given apart (`by_name`).
 Code that does not parse (a cell with shell lines `ast` cannot read) falls back to a regular
-expression over the chains of the import aliases seen so far; such files are counted in
-`unparsed_cells`.
+expression over the chains of the import aliases seen so far; such cells are counted in
+`cells_not_parsed`.
 
 Self-checks (no material needed): `python tools/inventory/count.py --self-check`.
 """
@@ -408,7 +409,8 @@ class Counter(ast.NodeVisitor):
         """Fallback for code `ast` cannot read: chains of the known aliases, by regex."""
         if not self.ns:
             return
-        pattern = r"(?<![\w.])(" + "|".join(map(re.escape, sorted(self.ns, key=len, reverse=True))) + r")((?:\.[A-Za-z_]\w*)*)"
+        roots = "|".join(map(re.escape, sorted(self.ns, key=len, reverse=True)))
+        pattern = r"(?<![\w.])(" + roots + r")((?:\.[A-Za-z_]\w*)*)"
         for m in re.finditer(pattern, source):
             self.resolve(self.ns[m.group(1)] + m.group(2))
 
@@ -500,7 +502,8 @@ def read_source(gitdir, src):
 def find_gitdir(mirror, repo, overrides):
     if repo in overrides:
         return Path(overrides[repo])
-    for cand in (Path(mirror) / repo.replace("/", "+") / "repo", Path(mirror) / f"{repo.replace('/', '+')}.git"):
+    folder = repo.replace("/", "+")
+    for cand in (Path(mirror) / folder / "repo", Path(mirror) / f"{folder}.git"):
         if cand.exists():
             return cand
     return None
@@ -584,8 +587,10 @@ def _self_check():
     ...   {"name": "keras.layers.Layer", "aliases": ["tf.keras.layers.Layer"], "kind": "class"},
     ...   {"name": "tf.Variable.assign_add", "aliases": [], "kind": "method", "owner": "tf.Variable"},
     ...   {"name": "tf.GradientTape.gradient", "aliases": [], "kind": "method", "owner": "tf.GradientTape"},
-    ...   {"name": "keras.layers.Layer.add_weight", "aliases": [], "kind": "method", "owner": "keras.layers.Layer"},
-    ...   {"name": "keras.layers.Layer.build", "aliases": [], "kind": "method", "owner": "keras.layers.Layer"},
+    ...   {"name": "keras.layers.Layer.add_weight", "aliases": [], "kind": "method",
+    ...    "owner": "keras.layers.Layer"},
+    ...   {"name": "keras.layers.Layer.build", "aliases": [], "kind": "method",
+    ...    "owner": "keras.layers.Layer"},
     ... ]
     >>> api = Api(rows)
     >>> code = '''
