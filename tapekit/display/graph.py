@@ -5,7 +5,8 @@ so the same program gives the same ids in every process:
 - "n<i>" is the op of record i;
 - "s<k>" is the k-th leaf: the watched tensors in watch order, then the
   unwatched tensors that recorded ops read, in order of first use;
-- "b<i>" (summarised graphs only) is a box of collapsed records starting at record i;
+- "b<i>" (summarised graphs only) is a box of collapsed records starting at record i,
+  "g<k>" a box of leaves starting at leaf k (an op reading thousands of Variables);
   a tape of more than HUGE_TAPE records is drawn as its first and last records, the
   records where a gradient path breaks, and boxes for the records in between.
 Python numbers an op reads (the 2.0 of `x * 2.0`) are shown among its arguments.
@@ -23,7 +24,7 @@ from ..tensor import Tensor, Variable
 from .format import number, shape_text, summary
 from .reading import ancestors, index_tape, reach_from, tensors, values_seen
 from .snapshot import snapshot
-from .summary import collapse
+from .summary import collapse, periodic_label
 
 KINDS = ("variable", "unwatched", "watched", "constant", "op", "stop_gradient", "block")
 
@@ -57,6 +58,7 @@ class Node:
     broken: str = ""              # why the gradient path breaks here ("" if it does not)
     note: str = ""                # a short remark: "not watched", "x2500", ...
     tid: int = field(default=None, compare=False, repr=False)
+    members: tuple = ()           # a box of leaves (g<k>): the leaf ids it stands for
 
 
 @dataclass
@@ -101,10 +103,19 @@ class GraphModel:
     summarised: bool = False
 
     def node(self, node_id):
-        for n in self.nodes:
-            if n.id == node_id:
-                return n
-        raise KeyError(node_id)
+        """The node with id `node_id` (KeyError if none). A dict look-up, built on first use
+        (and again if `nodes` changed): scanning the list made a 100,000-node inspector
+        quadratic."""
+        index = self.__dict__.get("_index")
+        if index is None or index[0] is not self.nodes or index[1] != len(self.nodes):
+            index = self._index = (self.nodes, len(self.nodes), {n.id: n for n in self.nodes})
+        found = index[2].get(node_id)
+        if found is None or found.id != node_id:   # not there, or an id changed since
+            self._index = None
+            found = {n.id: n for n in self.nodes}.get(node_id)
+            if found is None:
+                raise KeyError(node_id)
+        return found
 
 
 # --- building the model --------------------------------------------------------------
@@ -127,8 +138,9 @@ def build(tape, target=None, sources=None, *, breaks=None, max_nodes=None):
     known = dict(snap.watched)
     known.update((t._tid, t) for t in targets + srcs)
     ids, leaves = index_tape(snap, records, extra=srcs)
-    shown, gaps = records, []
+    shown, gaps, total = records, [], None
     if max_nodes is not None and len(records) > HUGE_TAPE:
+        total = len(records) + len(leaves)   # what the whole picture would have
         shown, gaps = _ends(records, breaks or {}, max_nodes)
         read = {tid for rec in shown for tid in rec.in_tids}
         leaves = [t for t in leaves if t in read or t in known]
@@ -163,8 +175,10 @@ def build(tape, target=None, sources=None, *, breaks=None, max_nodes=None):
                      f"a gradient path breaks; {len(records) - len(shown)} records in between are "
                      f"the boxes.")
     model = GraphModel(_title(snap, records), nodes, edges, notes, has_grads=bool(grads))
-    if max_nodes is not None and len(nodes) > max_nodes:
-        model = collapse(model, snap.scopes, max_nodes)
+    if max_nodes is not None and (len(nodes) > max_nodes or gaps):
+        # A huge tape's ends are summarised too: 90 records drawn one by one, each reading
+        # the same Variables, took dot seconds where the boxes of their runs take none.
+        model = collapse(model, snap.scopes, max_nodes, total=total)
     return model
 
 
@@ -195,7 +209,8 @@ def _gap_boxes(records, gaps, ids, nodes, edges):
                 src = ids.get(tid)
                 if src is not None and src != box and src in shown:
                     srcs.setdefault(src)
-        nodes.append(Node(box, "block", f"{b - a} ops", _shape(out), _dtype(out),
+        label = periodic_label([rec.op.name for rec in records[a:b]]) or f"{b - a} ops"
+        nodes.append(Node(box, "block", label, _shape(out), _dtype(out),
                           records=tuple(range(a, b)), note=f"n{a} ... n{b - 1}", tid=last.out_tid))
         edges.extend(Edge(src, box) for src in srcs)
     nodes.sort(key=lambda n: (n.id[0] != "s", n.records[0] if n.records else 0))
