@@ -102,6 +102,17 @@ class GraphModel:
     has_grads: bool = False
     summarised: bool = False
 
+    def shown_as(self, node_id):
+        """The id of the node that shows `node_id` here: itself, or the box a summarised
+        picture folded it into (None when the picture left it out)."""
+        boxes = self.__dict__.get("_boxes")
+        if boxes is None or boxes[0] is not self.nodes or boxes[1] != len(self.nodes):
+            folded = {f"n{i}": n.id for n in self.nodes if n.kind == "block" for i in n.records}
+            folded.update((m, n.id) for n in self.nodes for m in n.members)
+            folded.update((n.id, n.id) for n in self.nodes)
+            boxes = self._boxes = (self.nodes, len(self.nodes), folded)
+        return boxes[2].get(node_id)
+
     def node(self, node_id):
         """The node with id `node_id` (KeyError if none). A dict look-up, built on first use
         (and again if `nodes` changed): scanning the list made a 100,000-node inspector
@@ -216,6 +227,98 @@ def _gap_boxes(records, gaps, ids, nodes, edges):
     nodes.sort(key=lambda n: (n.id[0] != "s", n.records[0] if n.records else 0))
 
 
+class NodeIndex:
+    """Any node of a tape's whole picture (max_nodes=None), built when it is asked for.
+
+    `build` makes every node at once; the inspector of a 100,000-record tape shows one at a
+    time, and building 100,000 Nodes took it seconds before it could show the first. The
+    ids, labels and Nodes here are those `build(snapshot)` gives (same order, same fields).
+
+    >>> x = tk.Variable(2.0, name="x")
+    >>> with tk.display.option_context(record=True):   # on by default in Jupyter
+    ...     with tk.GradientTape() as tape:
+    ...         y = tk.sin(x) * x
+    >>> index = tk.display.graph.NodeIndex(tk.display.snapshot(tape))
+    >>> index.node_ids, index.label("s0"), index.node("n1").args
+    (['s0', 'n0', 'n1'], 'x:0', ('n0', 's0'))
+    """
+
+    def __init__(self, snap, extra=()):
+        self.snap = snap
+        self.ids, self.leaves = index_tape(snap, snap.records, extra=extra)
+        self.known = dict(snap.watched)
+        self.known.update((t._tid, t) for t in extra)
+        self._leaf_ids = {self.ids[tid]: tid for tid in self.leaves}
+        self._node_ids = None
+        self._seen = None
+        self._nodes = {}
+
+    @property
+    def node_ids(self):
+        """Every node id, in the order of `build`'s nodes: the leaves, then the ops."""
+        if self._node_ids is None:
+            self._node_ids = [self.ids[t] for t in self.leaves] + [
+                f"n{i}" for i in range(len(self.snap.records))]
+        return self._node_ids
+
+    def __len__(self):
+        return len(self.leaves) + len(self.snap.records)
+
+    def __contains__(self, node_id):
+        return node_id in self._leaf_ids or self._record(node_id) is not None
+
+    def _record(self, node_id):
+        if node_id[:1] == "n" and node_id[1:].isdigit():
+            i = int(node_id[1:])
+            if i < len(self.snap.records) and node_id == f"n{i}":
+                return self.snap.records[i]
+        return None
+
+    def label(self, node_id):
+        """The node's label (an op's name, a tensor's name) without building the node."""
+        rec = self._record(node_id)
+        if rec is not None:
+            return rec.op.name
+        tid = self._leaf_ids[node_id]
+        return leaf_label(self.snap, tid, self.known.get(tid))
+
+    def node(self, node_id):
+        """The Node `build(snapshot)` would give for `node_id` (KeyError if there is none)."""
+        found = self._nodes.get(node_id)
+        if found is not None:
+            return found
+        rec = self._record(node_id)
+        if rec is None and node_id not in self._leaf_ids:
+            raise KeyError(node_id)
+        if self._seen is None:   # one pass over the records, on the first node asked for
+            self._seen = values_seen(self.snap, self.snap.records)
+        values, metas = self._seen
+        if rec is not None:
+            found = _op_node(self.snap, rec, self.ids, values, self.snap.grads)
+        else:
+            tid = self._leaf_ids[node_id]
+            found = _leaf(self.snap, node_id, tid, self.known.get(tid), values, metas,
+                          self.snap.grads)
+        if len(self._nodes) > 4096:
+            self._nodes.clear()
+        self._nodes[node_id] = found
+        return found
+
+
+def leaf_label(snap, tid, obj):
+    """How a leaf is named: a Variable by its path or name, a tensor by its name, else its kind."""
+    if isinstance(obj, Variable):
+        return str(obj._path or obj.name)  # a layer weight: "dense/kernel", not "kernel"
+    kind = "watched" if tid in snap.watched else "constant"
+    return str(obj._name if obj is not None and obj._name else kind)
+
+
+def op_args(rec, ids):
+    """An op's arguments as its node shows them: the inputs' node ids, Python numbers as text."""
+    return tuple(ids[tid] if tid is not None else _literal(v)
+                 for v, tid in zip(rec.inputs, rec.in_tids))
+
+
 def _leaf(snap, node_id, tid, obj, values, metas, grads):
     value = values.get(tid)
     if value is None and obj is not None:
@@ -227,12 +330,10 @@ def _leaf(snap, node_id, tid, obj, values, metas, grads):
         note = ("" if watched else "trainable=False" if not obj.trainable
                 else "watch_accessed_variables=False" if not snap.watch_accessed
                 else "no recorded op read it")
-        label = obj._path or obj.name      # a layer weight: "dense/kernel", not "kernel"
     else:
         kind = "watched" if watched else "constant"
-        label = obj._name if obj is not None and obj._name else kind
         note = ""
-    return Node(node_id, kind, str(label), _shape(info), _dtype(info), value,
+    return Node(node_id, kind, leaf_label(snap, tid, obj), _shape(info), _dtype(info), value,
                 _array(grads.get(tid)), note=note, tid=tid)
 
 
@@ -241,8 +342,7 @@ def _op_node(snap, rec, ids, values, grads):
     info = value
     if not isinstance(value, (np.ndarray, np.generic)):
         value = values.get(rec.out_tid)  # a later record saved it as its input
-    args = tuple(ids[tid] if tid is not None else _literal(v)
-                 for v, tid in zip(rec.inputs, rec.in_tids))
+    args = op_args(rec, ids)
     kind = "stop_gradient" if rec.op.name == "stop_gradient" else "op"
     note = "watched" if rec.out_tid in snap.watched else ""
     return Node(f"n{rec.index}", kind, rec.op.name, _shape(info), _dtype(info), value,
