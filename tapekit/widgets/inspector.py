@@ -63,20 +63,21 @@ class NodeInspector(View):
         self._render()
 
     def _list(self, found):
-        """Offer the nodes `found` = (ids, how many matched) in the chooser. The node selected
-        now stays first: ipywidgets selects the first option whenever the options change."""
+        """Offer the nodes `found` = (ids, how many matched) in the chooser, at most
+        MAX_OPTIONS. The node selected now stays first: ipywidgets selects the first option
+        whenever the options change."""
         ids, total = found
         keep = self.dropdown.value
         if keep is not None:
-            ids = [keep] + [i for i in ids if i != keep]
+            ids = [keep] + [i for i in ids if i != keep][:self.MAX_OPTIONS - 1]
         self.dropdown.options = self._options(ids)
         if self.found is not None:
-            shown = len(ids) - (keep is not None and keep not in found[0])
-            self.found.value = (f'<span class="tk-found">{shown:,} of {total:,} '
-                                f'{"matching " if self.search.value.strip() else ""}nodes '
+            listed = len(ids) - (keep is not None and keep not in found[0])
+            matching = "matching " if self.search.value.strip() else ""
+            self.found.value = (f'<span class="tk-found">{listed:,} of {total:,} {matching}nodes '
                                 f'listed; type an id or a name to find the others</span>'
-                                if total > shown else
-                                f'<span class="tk-found">{total:,} matching nodes</span>')
+                                if total > listed else
+                                f'<span class="tk-found">{total:,} {matching}nodes</span>')
 
     def _options(self, ids):
         return [(f"{nid}: {self.model.index.label(nid)}", nid) for nid in ids]
