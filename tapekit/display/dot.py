@@ -15,8 +15,8 @@ How the picture reads (the legend):
 This module is the one place where user strings (tensor, variable, scope and layer names,
 op attributes) reach Graphviz, and every one is escaped here, once: labels are HTML-like
 labels built from escaped text (format.dot_text), a long name's tooltip is a quoted string
-(format.dot_quoted), node ids are generated ("n3", "s0", "b12"), and `_checked` refuses any
-other attribute value that is not one of this module's own constants. The SVG from `dot`
+(format.dot_quoted), node ids are generated ("n3", "s0", "b12", "g0"), and `_checked` refuses
+any other attribute value that is not one of this module's own constants. The SVG from `dot`
 is checked once more (`to_svg`): it never carries a link (<a>, href, URL), since a page
 would follow one on a click. Names are clipped to NAME_WIDTH characters (the whole name is the node's tooltip), the
 caption's notes are wrapped, and a picture wider than MAX_WIDTH_INCHES is scaled down to it.
@@ -28,7 +28,8 @@ from dataclasses import replace
 
 import graphviz
 
-from .format import clip, clip_words, dot_quoted, dot_text, plain, shape_text, summary
+from .format import (args_text, clip, clip_words, dot_quoted, dot_text, plain, shape_text,
+                     summary)
 
 FONT = "Helvetica"
 RED, GREY, DIM = "#d62728", "#666666", "#b0b0b0"
@@ -116,7 +117,7 @@ def to_svg(digraph):
     return without_links(digraph.pipe(format="svg", encoding="utf-8", quiet=True))
 
 
-_NODE_ID = re.compile(r"[nsb][0-9]+")
+_NODE_ID = re.compile(r"[nsbg][0-9]+")
 _CONSTANT = re.compile(r"[A-Za-z0-9_#.,]*")   # colours, shapes, styles, numbers, "current"
 
 
@@ -124,7 +125,7 @@ def _node_id(node_id):
     """Node ids are generated from record order, never from a name: refuse anything else."""
     if not _NODE_ID.fullmatch(node_id):
         raise ValueError(f"tapekit.display: node id {node_id!r} is not a generated id "
-                         f"(n<i>, s<k> or b<i>); ids never come from names")
+                         f"(n<i>, s<k>, b<i> or g<k>); ids never come from names")
     return node_id
 
 
@@ -173,7 +174,7 @@ def _label(node, show_values, precision):
     head = f"<B>{dot_text(clip(plain(node.label), NAME_WIDTH))}</B> {small}{node.id}</FONT>"
     lines = [head]
     if node.args:  # the op's inputs, in argument order
-        lines.append(small + dot_text(clip("(" + ", ".join(node.args) + ")", WIDTH)) + "</FONT>")
+        lines.append(small + dot_text(clip("(" + args_text(node.args) + ")", WIDTH)) + "</FONT>")
     kind = KIND_WORDS.get(node.kind, node.label)
     words = [kind] if kind != node.label else []  # an unnamed constant is already "constant"
     words += ["target"] * node.is_target + ["source"] * node.is_source

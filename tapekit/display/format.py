@@ -16,6 +16,7 @@ import graphviz
 import numpy as np
 
 MAX_ITEMS = 6  # arrays with more elements are summarised as min / mean / max
+MAX_ARGS = 8   # an op with more inputs shows its first and last: "5,000 inputs: s0 ... s4999"
 
 
 def number(x, precision=4):
@@ -90,6 +91,19 @@ def _nested(items, precision):
     if isinstance(items, list):
         return "[" + " ".join(_nested(v, precision) for v in items) + "]"
     return number(items, precision)
+
+
+def args_text(args):
+    """An op's inputs as one short line: 's0, n1, 2.0', or for more than MAX_ARGS of them
+    '5,000 inputs: s0 ... s4999' (an add_n over 5,000 Variables listed all 5,000).
+
+    >>> from tapekit.display.format import args_text
+    >>> args_text(("s0", "n1", "2.0")), args_text(tuple(f"s{k}" for k in range(5000)))
+    ('s0, n1, 2.0', '5,000 inputs: s0 ... s4999')
+    """
+    if len(args) <= MAX_ARGS:
+        return ", ".join(args)
+    return f"{len(args):,} inputs: {args[0]} ... {args[-1]}"
 
 
 def shape_text(shape):

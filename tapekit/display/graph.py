@@ -5,7 +5,8 @@ so the same program gives the same ids in every process:
 - "n<i>" is the op of record i;
 - "s<k>" is the k-th leaf: the watched tensors in watch order, then the
   unwatched tensors that recorded ops read, in order of first use;
-- "b<i>" (summarised graphs only) is a box of collapsed records starting at record i;
+- "b<i>" (summarised graphs only) is a box of collapsed records starting at record i,
+  "g<k>" a box of leaves starting at leaf k (an op reading thousands of Variables);
   a tape of more than HUGE_TAPE records is drawn as its first and last records, the
   records where a gradient path breaks, and boxes for the records in between.
 Python numbers an op reads (the 2.0 of `x * 2.0`) are shown among its arguments.
@@ -23,7 +24,7 @@ from ..tensor import Tensor, Variable
 from .format import number, shape_text, summary
 from .reading import ancestors, index_tape, reach_from, tensors, values_seen
 from .snapshot import snapshot
-from .summary import collapse
+from .summary import collapse, periodic_label
 
 KINDS = ("variable", "unwatched", "watched", "constant", "op", "stop_gradient", "block")
 
@@ -57,6 +58,7 @@ class Node:
     broken: str = ""              # why the gradient path breaks here ("" if it does not)
     note: str = ""                # a short remark: "not watched", "x2500", ...
     tid: int = field(default=None, compare=False, repr=False)
+    members: tuple = ()           # a box of leaves (g<k>): the leaf ids it stands for
 
 
 @dataclass
@@ -100,11 +102,31 @@ class GraphModel:
     has_grads: bool = False
     summarised: bool = False
 
+    def shown_as(self, node_id):
+        """The id of the node that shows `node_id` here: itself, or the box a summarised
+        picture folded it into (None when the picture left it out)."""
+        boxes = self.__dict__.get("_boxes")
+        if boxes is None or boxes[0] is not self.nodes or boxes[1] != len(self.nodes):
+            folded = {f"n{i}": n.id for n in self.nodes if n.kind == "block" for i in n.records}
+            folded.update((m, n.id) for n in self.nodes for m in n.members)
+            folded.update((n.id, n.id) for n in self.nodes)
+            boxes = self._boxes = (self.nodes, len(self.nodes), folded)
+        return boxes[2].get(node_id)
+
     def node(self, node_id):
-        for n in self.nodes:
-            if n.id == node_id:
-                return n
-        raise KeyError(node_id)
+        """The node with id `node_id` (KeyError if none). A dict look-up, built on first use
+        (and again if `nodes` changed): scanning the list made a 100,000-node inspector
+        quadratic."""
+        index = self.__dict__.get("_index")
+        if index is None or index[0] is not self.nodes or index[1] != len(self.nodes):
+            index = self._index = (self.nodes, len(self.nodes), {n.id: n for n in self.nodes})
+        found = index[2].get(node_id)
+        if found is None or found.id != node_id:   # not there, or an id changed since
+            self._index = None
+            found = {n.id: n for n in self.nodes}.get(node_id)
+            if found is None:
+                raise KeyError(node_id)
+        return found
 
 
 # --- building the model --------------------------------------------------------------
@@ -127,8 +149,9 @@ def build(tape, target=None, sources=None, *, breaks=None, max_nodes=None):
     known = dict(snap.watched)
     known.update((t._tid, t) for t in targets + srcs)
     ids, leaves = index_tape(snap, records, extra=srcs)
-    shown, gaps = records, []
+    shown, gaps, total = records, [], None
     if max_nodes is not None and len(records) > HUGE_TAPE:
+        total = len(records) + len(leaves)   # what the whole picture would have
         shown, gaps = _ends(records, breaks or {}, max_nodes)
         read = {tid for rec in shown for tid in rec.in_tids}
         leaves = [t for t in leaves if t in read or t in known]
@@ -163,8 +186,10 @@ def build(tape, target=None, sources=None, *, breaks=None, max_nodes=None):
                      f"a gradient path breaks; {len(records) - len(shown)} records in between are "
                      f"the boxes.")
     model = GraphModel(_title(snap, records), nodes, edges, notes, has_grads=bool(grads))
-    if max_nodes is not None and len(nodes) > max_nodes:
-        model = collapse(model, snap.scopes, max_nodes)
+    if max_nodes is not None and (len(nodes) > max_nodes or gaps):
+        # A huge tape's ends are summarised too: 90 records drawn one by one, each reading
+        # the same Variables, took dot seconds where the boxes of their runs take none.
+        model = collapse(model, snap.scopes, max_nodes, total=total)
     return model
 
 
@@ -195,10 +220,103 @@ def _gap_boxes(records, gaps, ids, nodes, edges):
                 src = ids.get(tid)
                 if src is not None and src != box and src in shown:
                     srcs.setdefault(src)
-        nodes.append(Node(box, "block", f"{b - a} ops", _shape(out), _dtype(out),
+        label = periodic_label([rec.op.name for rec in records[a:b]]) or f"{b - a} ops"
+        nodes.append(Node(box, "block", label, _shape(out), _dtype(out),
                           records=tuple(range(a, b)), note=f"n{a} ... n{b - 1}", tid=last.out_tid))
         edges.extend(Edge(src, box) for src in srcs)
     nodes.sort(key=lambda n: (n.id[0] != "s", n.records[0] if n.records else 0))
+
+
+class NodeIndex:
+    """Any node of a tape's whole picture (max_nodes=None), built when it is asked for.
+
+    `build` makes every node at once; the inspector of a 100,000-record tape shows one at a
+    time, and building 100,000 Nodes took it seconds before it could show the first. The
+    ids, labels and Nodes here are those `build(snapshot)` gives (same order, same fields).
+
+    >>> x = tk.Variable(2.0, name="x")
+    >>> with tk.display.option_context(record=True):   # on by default in Jupyter
+    ...     with tk.GradientTape() as tape:
+    ...         y = tk.sin(x) * x
+    >>> index = tk.display.graph.NodeIndex(tk.display.snapshot(tape))
+    >>> index.node_ids, index.label("s0"), index.node("n1").args
+    (['s0', 'n0', 'n1'], 'x:0', ('n0', 's0'))
+    """
+
+    def __init__(self, snap, extra=()):
+        self.snap = snap
+        self.ids, self.leaves = index_tape(snap, snap.records, extra=extra)
+        self.known = dict(snap.watched)
+        self.known.update((t._tid, t) for t in extra)
+        self._leaf_ids = {self.ids[tid]: tid for tid in self.leaves}
+        self._node_ids = None
+        self._seen = None
+        self._nodes = {}
+
+    @property
+    def node_ids(self):
+        """Every node id, in the order of `build`'s nodes: the leaves, then the ops."""
+        if self._node_ids is None:
+            self._node_ids = [self.ids[t] for t in self.leaves] + [
+                f"n{i}" for i in range(len(self.snap.records))]
+        return self._node_ids
+
+    def __len__(self):
+        return len(self.leaves) + len(self.snap.records)
+
+    def __contains__(self, node_id):
+        return node_id in self._leaf_ids or self._record(node_id) is not None
+
+    def _record(self, node_id):
+        if node_id[:1] == "n" and node_id[1:].isdigit():
+            i = int(node_id[1:])
+            if i < len(self.snap.records) and node_id == f"n{i}":
+                return self.snap.records[i]
+        return None
+
+    def label(self, node_id):
+        """The node's label (an op's name, a tensor's name) without building the node."""
+        rec = self._record(node_id)
+        if rec is not None:
+            return rec.op.name
+        tid = self._leaf_ids[node_id]
+        return leaf_label(self.snap, tid, self.known.get(tid))
+
+    def node(self, node_id):
+        """The Node `build(snapshot)` would give for `node_id` (KeyError if there is none)."""
+        found = self._nodes.get(node_id)
+        if found is not None:
+            return found
+        rec = self._record(node_id)
+        if rec is None and node_id not in self._leaf_ids:
+            raise KeyError(node_id)
+        if self._seen is None:   # one pass over the records, on the first node asked for
+            self._seen = values_seen(self.snap, self.snap.records)
+        values, metas = self._seen
+        if rec is not None:
+            found = _op_node(self.snap, rec, self.ids, values, self.snap.grads)
+        else:
+            tid = self._leaf_ids[node_id]
+            found = _leaf(self.snap, node_id, tid, self.known.get(tid), values, metas,
+                          self.snap.grads)
+        if len(self._nodes) > 4096:
+            self._nodes.clear()
+        self._nodes[node_id] = found
+        return found
+
+
+def leaf_label(snap, tid, obj):
+    """How a leaf is named: a Variable by its path or name, a tensor by its name, else its kind."""
+    if isinstance(obj, Variable):
+        return str(obj._path or obj.name)  # a layer weight: "dense/kernel", not "kernel"
+    kind = "watched" if tid in snap.watched else "constant"
+    return str(obj._name if obj is not None and obj._name else kind)
+
+
+def op_args(rec, ids):
+    """An op's arguments as its node shows them: the inputs' node ids, Python numbers as text."""
+    return tuple(ids[tid] if tid is not None else _literal(v)
+                 for v, tid in zip(rec.inputs, rec.in_tids))
 
 
 def _leaf(snap, node_id, tid, obj, values, metas, grads):
@@ -212,12 +330,10 @@ def _leaf(snap, node_id, tid, obj, values, metas, grads):
         note = ("" if watched else "trainable=False" if not obj.trainable
                 else "watch_accessed_variables=False" if not snap.watch_accessed
                 else "no recorded op read it")
-        label = obj._path or obj.name      # a layer weight: "dense/kernel", not "kernel"
     else:
         kind = "watched" if watched else "constant"
-        label = obj._name if obj is not None and obj._name else kind
         note = ""
-    return Node(node_id, kind, str(label), _shape(info), _dtype(info), value,
+    return Node(node_id, kind, leaf_label(snap, tid, obj), _shape(info), _dtype(info), value,
                 _array(grads.get(tid)), note=note, tid=tid)
 
 
@@ -226,8 +342,7 @@ def _op_node(snap, rec, ids, values, grads):
     info = value
     if not isinstance(value, (np.ndarray, np.generic)):
         value = values.get(rec.out_tid)  # a later record saved it as its input
-    args = tuple(ids[tid] if tid is not None else _literal(v)
-                 for v, tid in zip(rec.inputs, rec.in_tids))
+    args = op_args(rec, ids)
     kind = "stop_gradient" if rec.op.name == "stop_gradient" else "op"
     note = "watched" if rec.out_tid in snap.watched else ""
     return Node(f"n{rec.index}", kind, rec.op.name, _shape(info), _dtype(info), value,

@@ -5,7 +5,7 @@ Columns: node id, kind, op or tensor name, inputs, shape, dtype, value, gradient
 note. With a target, a first column marks the gradient path (*) and breaks (!).
 Never an object address, so the same program prints the same table everywhere.
 """
-from .format import clip, html_text, plain, shape_text, summary
+from .format import args_text, clip, html_text, plain, shape_text, summary
 
 KIND_SHORT = {"variable": "variable", "unwatched": "unwatched", "watched": "watched",
               "constant": "constant",
@@ -29,7 +29,7 @@ def rows(model, show_values=True, precision=4):
         notes = ["target"] * n.is_target + ["source"] * n.is_source
         notes += [n.note] if n.note else []
         notes += [f"path breaks: {n.broken}"] if n.broken else []
-        out.append((n.id, KIND_SHORT[n.kind], plain(n.label), ", ".join(n.args),
+        out.append((n.id, KIND_SHORT[n.kind], plain(n.label), args_text(n.args),
                     shape_text(n.shape) if n.shape is not None else "?", n.dtype,
                     summary(n.value, precision) if show_values else "", grad, "; ".join(notes)))
     return out

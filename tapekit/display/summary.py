@@ -6,9 +6,12 @@ again and again). `collapse` turns, in this order,
 2. each run of a repeated sequence (ops or scope boxes) into one box "a -> b x2500"
    (seen 3 times or more, or twice when long),
 3. if still too large, the middle of what is left into one box,
-and keeps every leaf that matters (watched tensors, sources, targets). It works
-on the model only, in time linear in the number of records, and says in
-`model.notes` what it collapsed.
+and keeps every leaf that matters (watched tensors, sources, targets), unless there are
+more of them than half of max_nodes (an add_n over 5,000 Variables): then the leaves that
+feed one shown node become one box, "5,000 inputs: v0:0 ... v4999:0" (id g<k>, after its
+first leaf s<k>); a leaf where the gradient path breaks stays on its own. It works on the
+model only, in time linear in the number of nodes, and says in `model.notes` what it
+collapsed.
 """
 from dataclasses import replace
 
@@ -18,14 +21,18 @@ MAX_PERIOD = 32    # longest repeated op sequence looked for
 MIN_RUN = 16       # a sequence seen only twice is collapsed when it is at least this long
 MAX_NOTES = 8      # collapsed boxes listed by name in the notes
 NOTE_NAME = 80     # longest box name in a note (a name scope can be any string)
+LEAF_NAME = 30     # longest leaf name in the label of a box of leaves
 
 
-def collapse(model, scope_ranges, max_nodes):
-    """A smaller GraphModel with at most about `max_nodes` nodes."""
+def collapse(model, scope_ranges, max_nodes, total=None):
+    """A smaller GraphModel with at most about `max_nodes` nodes. `total`: how many nodes
+    the whole picture has (default: the model's; a huge tape's model holds only its ends)."""
     ops = [n for n in model.nodes if n.records]
     leaves = [n for n in model.nodes if not n.records]
     important = {n.id for n in leaves if n.kind != "constant" or n.is_source or n.broken}
-    groups = _groups(_units(ops, scope_ranges), max(max_nodes - len(important), 3))
+    fold = len(important) > max_nodes // 2        # thousands of inputs: box them too
+    reserve = max_nodes // 4 if fold else len(important)
+    groups = _groups(_units(ops, scope_ranges), max(max_nodes - reserve, 3))
 
     new_ops, rep, notes = [], {}, []             # rep: old node id -> the id that shows it
     for label, members in groups:
@@ -45,6 +52,9 @@ def collapse(model, scope_ranges, max_nodes):
         consumers.setdefault(e.src, set()).add(e.dst)
     new_leaves = [n for n in leaves if n.id in important or consumers.get(n.id, set()) & kept_ids]
     rep.update((n.id, n.id) for n in new_leaves)
+    if fold:
+        new_leaves, leaf_notes = _fold_leaves(new_leaves, model.edges, rep, max(max_nodes // 4, 1))
+        notes = leaf_notes + notes
     edges = _merge_edges(model.edges, rep)
     inputs = {}
     for e in edges:
@@ -52,7 +62,7 @@ def collapse(model, scope_ranges, max_nodes):
     for box in new_ops:
         if box.kind == "block":
             box.args = tuple(inputs.get(box.id, ()))
-    total = len(model.nodes)
+    total = len(model.nodes) if total is None else total
     head_note = (f"Summarised: {total} nodes are more than max_nodes={max_nodes}; "
                  f"{total - len(new_leaves) - len(new_ops)} of them are folded into boxes "
                  f"(show everything with max_nodes=None).")
@@ -65,7 +75,7 @@ def collapse(model, scope_ranges, max_nodes):
 def _groups(units, budget):
     """(label, [op nodes]) in record order; label None: one op shown as it is."""
     groups = []
-    for start, period, repeats in _runs([sym for sym, _ in units]):
+    for start, period, repeats in _segmented_runs(units):
         members = [n for _, unit in units[start:start + period * repeats] for n in unit]
         names = " -> ".join(sym for sym, _ in units[start:start + period])
         if repeats > 1:
@@ -98,6 +108,31 @@ def _units(ops, scope_ranges):
     return units
 
 
+def _segmented_runs(units):
+    """_runs over the units, with each box already made (a huge tape's left-out records,
+    graph._gap_boxes) as a run of its own: no repeated sequence reaches across one."""
+    out, start = [], 0
+    for k, (_, unit) in enumerate(units + [(None, [None])]):
+        if unit[0] is None or unit[0].kind == "block":
+            out += [(start + i, p, r) for i, p, r in _runs([sym for sym, _ in units[start:k]])]
+            if k < len(units):
+                out.append((k, 1, 1))
+            start = k + 1
+    return out
+
+
+def periodic_label(names, max_period=MAX_PERIOD):
+    """'multiply -> add -> tanh x33303' when `names` repeat one sequence of at most
+    max_period names (a few more may follow: '+ 1 op'); else None. Linear: one list
+    comparison per period tried."""
+    for p in range(1, min(max_period, len(names) // 2) + 1):
+        repeats, rest = divmod(len(names), p)
+        if names[p:len(names) - rest] == names[:len(names) - rest - p]:
+            more = f" + {rest} op{'s' * (rest != 1)}" if rest else ""
+            return f"{' -> '.join(names[:p])} x{repeats}{more}"
+    return None
+
+
 def _runs(symbols):
     """Cover `symbols` with (start, period, repeats): the longest repetition at each point."""
     codes = {}
@@ -126,6 +161,48 @@ def _box(label, members):
                    on_path=any(m.on_path for m in members),
                    dimmed=all(m.dimmed for m in members), broken=broken,
                    note=f"{len(records)} ops; output of n{last.records[-1]}")
+
+
+def _fold_leaves(leaves, edges, rep, budget):
+    """Leaves boxed by the shown node they feed first (one box per wide op; the leaves no op
+    reads in one box of their own), at most `budget` boxes and single leaves in all (the
+    last box takes the rest). A leaf where the gradient path breaks, or a target, stays as
+    it is. Updates `rep`; returns the new leaves and one note per box."""
+    first = {}
+    for e in edges:                       # in record order: the first op that reads it
+        first.setdefault(e.src, rep.get(e.dst))
+    groups = {}
+    for n in leaves:
+        key = None if n.broken or n.is_target else ("feeds", first.get(n.id))
+        groups.setdefault(key if key is not None else ("own", n.id), []).append(n)
+    groups = list(groups.values())
+    if len(groups) > budget:              # still too many: the rest into the last box
+        groups = groups[:budget - 1] + [[n for g in groups[budget - 1:] for n in g]]
+    new_leaves, notes = [], []
+    for members in groups:
+        if len(members) == 1:
+            new_leaves.append(members[0])
+            continue
+        box = _leaf_box(members)
+        new_leaves.append(box)
+        rep.update((m.id, box.id) for m in members)
+        notes.append(f"{box.id}: {clip(box.label, NOTE_NAME)} ({box.note})")
+    return new_leaves, notes
+
+
+def _leaf_box(members):
+    """One box for many leaves: '5,000 inputs: v0:0 ... v4999:0', shape and dtype if shared."""
+    head, last = members[0], members[-1]
+    shapes, dtypes = {m.shape for m in members}, {m.dtype for m in members}
+    return replace(head, id=f"g{head.id[1:]}", kind="block",
+                   label=f"{len(members):,} inputs: {clip(head.label, LEAF_NAME)} ... "
+                         f"{clip(last.label, LEAF_NAME)}",
+                   shape=shapes.pop() if len(shapes) == 1 else None,
+                   dtype=dtypes.pop() if len(dtypes) == 1 else "", value=None, grad=None,
+                   is_source=any(m.is_source for m in members),
+                   on_path=any(m.on_path for m in members), dimmed=all(m.dimmed for m in members),
+                   note=f"{len(members):,} leaves, {head.id} ... {last.id}", tid=None,
+                   members=tuple(m.id for m in members))
 
 
 def _merge_edges(edges, rep):

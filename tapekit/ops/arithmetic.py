@@ -49,9 +49,8 @@ import math
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
 from .passthrough import identity
-from .registry import binary, defop, unary
+from .registry import binary, check_alike, defop, input_shape, unary
 from .selection import where
 from .transcendental import log
 
@@ -155,10 +154,10 @@ def add_n(inputs, name=None):
                          "and shape")
     if len(inputs) == 1:   # TensorFlow returns tf.identity(inputs[0])
         return identity(inputs[0])
-    shapes = [tuple(x.shape) if hasattr(x, "shape") else np.shape(x) for x in inputs]
-    if any(s != shapes[0] for s in shapes):
-        raise InvalidArgumentError(f"add_n: inputs must all have the same shape (add_n does not "
-                                   f"broadcast), got shapes {[list(s) for s in shapes]}")
+    shapes = [input_shape(x, "add_n", k) for k, x in enumerate(inputs)]
+    check_alike("add_n: inputs must all have the same shape (add_n does not broadcast)", shapes,
+                "Give every input one shape first (tk.reshape, tk.broadcast_to), or add the odd "
+                "ones separately with + (which broadcasts)")
     return add_n_op(*inputs)
 
 

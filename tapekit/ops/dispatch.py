@@ -8,6 +8,7 @@ and where it converts silently, a NumPy float array into an int32 op), and a for
 fails names the op and its inputs' shapes and dtypes.
 """
 import sys
+from collections import Counter
 
 import numpy as np
 
@@ -263,8 +264,9 @@ _SYMBOL = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/", "pow": "
 
 
 def _bool_error(op, values):
-    shapes = ", ".join(_describe(v) for v in values)
-    return TypeError(f"{op.name}: cannot apply to bools ({shapes}); TensorFlow refuses arithmetic "
+    shapes = describe_inputs(values)
+    shapes = f" ({shapes})" if len(values) <= MAX_LISTED else f": {shapes}"
+    return TypeError(f"{op.name}: cannot apply to bools{shapes}; TensorFlow refuses arithmetic "
                      f"on bools too (in NumPy, True + True is True). Cast first, e.g. "
                      f"tk.cast(x, tk.int32) to count, or use tk.logical_or / tk.logical_and")
 
@@ -301,10 +303,62 @@ def _check_same_dtype(op, args):
             if dtype is None:
                 dtype = a._value.dtype
             elif a._value.dtype != dtype:
+                which, cast_to = "", dtype
+                if len(args) > 2:   # a list (add_n, stack, concat): say which input differs
+                    keys = [x._value.dtype if isinstance(x, Tensor) else None for x in args]
+                    which, cast_to = _odd_dtypes(keys)
                 raise TypeError(
-                    f"{op.name}: inputs have different dtypes {dtype.name} and {a.dtype.name}; "
+                    f"{op.name}: inputs have different dtypes {dtype.name} and {a.dtype.name}{which}; "
                     f"tapekit does not convert between tensors silently (TensorFlow raises too). Cast one of them, "
-                    f"e.g. tk.cast(x, tk.{dtype.name})")
+                    f"e.g. tk.cast(x, tk.{cast_to.name})")
+
+
+def _odd_dtypes(dtypes):
+    """(' (input 4,217 is float64, the other 5,000 are float32)', the others' dtype) for the
+    dtypes of a list's tensors (None: not a tensor, left out)."""
+    common = Counter(d for d in dtypes if d is not None).most_common(1)[0][0]
+    text = odd_inputs(dtypes, lambda k: f"is {dtypes[k].name}", f"are {common.name}",
+                      skip=lambda key: key is None)
+    return f" ({text})", common
+
+
+MAX_LISTED = 8   # an error lists at most this many inputs one by one; a longer list is summarised
+
+
+def describe_inputs(values):
+    """An op's inputs as its error shows them: each one ('shape (2,) float32, 1.5'), or, for
+    more than MAX_LISTED, the odd ones by position and what the others share ('5,001 inputs
+    (input 4,217 has shape (3,) float32; the other 5,000 have shape (2,) float32)'). A list of
+    5,001 inputs spelled out one by one made a 100 KB message that did not say which differs."""
+    texts = [_describe(v) for v in values]
+    if len(texts) <= MAX_LISTED:
+        return ", ".join(texts)
+    counts = Counter(texts)
+    common = counts.most_common(1)[0][0]
+    if len(counts) == 1:
+        return f"{len(texts):,} inputs, each of {common}"
+    verb = "have" if common.startswith("shape") else "are"
+    text = odd_inputs(texts, lambda k: ("has " if texts[k].startswith("shape") else "is ") + texts[k],
+                      f"{verb} {common}")
+    return f"{len(texts):,} inputs ({text})"
+
+
+def odd_inputs(keys, odd, others, skip=lambda key: False, most=3):
+    """'input 4,217 has shape (3,); the other 5,000 have shape (2,)': the inputs whose key
+    differs from the most common one, by position (at most `most`, the rest counted), then
+    what the others share. keys: one hashable per input; odd(k): what input k is ('has shape
+    (3,)'); others: what the inputs of the most common key are ('have shape (2,)');
+    skip(key): inputs to leave out (those that are not tensors, for a dtype)."""
+    counts = Counter(key for key in keys if not skip(key))
+    common, n = counts.most_common(1)[0]
+    if n == 1:   # no two alike: the first few
+        listed = [k for k, key in enumerate(keys) if not skip(key)]
+    else:
+        listed = [k for k, key in enumerate(keys) if not skip(key) and key != common]
+    text = ", ".join(f"input {k:,} {odd(k)}" for k in listed[:most])
+    if len(listed) > most:
+        text += f" and {len(listed) - most:,} more"
+    return text + (", no two alike" if n == 1 else f"; the other {n:,} {others}")
 
 
 # What a forward may raise for bad inputs: re-raised naming the op (_op_error). NumPy raises
@@ -313,12 +367,20 @@ _FORWARD_ERRORS = (ValueError, TypeError, IndexError, OverflowError)
 
 
 def _op_error(op, values, attrs, err):
-    shapes = ", ".join(_describe(v) for v in values)
-    extra = "".join(f", {k}={v!r}" for k, v in attrs.items() if not isinstance(v, np.ndarray))
+    shapes = describe_inputs(values)
+    if len(values) <= MAX_LISTED:
+        shapes = "inputs " + shapes
+    extra = "".join(f", {k}={_clip(repr(v), 200)}" for k, v in attrs.items()
+                    if not isinstance(v, np.ndarray))
     # A bad argument (shapes that do not broadcast, an axis out of range): TensorFlow's
     # InvalidArgumentError (tapekit's is a ValueError too; TensorFlow's is not).
     cls = type(err) if type(err) in (TypeError, IndexError) else InvalidArgumentError
-    return cls(f"{op.name}: cannot apply to inputs {shapes}{extra}: {err}")
+    # NumPy's own message can list every operand too (einsum's does): clipped.
+    return cls(f"{op.name}: cannot apply to {shapes}{extra}: {_clip(str(err), 400)}")
+
+
+def _clip(text, width):
+    return text if len(text) <= width else text[:width - 4] + " ..."
 
 
 def _describe(v):

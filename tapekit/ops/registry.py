@@ -22,6 +22,7 @@ as its shape and dtype (`Meta`), so a tape holds no more memory than its
 rules need (tanh keeps its output, add keeps nothing).
 """
 import operator
+from collections import Counter
 
 import numpy as np
 
@@ -29,7 +30,7 @@ from ..context import RAW, state
 from ..context import hints as _hints
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor, guard_read
-from .dispatch import apply, apply1, apply2
+from .dispatch import MAX_LISTED, apply, apply1, apply2, odd_inputs
 
 OPS = {}           # name -> Op: the whole table, for tests, display and NumPy dispatch
 UFUNCS = {}        # NumPy ufunc -> Op, for Tensor.__array_ufunc__
@@ -272,3 +273,38 @@ def as_axis(value, ndim, what):
         raise InvalidArgumentError(f"{what} = {axis} is out of range for a tensor of rank {ndim} "
                          f"(valid: {-ndim} to {max(ndim, 1) - 1})")
     return axis
+
+
+# --- a list of inputs that must agree (add_n, stack, concat) --------------------------------
+
+def input_shape(x, what, k):
+    """The shape of input `k` of a list (a tensor, array, list or number); None raises."""
+    if x is None:
+        raise TypeError(f"{what}: input {k:,} is None; did a gradient come back None?")
+    if hasattr(x, "shape"):
+        return tuple(int(n) for n in x.shape)
+    try:
+        return np.shape(x)
+    except ValueError as e:   # a ragged list
+        raise TypeError(f"{what}: cannot convert input {k:,} to a tensor: {e}") from None
+
+
+def check_alike(what, shapes, fix, key=tuple, like=lambda shape: f"shape {shape}"):
+    """Raise InvalidArgumentError when the inputs' `key(shape)` differ, with a short message
+    that names the odd inputs by position and shape, says what the others have
+    (`like(one of their shapes)`), and gives the `fix`.
+
+    Up to MAX_LISTED inputs, every shape is listed ('got shapes (2,), (3,)'); beyond, only
+    the odd ones ('input 4,217 has shape (3,); the other 5,000 have shape (2,)'): a
+    5,001-input stack's error was 100 KB and did not say which input was the odd one."""
+    keys = [key(s) for s in shapes]
+    first = keys[0]
+    if all(k == first for k in keys):
+        return
+    if len(shapes) <= MAX_LISTED:
+        got = "got shapes " + ", ".join(str(s) for s in shapes)
+    else:
+        common = Counter(keys).most_common(1)[0][0]
+        got = odd_inputs(keys, lambda k: f"has shape {shapes[k]}",
+                         f"have {like(shapes[keys.index(common)])}")
+    raise InvalidArgumentError(f"{what}: {got}. {fix}")

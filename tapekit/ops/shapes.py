@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from .indexing import getitem, ndim_of
-from .registry import as_axis, as_int, defop, numpy_function, python_value
+from .registry import as_axis, as_int, check_alike, defop, input_shape, numpy_function, python_value
 
 
 def _lead(g, ans):
@@ -312,7 +312,24 @@ def concat(values, axis, name=None):
     values = list(values)
     if not values:
         raise ValueError("concat: needs at least one tensor")
-    return concat_op(*values, axis=negative_axis(axis, ndim_of(values[0])))
+    shapes = [input_shape(x, "concat", k) for k, x in enumerate(values)]
+    axis = negative_axis(axis, len(shapes[0]))
+    check_alike("concat: inputs must all have the same rank", shapes,
+                "Give every input one rank first (tk.reshape, tk.expand_dims), or leave the odd "
+                "ones out", key=len, like=lambda shape: f"rank {len(shape)}")
+    check_alike(f"concat: inputs must have the same size in every axis but the axis joined "
+                f"(axis {axis + len(shapes[0])})", shapes,
+                "Slice, pad or reshape the odd ones first, or join along another axis",
+                key=lambda shape: shape[:axis] + shape[axis + 1:] if axis != -1 else shape[:-1],
+                like=lambda shape: f"shape {_any_along(shape, axis)}")
+    return concat_op(*values, axis=axis)
+
+
+def _any_along(shape, axis):
+    """(2, ?, 3): a shape with the joined axis left open, as the error of concat shows it."""
+    dims = [str(n) for n in shape]
+    dims[axis] = "?"
+    return "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
 
 
 def _stack_vjp(g, ans, *xs, axis):
@@ -344,7 +361,12 @@ def stack(values, axis=0, name=None):
     values = list(values)
     if not values:
         raise ValueError("stack: needs at least one tensor")
-    return stack_op(*values, axis=negative_axis(axis, ndim_of(values[0]) + 1, "stack"))
+    shapes = [input_shape(x, "stack", k) for k, x in enumerate(values)]
+    axis = negative_axis(axis, len(shapes[0]) + 1, "stack")
+    check_alike("stack: inputs must all have the same shape", shapes,
+                "Give every input one shape first (tk.reshape, slicing, tk.pad), or leave the odd "
+                "ones out")
+    return stack_op(*values, axis=axis)
 
 
 def zeros_like_meta(x):

@@ -2,7 +2,9 @@
 import ipywidgets as w
 
 from ..display import dot as _dot
-from ..display.format import summary
+from ..display import graph as _graph
+from ..display.format import args_text, summary
+from ..display.options import OPTIONS
 from . import plots
 from .base import error_html, esc, text_output, View
 from .models import InspectorModel
@@ -20,6 +22,8 @@ class NodeInspector(View):
     n0: OK. tape gradient 2.0; central differences 2.0; ...
     """
 
+    MAX_OPTIONS = 200   # a larger tape's chooser lists this many nodes and a search box finds the rest
+
     def __init__(self, tape, target=None, sources=None):
         self.error = None
         try:
@@ -27,32 +31,81 @@ class NodeInspector(View):
             ids = self.model.node_ids
         except (ValueError, TypeError, KeyError) as e:
             self.model, ids, self.error = None, [], str(e)
-        options = []
-        if self.model:
-            for nid in ids:
-                n = self.model.graph.node(nid)
-                options.append((f"{nid}: {n.label}", nid))
-        self.dropdown = w.Dropdown(options=options, description="node")
+        self.search = self.found = None
+        if len(ids) > self.MAX_OPTIONS:
+            # 100,000 options took the browser and the kernel seconds to send and list:
+            # offer a bounded list, and a search for any node by id or name.
+            self.search = w.Text(description="find", placeholder="n4217, tanh, a name ...",
+                                 continuous_update=True)
+            self.found = w.HTML()
+        first, _ = self.model.find("", self.MAX_OPTIONS) if self.model else ([], 0)
+        self.dropdown = w.Dropdown(options=self._options(first), description="node")
+        if self.found is not None:
+            self._list(self.model.find("", self.MAX_OPTIONS))
         self.details = w.HTML()
         self.check_button = w.Button(description="check gradient", icon="check")
         self.result = w.Output()
-        super().__init__([w.HBox([self.dropdown, self.check_button]), self.details,
-                          self.result])
+        chooser = [self.dropdown, self.check_button]
+        rows = [w.HBox(chooser)] if self.search is None else [
+            w.HBox(chooser), w.HBox([self.search, self.found])]
+        super().__init__(rows + [self.details, self.result])
         self.add_class("tk-node-inspector")
         self.last_check = None
+        self._picture_model = None
         if self.model is None or not ids:
             self.dropdown.disabled = self.check_button.disabled = True
             self.details.value = error_html(self.error or "Nothing was recorded on this tape.")
             return
         self.dropdown.observe(lambda ch: self._render(), names="value")
         self.check_button.on_click(lambda _: self._check())
+        if self.search is not None:
+            self.search.observe(lambda ch: self.find(ch["new"]), names="value")
         self._render()
+
+    def _list(self, found):
+        """Offer the nodes `found` = (ids, how many matched) in the chooser, at most
+        MAX_OPTIONS. The node selected now stays first: ipywidgets selects the first option
+        whenever the options change."""
+        ids, total = found
+        keep = self.dropdown.value
+        if keep is not None:
+            ids = [keep] + [i for i in ids if i != keep][:self.MAX_OPTIONS - 1]
+        self.dropdown.options = self._options(ids)
+        if self.found is not None:
+            listed = len(ids) - (keep is not None and keep not in found[0])
+            matching = "matching " if self.search.value.strip() else ""
+            self.found.value = (f'<span class="tk-found">{listed:,} of {total:,} {matching}nodes '
+                                f'listed; type an id or a name to find the others</span>'
+                                if total > listed else
+                                f'<span class="tk-found">{total:,} {matching}nodes</span>')
+
+    def _options(self, ids):
+        return [(f"{nid}: {self.model.index.label(nid)}", nid) for nid in ids]
+
+    def find(self, query):
+        """List the nodes whose id starts with `query` or whose name contains it (what typing
+        in the search box does); the selection stays. Returns the ids listed."""
+        if self.model is None:
+            return []
+        self._list(self.model.find(query, self.MAX_OPTIONS))
+        return [v for _, v in self.dropdown.options]
+
+    def _offer(self, node_id):
+        """Make sure `node_id` is among the options (a node found by code, or clicked in a
+        graph, may not be listed)."""
+        if node_id not in self.model.index:
+            raise KeyError(f"NodeInspector: no node {node_id!r} on this tape (node ids look "
+                           f"like s0, n3)")
+        if all(v != node_id for _, v in self.dropdown.options):
+            self.dropdown.options = self._options([node_id]) + list(
+                self.dropdown.options)[:self.MAX_OPTIONS - 1]
 
     @property
     def selected(self):
         return self.dropdown.value
 
     def select(self, node_id):
+        self._offer(node_id)
         self.dropdown.value = node_id
         self._refresh_displays()
         return self.node()
@@ -68,6 +121,7 @@ class NodeInspector(View):
         was displayed on s0 used to leave s0's details beside n3's result).
         """
         if node_id is not None and node_id != self.selected:
+            self._offer(node_id)
             self.dropdown.value = node_id
         result = self._check(**kw)
         self._refresh_displays()
@@ -87,7 +141,7 @@ class NodeInspector(View):
         grad = summary(info.grad) if info.grad is not None else "none"
         value = summary(info.value) if info.value is not None else "not kept"
         rows = [("op / name", info.op), ("kind", info.kind),
-                ("inputs", ", ".join(info.inputs) or "-"),
+                ("inputs", args_text(info.inputs) or "-"),
                 ("shape", "?" if info.shape is None else str(tuple(info.shape))),
                 ("dtype", info.dtype or "?"), ("value", value),
                 (f"gradient (d {self.model.target_node or 'target'} / d {info.id})", grad)]
@@ -111,8 +165,11 @@ class NodeInspector(View):
         """PNG of the selected node: the graph with it highlighted, its numbers, its check."""
         if self.model is None or not self.model.node_ids:
             return None
+        if self._picture_model is None:   # the tape's own picture, summarised past max_nodes
+            self._picture_model = _graph.build(self.model.snapshot, max_nodes=OPTIONS["max_nodes"])
+        shown = self._picture_model
         try:
-            graph = _dot.to_digraph(self.model.graph, highlight=self.selected,
+            graph = _dot.to_digraph(shown, highlight=shown.shown_as(self.selected),
                                     grads=self.model.grads).pipe(format="png", quiet=True)
         except Exception:  # noqa: BLE001 - no `dot`: the numbers alone
             graph = None

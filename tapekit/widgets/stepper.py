@@ -12,7 +12,7 @@ import graphviz
 import ipywidgets as w
 
 from ..display import dot as _dot
-from ..display.format import summary
+from ..display.format import args_text, summary
 from ..display.options import OPTIONS
 from . import plots
 from .base import error_html, esc, View
@@ -84,10 +84,10 @@ class BackpropStepper(View):
             self.chain.value = error_html(self.error)
             return
         # Each node in the picture: its own, or the block a summarised graph put it in.
-        blocks = [node for node in self.view.graph_model.nodes
-                  if node.kind == "block"] if self.view is not None else []
-        self._in_view = {f"n{i}": node.id for node in blocks for i in node.records}
-        self._shown = [self._in_view.get(s.node, s.node) for s in self.model.steps]
+        shown_as = self.view.graph_model.shown_as if self.view is not None else lambda node: None
+        self._in_view = lambda node: shown_as(node) or node
+        self._shown = [self._in_view(node)
+                       for node in map(self.model.node_at, range(len(self.model)))]
         self.reset_button.on_click(lambda _: self._go(0))
         self.prev_button.on_click(lambda _: self._go(self.position - 1))
         self.next_button.on_click(lambda _: self._go(self.position + 1))
@@ -218,7 +218,7 @@ class BackpropStepper(View):
                     f'<p>Press <i>next</i> (or the right arrow key in the graph) to apply the '
                     f'chain rule at the last recorded op.</p>')
         else:
-            args = ", ".join(s.args)
+            args = args_text(s.args)
             body = (f'<code>{s.node} = {esc(s.op)}({esc(args)})</code> = {f(s.value)}</div>'
                     f'<p>gradient arriving from above: d target / d <code>{s.node}</code> = '
                     f'<b>{f(s.grad_in)}</b></p>')
@@ -254,7 +254,7 @@ class BackpropStepper(View):
         # this order, so once the panel says "step k" the graph shows step k too.
         if self.view is not None:
             step = self.model.current
-            receiving = (self._in_view.get(c.node, c.node) for c in step.contributions)
+            receiving = (self._in_view(c.node) for c in step.contributions)
             self._rendering = True
             try:
                 with self.view.hold_sync():

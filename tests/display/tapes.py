@@ -26,3 +26,16 @@ def evil_tape():
         with tk.display.name_scope("<i>scope</i>"):
             y = f(x) * q
     return tape, y, x
+
+
+def wide_tape(n=5000, join="add_n"):
+    """One op over `n` Variables named v0, v1, ... (add_n, stack or concat), then a loss."""
+    import numpy as np
+    xs = [tk.Variable(np.full(2, 0.5 + k / n, np.float32), name=f"v{k}") for k in range(n)]
+    with tk.GradientTape(persistent=True) as tape:
+        if join == "add_n":
+            y = tk.add_n(xs)
+        else:
+            y = (tk.stack if join == "stack" else lambda v: tk.concat(v, 0))(xs)
+        loss = tk.reduce_sum(tk.sin(y))
+    return tape, loss, xs

@@ -1,11 +1,15 @@
 """tapekit.display.mimebundle: tk.show and a tape's notebook display (SVG and PNG with `dot`;
 an HTML table and how to install Graphviz without it, never a traceback)."""
+import base64
+import io
+import shutil
+
 import graphviz
 import pytest
 
 import tapekit as tk
 
-from .tapes import small_tape
+from .tapes import small_tape, wide_tape
 
 pytestmark = pytest.mark.usefixtures("record")   # display recording on for every test
 
@@ -77,3 +81,17 @@ def test_show_options_override_the_defaults_for_one_view():
     finally:
         tk.display.set_options(**previous)
     assert tk.show(tape).options["rankdir"] == previous["rankdir"]
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot not installed")
+def test_the_picture_of_an_op_over_5000_variables_is_small_and_not_empty():
+    # Its PNG was empty (and its SVG 6.7 MB, 25 s of dot): the 5,001 nodes did not fit
+    Image = pytest.importorskip("PIL.Image")
+    tape, loss, xs = wide_tape(5000)
+    bundle = tape._repr_mimebundle_()
+    assert len(bundle["image/svg+xml"]) < 50_000 and "5,000 inputs: v0:0 ... v4999:0" in bundle["image/svg+xml"]
+    png = Image.open(io.BytesIO(base64.b64decode(bundle["image/png"]))).convert("L")
+    width, height = png.size
+    assert 200 < width <= 9.5 * 96 + 1 and 200 < height < 3000
+    dark = sum(png.histogram()[:128])                 # pixels of text and lines
+    assert dark > 0.01 * width * height

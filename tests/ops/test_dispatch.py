@@ -62,3 +62,32 @@ def test_bools_still_concatenate_stack_select_and_count():
     assert tk.stack([t, f]).numpy().tolist() == [[True], [False]]
     assert tk.where(t, t, f).numpy().tolist() == [True]
     assert int(tk.reduce_sum(tk.cast(tk.constant([True, True, False]), tk.int32))) == 2
+
+
+def test_an_op_error_with_thousands_of_inputs_summarises_them():
+    # A variadic op's forward that fails: the message named every one of 5,001 inputs (100 KB)
+    from tapekit.ops.shapes import stack_op
+    values = [tk.ones(2) for _ in range(5001)]
+    values[4217] = tk.ones(3)
+    with pytest.raises(tk.errors.InvalidArgumentError) as info:
+        stack_op(*values, axis=-2)
+    message = str(info.value)
+    assert len(message) < 1000 and message.startswith("stack: cannot apply to 5,001 inputs (input "
+                                                      "4,217 has shape (3,) float32; the other "
+                                                      "5,000 have shape (2,) float32), axis=-2")
+    with pytest.raises(TypeError) as info:
+        tk.add_n([tk.constant([True, False])] * 5001)
+    assert len(str(info.value)) < 1000
+    assert "cannot apply to bools: 5,001 inputs, each of shape (2,) bool" in str(info.value)
+    with pytest.raises(tk.errors.InvalidArgumentError,       # a few inputs: each one, in order
+                       match=r"cannot apply to inputs shape \(2,\) float32, shape \(3,\) float32"):
+        stack_op(tk.ones(2), tk.ones(3), axis=-2)
+
+
+def test_odd_inputs_counts_what_it_does_not_list():
+    from tapekit.ops.dispatch import odd_inputs
+    keys = ["a"] * 10 + ["b", "c", "d", "e", "f"]
+    assert odd_inputs(keys, lambda k: f"is {keys[k]}", "are a") == (
+        "input 10 is b, input 11 is c, input 12 is d and 2 more; the other 10 are a")
+    assert odd_inputs(list("xyz"), lambda k: "is " + "xyz"[k], "-", most=2) == (
+        "input 0 is x, input 1 is y and 1 more, no two alike")

@@ -55,3 +55,53 @@ def test_broadcast_to_bad_shape_names_both():
         tk.broadcast_to(tk.ones((3,)), (2, 2))
     with pytest.raises(ValueError, match=r"cannot broadcast an input of shape \(2, 3\) to \(3,\)"):
         tk.broadcast_to(tk.ones((2, 3)), (3,))
+
+
+def _five_thousand_and_one(odd):
+    """5,001 inputs of shape (2,), the one at position 4,217 replaced by `odd`."""
+    values = [tk.ones(2) for _ in range(5001)]
+    values[4217] = odd
+    return values
+
+
+def test_stack_of_5001_names_the_odd_input_in_a_short_message():
+    # TF 2.21: "Shapes of all inputs must match: values[0].shape = [2] != values[4217].shape
+    # = [3]"; tapekit listed all 5,001 shapes (100 KB) without saying which one differed
+    with pytest.raises(tk.errors.InvalidArgumentError) as info:
+        tk.stack(_five_thousand_and_one(tk.ones(3)))
+    message = str(info.value)
+    assert len(message) < 1000
+    assert "input 4,217 has shape (3,); the other 5,000 have shape (2,)" in message
+    assert message.startswith("stack: inputs must all have the same shape") and "tk.reshape" in message
+    with pytest.raises(tk.errors.InvalidArgumentError, match=r"got shapes \(2,\), \(3,\)\. Give"):
+        tk.stack([tk.ones(2), tk.ones(3)])          # a short list: every shape, in order
+    with pytest.raises(TypeError, match="stack: input 4,217 is None; did a gradient come back None"):
+        tk.stack(_five_thousand_and_one(None))
+
+
+def test_concat_of_5001_names_the_input_of_another_rank_or_size():
+    # TF 2.21: "Ranks of all input tensors should match: shape[0] = [2] vs. shape[4217] = [2,2]"
+    with pytest.raises(tk.errors.InvalidArgumentError) as info:
+        tk.concat(_five_thousand_and_one(tk.ones((2, 2))), axis=0)
+    message = str(info.value)
+    assert len(message) < 1000
+    assert "same rank: input 4,217 has shape (2, 2); the other 5,000 have rank 1" in message
+    values = [tk.ones((1, 3)) for _ in range(5001)]
+    values[4217] = tk.ones((1, 4))
+    with pytest.raises(tk.errors.InvalidArgumentError) as info:
+        tk.concat(values, axis=0)
+    assert len(str(info.value)) < 1000 and ("but the axis joined (axis 0): input 4,217 has shape "
+                                             "(1, 4); the other 5,000 have shape (?, 3)") in str(info.value)
+    assert tk.concat(values, axis=1).shape == (1, 15004)    # sizes may differ along the axis joined
+    assert tk.concat([tk.ones((2, 3)), tk.ones((1, 3))], axis=-2).shape == (3, 3)
+
+
+def test_a_list_with_a_float64_among_5001_float32_names_it():
+    # TF 2.21: "cannot compute Pack as input #4217(zero-based) was expected to be a float
+    # tensor but is a double tensor"
+    for join in (tk.stack, tk.add_n, lambda v: tk.concat(v, 0)):
+        with pytest.raises(TypeError) as info:
+            join(_five_thousand_and_one(tk.ones(2, tk.float64)))
+        assert len(str(info.value)) < 1000
+        assert ("inputs have different dtypes float32 and float64 (input 4,217 is float64; "
+                "the other 5,000 are float32)") in str(info.value) and "tk.cast" in str(info.value)

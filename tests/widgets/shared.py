@@ -46,3 +46,26 @@ def png(bundle):
 def png_out(out_widget):
     out, = out_widget.outputs
     return png(out["data"])
+
+
+def chain_tape(n_records):
+    """A loss at the end of `n_records` records: h = tanh(h * w + b), repeated (display
+    recording on, as in a notebook)."""
+    w = tk.Variable(np.full(4, 0.9, np.float32), name="w")
+    b = tk.Variable(np.zeros(4, np.float32), name="b")
+    h = tk.constant(np.linspace(-1, 1, 4, dtype=np.float32))
+    with tk.display.option_context(record=True):
+        with tk.GradientTape(persistent=True) as tape:
+            for _ in range((n_records - 1) // 3):
+                h = tk.tanh(h * w + b)
+            loss = tk.reduce_sum(h)
+    return tape, loss, [w, b]
+
+
+def wide_tape(n=600):
+    """add_n over `n` Variables v0, v1, ..., then a loss (display recording on)."""
+    xs = [tk.Variable(np.full(2, 0.5 + k / n, np.float32), name=f"v{k}") for k in range(n)]
+    with tk.display.option_context(record=True):
+        with tk.GradientTape(persistent=True) as tape:
+            loss = tk.reduce_sum(tk.sin(tk.add_n(xs)))
+    return tape, loss, xs

@@ -4,8 +4,9 @@ import pytest
 
 ipywidgets = pytest.importorskip("ipywidgets")
 from tapekit.widgets import NodeInspector  # noqa: E402
+from tapekit.widgets import inspector as inspector_module  # noqa: E402
 
-from .shared import mlp_tape, png, scalar_tape  # noqa: E402
+from .shared import chain_tape, mlp_tape, png, scalar_tape  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("close_widgets")   # recording on; widgets closed after
 
@@ -58,3 +59,36 @@ def test_inspector_picture_is_of_the_selected_node():
     assert p3 != p0
     insp.select("s0")
     assert png(insp._repr_mimebundle_()) == p0
+
+
+def test_a_long_tapes_chooser_lists_a_bounded_selection_and_finds_the_rest():
+    # 100,000 records gave the dropdown 100,003 options (20 s at 20,000 records)
+    tape, loss, sources = chain_tape(1000)
+    insp = NodeInspector(tape, loss, sources)
+    options = [v for _, v in insp.dropdown.options]
+    assert len(options) == NodeInspector.MAX_OPTIONS == 200
+    assert options[:3] == ["s0", "s1", "s2"] and options[-1] == "n999"   # the leaves, ..., the target
+    assert insp.found.value.count("200 of 1,003 nodes listed")
+    insp.search.value = "n77"                           # what typing in the search box does
+    assert [v for _, v in insp.dropdown.options][:3] == ["s0", "n77", "n770"]   # the selection stays
+    assert "11 matching nodes" in insp.found.value and insp.selected == "s0"
+    assert len(insp.find("tanh")) == 200 and "199 of 333 matching nodes listed" in insp.found.value
+    insp.select("n901")                                 # any node, listed or not
+    assert insp.selected == "n901" and "<code>add</code>" in insp.details.value
+    assert insp.check("n5").ok and insp.selected == "n5"
+    assert insp.model._graph is None                    # no Node was made for every record
+
+
+def test_the_picture_of_a_long_tape_is_its_summary_with_the_box_of_the_node_marked(monkeypatch):
+    tape, loss, sources = chain_tape(1000)
+    insp = NodeInspector(tape, loss, sources)
+    drawn = {}
+
+    def to_digraph(model, **kw):
+        drawn.update(nodes=len(model.nodes), highlight=kw["highlight"])
+        return real(model, **kw)
+    real = inspector_module._dot.to_digraph
+    monkeypatch.setattr(inspector_module._dot, "to_digraph", to_digraph)
+    insp.select("n500")
+    png(insp._repr_mimebundle_())
+    assert drawn == {"nodes": 4, "highlight": "b0"}     # was all 1,003 nodes, laid out by dot

@@ -185,3 +185,14 @@ def test_stepper_and_inspector_pictures_of_a_10000_character_name():
     stepper.step()
     for view in (stepper, NodeInspector(tape, y)):
         assert png(view._repr_mimebundle_())
+
+
+@needs_dot
+def test_a_step_into_an_op_over_600_variables_highlights_their_box():
+    from .shared import wide_tape
+    tape, loss, xs = wide_tape(600)
+    s = BackpropStepper(tape, loss, xs)
+    assert len(s.view.node_ids) <= 100 and "g0" in s.view.node_ids      # was 603 nodes
+    s.go_to(-1)                                  # the add_n: every Variable receives
+    assert s.view.current == "n0" and s.view.highlighted == ["g0"]
+    assert "600 inputs: s0 ... s599" in s.chain_html() and "600 inputs: s0 ... s599" in str(s.model.current)

@@ -2,17 +2,21 @@
 backprop computes them, with the chain rule's numbers at every step (the BackpropStepper's model).
 
 The steps come from tapekit.backprop.backward itself, the walk tape.gradient runs, through its
-`observe` hook; the model adds only the local derivatives it shows beside them.
+`observe` hook; the model adds only the local derivatives it shows beside them. The walk keeps
+what each record sent and left behind; a Step (with its local derivatives) is made when it is
+read, so building the model costs one backward pass at any tape size.
 """
 
+from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ... import backprop
-from ...context import state
+from ...context import enter_raw, leave_raw, state
 from ...display import graph as _graph
-from ...record import Record
+from ...display.format import args_text
 from ...tape import GradientTape
 from ...tensor import Tensor
 from .common import NOT_RECORDED, as_array, summary_text
@@ -65,7 +69,7 @@ class Step:
             return (f"step {self.index}: seed d {self.node}/d {self.node} = {f(self.grad_in)} "
                     f"(the target's gradient with respect to itself)")
         lines = [f"step {self.index}: {self.node} = {self.op}"
-                 f"({', '.join(self.args)}) = {f(self.value)}",
+                 f"({args_text(self.args)}) = {f(self.value)}",
                  f"  gradient arriving from above: d target/d {self.node} = {f(self.grad_in)}"]
         for c in self.contributions:
             if self.elementwise:
@@ -131,11 +135,10 @@ class BackpropModel:
             srcs = _graph.tensors(sources, "sources")
         self.sources = srcs
         self.records = records
-        self.ids, _ = _graph.index_tape(snap, records, extra=srcs)
-        nodes = _graph.build(snap).nodes
-        self._labels = {n.id: n.label for n in nodes}
-        self._args = {n.id: tuple(n.args) for n in nodes}
-        self.steps = self._compute()
+        self._index = _graph.NodeIndex(snap, extra=srcs)   # labels without a Node per record
+        self.ids = self._index.ids
+        self._walk = self._compute()
+        self.steps = Steps(self)
         self.position = 0
 
     # --- navigation -----------------------------------------------------------------
@@ -155,15 +158,20 @@ class BackpropModel:
     def grads_at(self, i):
         """{node id: accumulated gradient} after step `i`: the seed, then what each step's
         inputs hold after it, the latest winning (linear in i; nothing is stored per step)."""
-        grads = {self.steps[0].node: self.steps[0].grad_in}
-        for step in self.steps[1:i + 1]:
-            for c in step.contributions:
-                grads[c.node] = c.total
+        ids = self.ids
+        grads = {self._walk[0][0]: self._walk[0][2]}
+        for _, _, sent in self._walk[1:i + 1]:
+            for _, tid, _, total in sent:
+                grads[ids[tid]] = total
         return grads
 
     def done_at(self, i):
         """Node ids whose step is complete after step `i`."""
-        return tuple(step.node for step in self.steps[1:i + 1])
+        return tuple(self.node_at(k) for k in range(1, i + 1))
+
+    def node_at(self, i):
+        """The node id of step `i` (without making its Step)."""
+        return self._walk[i][0] if i == 0 else f"n{self._walk[i][0]}"
 
     def step(self):
         """Advance one step (stays on the last one); returns the new current step."""
@@ -199,40 +207,43 @@ class BackpropModel:
 
     # --- the computation ------------------------------------------------------------
     def _compute(self):
-        """Every step, taken from backprop.backward itself as it runs (its `observe` hook)."""
-        records, ids = self.records, self.ids
+        """The walk, taken from backprop.backward itself as it runs (its `observe` hook): per
+        record, what arrived and what each input received and then held. Only that is kept
+        here; a `Step` (with the local derivatives) is made when it is looked at (`steps`),
+        so a 100,000-record tape costs one backward pass, not 100,000 Steps."""
+        records = self.records
         source_tids = [s._tid for s in self.sources]
-        reach = backprop.reachable(self.snapshot.source_records, source_tids)
+        self._reach = reach = backprop.reachable(self.snapshot.source_records, source_tids)
         target = self.target._tid
         seed = backprop.seed_like(self.target)
-        tnode = ids[target]
-        steps = [Step(0, tnode, "seed", value=as_array(self.target), grad_in=seed, model=self)]
-
-        shown = {rec.out_tid: rec for rec in records}   # the walk's Record -> what display shows
+        walk = [(self.ids[target], None, seed)]          # step 0: the seed on the target
+        index = {rec.out_tid: rec.index for rec in records}   # the walk's Record -> its index
 
         def observe(rec, g, sent, grads):
-            rec = shown[Record._make(rec).out_tid]   # the walk gives the tape's own record
-            node = f"n{rec.index}"
-            local = self._local(rec, reach)
-            elementwise = all(tuple(rec.inputs[i].shape) == tuple(np.shape(rec.value))
-                              for i, _, _ in sent)
-            steps.append(Step(
-                len(steps), node, rec.op.name, rec.index, np.asarray(rec.value), np.asarray(g),
-                [Contribution(i, ids[tid], self._labels.get(ids[tid], ""), np.asarray(local[i]),
-                              np.asarray(gi), as_array(grads[tid]))   # what tid holds after it
-                 for i, tid, gi in sent],
-                elementwise, self._args.get(node, ()), model=self))
+            walk.append((index[rec[-1]], g, [(i, tid, gi, grads[tid]) for i, tid, gi in sent]))
 
-        # Raw mode, as tape.gradient runs when nothing else records: the stepper's backward
-        # pass must not land on a tape or accumulator that is active now.
-        saved = state.tapes, state.accumulators
-        state.tapes, state.accumulators = [], []
-        try:
+        with _raw():
             backprop.backward(self.snapshot.source_records, {target: seed}, source_tids,
                               reach=reach, observe=observe)
-        finally:
-            state.tapes, state.accumulators = saved
-        return steps
+        return walk
+
+    def _step(self, k):
+        """Step `k` of the walk, with the numbers the stepper shows."""
+        if k == 0:
+            node, _, seed = self._walk[0]
+            return Step(0, node, "seed", value=as_array(self.target), grad_in=seed, model=self)
+        i, g, sent = self._walk[k]
+        rec, ids, index = self.records[i], self.ids, self._index
+        with _raw():
+            local = self._local(rec, self._reach)
+        elementwise = all(tuple(rec.inputs[j].shape) == tuple(np.shape(rec.value))
+                          for j, _, _, _ in sent)
+        return Step(
+            k, f"n{i}", rec.op.name, i, np.asarray(rec.value), np.asarray(g),
+            [Contribution(j, ids[tid], index.label(ids[tid]), np.asarray(local[j]),
+                          np.asarray(gi), as_array(total))   # what tid holds after it
+             for j, tid, gi, total in sent],
+            elementwise, _graph.op_args(rec, ids), model=self)
 
     @classmethod
     def _local(cls, rec, reach):
@@ -252,3 +263,42 @@ class BackpropModel:
                 li = backprop._cast(li, x.dtype)
             local[i] = li
         return local
+
+
+class Steps(Sequence):
+    """`BackpropModel.steps`: the list of Steps, each made the first time it is read."""
+
+    def __init__(self, model):
+        self._model = model
+        self._made = {}
+
+    def __len__(self):
+        return len(self._model._walk)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[j] for j in range(*k.indices(len(self)))]
+        n = len(self)
+        if not -n <= k < n:
+            raise IndexError(f"step {k} out of range 0..{n - 1}")
+        k %= n
+        step = self._made.get(k)
+        if step is None:
+            if len(self._made) > 1024:    # a long walk stepped through: keep memory bounded
+                self._made.clear()
+            step = self._made[k] = self._model._step(k)
+        return step
+
+
+@contextmanager
+def _raw():
+    """Raw mode, as tape.gradient runs when nothing else records: the stepper's backward
+    pass (and its local derivatives) must not land on a tape or accumulator active now."""
+    saved = state.tapes, state.accumulators
+    state.tapes, state.accumulators = [], []
+    raw = enter_raw(True)
+    try:
+        yield
+    finally:
+        leave_raw(True, raw)
+        state.tapes, state.accumulators = saved

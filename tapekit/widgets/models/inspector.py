@@ -8,6 +8,7 @@ import numpy as np
 
 from ...context import enter_raw, leave_raw
 from ...display import graph as _graph
+from ...display.format import args_text
 from ...ops.registry import Meta
 from ...convert import constant
 from ...tensor import Tensor, wrap_array
@@ -32,7 +33,7 @@ class NodeInfo:
     def __str__(self):
         lines = [f"{self.id}: {self.op} ({self.kind})"]
         if self.inputs:
-            lines.append(f"  inputs: {', '.join(self.inputs)}")
+            lines.append(f"  inputs: {args_text(self.inputs)}")
         shape = "?" if self.shape is None else str(tuple(self.shape))
         lines.append(f"  shape {shape}, dtype {self.dtype or '?'}")
         value = summary_text(self.value) if self.value is not None else "not kept"
@@ -67,7 +68,7 @@ class InspectorModel:
     def __init__(self, tape, target=None, sources=None):
         self.tape = tape
         self.snapshot = snap = _graph.snapshot(tape)   # the one read of the tape
-        self.graph = _graph.build(snap)
+        self.index = _graph.NodeIndex(snap)            # any node, made when asked for
         records = snap.records
         self.records = records
         if target is None and records:
@@ -79,7 +80,7 @@ class InspectorModel:
         if target is not None:
             try:
                 bp = BackpropModel(tape, target, sources)
-                grads = bp.steps[-1].grads
+                grads = bp.grads_at(len(bp) - 1)
             except ValueError as e:
                 self.message = str(e)
         elif not records:
@@ -87,19 +88,60 @@ class InspectorModel:
         self.grads = grads
         self.target_node = None
         if target is not None:
-            ids, _ = _graph.index_tape(snap, records)
-            self.target_node = ids.get(target._tid)
+            self.target_node = self.index.ids.get(target._tid)
+        self._graph = None
+
+    @property
+    def graph(self):
+        """The tape's whole GraphModel, every node (built on first use: at 100,000 records
+        that takes seconds, which is why the inspector itself reads `index`)."""
+        if self._graph is None:
+            self._graph = _graph.build(self.snapshot)
+        return self._graph
 
     @property
     def node_ids(self):
-        return [n.id for n in self.graph.nodes]
+        return self.index.node_ids
 
     def node(self, node_id):
         """A `NodeInfo` (op, inputs, shape, dtype, value, gradient) for `node_id`."""
-        n = self.graph.node(node_id)
+        n = self.index.node(node_id)
         op = n.label
         return NodeInfo(n.id, n.kind, op, tuple(n.args), n.shape, n.dtype,
                         n.value, self.grads.get(n.id))
+
+    def find(self, query="", limit=200):
+        """(node ids, how many match): at most `limit` nodes whose id starts with `query` or
+        whose name contains it (case-insensitive; an exact id first), in tape order. With no
+        query: the first `limit` nodes (the leaves first) and the target. What a chooser
+        offers instead of every node of a 100,000-record tape.
+
+        >>> x = tk.Variable(2.0, name="x")
+        >>> with tk.display.option_context(record=True):   # on by default in Jupyter
+        ...     with tk.GradientTape() as tape:
+        ...         y = tk.sin(x) * x
+        >>> tk.widgets.InspectorModel(tape, y).find("sin")
+        (['n0'], 1)
+        """
+        q = str(query).strip().lower()
+        index, found, total = self.index, [], 0
+        if not q:
+            found = index.node_ids[:limit]
+            if self.target_node is not None and self.target_node not in found:
+                found = found[:limit - 1] + [self.target_node]
+            return found, len(index)
+        exact = q in index
+        if exact:
+            found.append(q)
+            total = 1
+        names = [(index.ids[t], index.label(index.ids[t]).lower()) for t in index.leaves]
+        names += ((f"n{i}", rec.op.name.lower()) for i, rec in enumerate(self.records))
+        for node_id, name in names:
+            if (node_id.startswith(q) or q in name) and not (exact and node_id == q):
+                total += 1
+                if len(found) < limit:
+                    found.append(node_id)
+        return found, total
 
     def check(self, node_id, eps=1e-6, rtol=1e-3, atol=1e-4):
         """Compare the node's tape gradient with central finite differences.
@@ -110,7 +152,7 @@ class InspectorModel:
         derivative must match d sum(target)/d node from the backward pass (within
         float32-sized tolerances: rtol=1e-3, atol=1e-4).
         """
-        n = self.graph.node(node_id)
+        n = self.index.node(node_id)
         grad = self.grads.get(node_id)
         if grad is None:
             why = self.message or "no gradient reaches this node from the target"
