@@ -3,8 +3,11 @@
 `read_exercise(path)` reads the block marked as described in docs/write_your_own_lesson.md
 (the `## Exercise` Markdown, the reader's cell tagged `exercise`, the `solution`, the checks
 tagged `grade`) into an `Exercise`, or raises `ExerciseError` naming the lesson and the cell.
-`check_runs(ex)` runs the block in a fresh Python: each check must FAIL when only the skeleton
-ran, and pass after the solution. assignments.py builds the nbgrader notebooks from these.
+A lesson may come from anyone: its text must not hold nbgrader's own markers where nbgrader
+would act on them (see NBGRADER_MARKERS), since the release would then show students the
+solution or refuse to run. `check_runs(ex)` runs the block in a fresh Python: each check must
+FAIL when only the skeleton ran, and pass after the solution. assignments.py builds the
+nbgrader notebooks from these.
 """
 import ast
 import json
@@ -24,6 +27,23 @@ SOLUTION_FIRST_LINE = re.compile(r"^#\s*Solution\b")
 MARKER_TAGS = ("exercise", "solution", "grade")
 SETUP_TAG = "exercise-setup"     # a lesson cell the exercise builds on, copied to the assignment
 LESSON_NAME = re.compile(r"^\d+[a-z]?_\w+$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")     # a Markdown code fence's opening or closing
+
+# What nbgrader 0.9's `generate_assignment` acts on in a cell's source, with its default
+# delimiters (ClearSolutions.begin/end_solution_delimeter, ClearHiddenTests.begin/
+# end_test_delimeter, ClearMarkScheme.begin/end_mark_scheme_delimeter; tests compare them with
+# the installed nbgrader). Each is found by `delimiter in line`: case-sensitive, anywhere in
+# the line (a comment, a string, a Markdown sentence), in every cell, code or Markdown. A BEGIN
+# starts a region that runs to the next line holding its END (both lines dropped), a lone END
+# line is dropped, and a region outside a cell of its kind (or nested, or unclosed) stops the
+# release. InstantiateTests acts on a code cell holding AUTOTEST anywhere: it loads the
+# course's autotests.yml (the release fails without one) and rewrites the comment lines.
+SOLUTION_MARKERS = ("BEGIN SOLUTION", "END SOLUTION")
+HIDDEN_MARKERS = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
+MARK_SCHEME_MARKERS = ("BEGIN MARK SCHEME", "END MARK SCHEME")
+AUTOTEST_MARKER = "AUTOTEST"
+NBGRADER_MARKERS = SOLUTION_MARKERS + HIDDEN_MARKERS + MARK_SCHEME_MARKERS
+HIDDEN_LINE = re.compile(r"[ \t]*#+[ \t]*(BEGIN|END) HIDDEN TESTS[ \t]*")   # a line of its own
 
 
 class ExerciseError(ValueError):
@@ -70,6 +90,96 @@ def _is_import_cell(cell):
     return bool(body) and all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in body)
 
 
+def _exercise_headings(source):
+    """Where the lines starting '## Exercise' begin in a Markdown cell, except inside a fenced
+    code block (``` or ~~~), where such a line is an example of Markdown, not a heading."""
+    fence, at = None, 0
+    for line in source.split("\n"):
+        m = _FENCE.match(line)
+        if fence is None:
+            if m and not (m[1][0] == "`" and "`" in line[m.end():]):
+                fence = m[1]
+            elif EXERCISE_HEADING.match(line):
+                yield at
+        elif m and m[1][0] == fence[0] and len(m[1]) >= len(fence) and not line[m.end():].strip():
+            fence = None
+        at += len(line) + 1
+
+
+def _check_markers(where, text, role):
+    """Refuse nbgrader's markers (NBGRADER_MARKERS) in text the assignment copies, except
+    hidden tests in a grade cell, as whole, balanced lines that leave valid Python.
+
+    role: "title", "markdown", "code" (imports, setup), "exercise", "solution" or "grade".
+    """
+    found = [m for m in NBGRADER_MARKERS if m in text]
+    if role not in ("title", "markdown") and AUTOTEST_MARKER in text:
+        found.append(AUTOTEST_MARKER)
+    for m in found:
+        if m in HIDDEN_MARKERS and role == "grade":
+            continue
+        if m in SOLUTION_MARKERS and role == "solution":
+            why = ("the assignment puts the solution between '### BEGIN SOLUTION' and "
+                   "'### END SOLUTION', so nbgrader's release would "
+                   + ("end the hidden part at this line and show students the rest of the "
+                      "solution" if m.startswith("END") else
+                      "refuse it (a nested BEGIN SOLUTION)"))
+        elif m in SOLUTION_MARKERS:
+            why = ("the assignment's only solution region is the solution cell's body: "
+                   "nbgrader's release would clear this text from that line on, drop the "
+                   "line, or refuse the notebook")
+        elif m in HIDDEN_MARKERS:
+            why = ("hidden tests go only in a grade cell (tagged [check, remove-cell, grade]): "
+                   "nbgrader's release refuses them elsewhere, and drops a lone END line")
+        elif m in MARK_SCHEME_MARKERS:
+            why = ("the assignments have no manually graded task cells, so nbgrader's release "
+                   "would refuse the notebook or drop the line")
+        else:
+            why = ("nbgrader then looks for tests in an autotests.yml, which the course does "
+                   "not have (its release fails), to replace comment lines with; write checks "
+                   "as asserts")
+        raise ExerciseError(f"{where}: holds {m!r}, which nbgrader reads as its marker "
+                            f"anywhere in a line (in a comment, a string or text alike): {why}; "
+                            f"reword it so that no line holds {m!r}")
+    if role != "grade" or not set(found) & set(HIDDEN_MARKERS):
+        return
+    lines, begun, visible = text.split("\n"), None, []
+    for k, line in enumerate(lines, 1):
+        marker = next((m for m in HIDDEN_MARKERS if m in line), None)
+        if marker is None:
+            if begun is None:
+                visible.append(line)
+            continue
+        if not HIDDEN_LINE.fullmatch(line):
+            raise ExerciseError(f"{where}: line {k} holds {marker!r} beside other text, and "
+                                "nbgrader drops the whole line; put '### BEGIN HIDDEN TESTS' "
+                                "and '### END HIDDEN TESTS' on lines of their own")
+        if marker.startswith("BEGIN") and begun is not None:
+            raise ExerciseError(f"{where}: line {k} begins hidden tests inside those begun at "
+                                f"line {begun}, which nbgrader refuses; end the first with "
+                                "'### END HIDDEN TESTS' before beginning more")
+        if marker.startswith("END") and begun is None:
+            raise ExerciseError(f"{where}: line {k} ends hidden tests that no '### BEGIN "
+                                "HIDDEN TESTS' line began (nbgrader would drop it); add the "
+                                "BEGIN line above the hidden asserts, or remove this line")
+        begun = k if marker.startswith("BEGIN") else None
+    if begun is not None:
+        raise ExerciseError(f"{where}: the hidden tests begun at line {begun} never end, and "
+                            "nbgrader's release refuses the notebook; end them with a line "
+                            "'### END HIDDEN TESTS'")
+    try:
+        ast.parse(text)
+    except SyntaxError:
+        return              # IPython syntax (a %magic): the runs check the cell as it is
+    try:
+        ast.parse("\n".join(visible))
+    except SyntaxError as e:
+        raise ExerciseError(f"{where}: without its hidden tests, as students get it, the cell "
+                            f"is not valid Python ({e.msg}, line {e.lineno} of what remains): "
+                            "nbgrader removes the lines from '### BEGIN HIDDEN TESTS' to "
+                            "'### END HIDDEN TESTS'; keep whole statements between them") from None
+
+
 def has_exercise_markers(path):
     """True if a cell of the lesson is tagged `exercise` or `grade` (the new markers)."""
     nb = _read(path)
@@ -93,13 +203,15 @@ def read_exercise(path):
                             "99_tiny_lesson.md; the name becomes the assignment's name")
     nb = _read(path)
     cells = nb.cells
-    title = next((c.source.strip().splitlines()[0].lstrip("#").strip() for c in cells
-                  if c.cell_type == "markdown" and c.source.strip().startswith("# ")), path.stem)
+    titled = next((i for i, c in enumerate(cells)
+                   if c.cell_type == "markdown" and c.source.strip().startswith("# ")), None)
+    title = (path.stem if titled is None else
+             cells[titled].source.strip().splitlines()[0].lstrip("#").strip())
 
     # In MyST text, the Markdown between two code cells is one cell: the heading may sit
     # inside a cell that holds the end of the previous section too.
-    heads = [(i, m) for i, c in enumerate(cells) if c.cell_type == "markdown"
-             for m in EXERCISE_HEADING.finditer(c.source)]
+    heads = [(i, at) for i, c in enumerate(cells) if c.cell_type == "markdown"
+             for at in _exercise_headings(c.source)]
     if not heads:
         raise ExerciseError(f"{path.name}: no exercise: no Markdown line starts with "
                             "'## Exercise' (the exercise block starts with it)")
@@ -108,6 +220,9 @@ def read_exercise(path):
                             f"(cells {', '.join(str(i + 1) for i, _ in heads)}); a lesson has "
                             "one exercise block")
     start, heading = heads[0]
+    copied = []     # (cell index, the text the assignment copies, its role): checked for markers
+    if titled is not None:
+        copied.append((titled, title, "title"))
     for i, c in enumerate(cells[:start]):
         found = set(_tags(c)) & set(MARKER_TAGS)
         if found:
@@ -132,8 +247,9 @@ def read_exercise(path):
         if c.cell_type == "markdown":
             if i == start or (skeleton is None and solution is None and not grades
                               and not setup_in_block):
-                markdown.append(c.source[heading.start():] if i == start else c.source)
+                markdown.append(c.source[heading:] if i == start else c.source)
                 markdown[-1] = markdown[-1].strip()
+                copied.append((i, markdown[-1], "markdown"))
                 continue
             raise ExerciseError(f"{where}: a Markdown cell between the exercise's code cells; "
                                 "the block is '## Exercise' text, then the exercise, solution "
@@ -145,12 +261,14 @@ def read_exercise(path):
                                 "one of exercise, solution or grade")
         if SETUP_TAG in tags and not tags & set(MARKER_TAGS) and skeleton is None:
             setup_in_block.append(c.source.strip())     # given code the task starts from
+            copied.append((i, c.source, "code"))
             continue
         if "exercise" in tags:
             if skeleton is not None or solution is not None or grades:
                 raise ExerciseError(f"{where}: a second exercise cell, or one after the "
                                     "solution; the order is exercise, solution, grade")
             skeleton = c.source
+            copied.append((i, c.source, "exercise"))
         elif "solution" in tags:
             if skeleton is None:
                 raise ExerciseError(f"{where}: the solution comes before any cell tagged "
@@ -165,6 +283,7 @@ def read_exercise(path):
             solution = "\n".join(lines[1:]).strip("\n")
             if not solution.strip():
                 raise ExerciseError(f"{where}: the solution cell holds only its '# Solution' line")
+            copied.append((i, c.source, "solution"))
         elif "grade" in tags:
             if solution is None:
                 raise ExerciseError(f"{where}: a grade cell before the solution cell; the "
@@ -178,6 +297,7 @@ def read_exercise(path):
                                     "`assert condition, \"what was expected\"`; this one has "
                                     "no assert")
             grades.append((c.source.strip("\n"), points))
+            copied.append((i, c.source, "grade"))
         elif set(_tags(c)) & {"check", "remove-cell"}:
             raise ExerciseError(f"{where}: a check cell inside the exercise block without the "
                                 "'grade' tag; tag it [check, remove-cell, grade] with "
@@ -199,10 +319,11 @@ def read_exercise(path):
                             "with 'tapekit: {points: N}') after its solution: nothing to grade")
     # The lesson's first code cell (its imports and settings, by the course's convention),
     # and any later cell that holds only imports.
-    code = [c for c in cells[:start] if c.cell_type == "code"]
-    first = code[0] if code and not set(_tags(code[0])) & {"check", "remove-cell", SETUP_TAG,
-                                                            *MARKER_TAGS} else None
-    imports = [c.source.strip() for c in code if c is first or _is_import_cell(c)]
+    code = [(i, c) for i, c in enumerate(cells[:start]) if c.cell_type == "code"]
+    first = code[0][1] if code and not set(_tags(code[0][1])) & {"check", "remove-cell",
+                                                                 SETUP_TAG, *MARKER_TAGS} else None
+    imports = [c.source.strip() for _, c in code if c is first or _is_import_cell(c)]
+    copied += [(i, c.source, "code") for i, c in code if c is first or _is_import_cell(c)]
     setup = []
     for i, c in enumerate(cells[:start]):
         if SETUP_TAG in _tags(c):
@@ -211,6 +332,9 @@ def read_exercise(path):
                                     "a code cell of the lesson that the assignment copies; "
                                     "not a Markdown or check cell")
             setup.append(c.source.strip())
+            copied.append((i, c.source, "code"))
+    for i, text, role in sorted(copied, key=lambda x: x[0]):
+        _check_markers(_where(path, i, cells[i]), text, role)
     return Exercise(path, path.stem, title, imports, setup, setup_in_block, markdown, skeleton,
                     solution, grades)
 
