@@ -17,10 +17,13 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import jupytext
+import nbformat
+import yaml
 
 EXERCISE_HEADING = re.compile(r"^##\s+Exercise\b", re.M)
 SOLUTION_FIRST_LINE = re.compile(r"^#\s*Solution\b")
@@ -188,7 +191,57 @@ def has_exercise_markers(path):
 
 
 def _read(path):
-    return jupytext.read(Path(path))
+    """The lesson as a notebook; undecodable bytes, YAML that does not parse and metadata that a
+    notebook does not allow raise ExerciseError naming the file (and the line, where known)."""
+    path = Path(path)
+    data = path.read_bytes()
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        begins = data.rfind(b"\n", 0, e.start) + 1
+        column = len(data[begins:e.start].decode("utf-8", "replace")) + 1   # in characters
+        raise ExerciseError(f"{path.name}, line {line}, column {column}: byte "
+                            f"0x{data[e.start]:02x} is not UTF-8 text ({e.reason}); a lesson "
+                            "is a UTF-8 file: save it with the encoding UTF-8 (for a Latin-1 "
+                            "file: iconv -f latin1 -t utf-8)") from None
+    try:
+        return jupytext.read(path)      # it validates the notebook: tags are a list of words
+    except Exception as e:
+        raise ExerciseError(_unreadable(path, data.decode("utf-8"), e)) from None
+
+
+def _unreadable(path, text, error):
+    """The message for a lesson that jupytext cannot read: the file, the line, the fix."""
+    yaml_error = next((e for e in (error, error.__context__)
+                       if isinstance(e, yaml.MarkedYAMLError)), None)
+    cell_line = re.search(r"\bat line (\d+)", str(error))        # jupytext names the cell's line
+    if isinstance(error, nbformat.ValidationError) and error.path:
+        return (f"{path.name}: a cell's {'.'.join(map(str, error.path))} is "
+                f"{error.instance!r}, which a notebook does not allow ({error.message}); fix "
+                "that cell's options (e.g. tags are a list of words: 'tags: [exercise]')")
+    if yaml_error is None:
+        where = f"{path.name}, line {cell_line[1]}" if cell_line else path.name
+        return (f"{where}: jupytext cannot read it as a MyST Markdown lesson ({error}); "
+                "fix the cell there (a code cell is ```{code-cell} ipython3 ... ```, its "
+                "options YAML between '---' lines)")
+    what = (f"the options of the cell at line {cell_line[1]} are" if cell_line
+            else "the lesson's header (between its first two '---' lines) is")
+    line, mark = None, yaml_error.context_mark or yaml_error.problem_mark
+    if mark is not None and mark.buffer:
+        # the YAML that failed is a piece of the file: find it, from the cell jupytext names
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        after = 0
+        if cell_line:
+            after = sum(len(ln) + 1 for ln in text.split("\n")[:int(cell_line[1]) - 1])
+        found = text.find(mark.buffer.rstrip("\0"), after)
+        if found >= 0:
+            line = text.count("\n", 0, found) + mark.line + 1
+    problem = "; ".join(p for p in (yaml_error.context, yaml_error.problem) if p)
+    hint = ", indent with spaces, not tabs" if "\\t" in problem or "\t" in problem else ""
+    return (f"{path.name}{f', line {line}' if line else ''}: {what} not valid YAML "
+            f"({problem}); fix it there{hint} (YAML is 'key: value' lines, lists in [ ], "
+            "e.g. 'tags: [exercise]')")
 
 
 def read_exercise(path):
@@ -201,6 +254,12 @@ def read_exercise(path):
         raise ExerciseError(f"{path.name}: a lesson's file is named NN_slug.md (digits, an "
                             "optional letter, an underscore, then letters, digits or _), e.g. "
                             "99_tiny_lesson.md; the name becomes the assignment's name")
+    if not path.stem.isascii():
+        ascii_name = unicodedata.normalize("NFKD", path.stem).encode("ascii", "ignore").decode()
+        raise ExerciseError(f"{path.name}: a lesson's name is ASCII letters, digits and _ (it "
+                            "becomes the assignment's name, its folder and its cells' ids, "
+                            "which nbformat allows in ASCII only); rename the file, e.g. "
+                            f"{ascii_name}.md")
     nb = _read(path)
     cells = nb.cells
     titled = next((i for i, c in enumerate(cells)
@@ -288,7 +347,8 @@ def read_exercise(path):
             if solution is None:
                 raise ExerciseError(f"{where}: a grade cell before the solution cell; the "
                                     "order is exercise, solution, grade")
-            points = c.metadata.get("tapekit", {}).get("points")
+            meta = c.metadata.get("tapekit", {})
+            points = meta.get("points") if isinstance(meta, dict) else f"tapekit: {meta!r}"
             if isinstance(points, bool) or not isinstance(points, int) or points < 1:
                 raise ExerciseError(f"{where}: a grade cell needs metadata "
                                     f"'tapekit: {{points: N}}' with an int N >= 1, got {points!r}")

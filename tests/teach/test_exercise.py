@@ -241,7 +241,7 @@ def test_text_that_nbgrader_ignores_builds(tmp_path, tiny_variant, nbgrader_rele
     assert "f = x ** 3" not in text and "NotImplementedError" not in text
 
 
-# --- headings ----------------------------------------------------------------------------
+# --- headings, YAML, bytes and names ------------------------------------------------------------
 @pytest.mark.parametrize("fence", ["```", "~~~~", "```md"])
 def test_an_exercise_heading_in_a_code_fence_is_an_example(fence, tiny_variant):
     close = fence.rstrip("md")
@@ -256,6 +256,58 @@ def test_an_unclosed_fence_hides_the_rest_of_its_cell(tiny_variant):
     path = tiny_variant("## Exercise\n", "```\n## Exercise\n")
     with pytest.raises(ExerciseError, match="no Markdown line starts with '## Exercise'"):
         read_exercise(path)
+
+
+def _line_of(path, text):
+    return path.read_text(encoding="utf-8").splitlines().index(text) + 1
+
+
+@pytest.mark.parametrize("old, new, bad, message", [
+    ("  points: 2\n", "  points: [2\n", "  points: [2",
+     r"the options of the cell at line \d+ are not valid YAML \(while parsing a flow sequence"),
+    ("  points: 2\n", "\tpoints: 2\n", "\tpoints: 2", r"indent with spaces, not tabs"),
+    ("    format_version: 0.13\n", "    format_version: [0.13\n", "    format_version: [0.13",
+     r"the lesson's header \(between its first two '---' lines\) is not valid YAML"),
+])
+def test_yaml_that_does_not_parse_names_the_lesson_and_the_line(old, new, bad, message,
+                                                               tiny_variant):
+    path = tiny_variant(old, new)
+    with pytest.raises(ExerciseError, match=message) as err:
+        read_exercise(path)
+    assert str(err.value).startswith(f"99_tiny_lesson.md, line {_line_of(path, bad)}: ")
+    assert "fix it there" in str(err.value)
+
+
+def test_undecodable_bytes_name_the_lesson_the_line_and_the_fix(tiny_variant):
+    path = tiny_variant("store it\n", "store it\n")
+    path.write_bytes(path.read_bytes().replace("x³".encode(), "x\xb3".encode("latin-1"), 1))   # x³ in Latin-1
+    line = next(i for i, ln in enumerate(path.read_bytes().splitlines(), 1) if b"x\xb3" in ln)
+    with pytest.raises(ExerciseError, match=rf"^99_tiny_lesson\.md, line {line}, column 36: byte "
+                                            r"0xb3 is not UTF-8 text .*save it with the "
+                                            r"encoding UTF-8"):
+        read_exercise(path)
+
+
+@pytest.mark.parametrize("old, new, message", [
+    (":tags: [exercise]", ":tags: 3", r"^99_tiny_lesson\.md: a cell's metadata\.tags is 3, which a "
+                                      r"notebook does not allow .*tags are a list of words"),
+    (":tags: [exercise]", ":tags: [exercise, 3]", r"^99_tiny_lesson\.md: a cell's "
+                                                  r"metadata\.tags\.1 is 3, which a notebook"),
+    ("tapekit:\n  points: 1\n", "tapekit: 1\n", r"cell 11 .*needs metadata 'tapekit: "
+                                                 r"\{points: N\}'.*got 'tapekit: 1'"),
+])
+def test_metadata_of_the_wrong_shape_is_refused_by_name(old, new, message, tiny_variant):
+    with pytest.raises(ExerciseError, match=message):
+        read_exercise(tiny_variant(old, new))
+
+
+def test_a_lesson_name_outside_ascii_is_refused_before_anything_is_written(tmp_path):
+    path = tmp_path / "99_tïny_lesson.md"
+    path.write_text(TINY.read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(ExerciseError, match=r"99_tïny_lesson\.md: a lesson's name is ASCII .*"
+                                            r"rename the file, e.g\. 99_tiny_lesson\.md"):
+        build_course([path], tmp_path / "course", run=False)
+    assert not (tmp_path / "course").exists()
 
 
 # --- any marker in any cell: refused by name, or released without the solution (hypothesis) ----
