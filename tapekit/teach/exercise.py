@@ -13,6 +13,7 @@ import ast
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -404,55 +405,140 @@ _RUNNER = textwrap.dedent('''
     import json, sys, time
     from IPython.core.interactiveshell import InteractiveShell
     job = json.load(open(sys.argv[1]))
+    progress = open(sys.argv[3], "a")       # which cell runs: read if the process stops early
     out = {}
+
+    def message(err):
+        try:
+            return str(err)
+        except BaseException:
+            return "(its message could not be turned into text)"
+
     for run, cells in job.items():
         InteractiveShell.clear_instance()
         shell = InteractiveShell.instance()
         results, t0 = [], time.perf_counter()
-        for src in cells:
+        for k, src in enumerate(cells):
+            progress.write(json.dumps([run, k]) + "\\n")
+            progress.flush()
             r = shell.run_cell(src, silent=True)
             err = r.error_before_exec or r.error_in_exec
-            results.append(None if err is None else [type(err).__name__, str(err)])
+            results.append(None if err is None else [type(err).__name__, message(err)])
         out[run] = {"results": results, "seconds": time.perf_counter() - t0}
     json.dump(out, open(sys.argv[2], "w"))
 ''')
+
+
+class CellsStopped(RuntimeError):
+    """The Python running the cells stopped before it finished them: in cell `index` of the
+    list `run` (both None: before the first cell), with `returncode` (None: out of time)."""
+
+    def __init__(self, message, run, index, returncode, timeout):
+        super().__init__(message)
+        self.run, self.index, self.returncode, self.timeout = run, index, returncode, timeout
 
 
 def run_cells(runs, timeout=120):
     """Run lists of cells, each list in a fresh IPython shell (in one child Python).
 
     runs: {name: [cell source, ...]}. Returns {name: {"results": [None or
-    [exception type, message], ...], "seconds": float}}.
+    [exception type, message], ...], "seconds": float}}. Raises CellsStopped when the child
+    runs longer than `timeout` seconds in all, or exits (os._exit, a crash) before the end.
     """
     with tempfile.TemporaryDirectory() as tmp:
-        job, result = Path(tmp) / "job.json", Path(tmp) / "result.json"
+        job, result, progress = (Path(tmp) / n for n in ("job.json", "result.json", "progress"))
         job.write_text(json.dumps(runs))
+        progress.touch()
         env = dict(os.environ, MPLBACKEND="Agg", PYTHONHASHSEED="0")
-        proc = subprocess.run([sys.executable, "-c", _RUNNER, str(job), str(result)], cwd=tmp,
-                              env=env, capture_output=True, text=True, timeout=timeout)
-        if proc.returncode or not result.exists():
-            raise RuntimeError(f"running the exercise cells failed:\n{proc.stderr[-2000:]}")
-        return json.loads(result.read_text())
+        # its own process group, so that a timeout also ends what the cells started
+        proc = subprocess.Popen([sys.executable, "-c", _RUNNER, str(job), str(result),
+                                 str(progress)], cwd=tmp, env=env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                errors="replace", start_new_session=True)
+        try:
+            _, stderr = proc.communicate(timeout=timeout)
+            returncode = proc.returncode
+        except subprocess.TimeoutExpired:
+            if hasattr(os, "killpg"):
+                os.killpg(proc.pid, signal.SIGKILL)
+            else:
+                proc.kill()
+            _, stderr = proc.communicate()
+            returncode = None
+        if returncode == 0 and result.exists():
+            return json.loads(result.read_text())
+        try:
+            run, index = json.loads(progress.read_text().splitlines()[-1])
+        except (IndexError, ValueError):         # no cell had begun
+            run, index = None, None
+        how = (f"did not finish in {timeout:g} s" if returncode is None else
+               f"exited with code {returncode}" if returncode >= 0 else
+               f"was killed by signal {-returncode} ({signal.Signals(-returncode).name})")
+        cell = "before the first cell" if run is None else f"in cell {index + 1} of {run!r}"
+        raise CellsStopped(f"running the exercise cells {how}, {cell}"
+                           + (f":\n{stderr[-2000:]}" if stderr.strip() else ""),
+                           run, index, returncode, timeout)
+
+
+def _cell_label(ex, run, i):
+    """What cell i of check_runs' `run` ("skeleton" or "solution") is, in words."""
+    n = len(ex.imports + ex.setup + ex.given)
+    if i < len(ex.imports):
+        return "an import cell"
+    if i < n:
+        return f"the '{SETUP_TAG}' cell {i - len(ex.imports) + 1}"
+    if i == n:
+        return "the solution" if run == "solution" else "the exercise cell (the skeleton)"
+    return f"grade cell {i - n} of {len(ex.grades)}"
+
+
+def _stopped(ex, e):
+    """The ExerciseError for check_runs' child Python stopped early (CellsStopped e)."""
+    cells = len(ex.imports + ex.setup + ex.given) + 1 + len(ex.grades)
+    if e.run is None:
+        where = "before its first cell ran (while Python and IPython started)"
+    else:
+        nxt = ("the end of the run" if e.index + 1 >= cells else
+               _cell_label(ex, e.run, e.index + 1))
+        where = (f"while {_cell_label(ex, e.run, e.index)} ran in the {e.run} run, before "
+                 f"{nxt}" + (" and the solution run" if e.run == "skeleton" else ""))
+    if e.returncode is None:
+        return (f"{ex.path.name}: running the exercise block did not finish in {e.timeout:g} s: "
+                f"it stopped {where} (the build runs the block twice in a fresh Python, with the "
+                "skeleton, then with the solution, in that time in all). Make the cell "
+                "faster, or give it more time: python -m tapekit.teach build --timeout "
+                "SECONDS (build_course(..., timeout=SECONDS)); nbgrader's autograde allows "
+                "each cell c.ExecutePreprocessor.timeout seconds (nbgrader_config.py)")
+    how = (f"exited with code {e.returncode}" if e.returncode >= 0 else
+           f"was killed by signal {-e.returncode} ({signal.Signals(-e.returncode).name})")
+    tail = str(e).partition(":\n")[2]
+    return (f"{ex.path.name}: the exercise process {how} {where}: a cell ends Python "
+            "(os._exit, or a crash), so the cells after it never ran and nbgrader's autograde "
+            "would lose the student's kernel there too; make every cell return (raise an "
+            "exception rather than end Python)"
+            + (f". Its last output:\n{tail}" if tail else ""))
 
 
 def check_runs(ex, timeout=120):
     """Run `ex`'s block twice: after the skeleton (the lesson's exercise cell, which is also the
     release's answer cell) every check must fail with a message; after the skeleton and the
-    solution (the instructor's answer cell) every check passes. Raise ExerciseError otherwise.
+    solution (the instructor's answer cell) every check passes. Raise ExerciseError otherwise
+    (also when the runs take longer than `timeout` seconds in all, or end Python).
 
     Returns the seconds the solution's run took (imports, solution, checks).
     """
     before = ex.imports + ex.setup + ex.given
-    res = run_cells({"skeleton": before + [ex.skeleton] + [g for g, _ in ex.grades],
-                     "solution": before + [f"{ex.skeleton.rstrip()}\n{ex.solution}"]
-                     + [g for g, _ in ex.grades]},
-                    timeout=timeout)
+    try:
+        res = run_cells({"skeleton": before + [ex.skeleton] + [g for g, _ in ex.grades],
+                         "solution": before + [f"{ex.skeleton.rstrip()}\n{ex.solution}"]
+                         + [g for g, _ in ex.grades]},
+                        timeout=timeout)
+    except CellsStopped as e:
+        raise ExerciseError(_stopped(ex, e)) from None
     n = len(before)
     for i, r in enumerate(res["solution"]["results"]):
         if r is not None:
-            what = ("an import cell" if i < len(ex.imports) else
-                    f"the '{SETUP_TAG}' cell {i - len(ex.imports) + 1}" if i < n else
-                    "the solution" if i == n else f"grade cell {i - n} of {len(ex.grades)}")
+            what = _cell_label(ex, "solution", i)
             hint = (f" The assignment holds only the lesson's import cells, its cells tagged "
                     f"'{SETUP_TAG}' and the exercise block: tag the lesson's cells that the "
                     f"exercise needs '{SETUP_TAG}'." if r[0] == "NameError" else "")

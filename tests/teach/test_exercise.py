@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from conftest import TINY
 from tapekit.teach.assignments import build_course
 from tapekit.teach.exercise import (AUTOTEST_MARKER, HIDDEN_MARKERS, MARK_SCHEME_MARKERS,
-                                    NBGRADER_MARKERS, SOLUTION_MARKERS, Exercise, ExerciseError,
+                                    NBGRADER_MARKERS, SOLUTION_MARKERS, CellsStopped, Exercise, ExerciseError,
                                     check_runs, read_exercise, run_cells)
 
 # --- the markers ------------------------------------------------------------------------------
@@ -308,6 +308,50 @@ def test_a_lesson_name_outside_ascii_is_refused_before_anything_is_written(tmp_p
                                             r"rename the file, e.g\. 99_tiny_lesson\.md"):
         build_course([path], tmp_path / "course", run=False)
     assert not (tmp_path / "course").exists()
+
+
+# --- runs that do not finish --------------------------------------------------------------------
+def _exercise(solution, imports=("import time",)):
+    """A small exercise that needs no tapekit (its runs start quickly)."""
+    return Exercise(Path("98_small.md"), "98_small", "Lesson 98: Small", list(imports), [], [],
+                    ["## Exercise\n\nSet x."], "x = None\n# your code here", solution,
+                    [('assert x is not None, "x is not set"', 1), ("assert x == 1, 'x is 1'", 2)])
+
+
+def test_a_run_out_of_time_names_the_lesson_the_cell_and_the_limit():
+    with pytest.raises(ExerciseError) as err:
+        check_runs(_exercise("time.sleep(600)\nx = 1"), timeout=8)
+    message = str(err.value)
+    assert message.startswith("98_small.md: running the exercise block did not finish in 8 s: it "
+                              "stopped while the solution ran in the solution run, before grade "
+                              "cell 1 of 2"), message
+    assert "--timeout SECONDS" in message and "build_course(..., timeout=SECONDS)" in message
+
+
+@pytest.mark.parametrize("solution, how", [
+    ("import os\nos._exit(3)", "exited with code 3"),
+    ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)", r"was killed by signal 9 \(SIGKILL\)"),
+])
+def test_an_exercise_that_ends_python_names_the_lesson_the_code_and_the_cell(solution, how):
+    with pytest.raises(ExerciseError, match=rf"^98_small\.md: the exercise process {how} while "
+                                            r"the solution ran in the solution run, before grade "
+                                            r"cell 1 of 2: a cell ends Python"):
+        check_runs(_exercise(solution))
+
+
+def test_a_grade_cell_that_ends_python_in_the_skeleton_run_is_named():
+    ex = _exercise("x = 1")
+    ex.grades[1] = ("import os; os._exit(0)", 2)
+    with pytest.raises(ExerciseError, match=r"exited with code 0 while grade cell 2 of 2 ran in "
+                                            r"the skeleton run, before the end of the run and the "
+                                            r"solution run"):
+        check_runs(ex)
+
+
+def test_run_cells_says_where_the_child_stopped():
+    with pytest.raises(CellsStopped, match=r"exited with code 4, in cell 2 of 'a'") as err:
+        run_cells({"a": ["x = 1", "import os; os._exit(4)", "y = 2"]})
+    assert (err.value.run, err.value.index, err.value.returncode) == ("a", 1, 4)
 
 
 # --- any marker in any cell: refused by name, or released without the solution (hypothesis) ----
