@@ -24,12 +24,15 @@ is escaped so that it shows as text, and the link to the lesson is an http(s) UR
 
 Before writing anything, every lesson is validated; with `run=True` (the default) the block is
 also run in a fresh Python: each check must FAIL when only the skeleton ran, and pass after
-the solution. Problems raise `ExerciseError` naming the lesson file and the cell.
+the solution. Problems raise `ExerciseError` naming the lesson file and the cell. The files
+are written all or none: a build that fails leaves no half-made course, and never changes a
+course folder that was there.
 
 Reading and checking a lesson's block is exercise.py's; nbgrader itself is not imported here:
 grading.py runs its commands (`python -m tapekit.teach build --release` runs
 `nbgrader generate_assignment` for every assignment).
 """
+import os
 import re
 import string
 import unicodedata
@@ -256,18 +259,62 @@ def build_course(lessons, course_dir, *, course_id="tapekit", lesson_url=None, r
     names = [ex.name for ex in exercises]
     if len(set(names)) != len(names):
         raise ExerciseError(f"two lessons share an assignment name: {sorted(names)}")
-
-    (course_dir / "source").mkdir(parents=True, exist_ok=True)
-    config = course_dir / "nbgrader_config.py"
-    if not config.exists():
-        config.write_text(NBGRADER_CONFIG.format(course_id=course_id))
+    notebooks = []
     for ex in exercises:
-        out = course_dir / "source" / ex.name / f"{ex.name}.ipynb"
-        out.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(assignment_notebook(ex, lesson_url), out)
-        log(f"source/{ex.name}/{out.name}: {len(ex.grades)} graded cell(s), {ex.points} points")
+        nb = assignment_notebook(ex, lesson_url)
+        try:
+            nbformat.validate(nb)
+        except nbformat.ValidationError as e:
+            raise ExerciseError(f"{ex.path.name}: its assignment notebook is not a valid "
+                                f"notebook ({e.message}); please report this as a bug of "
+                                "tapekit.teach, with the lesson") from None
+        notebooks.append((ex, nb))
+    _write_course(course_dir, NBGRADER_CONFIG.format(course_id=course_id), notebooks, log)
     return exercises
 
+
+def _write_course(course_dir, config_text, notebooks, log):
+    """Write the config (if the course has none) and the source notebooks, all or nothing:
+    each file goes to a temporary file beside it first, and only when all of them are written
+    are they renamed into place. If a write fails, the temporary files and the folders this
+    call made are removed again: a failed build leaves no half-made course, and a course that
+    was there keeps its config and every file as it was."""
+    made, staged = [], []           # folders this call makes; (temporary file, file) pairs
+
+    def mkdir(folder):
+        made.extend(reversed([p for p in (folder, *folder.parents) if not p.exists()]))
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def stage(path, text):
+        mkdir(path.parent)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")     # the umask's permissions
+        staged.append((tmp, path))
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+
+    try:
+        config = course_dir / "nbgrader_config.py"
+        if not config.exists():
+            stage(config, config_text)
+        mkdir(course_dir / "source")
+        for ex, nb in notebooks:
+            text = nbformat.writes(nb)
+            stage(course_dir / "source" / ex.name / f"{ex.name}.ipynb",
+                  text if text.endswith("\n") else text + "\n")
+    except BaseException:
+        for tmp, _ in staged:
+            tmp.unlink(missing_ok=True)
+        for folder in reversed(made):
+            try:
+                folder.rmdir()
+            except OSError:
+                pass                # a folder something else has written into stays
+        raise
+    for tmp, path in staged:
+        os.replace(tmp, path)
+    for ex, _ in notebooks:
+        log(f"source/{ex.name}/{ex.name}.ipynb: {len(ex.grades)} graded cell(s), "
+            f"{ex.points} points")
 
 
 def assignments_table(lessons):

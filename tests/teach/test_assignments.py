@@ -425,3 +425,50 @@ def test_the_assignments_table_escapes_titles(tiny_variant):
     path = tiny_variant("# Lesson 99: A tiny lesson", "# Lesson 99: a | b <i>x</i> `c_d`")
     row = assignments_table([path]).splitlines()[2]
     assert row.startswith(r"| `99_tiny_lesson` | Lesson 99: a \| b \<i\>x\</i\> `c_d` | 3 |")
+
+
+# --- a failed build leaves nothing behind, and never an instructor's course ---------------------
+def _two_lessons(tmp_path):
+    """The tiny lesson, retitled (its notebook differs from TINY's), and a copy of it."""
+    (tmp_path / "lessons").mkdir()
+    first, second = tmp_path / "lessons" / TINY.name, tmp_path / "lessons" / "98_tiny_again.md"
+    text = TINY.read_text(encoding="utf-8")
+    first.write_text(text.replace("A tiny lesson", "A tiny lesson, again"), encoding="utf-8")
+    second.write_text(text, encoding="utf-8")
+    return [first, second]
+
+
+def _fail_on_second_notebook(monkeypatch):
+    import tapekit.teach.assignments as assignments
+    writes = nbformat.writes
+    calls = []
+
+    def failing(nb, *args, **kwargs):
+        calls.append(nb)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        return writes(nb, *args, **kwargs)
+    monkeypatch.setattr(assignments.nbformat, "writes", failing)
+
+
+def test_a_build_that_fails_while_writing_leaves_no_course(tmp_path, monkeypatch):
+    _fail_on_second_notebook(monkeypatch)
+    with pytest.raises(OSError, match="No space left"):
+        build_course(_two_lessons(tmp_path), tmp_path / "build" / "course", run=False,
+                     log=lambda s: None)
+    assert not (tmp_path / "build").exists()
+
+
+def test_a_build_that_fails_keeps_an_existing_course_as_it_was(tmp_path, monkeypatch):
+    course = tmp_path / "course"
+    build_course([TINY], course, run=False, log=lambda s: None)
+    config = course / "nbgrader_config.py"
+    config.write_text(config.read_text() + "c.Exchange.root = 'mine'\n")
+    (course / "gradebook.db").write_text("the grades")
+    before = {p: p.read_bytes() for p in course.rglob("*") if p.is_file()}
+    _fail_on_second_notebook(monkeypatch)
+    with pytest.raises(OSError):
+        build_course(_two_lessons(tmp_path), course, run=False, log=lambda s: None)
+    after = {p: p.read_bytes() for p in course.rglob("*") if p.is_file()}
+    assert after == before, "the course keeps its files as they were, its edited config too"
+    assert not (course / "source" / "98_tiny_again").exists()
