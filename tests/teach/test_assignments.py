@@ -8,7 +8,10 @@
   answer: less, with a message a student can act on), feedback;
 - every lesson in notebooks/ with exercise markers, graded the same way in one course run,
   with tests/course/wrong_answers/<slug>.py as the wrong answer;
-- the packaged nbval rules equal notebooks/nbval_sanitize.cfg; docs/instructors.md's table.
+- the packaged nbval rules equal notebooks/nbval_sanitize.cfg; docs/instructors.md's table;
+- values from elsewhere are data (issue 43): the course id (the written config, executed, sets
+  exactly it), the lesson's title (rendered, it makes no link or tag), the lesson URL
+  (http(s) only); a build that fails while writing leaves no course and changes none.
 TAPEKIT_NOTEBOOKS / TAPEKIT_WRONG_ANSWERS point the course test at other folders.
 """
 import html
@@ -407,7 +410,8 @@ def test_a_lesson_url_that_is_not_http_is_refused_before_writing(url, tmp_path):
      "https://example.org/a%29%5Bx%5D%28javascript:alert%281%29/99_tiny_lesson.ipynb"),
     ("https://example.org/<b>\"'\\`/{file}",
      "https://example.org/%3Cb%3E%22%27%5C%60/99_tiny_lesson.ipynb"),
-    ("https://example.org/lektion-ü/{file}", "https://example.org/lektion-%C3%BC/99_tiny_lesson.ipynb"),
+    ("https://example.org/lektion-ü/{file}",
+     "https://example.org/lektion-%C3%BC/99_tiny_lesson.ipynb"),
 ])
 def test_a_lesson_url_becomes_one_link_to_it(url, href):
     page = _rendered(assignment_notebook(read_exercise(TINY), url).cells[0].source)

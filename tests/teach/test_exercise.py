@@ -1,6 +1,11 @@
 """tapekit.teach.exercise: a lesson's exercise block, read and checked. Each broken block gives
 an error naming the lesson and the cell; a check that passes on the skeleton, fails with a
 NameError, or fails on the solution is refused before anything is written.
+
+A lesson may come from anyone (issue 43): nbgrader's markers in its text are refused wherever
+nbgrader would act on them (a hypothesis property places any spelling in any cell and releases
+what builds with nbgrader's own preprocessors); a lesson that cannot be read, and runs that
+time out or end Python, are named with the line or the cell and the fix.
 """
 import ast
 import re
@@ -15,8 +20,8 @@ from hypothesis import strategies as st
 from conftest import TINY
 from tapekit.teach.assignments import build_course
 from tapekit.teach.exercise import (AUTOTEST_MARKER, HIDDEN_MARKERS, MARK_SCHEME_MARKERS,
-                                    NBGRADER_MARKERS, SOLUTION_MARKERS, CellsStopped, Exercise, ExerciseError,
-                                    check_runs, read_exercise, run_cells)
+                                    NBGRADER_MARKERS, SOLUTION_MARKERS, CellsStopped, Exercise,
+                                    ExerciseError, check_runs, read_exercise, run_cells)
 
 # --- the markers ------------------------------------------------------------------------------
 BROKEN = {
@@ -167,8 +172,9 @@ MARKED = {
     "END SOLUTION in the skeleton": (
         "slope = None\n", "slope = None  # END SOLUTION\n", 9, r"only solution region"),
     "a solution region in a grade cell": (
-        "### BEGIN HIDDEN TESTS\n", "### BEGIN SOLUTION\n### END SOLUTION\n### BEGIN HIDDEN TESTS\n",
-        12, r"only solution region"),
+        "### BEGIN HIDDEN TESTS\n",
+        "### BEGIN SOLUTION\n### END SOLUTION\n### BEGIN HIDDEN TESTS\n", 12,
+        r"only solution region"),
     "a solution region in the task's Markdown": (
         "in `slope`.", "in `slope`.\n\n```python\n### BEGIN SOLUTION\nslope = 12.0\n"
         "### END SOLUTION\n```\n", 8, r"only solution region"),
@@ -280,8 +286,9 @@ def test_yaml_that_does_not_parse_names_the_lesson_and_the_line(old, new, bad, m
 
 def test_undecodable_bytes_name_the_lesson_the_line_and_the_fix(tiny_variant):
     path = tiny_variant("store it\n", "store it\n")
-    path.write_bytes(path.read_bytes().replace("x³".encode(), "x\xb3".encode("latin-1"), 1))   # x³ in Latin-1
-    line = next(i for i, ln in enumerate(path.read_bytes().splitlines(), 1) if b"x\xb3" in ln)
+    latin1 = "x\xb3".encode("latin-1")                         # x³ in Latin-1
+    path.write_bytes(path.read_bytes().replace("x³".encode(), latin1, 1))
+    line = next(i for i, ln in enumerate(path.read_bytes().splitlines(), 1) if latin1 in ln)
     with pytest.raises(ExerciseError, match=rf"^99_tiny_lesson\.md, line {line}, column 36: byte "
                                             r"0xb3 is not UTF-8 text .*save it with the "
                                             r"encoding UTF-8"):
@@ -330,7 +337,8 @@ def test_a_run_out_of_time_names_the_lesson_the_cell_and_the_limit():
 
 @pytest.mark.parametrize("solution, how", [
     ("import os\nos._exit(3)", "exited with code 3"),
-    ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)", r"was killed by signal 9 \(SIGKILL\)"),
+    ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)",
+     r"was killed by signal 9 \(SIGKILL\)"),
 ])
 def test_an_exercise_that_ends_python_names_the_lesson_the_code_and_the_cell(solution, how):
     with pytest.raises(ExerciseError, match=rf"^98_small\.md: the exercise process {how} while "
