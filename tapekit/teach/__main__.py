@@ -11,30 +11,33 @@ def _build(args):
     from .exercise import ExerciseError
     from .grading import generate_release
 
-    lessons = []
-    for given in args.lessons or ["notebooks"]:
-        p = Path(given)
-        if p.is_dir():
-            marked, unmarked = find_lessons(p)
-            for u in unmarked:
-                print(f"skipped {u}: no cell tagged 'exercise' or 'grade'", file=sys.stderr)
-            lessons += marked
-        elif p.is_file():
-            lessons.append(p)        # named explicitly: its markers must be there
-        else:
-            sys.exit(f"tapekit.teach build: no such lesson file or folder: {p}")
-    if not lessons:
-        sys.exit("tapekit.teach build: no lesson with exercise markers found in "
-                 f"{', '.join(args.lessons or ['notebooks'])}")
-    url = args.lesson_url
-    if url is None:
-        dirs = {p.parent.resolve() for p in lessons}
-        url = default_lesson_url(dirs.pop()) if len(dirs) == 1 else None
     try:
+        lessons = []
+        for given in args.lessons or ["notebooks"]:
+            p = Path(given)
+            if p.is_dir():
+                marked, unmarked = find_lessons(p)
+                for u in unmarked:
+                    print(f"skipped {u}: no cell tagged 'exercise' or 'grade'", file=sys.stderr)
+                lessons += marked
+            elif p.is_file():
+                lessons.append(p)        # named explicitly: its markers must be there
+            else:
+                sys.exit(f"tapekit.teach build: no such lesson file or folder: {p}")
+        if not lessons:
+            sys.exit("tapekit.teach build: no lesson with exercise markers found in "
+                     f"{', '.join(args.lessons or ['notebooks'])}")
+        url = args.lesson_url
+        if url is None:
+            dirs = {p.parent.resolve() for p in lessons}
+            url = default_lesson_url(dirs.pop()) if len(dirs) == 1 else None
         exercises = build_course(lessons, args.course, course_id=args.course_id,
-                                 lesson_url=url or None, run=not args.no_run)
+                                 lesson_url=url or None, run=not args.no_run,
+                                 timeout=args.timeout)
     except ExerciseError as e:
-        sys.exit(f"tapekit.teach build: the exercise markers need fixing:\n{e}")
+        sys.exit(f"tapekit.teach build: a lesson needs fixing (nothing was written):\n{e}")
+    except ValueError as e:            # --course-id, --lesson-url, --course
+        sys.exit(f"tapekit.teach build: {e} (nothing was written)")
     if args.release:
         generate_release(args.course, [ex.name for ex in exercises])
     total = sum(ex.points for ex in exercises)
@@ -72,15 +75,21 @@ def main(argv=None):
                    help="lesson .md files or folders of them (default: notebooks)")
     b.add_argument("--course", default="build/course", type=Path,
                    help="the course directory to write (default: build/course)")
-    b.add_argument("--course-id", default="tapekit", help="nbgrader's course_id")
+    b.add_argument("--course-id", default="tapekit",
+                   help="nbgrader's course_id: ASCII letters, digits, '.', '_', '-' "
+                        "(default: tapekit)")
     b.add_argument("--release", action="store_true",
                    help="then run `nbgrader generate_assignment` for each (release/)")
     b.add_argument("--no-run", action="store_true",
-                   help="do not run the checks against the skeleton and the solution")
+                   help="do not run the checks against the skeleton and the solution (the "
+                        "runs execute the lessons' code: read a lesson from elsewhere first)")
+    b.add_argument("--timeout", default=120, type=float, metavar="SECONDS",
+                   help="the seconds each lesson's two runs may take in all (default: 120)")
     b.add_argument("--lesson-url", default=None,
                    help="link from each assignment to its lesson, e.g. "
                         "'https://example.org/lessons/{file}' ({file}: NN_slug.ipynb, "
-                        "{name}: NN_slug); '' for none. Default: tapekit's repository for "
+                        "{name}: NN_slug; http:// or https:// only); '' for none. Default: "
+                        "tapekit's repository for "
                         "its own lessons, none otherwise")
     b.set_defaults(func=_build)
     t = sub.add_parser("table", help="print the Markdown table of assignments, points, minutes")

@@ -16,3 +16,26 @@ def tiny_variant(tmp_path):
         path.write_text(text.replace(old, new, count), encoding="utf-8")
         return path
     return make
+
+
+@pytest.fixture
+def nbgrader_release():
+    """release(course, name): the student's version of course/source/<name>/<name>.ipynb, made
+    in this process by the preprocessors of nbgrader's `generate_assignment`, in its order and
+    configured by the course's nbgrader_config.py (executed, as nbgrader does), except
+    SaveCells, which writes the gradebook. nbgrader's refusals raise as they do there."""
+    import nbformat
+    from nbgrader.converters import GenerateAssignment
+    from nbgrader.preprocessors import SaveCells
+    from traitlets.config.loader import PyFileConfigLoader
+
+    def release(course, name):
+        config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
+        nb = nbformat.read(Path(course) / "source" / name / f"{name}.ipynb", as_version=4)
+        resources = {"nbgrader": {"notebook": name, "assignment": name},
+                     "metadata": {"path": str(Path(course) / "source" / name)}}
+        for kind in GenerateAssignment.class_traits()["preprocessors"].default():
+            if kind is not SaveCells:
+                nb, resources = kind(config=config).preprocess(nb, resources)
+        return nb
+    return release

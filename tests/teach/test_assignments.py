@@ -8,7 +8,10 @@
   answer: less, with a message a student can act on), feedback;
 - every lesson in notebooks/ with exercise markers, graded the same way in one course run,
   with tests/course/wrong_answers/<slug>.py as the wrong answer;
-- the packaged nbval rules equal notebooks/nbval_sanitize.cfg; docs/instructors.md's table.
+- the packaged nbval rules equal notebooks/nbval_sanitize.cfg; docs/instructors.md's table;
+- values from elsewhere are data (issue 43): the course id (the written config, executed, sets
+  exactly it), the lesson's title (rendered, it makes no link or tag), the lesson URL
+  (http(s) only); a build that fails while writing leaves no course and changes none.
 TAPEKIT_NOTEBOOKS / TAPEKIT_WRONG_ANSWERS point the course test at other folders.
 """
 import html
@@ -17,11 +20,14 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import nbformat
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tapekit.teach import sanitize_path
 from tapekit.teach.assignments import (assignment_notebook, assignments_table, build_course,
@@ -270,3 +276,203 @@ def test_every_check_states_its_points_in_its_first_line(lesson):
     for source, points in read_exercise(lesson).grades:
         first = source.strip().splitlines()[0]
         assert first.endswith(f"({points} point{'s' if points != 1 else ''})"), (lesson.name, first)
+
+
+# --- values from the command line and the lesson are data (issue 43) ---------------------------
+def _config_values(course):
+    """What the course's nbgrader_config.py sets, executed as nbgrader executes it."""
+    from traitlets.config.loader import PyFileConfigLoader
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
+    return {section: dict(values) for section, values in config.items()}
+
+
+EXPECTED_CONFIG = {"ClearSolutions": {"code_stub": {"python": ""}},
+                   "ExecutePreprocessor": {"timeout": 60}}
+
+
+@pytest.mark.parametrize("course_id", ["tapekit", "cs101-2025", "A.b_c-9"])
+def test_the_config_sets_the_course_id_and_nothing_else(course_id, tmp_path):
+    build_course([TINY], tmp_path, course_id=course_id, run=False, log=lambda s: None)
+    assert _config_values(tmp_path) == {"CourseDirectory": {"course_id": course_id},
+                                        **EXPECTED_CONFIG}
+
+
+HOSTILE_IDS = ['x"\nimport os; os.system("touch pwned")', "x'; import os #", "a\\", "{course_id}",
+               "{}", "../../etc", "a/b", " tapekit", "tapekit ", "", "-rf", ".hidden", "kurs-ä",
+               "a\nc.Exchange.root = '/'", "a\x00b"]
+
+
+@pytest.mark.parametrize("course_id", HOSTILE_IDS)
+def test_a_course_id_that_is_not_a_plain_name_is_refused_before_writing(course_id, tmp_path):
+    with pytest.raises(ValueError, match=r"the course id .* is not a plain name: nbgrader's "
+                                         r"course_id names the course's folder"):
+        build_course([TINY], tmp_path / "course", course_id=course_id, run=False)
+    assert not (tmp_path / "course").exists()
+
+
+@settings(max_examples=60, deadline=None)
+@given(course_id=st.text(max_size=12))
+def test_any_course_id_is_refused_or_written_as_exactly_itself(course_id):
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            build_course([TINY], Path(tmp) / "c", course_id=course_id, run=False,
+                         log=lambda s: None)
+        except ValueError:
+            assert not (Path(tmp) / "c").exists()
+            return
+        assert _config_values(Path(tmp) / "c") == {"CourseDirectory": {"course_id": course_id},
+                                                    **EXPECTED_CONFIG}
+
+
+def _rendered(markdown):
+    """The HTML a CommonMark renderer makes of `markdown`. markdown-it drops javascript: and
+    data: links itself; JupyterLab's renderer (marked) does not, so neither does this one."""
+    from markdown_it import MarkdownIt
+    md = MarkdownIt("commonmark")
+    md.validateLink = lambda url: True
+    return md.render(markdown)
+
+
+def _intro_html(tiny_variant, title, lesson_url=None):
+    path = tiny_variant("# Lesson 99: A tiny lesson", f"# {title}")
+    ex = read_exercise(path)
+    assert ex.title == title.strip()
+    return ex, _rendered(assignment_notebook(ex, lesson_url).cells[0].source)
+
+
+HOSTILE_TITLES = {
+    "a javascript link": "Lesson 99: [click](javascript:alert(1))",
+    "an autolink": "Lesson 99: <javascript:alert(1)> and <https://evil.example>",
+    "HTML": 'Lesson 99: <a href="javascript:alert(1)">x</a><script>alert(1)</script>',
+    "an image with a data URL": "Lesson 99: ![x](data:text/html;base64,PHNjcmlwdD4=)",
+    "a reference link": "Lesson 99: [x][r] [r]: javascript:alert(1)",
+    "quotes, backslashes and braces": "Lesson 99: it's \"{name}\" {0} {} \\ \\\\ %s",
+    "entities and math": "Lesson 99: &lt;b&gt; &amp; $\\href{javascript:x}{y}$",
+    "emphasis and a closing #": "Lesson 99: *a* _b_ ~~c~~ | d ##",
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_TITLES))
+def test_a_hostile_title_shows_as_its_text(case, tiny_variant):
+    title = HOSTILE_TITLES[case]
+    ex, page = _intro_html(tiny_variant, title, "https://example.org/{file}")
+    assert re.findall(r"<(\w+)", page) == ["h1", "p", "a", "code"], page
+    assert re.findall(r'href="([^"]*)"', page) == ["https://example.org/99_tiny_lesson.ipynb"]
+    text = html.unescape(re.sub(r"<[^>]+>", "", page))
+    assert f"Exercise of lesson 99: {title[len('Lesson 99: '):]}" in text
+    assert f"This exercise ends {title}." in text
+
+
+def test_a_title_keeps_its_code_spans(tiny_variant):
+    ex, page = _intro_html(tiny_variant, "Lesson 99: Control flow and `stop_gradient`")
+    assert "<h1>Exercise of lesson 99: Control flow and <code>stop_gradient</code></h1>" in page
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(title=st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")),
+                     min_size=1, max_size=40))
+def test_any_title_makes_no_link_nor_tag_and_keeps_its_text(title, tiny_variant):
+    title = "Lesson 99: " + title
+    try:
+        ex, page = _intro_html(tiny_variant, title.strip(), "https://example.org/{file}")
+    except ExerciseError as e:                      # nbgrader's markers are refused
+        assert str(e).startswith("99_tiny_lesson.md, cell 1 (markdown"), str(e)
+        return
+    tags = re.findall(r"<(\w+)", page)
+    assert [t for t in tags if t != "code"] == ["h1", "p", "a"], page
+    assert re.findall(r'href="([^"]*)"', page) == ["https://example.org/99_tiny_lesson.ipynb"]
+    text = html.unescape(re.sub(r"<[^>]+>", "", page))
+
+    def words(s):
+        return " ".join(s.replace("`", "").split())
+    assert words(ex.title) in words(text.split("\n")[1]), (ex.title, page)
+
+
+@pytest.mark.parametrize("url", [
+    "javascript:alert(1)", "JavaScript:alert(1)//https://x", "data:text/html,<script>x</script>",
+    "vbscript:x", "ftp://example.org/{file}", "//example.org/{file}", "https:///{file}",
+    "example.org/{file}", " https://example.org/{file}", "https://example.org/a b/{file}",
+    "https://example.org/{file}\njavascript:x", "https://example.org/{0}", "https://example.org/{}",
+    "https://example.org/{file.__class__}", "https://example.org/{file!r}",
+    "https://example.org/{name:>9}", "https://example.org/{file", "https://example.org/}"])
+def test_a_lesson_url_that_is_not_http_is_refused_before_writing(url, tmp_path):
+    with pytest.raises(ValueError, match=r"the lesson URL .*"):
+        build_course([TINY], tmp_path / "course", lesson_url=url, run=False)
+    assert not (tmp_path / "course").exists()
+
+
+@pytest.mark.parametrize("url, href", [
+    ("HTTPS://example.org/lessons/{file}", "HTTPS://example.org/lessons/99_tiny_lesson.ipynb"),
+    ("http://example.org/{name}/{file}?a=1&b={{x}}",
+     "http://example.org/99_tiny_lesson/99_tiny_lesson.ipynb?a=1&amp;b=%7Bx%7D"),
+    ("https://example.org/a)[x](javascript:alert(1)/{file}",
+     "https://example.org/a%29%5Bx%5D%28javascript:alert%281%29/99_tiny_lesson.ipynb"),
+    ("https://example.org/<b>\"'\\`/{file}",
+     "https://example.org/%3Cb%3E%22%27%5C%60/99_tiny_lesson.ipynb"),
+    ("https://example.org/lektion-ü/{file}",
+     "https://example.org/lektion-%C3%BC/99_tiny_lesson.ipynb"),
+])
+def test_a_lesson_url_becomes_one_link_to_it(url, href):
+    page = _rendered(assignment_notebook(read_exercise(TINY), url).cells[0].source)
+    assert re.findall(r'href="([^"]*)"', page) == [href], page
+
+
+def test_a_course_path_that_is_a_file_is_refused(tmp_path):
+    (tmp_path / "course").write_text("notes")
+    with pytest.raises(ValueError, match=r"the course directory .*course is a file; give a folder"):
+        build_course([TINY], tmp_path / "course", run=False)
+    assert (tmp_path / "course").read_text() == "notes"
+
+
+def test_the_assignments_table_escapes_titles(tiny_variant):
+    path = tiny_variant("# Lesson 99: A tiny lesson", "# Lesson 99: a | b <i>x</i> `c_d`")
+    row = assignments_table([path]).splitlines()[2]
+    assert row.startswith(r"| `99_tiny_lesson` | Lesson 99: a \| b \<i\>x\</i\> `c_d` | 3 |")
+
+
+# --- a failed build leaves nothing behind, and never an instructor's course ---------------------
+def _two_lessons(tmp_path):
+    """The tiny lesson, retitled (its notebook differs from TINY's), and a copy of it."""
+    (tmp_path / "lessons").mkdir()
+    first, second = tmp_path / "lessons" / TINY.name, tmp_path / "lessons" / "98_tiny_again.md"
+    text = TINY.read_text(encoding="utf-8")
+    first.write_text(text.replace("A tiny lesson", "A tiny lesson, again"), encoding="utf-8")
+    second.write_text(text, encoding="utf-8")
+    return [first, second]
+
+
+def _fail_on_second_notebook(monkeypatch):
+    import tapekit.teach.assignments as assignments
+    writes = nbformat.writes
+    calls = []
+
+    def failing(nb, *args, **kwargs):
+        calls.append(nb)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        return writes(nb, *args, **kwargs)
+    monkeypatch.setattr(assignments.nbformat, "writes", failing)
+
+
+def test_a_build_that_fails_while_writing_leaves_no_course(tmp_path, monkeypatch):
+    _fail_on_second_notebook(monkeypatch)
+    with pytest.raises(OSError, match="No space left"):
+        build_course(_two_lessons(tmp_path), tmp_path / "build" / "course", run=False,
+                     log=lambda s: None)
+    assert not (tmp_path / "build").exists()
+
+
+def test_a_build_that_fails_keeps_an_existing_course_as_it_was(tmp_path, monkeypatch):
+    course = tmp_path / "course"
+    build_course([TINY], course, run=False, log=lambda s: None)
+    config = course / "nbgrader_config.py"
+    config.write_text(config.read_text() + "c.Exchange.root = 'mine'\n")
+    (course / "gradebook.db").write_text("the grades")
+    before = {p: p.read_bytes() for p in course.rglob("*") if p.is_file()}
+    _fail_on_second_notebook(monkeypatch)
+    with pytest.raises(OSError):
+        build_course(_two_lessons(tmp_path), course, run=False, log=lambda s: None)
+    after = {p: p.read_bytes() for p in course.rglob("*") if p.is_file()}
+    assert after == before, "the course keeps its files as they were, its edited config too"
+    assert not (course / "source" / "98_tiny_again").exists()

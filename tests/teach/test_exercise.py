@@ -1,13 +1,27 @@
 """tapekit.teach.exercise: a lesson's exercise block, read and checked. Each broken block gives
 an error naming the lesson and the cell; a check that passes on the skeleton, fails with a
 NameError, or fails on the solution is refused before anything is written.
+
+A lesson may come from anyone (issue 43): nbgrader's markers in its text are refused wherever
+nbgrader would act on them (a hypothesis property places any spelling in any cell and releases
+what builds with nbgrader's own preprocessors); a lesson that cannot be read, and runs that
+time out or end Python, are named with the line or the cell and the fix.
 """
+import ast
+import re
+import tempfile
 from pathlib import Path
 
+import nbformat
 import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
+from conftest import TINY
 from tapekit.teach.assignments import build_course
-from tapekit.teach.exercise import ExerciseError, read_exercise, run_cells
+from tapekit.teach.exercise import (AUTOTEST_MARKER, HIDDEN_MARKERS, MARK_SCHEME_MARKERS,
+                                    NBGRADER_MARKERS, SOLUTION_MARKERS, CellsStopped, Exercise,
+                                    ExerciseError, check_runs, read_exercise, run_cells)
 
 # --- the markers ------------------------------------------------------------------------------
 BROKEN = {
@@ -134,3 +148,319 @@ def test_an_answer_that_skips_the_point_loses_points(lesson):
     assert results[n] is None, f"the shortcut answer itself should run: {results[n]}"
     failed = [r for r in results[n + 1:] if r is not None]
     assert failed and all(r[0] == "AssertionError" for r in failed), results[n + 1:]
+
+
+# --- nbgrader's markers in a lesson's text (issue 43) -----------------------------------------
+# nbgrader reacts to its markers anywhere in a line of any cell (`"END SOLUTION" in line`): a
+# lesson from someone else must not be able to end the solution region early (nbgrader's
+# release would hand students the rest of the solution) nor put a region where nbgrader refuses
+# to release it. Each case: (what to replace in the tiny lesson, with what, the cell named,
+# a piece of the message).
+SOLUTION_END = "slope = tape.gradient(f, x)\n"
+MARKED = {
+    "END SOLUTION in a solution comment": (
+        SOLUTION_END, SOLUTION_END + "# END SOLUTION: the rest is a print\n", 10,
+        r"the rest of the solution"),
+    "END SOLUTION in a solution string, indented": (
+        "    f = x ** 3\n", '    f = x ** 3\n    note = "see END SOLUTION"\n', 10,
+        r"the rest of the solution"),
+    "a nested BEGIN SOLUTION in the solution": (
+        SOLUTION_END, SOLUTION_END + "### BEGIN SOLUTION\n", 10, r"nested BEGIN SOLUTION"),
+    "BEGIN SOLUTION in the skeleton": (
+        "# your code here\n", "# your code here\n### BEGIN SOLUTION\n", 9,
+        r"only solution region is the solution cell's body"),
+    "END SOLUTION in the skeleton": (
+        "slope = None\n", "slope = None  # END SOLUTION\n", 9, r"only solution region"),
+    "a solution region in a grade cell": (
+        "### BEGIN HIDDEN TESTS\n",
+        "### BEGIN SOLUTION\n### END SOLUTION\n### BEGIN HIDDEN TESTS\n", 12,
+        r"only solution region"),
+    "a solution region in the task's Markdown": (
+        "in `slope`.", "in `slope`.\n\n```python\n### BEGIN SOLUTION\nslope = 12.0\n"
+        "### END SOLUTION\n```\n", 8, r"only solution region"),
+    "BEGIN SOLUTION in the title": (
+        "# Lesson 99: A tiny lesson", "# Lesson 99: A tiny lesson BEGIN SOLUTION", 1,
+        r"only solution region"),
+    "END SOLUTION in the import cell": (
+        "import numpy as np\n", "import numpy as np  # END SOLUTION\n", 2, r"only solution region"),
+    "hidden tests in the skeleton": (
+        "# your code here\n", "### BEGIN HIDDEN TESTS\n# your code here\n### END HIDDEN TESTS\n",
+        9, r"hidden tests go only in a grade cell"),
+    "hidden tests in the solution": (
+        SOLUTION_END, SOLUTION_END + "### END HIDDEN TESTS\n", 10, r"only in a grade cell"),
+    "hidden tests in the task's Markdown": (
+        "in `slope`.", "in `slope`. BEGIN HIDDEN TESTS", 8, r"only in a grade cell"),
+    "an unclosed hidden-tests block": (
+        "### END HIDDEN TESTS\n", "", 12, r"begun at line 2 never end"),
+    "nested hidden tests": (
+        "### END HIDDEN TESTS\n", "### BEGIN HIDDEN TESTS\nassert True\n### END HIDDEN TESTS\n",
+        12, r"line 5 begins hidden tests inside those begun at line 2"),
+    "an END HIDDEN TESTS without its BEGIN": (
+        "### BEGIN HIDDEN TESTS\n", "", 12, r"line 4 ends hidden tests that no"),
+    "a hidden-tests marker beside code": (
+        "### BEGIN HIDDEN TESTS\n", "assert slope is not None  # BEGIN HIDDEN TESTS\n", 12,
+        r"beside other text, and nbgrader drops the whole line"),
+    "hidden tests that leave students a broken cell": (
+        "### BEGIN HIDDEN TESTS\n", "if True:\n    ### BEGIN HIDDEN TESTS\n    pass\n", 12,
+        r"without its hidden tests, as students get it, the cell is not valid Python"),
+    "a mark scheme in the task": (
+        "in `slope`.", "in `slope`.\n\nBEGIN MARK SCHEME\n2 points\nEND MARK SCHEME", 8,
+        r"no manually graded task cells"),
+    "an AUTOTEST line in a grade cell": (
+        "### END HIDDEN TESTS\n", "### END HIDDEN TESTS\n# AUTOTEST slope\n", 12,
+        r"autotests.yml"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MARKED))
+def test_nbgrader_markers_in_the_lesson_text_are_refused(case, tiny_variant):
+    old, new, cell, message = MARKED[case]
+    path = tiny_variant(old, new)
+    with pytest.raises(ExerciseError, match=message) as err:
+        read_exercise(path)
+    assert str(err.value).startswith(f"99_tiny_lesson.md, cell {cell} ("), str(err.value)
+
+
+def test_the_markers_are_nbgraders_own():
+    """The strings refused are the ones the installed nbgrader acts on, by default."""
+    from nbgrader.preprocessors import (ClearHiddenTests, ClearMarkScheme, ClearSolutions,
+                                        InstantiateTests)
+    s, h, m = ClearSolutions(), ClearHiddenTests(), ClearMarkScheme()
+    assert SOLUTION_MARKERS == (s.begin_solution_delimeter, s.end_solution_delimeter)
+    assert HIDDEN_MARKERS == (h.begin_test_delimeter, h.end_test_delimeter)
+    assert MARK_SCHEME_MARKERS == (m.begin_mark_scheme_delimeter, m.end_mark_scheme_delimeter)
+    assert AUTOTEST_MARKER == InstantiateTests().autotest_delimiter
+
+
+def test_text_that_nbgrader_ignores_builds(tmp_path, tiny_variant, nbgrader_release):
+    """nbgrader's tests are case-sensitive substrings: other spellings are text, and so are
+    nbgrader's own stub lines, which the course's config does not add."""
+    path = tiny_variant("# your code here\n",
+                        "# your code here  (YOUR CODE HERE, as nbgrader says)\n")
+    path.write_text(path.read_text(encoding="utf-8").replace(
+        "in `slope`.", "in `slope`: begin Solution with a tape, End solution with `slope`."),
+        encoding="utf-8")
+    build_course([path], tmp_path / "course", run=False, log=lambda s: None)
+    nb = nbgrader_release(tmp_path / "course", "99_tiny_lesson")
+    text = "\n".join(c.source for c in nb.cells)
+    assert "begin Solution with a tape, End solution" in text
+    assert "f = x ** 3" not in text and "NotImplementedError" not in text
+
+
+# --- headings, YAML, bytes and names ------------------------------------------------------------
+@pytest.mark.parametrize("fence", ["```", "~~~~", "```md"])
+def test_an_exercise_heading_in_a_code_fence_is_an_example(fence, tiny_variant):
+    close = fence.rstrip("md")
+    path = tiny_variant("## The slope of a square\n",
+                        f"## The slope of a square\n\nA lesson's exercise starts so:\n\n"
+                        f"{fence}\n## Exercise\n\nCompute ...\n{close}\n")
+    ex = read_exercise(path)
+    assert ex.markdown[0].startswith("## Exercise\n\nCompute the derivative of `f(x) = x³`")
+
+
+def test_an_unclosed_fence_hides_the_rest_of_its_cell(tiny_variant):
+    path = tiny_variant("## Exercise\n", "```\n## Exercise\n")
+    with pytest.raises(ExerciseError, match="no Markdown line starts with '## Exercise'"):
+        read_exercise(path)
+
+
+def _line_of(path, text):
+    return path.read_text(encoding="utf-8").splitlines().index(text) + 1
+
+
+@pytest.mark.parametrize("old, new, bad, message", [
+    ("  points: 2\n", "  points: [2\n", "  points: [2",
+     r"the options of the cell at line \d+ are not valid YAML \(while parsing a flow sequence"),
+    ("  points: 2\n", "\tpoints: 2\n", "\tpoints: 2", r"indent with spaces, not tabs"),
+    ("    format_version: 0.13\n", "    format_version: [0.13\n", "    format_version: [0.13",
+     r"the lesson's header \(between its first two '---' lines\) is not valid YAML"),
+])
+def test_yaml_that_does_not_parse_names_the_lesson_and_the_line(old, new, bad, message,
+                                                               tiny_variant):
+    path = tiny_variant(old, new)
+    with pytest.raises(ExerciseError, match=message) as err:
+        read_exercise(path)
+    assert str(err.value).startswith(f"99_tiny_lesson.md, line {_line_of(path, bad)}: ")
+    assert "fix it there" in str(err.value)
+
+
+def test_undecodable_bytes_name_the_lesson_the_line_and_the_fix(tiny_variant):
+    path = tiny_variant("store it\n", "store it\n")
+    latin1 = "x\xb3".encode("latin-1")                         # x³ in Latin-1
+    path.write_bytes(path.read_bytes().replace("x³".encode(), latin1, 1))
+    line = next(i for i, ln in enumerate(path.read_bytes().splitlines(), 1) if latin1 in ln)
+    with pytest.raises(ExerciseError, match=rf"^99_tiny_lesson\.md, line {line}, column 36: byte "
+                                            r"0xb3 is not UTF-8 text .*save it with the "
+                                            r"encoding UTF-8"):
+        read_exercise(path)
+
+
+@pytest.mark.parametrize("old, new, message", [
+    (":tags: [exercise]", ":tags: 3", r"^99_tiny_lesson\.md: a cell's metadata\.tags is 3, which a "
+                                      r"notebook does not allow .*tags are a list of words"),
+    (":tags: [exercise]", ":tags: [exercise, 3]", r"^99_tiny_lesson\.md: a cell's "
+                                                  r"metadata\.tags\.1 is 3, which a notebook"),
+    ("tapekit:\n  points: 1\n", "tapekit: 1\n", r"cell 11 .*needs metadata 'tapekit: "
+                                                 r"\{points: N\}'.*got 'tapekit: 1'"),
+])
+def test_metadata_of_the_wrong_shape_is_refused_by_name(old, new, message, tiny_variant):
+    with pytest.raises(ExerciseError, match=message):
+        read_exercise(tiny_variant(old, new))
+
+
+def test_a_lesson_name_outside_ascii_is_refused_before_anything_is_written(tmp_path):
+    path = tmp_path / "99_tïny_lesson.md"
+    path.write_text(TINY.read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(ExerciseError, match=r"99_tïny_lesson\.md: a lesson's name is ASCII .*"
+                                            r"rename the file, e.g\. 99_tiny_lesson\.md"):
+        build_course([path], tmp_path / "course", run=False)
+    assert not (tmp_path / "course").exists()
+
+
+# --- runs that do not finish --------------------------------------------------------------------
+def _exercise(solution, imports=("import time",)):
+    """A small exercise that needs no tapekit (its runs start quickly)."""
+    return Exercise(Path("98_small.md"), "98_small", "Lesson 98: Small", list(imports), [], [],
+                    ["## Exercise\n\nSet x."], "x = None\n# your code here", solution,
+                    [('assert x is not None, "x is not set"', 1), ("assert x == 1, 'x is 1'", 2)])
+
+
+def test_a_run_out_of_time_names_the_lesson_the_cell_and_the_limit():
+    with pytest.raises(ExerciseError) as err:
+        check_runs(_exercise("time.sleep(600)\nx = 1"), timeout=8)
+    message = str(err.value)
+    assert message.startswith("98_small.md: running the exercise block did not finish in 8 s: it "
+                              "stopped while the solution ran in the solution run, before grade "
+                              "cell 1 of 2"), message
+    assert "--timeout SECONDS" in message and "build_course(..., timeout=SECONDS)" in message
+
+
+@pytest.mark.parametrize("solution, how", [
+    ("import os\nos._exit(3)", "exited with code 3"),
+    ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)",
+     r"was killed by signal 9 \(SIGKILL\)"),
+])
+def test_an_exercise_that_ends_python_names_the_lesson_the_code_and_the_cell(solution, how):
+    with pytest.raises(ExerciseError, match=rf"^98_small\.md: the exercise process {how} while "
+                                            r"the solution ran in the solution run, before grade "
+                                            r"cell 1 of 2: a cell ends Python"):
+        check_runs(_exercise(solution))
+
+
+def test_a_grade_cell_that_ends_python_in_the_skeleton_run_is_named():
+    ex = _exercise("x = 1")
+    ex.grades[1] = ("import os; os._exit(0)", 2)
+    with pytest.raises(ExerciseError, match=r"exited with code 0 while grade cell 2 of 2 ran in "
+                                            r"the skeleton run, before the end of the run and the "
+                                            r"solution run"):
+        check_runs(ex)
+
+
+def test_run_cells_says_where_the_child_stopped():
+    with pytest.raises(CellsStopped, match=r"exited with code 4, in cell 2 of 'a'") as err:
+        run_cells({"a": ["x = 1", "import os; os._exit(4)", "y = 2"]})
+    assert (err.value.run, err.value.index, err.value.returncode) == ("a", 1, 4)
+
+
+# --- any marker in any cell: refused by name, or released without the solution (hypothesis) ----
+# Every spelling nbgrader acts on, with neighbours it does not act on (another case, spacing,
+# a longer word around it) and nbgrader's own stub lines; placed in any line of any cell,
+# alone, indented, in a comment or a string, among other characters.
+SPELLINGS = [*SOLUTION_MARKERS, *HIDDEN_MARKERS, *MARK_SCHEME_MARKERS,
+             "### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN TESTS",
+             "### END HIDDEN TESTS", "#BEGIN HIDDEN TESTS", "# END HIDDEN TESTS",
+             "### BEGIN MARK SCHEME", "# AUTOTEST slope", "# HASHED AUTOTEST slope",
+             "# YOUR CODE HERE", "raise NotImplementedError()", "YOUR ANSWER HERE",
+             "### begin solution", "### End Solution", "BEGIN  SOLUTION", "SEND SOLUTION",
+             "BEGIN HIDDEN TESTSUITE", "APPEND HIDDEN TESTS"]
+FILLER = st.text(st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="`"),
+                 max_size=8)
+LINES = st.builds(lambda form, marker, a, b: form.format(m=marker, a=a, b=b),
+                  st.sampled_from(["{m}", "    {m}", "{a}{m}{b}", "# {a} {m}", 'note = "{m}"',
+                                   "x = 1  # {m}", "{a}"]),
+                  st.sampled_from(SPELLINGS), FILLER, FILLER)
+# where a line goes: (a unique piece of the tiny lesson, what replaces it given the line)
+PLACES = {
+    "title": ("# Lesson 99: A tiny lesson", lambda a, ln: f"{a} {ln}"),
+    "task": ("in `slope`.", lambda a, ln: f"{a}\n{ln}"),
+    "import cell": ("import numpy as np\n", lambda a, ln: f"{a}{ln}\n"),
+    "a lesson cell": ("dy_dx = tape.gradient(y, x)\n", lambda a, ln: f"{a}{ln}\n"),
+    "given cell": ("```{code-cell} ipython3\n:tags: [exercise]\n",
+                   lambda a, ln: f"```{{code-cell}} ipython3\n:tags: [exercise-setup]\n\n{ln}\n"
+                                 f"```\n\n{a}"),
+    "skeleton": ("# your code here\n", lambda a, ln: f"{a}{ln}\n"),
+    "solution start": ("# Solution\n", lambda a, ln: f"{a}{ln}\n"),
+    "solution, indented": ("    f = x ** 3\n", lambda a, ln: f"{a}    {ln}\n"),
+    "solution end": ("print(slope)\n", lambda a, ln: f"{a}{ln}\n"),
+    "grade cell 1": ("  points: 1\n---\n", lambda a, ln: f"{a}{ln}\n"),
+    "hidden tests": ("### BEGIN HIDDEN TESTS\n", lambda a, ln: f"{a}{ln}\n"),
+    "after the hidden tests": ("### END HIDDEN TESTS\n", lambda a, ln: f"{a}{ln}\n"),
+}
+MARKER_WORDS = (*NBGRADER_MARKERS, AUTOTEST_MARKER)
+
+
+def _visible(source):
+    """A grade cell as nbgrader's ClearHiddenTests leaves it for students."""
+    kept, hidden = [], False
+    for line in source.split("\n"):
+        if HIDDEN_MARKERS[0] in line:
+            hidden = True
+        elif HIDDEN_MARKERS[1] in line:
+            hidden = False
+        elif not hidden:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(inserts=st.lists(st.tuples(st.sampled_from(sorted(PLACES)), LINES), min_size=1,
+                        max_size=3))
+def test_any_marker_anywhere_is_refused_or_released_without_the_solution(inserts,
+                                                                        nbgrader_release):
+    text = TINY.read_text(encoding="utf-8")
+    for place, line in inserts:
+        anchor, put = PLACES[place]
+        text = text.replace(anchor, put(anchor, line), 1)
+    with tempfile.TemporaryDirectory() as tmp:
+        path, course = Path(tmp) / TINY.name, Path(tmp) / "course"
+        path.write_text(text, encoding="utf-8")
+        try:
+            build_course([path], course, run=False, log=lambda s: None)
+        except ExerciseError as e:
+            message = str(e)
+            assert message.startswith("99_tiny_lesson.md"), message
+            if any(m in message for m in MARKER_WORDS) or "hidden tests" in message:
+                assert re.match(r"99_tiny_lesson\.md, cell \d+ \((code|markdown), starting ",
+                                message), message
+            assert not course.exists(), "a refused build writes nothing"
+            event("refused")
+            return
+        event("released")
+        ex = read_exercise(path)
+        source = nbformat.read(course / "source" / ex.name / f"{ex.name}.ipynb", as_version=4)
+        released = nbgrader_release(course, ex.name)      # raises where nbgrader refuses
+    assert [c.id for c in released.cells] == [c.id for c in source.cells]
+    for src, out in zip(source.cells, released.cells):
+        meta = src.metadata["nbgrader"]
+        if meta["solution"]:       # the student starts from the lesson's exercise cell
+            assert out.source.strip() == ex.skeleton.strip(), (out.source, ex.skeleton)
+        elif meta["grade"]:        # nbgrader puts the source's checks back when it grades
+            assert src.source in [g for g, _ in ex.grades]
+            assert out.source == _visible(src.source)
+            try:
+                ast.parse(src.source)
+            except SyntaxError:
+                continue
+            ast.parse(out.source)  # what students run is valid Python too
+        else:                      # nbgrader left every other cell as it was
+            assert out.source == src.source
+    shown = "\n".join([c.source for c in source.cells if not c.metadata["nbgrader"]["solution"]
+                       and not c.metadata["nbgrader"]["grade"]]
+                      + [ex.skeleton] + [_visible(g) for g, _ in ex.grades])
+    release_text = "\n".join(c.source for c in released.cells)
+    secret = ex.solution.splitlines() + [ln for g, _ in ex.grades for ln in g.splitlines()
+                                         if ln not in _visible(g).splitlines()]
+    leaked = [ln.strip() for ln in secret
+              if ln.strip() and ln.strip() in release_text and ln.strip() not in shown]
+    assert not leaked, f"the release shows students {leaked}"
