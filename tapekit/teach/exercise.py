@@ -10,6 +10,7 @@ FAIL when only the skeleton ran, and pass after the solution. assignments.py bui
 nbgrader notebooks from these.
 """
 import ast
+import html
 import json
 import os
 import re
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import jupytext
+from markdown_it import MarkdownIt   # jupytext's Markdown parser, installed with it
 import nbformat
 import yaml
 
@@ -182,6 +184,44 @@ def _check_markers(where, text, role):
                             f"is not valid Python ({e.msg}, line {e.lineno} of what remains): "
                             "nbgrader removes the lines from '### BEGIN HIDDEN TESTS' to "
                             "'### END HIDDEN TESTS'; keep whole statements between them") from None
+
+
+# Link targets the task's Markdown may hold: web pages, mail, and addresses without a scheme
+# (a page or a file beside the assignment, an #anchor). javascript:, data:, vbscript: and the
+# like would run or show content of the lesson writer's choosing when a student clicks.
+SAFE_LINK_SCHEMES = ("http", "https", "mailto")
+_HTML_URL_ATTR = re.compile(r"""\b(?:href|src|action|formaction|xlink:href|srcset|poster)\s*=\s*
+                                (?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.I | re.X)
+
+
+def _link_scheme(url):
+    """The scheme of a link target as a browser reads it (it drops ASCII whitespace and control
+    characters first: 'java\tscript:' is javascript:), lower case; '' for none."""
+    cleaned = "".join(ch for ch in html.unescape(url) if ord(ch) > 32 and ord(ch) != 127)
+    m = re.match(r"([A-Za-z][A-Za-z0-9+.-]*):", cleaned)
+    return m[1].lower() if m else ""
+
+
+def _check_links(where, text):
+    """Refuse a link, image or HTML address in the task's Markdown whose scheme is not
+    SAFE_LINK_SCHEMES: the assignment copies that text to every student's notebook."""
+    md = MarkdownIt("commonmark")
+    md.validateLink = lambda url: True    # see every target, also those it would drop
+    urls = []
+    for token in md.parse(text):
+        for t in [token, *(token.children or [])]:
+            if t.type in ("link_open", "image"):
+                urls.append(t.attrGet("href") if t.type == "link_open" else t.attrGet("src"))
+            elif t.type in ("html_inline", "html_block"):
+                urls += [next(g for g in m.groups() if g is not None)
+                         for m in _HTML_URL_ATTR.finditer(t.content)]
+    for url in urls:
+        scheme = _link_scheme(url or "")
+        if scheme and scheme not in SAFE_LINK_SCHEMES:
+            raise ExerciseError(f"{where}: links to {url[:60]!r}, a {scheme}: address; the "
+                                "assignment copies this text to every student, so its links "
+                                f"may only be {', '.join(s + ':' for s in SAFE_LINK_SCHEMES)} "
+                                "or relative addresses; link to a web page instead")
 
 
 def has_exercise_markers(path):
@@ -396,6 +436,8 @@ def read_exercise(path):
             copied.append((i, c.source, "code"))
     for i, text, role in sorted(copied, key=lambda x: x[0]):
         _check_markers(_where(path, i, cells[i]), text, role)
+        if role == "markdown":
+            _check_links(_where(path, i, cells[i]), text)
     return Exercise(path, path.stem, title, imports, setup, setup_in_block, markdown, skeleton,
                     solution, grades)
 

@@ -247,6 +247,33 @@ def test_text_that_nbgrader_ignores_builds(tmp_path, tiny_variant, nbgrader_rele
     assert "f = x ** 3" not in text and "NotImplementedError" not in text
 
 
+# --- links in the task's text ------------------------------------------------------------------
+@pytest.mark.parametrize("link", [
+    "[the notes](javascript:alert(1))",
+    "[the notes](JaVaScRiPt:alert(1))",
+    '<a href="java\tscript:alert(1)">the notes</a>',  # a browser drops the tab: javascript:
+    "[the notes](&#106;avascript:alert(1))",          # an entity: still javascript:
+    "[the notes][ref]\n\n[ref]: vbscript:msgbox(1)\n",  # a reference definition
+    "![a plot](data:text/html;base64,PHNjcmlwdD4=)",
+    '<a href="javascript:alert(1)">the notes</a>',
+    "<img src='data:image/svg+xml,<svg onload=alert(1)>'>",
+])
+def test_a_link_that_would_run_code_in_the_task_is_refused(link, tiny_variant):
+    path = tiny_variant("in `slope`.", f"in `slope`. Read {link} first.")
+    with pytest.raises(ExerciseError, match=r"99_tiny_lesson\.md, cell 8 .*links to .*"
+                                            r"may only be http:, https:, mailto: or relative"):
+        read_exercise(path)
+
+
+@pytest.mark.parametrize("link", ["[the notes](https://example.org/notes)",
+                                  "[lesson 2](02_the_chain_rule.ipynb#section)",
+                                  "[ask](mailto:teacher@example.org)",
+                                  "`[not a link](javascript:x)` in a code span"])
+def test_web_mail_and_relative_links_in_the_task_build(link, tiny_variant):
+    path = tiny_variant("in `slope`.", f"in `slope`. Read {link} first.")
+    assert link in read_exercise(path).markdown[0]
+
+
 # --- headings, YAML, bytes and names ------------------------------------------------------------
 @pytest.mark.parametrize("fence", ["```", "~~~~", "```md"])
 def test_an_exercise_heading_in_a_code_fence_is_an_example(fence, tiny_variant):
