@@ -124,6 +124,10 @@ negative = defop("negative", np.negative, ufunc=np.negative,
 
 def _add_n(*xs):
     out = np.add(xs[0], xs[1])   # left to right, into one new array
+    if type(out) is not np.ndarray:   # scalars: NumPy gives a NumPy scalar, no array to add into
+        for x in xs[2:]:
+            out = np.add(out, x)
+        return out
     for x in xs[2:]:
         np.add(out, x, out=out)
     return out
@@ -156,9 +160,13 @@ def add_n(inputs, name=None):
     if len(inputs) == 1:   # TensorFlow returns tf.identity(inputs[0])
         return identity(inputs[0])
     shapes = [tuple(x.shape) if hasattr(x, "shape") else np.shape(x) for x in inputs]
-    if any(s != shapes[0] for s in shapes):
+    other = next((k for k, s in enumerate(shapes) if s != shapes[0]), None)
+    if other is not None:   # TF: "Input 0: [2] != input 1: [3]"
         raise InvalidArgumentError(f"add_n: inputs must all have the same shape (add_n does not "
-                                   f"broadcast), got shapes {[list(s) for s in shapes]}")
+                                   f"broadcast): input 0 has shape {list(shapes[0])}, input "
+                                   f"{other} has shape {list(shapes[other])}; got shapes "
+                                   f"{[list(s) for s in shapes]}. Reshape or broadcast them "
+                                   f"first (tk.broadcast_to), or add them with +")
     return add_n_op(*inputs)
 
 
