@@ -1,5 +1,8 @@
 """compile/fit/evaluate/predict (Keras 3's training surface) against hand-written tape loops,
 callbacks and their order, optimizer.apply and schedules, and the losses compile takes."""
+import traceback
+import warnings
+
 import numpy as np
 import pytest
 
@@ -527,3 +530,138 @@ def test_on_batch_takes_one_batch_of_arrays():
         model.test_on_batch(np.ones((0, 1)), np.ones((0, 1)))
     with pytest.raises(ValueError, match="You must call `compile\\(\\)`"):
         tk.Sequential([tk.layers.Dense(1)]).train_on_batch(np.ones((2, 1)), np.ones((2, 1)))
+
+
+# --- issue 43: validation generators, errors in the data, empty data --------------------------
+def counting(stop=None, error=None, drawn=None):
+    """Batches x = [[i, 0]], y = 0, i = 1, 2, ...: with ones_model a batch's loss is i**2."""
+    i = 0
+    while stop is None or i < stop:
+        i += 1
+        if drawn is not None:
+            drawn.append(i)
+        yield np.array([[float(i), 0.0]], np.float32), np.zeros((1, 1), np.float32)
+    if error is not None:
+        raise error
+
+
+def frozen_ones_model():
+    model = ones_model()
+    model.compile(optimizer=tk.optimizers.SGD(0.0), loss="mse")
+    return model
+
+
+def test_an_endless_validation_generator_serves_every_epoch():
+    # It was closed after epoch 1: only 1 of 3 epochs got val_loss, with a warning. Each epoch
+    # now draws validation_steps batches on from the same generator: 1-2, 3-4, 5-6. (Keras
+    # 3.15 gives 2.5 = (1 + 4) / 2 at every epoch: it serves the two batches it peeked at
+    # again at the start of each validation.)
+    drawn = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        history = frozen_ones_model().fit(XS, YS, epochs=3, verbose=0,
+                                          validation_data=counting(drawn=drawn),
+                                          validation_steps=2).history
+    assert history["val_loss"] == [2.5, 12.5, 30.5] and drawn == [1, 2, 3, 4, 5, 6]
+
+
+def test_an_error_raised_by_validation_data_propagates_unchanged():
+    # The generator gives epoch 1's two batches, then raises in epoch 2: the exception was
+    # swallowed (the closed generator never ran on), fit returned as if all was well.
+    error = RuntimeError("the validation files are gone")
+    model = frozen_ones_model()
+    with pytest.raises(RuntimeError) as caught:
+        model.fit(XS, YS, epochs=3, verbose=0, validation_data=counting(2, error),
+                  validation_steps=2)
+    assert caught.value is error and model.history.history["val_loss"] == [2.5]
+    # Keras's traceback: the call, the one frame of the wrapper, the generator's line
+    frames = traceback.extract_tb(caught.value.__traceback__)
+    assert [f.name for f in frames] == ["test_an_error_raised_by_validation_data_propagates_"
+                                        "unchanged", "error_handler", "counting"]
+
+
+@pytest.mark.parametrize("where", ["x", "validation_data", "evaluate", "predict"])
+def test_an_error_raised_by_a_pydataset_or_generator_propagates_unchanged(where):
+    error = KeyError("batch 1")
+
+    class Broken(tk.utils.PyDataset):
+        def __len__(self):
+            return 3
+
+        def __getitem__(self, i):
+            if i == 1:
+                raise error
+            return XS[:4], YS[:4]
+    model = frozen_ones_model()
+    with pytest.raises(KeyError) as caught:
+        if where == "x":
+            model.fit(counting(1, error), verbose=0)
+        elif where == "validation_data":
+            model.fit(XS, YS, verbose=0, validation_data=Broken())
+        else:
+            getattr(model, where)(Broken(), verbose=0)
+    assert caught.value is error
+    assert traceback.extract_tb(caught.value.__traceback__)[-1].name in ("counting", "__getitem__")
+
+
+def test_a_validation_generator_that_runs_out_does_what_keras_does_then_says_so():
+    # 3 batches, validation_steps=5: epoch 1 validates on the 3 with Keras's warning ((1 + 4 +
+    # 9) / 3, Keras 3.15: 4.6666665). Keras then validates epochs 2 and 3 on the two batches
+    # it peeked at; here the generator is used up, and fit says so instead of a made-up number.
+    model = frozen_ones_model()
+    with pytest.warns(UserWarning, match="ran out of data"):
+        with pytest.raises(ValueError, match=r"evaluate: validation_data gave no batch: the "
+                                             r"generator .* is used up, after 3 batch\(es\) in "
+                                             r"all, 5 per epoch"):
+            model.fit(XS, YS, epochs=3, verbose=0, validation_data=counting(3),
+                      validation_steps=5)
+    assert model.history.history["val_loss"] == [pytest.approx(14 / 3)]
+
+
+def test_a_validation_generator_without_validation_steps_is_refused_before_training():
+    # The first validation uses it up (or never ends): the others would have nothing
+    model = frozen_ones_model()
+    with pytest.raises(ValueError, match=r"validation_steps is None.*nothing for the other 2"):
+        model.fit(XS, YS, epochs=3, verbose=0, validation_data=counting(3))
+    assert int(model.optimizer.iterations) == 0
+    history = frozen_ones_model().fit(XS, YS, epochs=1, verbose=0, validation_data=counting(3))
+    assert history.history["val_loss"] == [pytest.approx(14 / 3)]     # one validation: fine
+    history = frozen_ones_model().fit(XS, YS, epochs=3, validation_freq=3, verbose=0,
+                                      validation_data=counting(3))
+    assert history.history["val_loss"] == [pytest.approx(14 / 3)]
+
+
+class EmptyData(tk.utils.PyDataset):
+    def __len__(self):
+        return 0
+
+    def __getitem__(self, i):
+        raise IndexError(i)
+
+
+def no_batches():
+    return
+    yield
+
+
+@pytest.mark.parametrize("kind", ["PyDataset", "generator", "arrays"])
+@pytest.mark.parametrize("call", ["fit", "evaluate", "predict", "validation_data"])
+def test_empty_data_raises_keras_error_naming_what_was_empty(kind, call):
+    # Keras 3.15 raises ValueError for an empty PyDataset ('The PyDataset has length 0') and an
+    # empty generator in fit, evaluate and predict (fit and evaluate returned empty results
+    # here, with no error); arrays of 0 samples only warn in Keras: tapekit refuses them too.
+    data = {"PyDataset": EmptyData, "generator": no_batches,
+            "arrays": lambda: (XS[:0], YS[:0])}[kind]()
+    model = frozen_ones_model()
+    what = "validation_data" if call == "validation_data" else "x"
+    message = {"PyDataset": f"^The PyDataset has length 0: {what} \\(EmptyData\\)",
+               "generator": f"^When passing a Python generator .* empty generator: {what} ",
+               "arrays": f"^{what} has 0 samples"}[kind]
+    with pytest.raises(ValueError, match=message):
+        if call == "validation_data":
+            model.fit(XS, YS, verbose=0, validation_data=data)
+        elif kind == "arrays":
+            getattr(model, call)(*data[:1 if call == "predict" else 2], verbose=0)
+        else:
+            getattr(model, call)(data, verbose=0)
+    assert int(model.optimizer.iterations) == 0
