@@ -12,6 +12,13 @@ the gradients, the optimizer update and the metrics. Unless `run_eagerly=True`,
 `train_function` is `train_step` compiled with `tk.function` (traced once per batch shape,
 then replayed), as Keras compiles it with `tf.function`. The losses and metrics per output
 are loss_and_metrics.py's.
+
+A training step is all or nothing: it runs in `writes.all_or_nothing()`, so a step that
+raises (its loss, a metric, the optimizer, a custom train_step) leaves every variable it
+wrote (weights, slots, iterations, metrics) as it was before the step, eager or compiled.
+(Keras 3.15 keeps a failed eager step's writes; its compiled first step writes nothing.)
+Everything a step writes exists before the first step, as Keras's symbolic build makes it:
+the model's weights, compile's losses and metrics, and the optimizer's slots.
 """
 import numpy as np
 
@@ -21,6 +28,7 @@ from .. import nest
 from ..tape import GradientTape
 from ..compiler import function
 from ..traceback_utils import filter_traceback
+from ..writes import all_or_nothing
 from . import losses as losses_module
 from . import metrics as metrics_module
 from . import optimizers as optimizers_module
@@ -121,6 +129,11 @@ class Trainer(LossAndMetrics):
     # --- compiled steps -------------------------------------------------------------------
     def make_train_function(self):
         if self.train_function is None:
+            # The optimizer's slots now, not inside the first (traced) step: Keras 3's
+            # optimizer.build(model.trainable_variables)
+            variables = self.trainable_variables
+            if variables and self.optimizer is not None:
+                self.optimizer.build(variables)
             self.train_function = self._compiled(self.train_step)
         return self.train_function
 
@@ -156,8 +169,9 @@ class Trainer(LossAndMetrics):
         validation; validation_data is (x_val, y_val[, sample_weight_val]) or batches,
         validation_steps caps its batches. class_weight {class: weight} weighs each sample
         by its class. verbose: 1 ("auto") a bar and a line per epoch, 2 the line only, 0
-        silent. Every argument is checked before the first training step. An error in the
-        data (a generator's, a PyDataset's) reaches you as it was raised.
+        silent. Every argument is checked before the first training step. A step that
+        raises changes nothing (see the module's docstring); an error in the data (a
+        generator's, a PyDataset's) reaches you as it was raised.
 
         >>> tk.random.set_seed(0)
         >>> model = tk.Sequential([tk.layers.Dense(1, kernel_initializer="zeros")])
@@ -193,7 +207,8 @@ class Trainer(LossAndMetrics):
             callbacks.on_epoch_begin(epoch)
             for step, batch in enumerate(batches):
                 callbacks.on_train_batch_begin(step)
-                logs = train_function(*batch)
+                with all_or_nothing():         # a step that raises changes no variable
+                    logs = train_function(*batch)
                 callbacks.on_train_batch_end(step, logs)
                 if self.stop_training:
                     break
@@ -283,7 +298,7 @@ class Trainer(LossAndMetrics):
         """
         _check_compiled(self, "train_on_batch")
         batches = single_batch(x, y, sample_weight, class_weight, "train_on_batch")
-        return self._one_batch(batches, self.make_train_function(), return_dict)
+        return self._one_batch(batches, self.make_train_function, return_dict)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         """The loss and metrics of one batch, without a step (Keras 3's test_on_batch).
@@ -295,7 +310,7 @@ class Trainer(LossAndMetrics):
         """
         _check_compiled(self, "test_on_batch")
         batches = single_batch(x, y, sample_weight, None, "test_on_batch")
-        return self._one_batch(batches, self.make_test_function(), return_dict)
+        return self._one_batch(batches, self.make_test_function, return_dict)
 
     def predict_on_batch(self, x):
         """The model's outputs for one batch, as NumPy arrays (works before compile).
@@ -308,11 +323,14 @@ class Trainer(LossAndMetrics):
         outputs = self.make_predict_function()(batch[0])
         return nest.pack_like(outputs, [o.numpy() for o in nest.flatten(outputs)])
 
-    def _one_batch(self, batches, step_function, return_dict):
+    def _one_batch(self, batches, make_function, return_dict):
         self._build_compile_metrics(batches)
+        step_function = make_function()
         self.reset_metrics()
         (batch,) = list(batches)
-        logs = _floats(self._get_metrics_result_or_logs(step_function(*batch)))
+        with all_or_nothing():                # as fit's steps: all or nothing
+            logs = step_function(*batch)
+        logs = _floats(self._get_metrics_result_or_logs(logs))
         return logs if return_dict else self._flatten_logs_in_order(logs)
 
 

@@ -665,3 +665,149 @@ def test_empty_data_raises_keras_error_naming_what_was_empty(kind, call):
         else:
             getattr(model, call)(data, verbose=0)
     assert int(model.optimizer.iterations) == 0
+
+
+# --- issue 43: a training step is all or nothing ----------------------------------------------
+def training_state(model):
+    """Every variable a step may write: weights, the optimizer's (iterations, slots), metrics'."""
+    return ([v.numpy().copy() for v in model.variables],
+            [v.numpy().copy() for v in model.optimizer.variables],
+            [v.numpy().copy() for m in model.metrics for v in m.variables])
+
+
+def assert_same_state(a, b):
+    for xs, ys in zip(a, b):
+        assert len(xs) == len(ys)
+        for x, y in zip(xs, ys):
+            np.testing.assert_array_equal(x, y)
+
+
+def adam_model(run_eagerly, metrics=None):
+    tk.random.set_seed(0)
+    model = tk.Sequential([tk.Input((2,)), tk.layers.Dense(3), tk.layers.Dense(1)])
+    model.compile(optimizer=tk.optimizers.Adam(0.1), loss="mse", metrics=metrics,
+                  run_eagerly=run_eagerly)
+    return model
+
+
+def failing_metric(from_call):
+    calls = []
+
+    def metric(y_true, y_pred):
+        calls.append(1)
+        if len(calls) >= from_call:
+            raise RuntimeError("the metric failed")
+        return tk.reduce_mean(y_pred)
+    return metric
+
+
+@pytest.mark.parametrize("run_eagerly", [False, True])
+def test_a_metric_that_raises_on_the_first_step_leaves_the_model_untouched(run_eagerly):
+    # The step was left applied (iterations 1, weights changed). Keras 3.15 compiled: iterations
+    # 0, kernel and loss tracker unchanged (its traced step ran nothing); eagerly Keras keeps
+    # the step (iterations 1): here both leave everything as it was.
+    model = adam_model(run_eagerly, metrics=[failing_metric(1)])
+    model.make_train_function()                  # the optimizer's slots, made before any step
+    before = training_state(model)
+    with pytest.raises(RuntimeError, match="the metric failed"):
+        model.fit(XS, YS, batch_size=4, verbose=0, shuffle=False)
+    assert int(model.optimizer.iterations) == 0
+    after = training_state(model)
+    assert_same_state(before[:2], after[:2])
+    assert len(after[2]) == 4 and not any(after[2])      # the loss tracker's and the metric's
+
+
+def test_a_step_that_raises_later_keeps_the_steps_before_it():
+    # Eagerly the metric's Python runs at every step: the third step fails after its update
+    model = adam_model(True, metrics=[failing_metric(3)])
+    reference = adam_model(True)
+    reference.fit(XS[:8], YS[:8], batch_size=4, verbose=0, shuffle=False)    # the two steps
+    with pytest.raises(RuntimeError, match="the metric failed"):
+        model.fit(XS, YS, batch_size=4, verbose=0, shuffle=False)
+    assert int(model.optimizer.iterations) == 2
+    assert_same_state(training_state(reference)[:2], training_state(model)[:2])
+
+
+class CheckedModel(tk.Model):
+    """A custom train_step that checks its weights after the update: a replay that raises
+    after its writes."""
+
+    def __init__(self):
+        super().__init__()
+        self.dense = tk.layers.Dense(1, kernel_initializer="ones")
+
+    def call(self, x):
+        return self.dense(x)
+
+    def train_step(self, data):
+        x, y = data
+        with tk.GradientTape() as tape:
+            loss = tk.reduce_mean(tk.square(self(x, training=True) - y))
+        self.optimizer.apply(tape.gradient(loss, self.trainable_variables), self.trainable_variables)
+        self._loss_tracker.update_state(loss)
+        tk.debugging.check_numerics(self.dense.kernel, "kernel after the update")
+        return {"loss": self._loss_tracker.result()}
+
+
+@pytest.mark.parametrize("run_eagerly", [False, True])
+def test_a_compiled_replay_that_raises_after_its_writes_undoes_them(run_eagerly):
+    model = CheckedModel()
+    model.compile(optimizer=tk.optimizers.Adam(0.1), run_eagerly=run_eagerly)
+    x = np.ones((12, 2), np.float32)
+    y = np.zeros((12, 1), np.float32)
+    model.fit(x, y, batch_size=4, verbose=0)                   # traced, then replayed
+    y[9] = np.nan                                              # batch 3 makes the kernel NaN
+    model.fit(x[:8], y[:8], batch_size=4, verbose=0)           # the 2 good batches of 3
+    before = training_state(model)
+    with pytest.raises(tk.debugging.NumericsError, match="kernel after the update"):
+        model.fit(x[8:], y[8:], batch_size=4, verbose=0)
+    assert int(model.optimizer.iterations) == 5
+    after = training_state(model)
+    assert_same_state(before[:2], after[:2])
+    assert np.isfinite(model.dense.kernel.numpy()).all() and not any(after[2])
+
+
+class FailingAdam(tk.optimizers.Adam):
+    """Updates the first variable, then raises: an optimizer that fails half-way."""
+
+    def _update(self, g, var, slots, lr):
+        if self.iterations.numpy() == 1 and var is not self._first:
+            raise FloatingPointError("the update failed half-way")
+        super()._update(g, var, slots, lr)
+
+
+@pytest.mark.parametrize("run_eagerly", [False, True])
+def test_an_optimizer_that_fails_half_way_changes_nothing(run_eagerly):
+    model = adam_model(run_eagerly)
+    model.optimizer = FailingAdam(0.1)
+    model.optimizer._first = model.trainable_variables[0]
+    model.fit(XS[:4], YS[:4], batch_size=4, verbose=0)              # step 1 works
+    before = training_state(model)
+    for fails in (lambda: model.fit(XS[:4], YS[:4], batch_size=4, verbose=0),   # step 2
+                  lambda: model.train_on_batch(XS[:4], YS[:4])):
+        with pytest.raises(FloatingPointError, match="half-way"):
+            fails()
+        after = training_state(model)
+        assert_same_state(before[:2], after[:2])
+        assert not any(after[2])        # reset when the epoch (the batch) began, then untouched
+
+
+def test_a_callback_that_raises_after_a_step_keeps_that_step():
+    # The step is done when on_train_batch_end runs (Keras 3.15 keeps it too)
+    model = adam_model(False)
+
+    class Stop(tk.callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        model.fit(XS, YS, batch_size=4, verbose=0, callbacks=[Stop()])
+    assert int(model.optimizer.iterations) == 1
+
+
+def test_the_optimizer_is_built_before_the_first_step_so_fit_traces_once_per_shape():
+    # Keras 3's symbolic build makes the optimizer's slots before the first step; inside a
+    # traced step they would make tk.function trace that first call twice (as TF does)
+    model = adam_model(False)
+    model.fit(XS, YS, batch_size=8, epochs=2, verbose=0)     # batches of 8, 8 and 4
+    assert model.train_function.experimental_get_tracing_count() == 2
+    assert len(model.optimizer.variables) == 2 + 2 * 4
