@@ -214,14 +214,16 @@ class LossAndMetrics:
             m.reset_state()
 
     def _build_compile_metrics(self, batches):
-        """Make compile's losses and metrics, and the model's weights, before the loop, so
-        `self.metrics` lists them in a custom train_step, callbacks see them (e.g.
-        EarlyStopping's monitor), and no step creates a variable (Keras 3's symbolic build):
-        one forward pass on the first batch (a generator's is kept for its first step)."""
+        """Make compile's losses and metrics before the loop, so `self.metrics` lists them in
+        a custom train_step and callbacks see them (e.g. EarlyStopping's monitor): one
+        forward pass on the first batch (a generator's is kept for its first step), which
+        builds an unbuilt model too. Without compiled losses or metrics an unbuilt model is
+        left to its first step (a build here would draw its initial weights before the
+        epoch's shuffle, and change the numbers)."""
         needs_metrics = self._compile_metrics is None and (self._metric_specs or
                                                            self._weighted_metric_specs)
         needs_losses = self._compiled_losses is None and self.loss is not None
-        if needs_metrics or needs_losses or not self.built:
+        if needs_metrics or needs_losses:
             batch = batches.first_batch()
             if batch is not None:
                 x, y, _ = unpack_x_y_sample_weight(batch)

@@ -17,8 +17,9 @@ A training step is all or nothing: it runs in `writes.all_or_nothing()`, so a st
 raises (its loss, a metric, the optimizer, a custom train_step) leaves every variable it
 wrote (weights, slots, iterations, metrics) as it was before the step, eager or compiled.
 (Keras 3.15 keeps a failed eager step's writes; its compiled first step writes nothing.)
-Everything a step writes exists before the first step, as Keras's symbolic build makes it:
-the model's weights, compile's losses and metrics, and the optimizer's slots.
+As Keras's symbolic build does, compile's losses and metrics and the optimizer's slots
+are made before the first step (for a model already built), so a traced step creates no
+variable and is not traced twice (tk.function's rule for a first call that creates some).
 """
 import numpy as np
 
