@@ -5,14 +5,15 @@ last; `accumulators` the active ForwardAccumulators; `raw` is True only while a
 backward pass that nothing records runs its derivative rules on plain NumPy
 arrays (see backprop.py), which is what makes an unrecorded backward pass cheap.
 `check_numerics` is tk.debugging's NaN/Inf checker while it is enabled, else None
-(backprop reads it once per backward pass).
+(backprop reads it once per backward pass). `undo` is the list of (variable, value before
+the write) that variable writes append to inside `writes.all_or_nothing()`, else None.
 
 Reaching the per-thread state costs a thread-local look-up, about as much as the rest
-of a small op's bookkeeping. `hints` lets the per-op path skip two of them: how many
-accumulators are pushed in any thread (`hints[ACCUMULATORS]`), and how many threads run
-rules in raw mode (`hints[RAW]`). 0 means no thread does. Change `accumulators` and `raw`
-through the functions below so the hints stay true; they may over-count (a list swapped
-out for a moment), never under-count.
+of a small op's bookkeeping. `hints` lets the per-op path skip three of them: how many
+accumulators are pushed in any thread (`hints[ACCUMULATORS]`), how many threads run
+rules in raw mode (`hints[RAW]`), and how many keep an undo log (`hints[UNDO]`). 0 means
+no thread does. Change `accumulators`, `raw` and `undo` through the functions below so the
+hints stay true; they may over-count (a list swapped out for a moment), never under-count.
 """
 import threading
 
@@ -23,12 +24,13 @@ class _State(threading.local):
         self.accumulators = []
         self.raw = False
         self.check_numerics = None
+        self.undo = None
 
 
 state = _State()
 
-ACCUMULATORS, RAW = 0, 1
-hints = [0, 0]
+ACCUMULATORS, RAW, UNDO = 0, 1, 2
+hints = [0, 0, 0]
 _lock = threading.Lock()
 
 
@@ -63,3 +65,22 @@ def leave_raw(on, saved):
     if on and not saved:
         with _lock:
             hints[RAW] -= 1
+
+
+def open_undo(log):
+    """Make `log` the list this thread's variable writes append to (writes.all_or_nothing);
+    returns the list it replaces, for close_undo."""
+    outer = state.undo
+    if outer is None:
+        with _lock:
+            hints[UNDO] += 1
+    state.undo = log
+    return outer
+
+
+def close_undo(outer):
+    """Undo open_undo: `outer` (its result) is the thread's log again."""
+    state.undo = outer
+    if outer is None:
+        with _lock:
+            hints[UNDO] -= 1

@@ -20,7 +20,7 @@ import threading
 import numpy as np
 
 from . import dtypes
-from .context import state as _state
+from .context import UNDO as _UNDO, hints as _hints, state as _state
 from .dtypes import short_repr
 from .tensor_shape import ConcreteShape
 from .writes import note as _note_write
@@ -226,7 +226,10 @@ class Variable(Tensor):
             for recorder in _state.tapes:
                 recorder.record_assign(self, value, new)
         with self._lock:
-            self._value = new
+            old, self._value = self._value, new
+        # In writes.all_or_nothing (a training step) the old value is logged: undone if it fails.
+        if _hints[_UNDO] and _state.undo is not None:
+            _state.undo.append((self, old))
         return self
 
     def assign_add(self, delta):
@@ -256,7 +259,10 @@ class Variable(Tensor):
         # docs/PERFORMANCE.md.) Under the variable's lock: read, add and write are one
         # step for other threads.
         with self._lock:
-            self._value = ufunc(self._value, delta)
+            old = self._value
+            self._value = ufunc(old, delta)
+        if _hints[_UNDO] and _state.undo is not None:
+            _state.undo.append((self, old))
 
     def _delta(self, delta, what):
         # Same checks and casts as the eager path, but a Tensor delta stays a Tensor (recorded).

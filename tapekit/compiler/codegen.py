@@ -44,6 +44,10 @@ def compile_program(source, g, fn_name, name):
     that failed, with its comment (torch.fx does the same)."""
     filename = f"<tk.function {inert(clip(str(name), 60))} #{next(_programs)}>"
     code = compile(source, filename, "exec")
+    # The program's ops are tapekit's, as in an eager call: warnings filters by module see
+    # them so (tapekit/__init__.py hides NumPy's floating-point warnings raised in tapekit's
+    # modules; a program without a module name showed them at every replay).
+    g.setdefault("__name__", "tapekit.compiler.program")   # the module that writes them
     while _collected:       # the entries of programs that are gone (see below)
         linecache.cache.pop(_collected.pop(), None)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)

@@ -27,8 +27,10 @@ count, which the bound turns into eager calls rather than wrong ones.
 
 Limits, as in tf.function: Python side effects (print, appending to a list) run only while
 tracing (tk.print runs at every call); a function may create variables on its first call
-only (a second call that would create one raises, as TF does). Functions using
-tk.custom_gradient run eagerly.
+only: as TF does, a first call that creates variables traces the function twice, the
+second time to make sure it creates no more (else TF's ValueError). A call that raises
+while it traces leaves every variable and random stream as it found them, as in TF, whose
+trace runs nothing. Functions using tk.custom_gradient run eagerly.
 """
 import collections
 import functools
@@ -61,24 +63,24 @@ RETRACE_WARNING = 5    # traces in as many calls (TF's threshold is 5 traces in 
 class _Paths:
     """The programs of one signature, one per path through the Python code."""
 
-    __slots__ = ("programs", "first", "eager", "check")
+    __slots__ = ("programs", "first", "eager")
 
     def __init__(self):
         self.programs = []
         self.first = None     # programs[0] when a fast replay may use it
         self.eager = False    # too many paths: the signature runs eagerly
-        self.check = False    # its trace created variables: the next call traces again
 
     def update(self):
         p = self.programs[0] if self.programs else None
-        self.first = p if p is not None and not (p.unsupported or self.check) else None
+        self.first = p if p is not None and not p.unsupported else None
 
 
 class Function:
     """A callable that traces `python_function` once per input signature and path, and replays.
 
-    `experimental_get_tracing_count()` counts the traces; `programs` maps each signature to
-    its programs (print one to read it as Python).
+    `experimental_get_tracing_count()` (also `trace_count`) counts the traces, as TF counts
+    them: 2 after the first call of a function that creates variables; `programs` maps each
+    signature to its programs (print one to read it as Python).
     """
 
     def __init__(self, python_function, name=None, input_signature=None, reduce_retracing=False):
@@ -172,11 +174,7 @@ class Function:
 
     def _another_path(self, paths, key, args, kwargs, failed_program, failed):
         """Run the program of the path this call takes, tracing it if it is new."""
-        if paths.eager:
-            return self.python_function(*args, **kwargs)
-        if paths.check or any(p.unsupported for p in paths.programs[:1]):
-            if paths.check:      # a call after the first that creates a variable raises
-                return self._trace(key, args, kwargs, paths, replace=True)
+        if paths.eager or any(p.unsupported for p in paths.programs[:1]):
             return self.python_function(*args, **kwargs)
         recording = bool(state.tapes or state.accumulators)
         observed = ()
@@ -216,7 +214,11 @@ class Function:
             return self.python_function(*args, **kwargs)
         return self._trace(key or signature(args, kwargs), args, kwargs, paths, new_path=True)
 
-    def _trace(self, key, args, kwargs, paths, replace=False, new_path=False, dry=False):
+    def _trace(self, key, args, kwargs, paths, new_path=False, dry=False, check=False):
+        """Run the Python function with a Tracer among the tapes; its program joins `paths`.
+        `dry`: leave no trace (variables and random streams restored, tk.print silent);
+        `check`: the second trace of a first call that created variables (see below)."""
+        call = (args, kwargs)
         leaves = nest.flatten((args, kwargs))
         # Tensor arguments get their own tape ids: f(x, x) must not merge the two inputs.
         new_leaves, arg_tensors, seen = [], [], set()
@@ -230,43 +232,56 @@ class Function:
             new_leaves.append(leaf)
         args, kwargs = nest.pack_like((args, kwargs), new_leaves)
         tracer = Tracer(arg_tensors, dry=dry)
-        if self.trace_count or replace:
+        if self.trace_count or check:
             tracer.create_error = _create_error(self._name)
-        rng = save_state() if dry else None
+        rng = save_state()
         state.tapes.append(tracer)
         try:
             result = self.python_function(*args, **kwargs)
+            if inspect.isgenerator(result) or inspect.isawaitable(result) or inspect.isasyncgen(result):
+                # A replay would hand back this one, already run, object at every call.
+                raise TypeError(_not_tensors(self._name, f"one that returned a {type(result).__name__}"))
+        except BaseException:
+            _undo(tracer, rng)   # TF's trace runs nothing: one that raised changed nothing
+            raise
         finally:
             state.tapes.remove(tracer)
-            if dry:
-                for variable, value in tracer.undo.values():
-                    with variable._lock:
-                        variable._value = value
-                restore_state(rng)
-        if inspect.isgenerator(result) or inspect.isawaitable(result) or inspect.isasyncgen(result):
-            # A replay would hand back this one, already run, object at every call.
-            raise TypeError(_not_tensors(self._name, f"one that returned a {type(result).__name__}"))
+        if dry:
+            _undo(tracer, rng)
         program = Program(self._name, tracer, *tracer.finish(result))
         program.keepalive = [leaf for leaf in leaves if not is_tensor_arg(leaf)]
+        if program.created and not check:
+            # This trace made variables, which a replay would reuse where the Python would
+            # make new ones. As TF does, trace again now, dry, where creating one raises TF's
+            # ValueError; that program is the one replayed (eager code from now on creates
+            # none either, as the singleton pattern `if self.v is None` does).
+            with self._lock:
+                self._count_trace(key, new_path)
+            try:
+                program, _ = self._trace(key, *call, paths, dry=True, check=True)
+            except BaseException:
+                _undo(tracer, rng)     # the first call changes nothing, as in TF
+                with self._lock:
+                    if self._sigs.get(key) is paths:
+                        del self._sigs[key]
+                        self._by_fast_key.clear()
+                raise
+            return (program, result) if dry else result
         with self._lock:
-            if replace:
-                paths.programs = [program]
-                paths.check = False
-            else:
-                paths.programs.append(program)
-                paths.check = bool(program.created)
+            paths.programs.append(program)
             paths.update()
             self._last_program = program
-            if not replace:
-                self._count_trace(key, new_path)
+            self._count_trace(key, new_path, counted=check)
         if program.unsupported:
             self._warn_once("unsupported", f"tk.function {self._name}: it uses "
                             f"{program.unsupported}, and a replay could not recompute its "
                             f"Python code; the function runs eagerly on every call")
         return (program, result) if dry else result
 
-    def _count_trace(self, key, new_path):
+    def _count_trace(self, key, new_path, counted=False):
         self.trace_count += 1
+        if counted:    # the check trace of a call already counted (retracing: one per call)
+            return
         cause, shape_only = ("a Python decision on a traced value took a new path", False) \
             if new_path else describe_change(self._last_key, key, self._params)
         self._last_key = key
@@ -324,8 +339,19 @@ def _not_tensors(name, what):
             f"(`return tk.stack([...])`), or call the Python function without tk.function")
 
 
+def _undo(tracer, rng):
+    """Every variable the trace wrote back to its value before the trace, and the random
+    streams where they were."""
+    for variable, value in tracer.undo.values():
+        with variable._lock:
+            variable._value = value
+    restore_state(rng)
+
+
 def _create_error(name):
-    return (f"tk.function {name} created a tk.Variable on a call after its first. tk.function "
+    return (f"tk.function {name} created a tk.Variable on a trace after its first (a first "
+            f"call that creates variables is traced twice, as in TF, the second time to check "
+            f"that it creates no more). tk.function "
             f"(like tf.function) only supports variables created on the first call (the "
             f"singleton pattern: `if self.v is None: self.v = tk.Variable(...)`), because a "
             f"replay reuses the first call's variables while eager code would make new ones. "

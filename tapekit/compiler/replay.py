@@ -13,6 +13,7 @@ The generated code frees each slot after its last reader (`del`). See docs/PERFO
 for what these are worth.
 """
 from .. import nest
+from ..context import UNDO, hints, state
 from ..tensor import wrap_array
 from .codegen import compile_program, inert
 from .passes import drop_dead, fold_constants, has_late_guard, is_random, merge_common
@@ -76,6 +77,8 @@ class Program:
         """Replay on NumPy arrays: the generated function, nothing else."""
         if self._fn is None:
             self._compile()
+        if hints[UNDO] and state.undo is not None:   # in writes.all_or_nothing: log what it writes
+            state.undo.extend([(v, v._value) for v in self.written])
         if not self.locks:
             return self._run_fast(arg_values)
         for lock in self.locks:

@@ -12,11 +12,16 @@ The kinds of data, as Keras 3's data adapters take them:
   `__getitem__`): `data[i]` is batch i, in a shuffled order unless shuffle=False (as
   Keras 3); its `on_epoch_end()` runs after each epoch.
 - a generator or iterator of batches, or a list of batches (tapekit's stand-in for
-  tf.data): each batch `x`, `(x,)`, `(x, y)` or `(x, y, sample_weight)`.
+  tf.data): each batch `x`, `(x,)`, `(x, y)` or `(x, y, sample_weight)`. A generator's
+  first batch is drawn at once (Keras 3 peeks too): an empty one is refused before training.
 
 With `steps_per_epoch`, one iterator runs on across epochs (as Keras's EpochIterator):
 epoch 2 takes the batches after epoch 1's. When the data runs out before an epoch has its
-steps, the epoch ends early with a warning, and the next epoch starts a fresh pass.
+steps, the epoch ends early with a warning, and the next epoch starts a fresh pass. A
+generator has none: each epoch, also after `reset()`, draws on from it (so fit's validation
+with validation_steps takes the next batches; Keras 3.15 first serves again the two it
+peeked at), nothing here closes it, and its exceptions go on as raised. No data (0 samples,
+a PyDataset of length 0, an empty generator) is a ValueError, as Keras makes the last two.
 """
 import warnings
 
@@ -219,12 +224,14 @@ class EpochIterator:
     """Batches, epoch by epoch, as tuples of tensors: (x,), (x, y) or (x, y, sample_weight).
 
     `enumerate_epoch()` yields (step, batch) for one epoch; `num_batches` is the epoch's
-    number of steps when known (None for a generator without steps_per_epoch).
-    `class_weight` ({class: weight}) turns into each batch's sample weights.
+    number of steps when known (None for a generator without steps_per_epoch); `drawn`
+    counts the batches drawn so far, over every epoch.
+    `class_weight` ({class: weight}) turns into each batch's sample weights. `what` names
+    the data in errors ("x", "validation_data").
     """
 
     def __init__(self, x, y=None, sample_weight=None, batch_size=None, shuffle=False,
-                 steps_per_epoch=None, class_weight=None):
+                 steps_per_epoch=None, class_weight=None, what="x"):
         if batch_size is not None and (not isinstance(batch_size, (int, np.integer))
                                        or batch_size <= 0):
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
@@ -233,8 +240,10 @@ class EpochIterator:
             raise ValueError(f"steps_per_epoch must be a positive integer or None, got "
                              f"{steps_per_epoch!r}")
         self.steps_per_epoch, self.class_weight = steps_per_epoch, class_weight
-        self.shuffle = shuffle
+        self.shuffle, self.what = shuffle, what
         self._iterator, self._seen = None, 0
+        self.drawn = 0             # batches drawn in all, over every epoch
+        self._peeked = None        # a generator's first batch, drawn to see that it has one
         if is_arrays(x) and not is_batch_list(x):
             self.kind = "arrays"
             self.x, self.y = _arrays(x, "x"), _arrays(y, "y")
@@ -253,12 +262,14 @@ class EpochIterator:
                     raise ValueError("You cannot use `class_weight` and `sample_weight` at the "
                                      "same time: fold the class weights into sample_weight")
                 self.sample_weight = class_weight_to_sample_weight(self.y, class_weight)
+            if self.n == 0:     # Keras 3.15 warns that the input ran out and trains on nothing
+                raise ValueError(f"{what} has 0 samples: there is no batch to work on")
             self.batch_size = batch_size or 32
             self._num_batches = -(-self.n // self.batch_size)
             return
-        what = ("a PyDataset" if _is_pydataset(x) else "a list of batches"
+        kind = ("a PyDataset" if _is_pydataset(x) else "a list of batches"
                 if is_batch_list(x) else "a generator or iterator" if _is_iterator(x) else None)
-        if what is None:
+        if kind is None:
             raise ValueError(f"Unrecognized data type: x={type(x).__name__}. Expected NumPy "
                              f"arrays or tensors (or a list/dict of them), a generator or "
                              f"iterator of (x, y[, sample_weight]) batches, a list of such "
@@ -266,16 +277,24 @@ class EpochIterator:
         for name, value in (("y", y), ("sample_weight", sample_weight),
                             ("batch_size", batch_size)):
             if value is not None:
-                raise ValueError(f"`{name}` argument is not supported when x is {what}: it "
+                raise ValueError(f"`{name}` argument is not supported when x is {kind}: it "
                                  f"yields whole batches; put y (and sample weights) in each "
                                  f"batch, (x, y[, sample_weight]), and leave {name}=None")
-        self.kind, self.data = what, x
+        self.kind, self.data = kind, x
         if _is_pydataset(x):
             self._num_batches = len(x)
+            if self._num_batches == 0:       # Keras 3.15's words, then which data it is
+                raise ValueError(f"The PyDataset has length 0: {what} ({type(x).__name__}) "
+                                 f"has no batch (its __len__ returned 0)")
         elif is_batch_list(x):
             self._num_batches = len(x)
         else:
             self._num_batches = None
+            if hasattr(x, "__next__"):       # one pass only: see now that it has a batch
+                try:
+                    self._peeked = next(x)
+                except StopIteration:
+                    raise _empty_generator(what, x) from None
 
     @property
     def num_batches(self):
@@ -303,8 +322,19 @@ class EpochIterator:
                 yield self.data[int(i)]
         elif self.kind == "a list of batches":
             yield from self.data
-        else:
-            yield from (self.data if hasattr(self.data, "__next__") else iter(self.data))
+
+    def _new_pass(self):
+        """One pass over the data; a generator is drawn from directly (a `yield from` wrapper,
+        once dropped, would close it)."""
+        if self.kind != "a generator or iterator":
+            return self._one_pass()
+        return self.data if hasattr(self.data, "__next__") else iter(self.data)
+
+    def _next(self):
+        if self._peeked is not None:
+            batch, self._peeked = self._peeked, None
+            return batch
+        return next(self._iterator)
 
     def _as_batch(self, batch):
         if self.kind != "arrays":                   # a batch as the data gave it
@@ -315,18 +345,18 @@ class EpochIterator:
         return tuple(_tensors(part) for part in batch)
 
     def first_batch(self):
-        """The first batch without using up the data: for arrays and PyDatasets (a generator's
-        first batch would be lost to the epoch)."""
+        """The first batch without using up the data (a generator's: the one drawn at once)."""
         if self.kind == "arrays":
             parts = tuple(a for a in (self.x, self.y, self.sample_weight) if a is not None)
             return self._as_batch(tuple(_take(p, slice(0, self.batch_size)) for p in parts))
         if self.kind in ("a PyDataset", "a list of batches") and self._num_batches:
             return self._as_batch(self.data[0])
-        return None
+        return None if self._peeked is None else self._as_batch(self._peeked)
 
     def reset(self):
         """Start the next epoch from a fresh pass (evaluate does: validation with
-        validation_steps sees the same first batches every epoch, as in Keras)."""
+        validation_steps sees the same first batches every epoch, as in Keras). A generator
+        has no fresh pass: the next epoch draws on from it."""
         self._iterator, self._seen = None, 0
 
     def enumerate_epoch(self):
@@ -335,7 +365,7 @@ class EpochIterator:
             self.data.on_epoch_begin()
         steps = self.steps_per_epoch
         if self._iterator is None or steps is None:
-            self._iterator, self._seen = self._one_pass(), 0
+            self._iterator, self._seen = self._new_pass(), 0
         step = 0
         while steps is None or step < steps:
             if self._num_batches is not None and self._seen >= self._num_batches:
@@ -343,8 +373,10 @@ class EpochIterator:
                     _ran_out()
                 break
             try:
-                batch = next(self._iterator)
+                batch = self._next()       # the data's own exceptions go on as they are
             except StopIteration:
+                if not self.drawn:        # an iterable without a batch (a generator: at __init__)
+                    raise _empty_generator(self.what, self.data) from None
                 if steps is not None or step == 0:     # Keras warns for an empty epoch too
                     _ran_out()
                 if steps is not None:
@@ -352,6 +384,7 @@ class EpochIterator:
                 self._iterator = None
                 break
             self._seen += 1
+            self.drawn += 1
             yield step, self._as_batch(batch)
             step += 1
         if self._num_batches is not None and self._seen >= self._num_batches:
@@ -362,6 +395,12 @@ class EpochIterator:
     def __iter__(self):
         for _, batch in self.enumerate_epoch():
             yield batch
+
+
+def _empty_generator(what, data):   # Keras 3.15's words, and which data it is
+    return ValueError(f"When passing a Python generator to a Keras model, the generator must "
+                      f"yield at least one batch. Received an empty generator: {what} "
+                      f"({type(data).__name__}) gave no batch")
 
 
 def _ran_out():

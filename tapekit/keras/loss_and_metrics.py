@@ -216,7 +216,10 @@ class LossAndMetrics:
     def _build_compile_metrics(self, batches):
         """Make compile's losses and metrics before the loop, so `self.metrics` lists them in
         a custom train_step and callbacks see them (e.g. EarlyStopping's monitor): one
-        forward pass on the first batch (not for a generator: its batch would be used up)."""
+        forward pass on the first batch (a generator's is kept for its first step), which
+        builds an unbuilt model too. Without compiled losses or metrics an unbuilt model is
+        left to its first step (a build here would draw its initial weights before the
+        epoch's shuffle, and change the numbers)."""
         needs_metrics = self._compile_metrics is None and (self._metric_specs or
                                                            self._weighted_metric_specs)
         needs_losses = self._compiled_losses is None and self.loss is not None

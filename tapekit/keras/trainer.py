@@ -12,6 +12,14 @@ the gradients, the optimizer update and the metrics. Unless `run_eagerly=True`,
 `train_function` is `train_step` compiled with `tk.function` (traced once per batch shape,
 then replayed), as Keras compiles it with `tf.function`. The losses and metrics per output
 are loss_and_metrics.py's.
+
+A training step is all or nothing: it runs in `writes.all_or_nothing()`, so a step that
+raises (its loss, a metric, the optimizer, a custom train_step) leaves every variable it
+wrote (weights, slots, iterations, metrics) as it was before the step, eager or compiled.
+(Keras 3.15 keeps a failed eager step's writes; its compiled first step writes nothing.)
+As Keras's symbolic build does, compile's losses and metrics and the optimizer's slots
+are made before the first step (for a model already built), so a traced step creates no
+variable and is not traced twice (tk.function's rule for a first call that creates some).
 """
 import numpy as np
 
@@ -20,6 +28,8 @@ import warnings
 from .. import nest
 from ..tape import GradientTape
 from ..compiler import function
+from ..traceback_utils import filter_traceback
+from ..writes import all_or_nothing
 from . import losses as losses_module
 from . import metrics as metrics_module
 from . import optimizers as optimizers_module
@@ -120,6 +130,11 @@ class Trainer(LossAndMetrics):
     # --- compiled steps -------------------------------------------------------------------
     def make_train_function(self):
         if self.train_function is None:
+            # The optimizer's slots now, not inside the first (traced) step: Keras 3's
+            # optimizer.build(model.trainable_variables)
+            variables = self.trainable_variables
+            if variables and self.optimizer is not None:
+                self.optimizer.build(variables)
             self.train_function = self._compiled(self.train_step)
         return self.train_function
 
@@ -140,6 +155,7 @@ class Trainer(LossAndMetrics):
                                                                   name=step.__name__)
 
     # --- the loops --------------------------------------------------------------------------
+    @filter_traceback
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
             validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
             sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
@@ -154,7 +170,9 @@ class Trainer(LossAndMetrics):
         validation; validation_data is (x_val, y_val[, sample_weight_val]) or batches,
         validation_steps caps its batches. class_weight {class: weight} weighs each sample
         by its class. verbose: 1 ("auto") a bar and a line per epoch, 2 the line only, 0
-        silent. Every argument is checked before the first training step.
+        silent. Every argument is checked before the first training step. A step that
+        raises changes nothing (see the module's docstring); an error in the data (a
+        generator's, a PyDataset's) reaches you as it was raised.
 
         >>> tk.random.set_seed(0)
         >>> model = tk.Sequential([tk.layers.Dense(1, kernel_initializer="zeros")])
@@ -175,8 +193,9 @@ class Trainer(LossAndMetrics):
                 x, y, sample_weight, validation_split)
         batches = EpochIterator(x, y, sample_weight, batch_size, shuffle, steps_per_epoch,
                                 class_weight=class_weight)
-        validation_data = _validation_batches(validation_data, validation_batch_size or
-                                              batch_size, validation_steps)
+        validation_data = _validation_batches(
+            validation_data, validation_batch_size or batch_size, validation_steps,
+            _validations(initial_epoch, epochs, validation_freq))
         callbacks = _callbacks(self, callbacks, verbose, history=True, epochs=epochs,
                                steps=batches.num_batches)
         self._build_compile_metrics(batches)
@@ -189,7 +208,8 @@ class Trainer(LossAndMetrics):
             callbacks.on_epoch_begin(epoch)
             for step, batch in enumerate(batches):
                 callbacks.on_train_batch_begin(step)
-                logs = train_function(*batch)
+                with all_or_nothing():         # a step that raises changes no variable
+                    logs = train_function(*batch)
                 callbacks.on_train_batch_end(step, logs)
                 if self.stop_training:
                     break
@@ -203,6 +223,7 @@ class Trainer(LossAndMetrics):
         callbacks.on_train_end(epoch_logs)
         return self.history
 
+    @filter_traceback
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
                  steps=None, callbacks=None, return_dict=False):
         """The loss and metrics over the data: a list [loss, metric...], or a number when
@@ -219,11 +240,13 @@ class Trainer(LossAndMetrics):
         test_function = self.make_test_function()
         self.reset_metrics()
         callbacks.on_test_begin()
-        logs = {}
+        logs, drawn = {}, batches.drawn
         for step, batch in enumerate(batches):
             callbacks.on_test_batch_begin(step)
             logs = test_function(*batch)
             callbacks.on_test_batch_end(step, logs)
+        if batches.drawn == drawn:   # a generator used up by the epochs before: no number
+            raise _ran_dry("evaluate", batches)
         logs = _floats(self._get_metrics_result_or_logs(logs))
         callbacks.on_test_end(logs)
         return logs if return_dict else self._flatten_logs_in_order(logs)
@@ -238,6 +261,7 @@ class Trainer(LossAndMetrics):
             [logs[k] for k in sorted(logs) if k not in first]
         return values[0] if len(values) == 1 else values
 
+    @filter_traceback
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
         """The model's outputs for x, batch by batch, joined into NumPy arrays (works before
         compile, as in Keras)."""
@@ -253,7 +277,7 @@ class Trainer(LossAndMetrics):
             callbacks.on_predict_batch_end(step, {"outputs": outputs[-1]})
         callbacks.on_predict_end()
         if not outputs:
-            raise ValueError("predict: the data gave no batches")
+            raise _ran_dry("predict", batches)
         flat = [nest.flatten(o) for o in outputs]
         joined = [np.concatenate([o[k].numpy() for o in flat]) for k in range(len(flat[0]))]
         return nest.pack_like(outputs[0], joined)
@@ -275,7 +299,7 @@ class Trainer(LossAndMetrics):
         """
         _check_compiled(self, "train_on_batch")
         batches = single_batch(x, y, sample_weight, class_weight, "train_on_batch")
-        return self._one_batch(batches, self.make_train_function(), return_dict)
+        return self._one_batch(batches, self.make_train_function, return_dict)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         """The loss and metrics of one batch, without a step (Keras 3's test_on_batch).
@@ -287,7 +311,7 @@ class Trainer(LossAndMetrics):
         """
         _check_compiled(self, "test_on_batch")
         batches = single_batch(x, y, sample_weight, None, "test_on_batch")
-        return self._one_batch(batches, self.make_test_function(), return_dict)
+        return self._one_batch(batches, self.make_test_function, return_dict)
 
     def predict_on_batch(self, x):
         """The model's outputs for one batch, as NumPy arrays (works before compile).
@@ -300,11 +324,14 @@ class Trainer(LossAndMetrics):
         outputs = self.make_predict_function()(batch[0])
         return nest.pack_like(outputs, [o.numpy() for o in nest.flatten(outputs)])
 
-    def _one_batch(self, batches, step_function, return_dict):
+    def _one_batch(self, batches, make_function, return_dict):
         self._build_compile_metrics(batches)
+        step_function = make_function()
         self.reset_metrics()
         (batch,) = list(batches)
-        logs = _floats(self._get_metrics_result_or_logs(step_function(*batch)))
+        with all_or_nothing():                # as fit's steps: all or nothing
+            logs = step_function(*batch)
+        logs = _floats(self._get_metrics_result_or_logs(logs))
         return logs if return_dict else self._flatten_logs_in_order(logs)
 
 
@@ -327,14 +354,37 @@ def _leaves(spec):
     return [spec]
 
 
-def _validation_batches(validation_data, batch_size, steps):
+def _validations(initial_epoch, epochs, validation_freq):
+    """How many epochs of this fit end with a validation."""
+    return sum(1 for epoch in range(initial_epoch, epochs) if (epoch + 1) % validation_freq == 0)
+
+
+def _validation_batches(validation_data, batch_size, steps, validations):
     """fit's validation_data as an EpochIterator (or None), made and checked before the
     first training step: (x_val, y_val[, sample_weight_val]), or batches."""
     if validation_data is None:
         return None
     x, y, sample_weight = check_data_tuple(validation_data, "validation_data")
     arrays = is_arrays(x) and not is_batch_list(x)
-    return EpochIterator(x, y, sample_weight, batch_size if arrays else None, False, steps)
+    if steps is None and validations > 1 and hasattr(x, "__next__"):
+        # Keras 3.15 validates the later epochs on the two batches it peeked at, again
+        raise ValueError(f"validation_data is a generator (or iterator) and validation_steps is "
+                         f"None: the first validation runs until the generator ends, which "
+                         f"leaves nothing for the other {validations - 1} (or never ends, if it "
+                         f"is endless). Pass validation_steps=N to take N batches from it at "
+                         f"each epoch's end, or pass a tk.utils.PyDataset or a list of batches, "
+                         f"which every validation reads from its start")
+    return EpochIterator(x, y, sample_weight, batch_size if arrays else None, False, steps,
+                         what="validation_data")
+
+
+def _ran_dry(caller, batches):
+    """The error for a pass that got no batch at all: a generator used up before it."""
+    per_epoch = f", {batches.steps_per_epoch} per epoch" if batches.steps_per_epoch else ""
+    return ValueError(f"{caller}: {batches.what} gave no batch: the generator (or iterator) is "
+                      f"used up, after {batches.drawn} batch(es) in all{per_epoch}. Give one "
+                      f"that never ends (`while True:`), or a tk.utils.PyDataset or a list of "
+                      f"batches, which every epoch reads from its start")
 
 
 def _check_verbose(verbose):

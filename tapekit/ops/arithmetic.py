@@ -123,6 +123,10 @@ negative = defop("negative", np.negative, ufunc=np.negative,
 
 def _add_n(*xs):
     out = np.add(xs[0], xs[1])   # left to right, into one new array
+    if type(out) is not np.ndarray:   # scalars: NumPy gives a NumPy scalar, no array to add into
+        for x in xs[2:]:
+            out = np.add(out, x)
+        return out
     for x in xs[2:]:
         np.add(out, x, out=out)
     return out

@@ -110,8 +110,9 @@ def test_seed000_under_tk_function_gives_the_same_losses_and_weights():
     np.testing.assert_array_equal(eager, traced)
     for a, b in zip(eager_model.variables, traced_model.variables):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
-    # Two signatures: full batches of 32 and the last batch of 4.
-    assert step.trace_count == 2
+    # Two signatures: full batches of 32 and the last batch of 4; the first call makes Adam's
+    # slots and so traces twice (TF 2.21 counts 3 for this loop too).
+    assert step.trace_count == 3
 
 
 @pytest.mark.parametrize("clip", ["norm", "global"])
@@ -126,7 +127,7 @@ def test_seed000_with_gradient_clipping(clip):
     assert history[-1].mean() < history[0].mean()
     traced, _, step, _ = seed000(traced=True, clip=clip, epochs=3)
     np.testing.assert_array_equal(history, traced)
-    assert step.trace_count == 2
+    assert step.trace_count == 3
 
 
 def test_keras_spellings_are_aliases():

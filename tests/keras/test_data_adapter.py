@@ -1,6 +1,7 @@
 """What fit/evaluate/predict take as data (tapekit/keras/data_adapter.py), against the batches
 and weights worked out by hand: arrays (and lists/dicts of them), PyDatasets, generators,
 lists of batches, class_weight, and Keras 3's rule for steps_per_epoch across epochs."""
+import gc
 import warnings
 
 import numpy as np
@@ -172,3 +173,90 @@ def test_a_list_of_lists_is_refused_with_the_fix():
     model.compile(optimizer="sgd", loss="mse")
     with pytest.raises(ValueError, match=r"list of lists is read as a list of inputs.*np\.array\(x\)"):
         model.fit([[0.5, 1.0, 2.0], [1.0, 0.0, 1.0]], [1.0, 2.0], verbose=0)
+
+
+# --- issue 43: generators are drawn from, never closed; no data is an error -------------------
+class Endless:
+    """An endless generator of batches x = [[i]] that records whether it was closed."""
+
+    def __init__(self, stop=None, error=None):
+        self.closed, self.gen = False, self._run(stop, error)
+
+    def _run(self, stop, error):
+        i = 0
+        try:
+            while stop is None or i < stop:
+                yield np.full((1, 1), float(i), np.float32), np.zeros((1, 1), np.float32)
+                i += 1
+            if error is not None:
+                raise error
+        finally:
+            self.closed = True
+
+
+def test_a_generator_goes_on_after_reset_and_is_never_closed():
+    # evaluate resets its EpochIterator before each use (fit's validation); a generator cannot
+    # start again: the next epoch draws on from it. It was closed when reset dropped the
+    # wrapper that iterated it (`yield from`), so epoch 2 of fit's validation got nothing.
+    data = Endless()
+    it = EpochIterator(data.gen, steps_per_epoch=2)
+    got = []
+    for _ in range(3):
+        it.reset()
+        got.append([b[0].numpy()[0, 0] for _, b in it.enumerate_epoch()])
+        gc.collect()
+    assert got == [[0, 1], [2, 3], [4, 5]] and not data.closed
+    del it
+    gc.collect()
+    assert not data.closed          # the generator is the caller's: only they may close it
+
+
+def test_a_generator_is_peeked_at_once_and_its_first_batch_kept():
+    data = Endless()
+    it = EpochIterator(data.gen, steps_per_epoch=3)
+    assert it.first_batch()[0].numpy()[0, 0] == 0        # drawn now, served again below
+    assert [b[0].numpy()[0, 0] for _, b in it.enumerate_epoch()] == [0, 1, 2]
+
+
+def test_an_error_in_the_data_reaches_the_caller_as_it_was_raised():
+    error = KeyError("batch 2 is missing")
+    data = Endless(stop=2, error=error)
+    it = EpochIterator(data.gen, steps_per_epoch=2)
+    assert len(list(it.enumerate_epoch())) == 2
+    with pytest.raises(KeyError) as caught:
+        list(it.enumerate_epoch())
+    assert caught.value is error
+
+    class Broken(Squares):
+        def __getitem__(self, i):
+            if i == 1:
+                raise error
+            return super().__getitem__(i)
+    with pytest.raises(KeyError) as caught:
+        list(EpochIterator(Broken(6, 2)).enumerate_epoch())
+    assert caught.value is error
+
+
+def test_no_data_at_all_is_refused_with_what_was_empty():
+    # Keras 3.15: ValueError('The PyDataset has length 0') and ValueError('When passing a Python
+    # generator to a Keras model, the generator must yield at least one batch. Received an
+    # empty generator.'), in fit, evaluate and predict; 0 samples of arrays only warns there
+    # ("Your input ran out of data") and trains on nothing: tapekit refuses it too.
+    class Empty(Squares):
+        def __len__(self):
+            return 0
+    with pytest.raises(ValueError, match=r"^The PyDataset has length 0: validation_data \(Empty\)"):
+        EpochIterator(Empty(0, 1), what="validation_data")
+    with pytest.raises(ValueError, match=r"^When passing a Python generator to a Keras model, the "
+                                         r"generator must yield at least one batch\. Received an "
+                                         r"empty generator: x \(generator\) gave no batch"):
+        EpochIterator(b for b in [])
+    with pytest.raises(ValueError, match=r"empty generator: x \(Batches\)"):
+        class Batches:                    # iterable, not an iterator: checked at its first pass
+            def __iter__(self):
+                return iter([])
+        list(EpochIterator(Batches()).enumerate_epoch())
+    with pytest.raises(ValueError, match="^x has 0 samples"):
+        EpochIterator(X[:0], X[:0])
+    with pytest.raises(ValueError, match="^validation_data has 0 samples"):
+        EpochIterator({"a": X[:0]}, what="validation_data")

@@ -1,5 +1,8 @@
 """compile/fit/evaluate/predict (Keras 3's training surface) against hand-written tape loops,
 callbacks and their order, optimizer.apply and schedules, and the losses compile takes."""
+import traceback
+import warnings
+
 import numpy as np
 import pytest
 
@@ -527,3 +530,284 @@ def test_on_batch_takes_one_batch_of_arrays():
         model.test_on_batch(np.ones((0, 1)), np.ones((0, 1)))
     with pytest.raises(ValueError, match="You must call `compile\\(\\)`"):
         tk.Sequential([tk.layers.Dense(1)]).train_on_batch(np.ones((2, 1)), np.ones((2, 1)))
+
+
+# --- issue 43: validation generators, errors in the data, empty data --------------------------
+def counting(stop=None, error=None, drawn=None):
+    """Batches x = [[i, 0]], y = 0, i = 1, 2, ...: with ones_model a batch's loss is i**2."""
+    i = 0
+    while stop is None or i < stop:
+        i += 1
+        if drawn is not None:
+            drawn.append(i)
+        yield np.array([[float(i), 0.0]], np.float32), np.zeros((1, 1), np.float32)
+    if error is not None:
+        raise error
+
+
+def frozen_ones_model():
+    model = ones_model()
+    model.compile(optimizer=tk.optimizers.SGD(0.0), loss="mse")
+    return model
+
+
+def test_an_endless_validation_generator_serves_every_epoch():
+    # It was closed after epoch 1: only 1 of 3 epochs got val_loss, with a warning. Each epoch
+    # now draws validation_steps batches on from the same generator: 1-2, 3-4, 5-6. (Keras
+    # 3.15 gives 2.5 = (1 + 4) / 2 at every epoch: it serves the two batches it peeked at
+    # again at the start of each validation.)
+    drawn = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        history = frozen_ones_model().fit(XS, YS, epochs=3, verbose=0,
+                                          validation_data=counting(drawn=drawn),
+                                          validation_steps=2).history
+    assert history["val_loss"] == [2.5, 12.5, 30.5] and drawn == [1, 2, 3, 4, 5, 6]
+
+
+def test_an_error_raised_by_validation_data_propagates_unchanged():
+    # The generator gives epoch 1's two batches, then raises in epoch 2: the exception was
+    # swallowed (the closed generator never ran on), fit returned as if all was well.
+    error = RuntimeError("the validation files are gone")
+    model = frozen_ones_model()
+    with pytest.raises(RuntimeError) as caught:
+        model.fit(XS, YS, epochs=3, verbose=0, validation_data=counting(2, error),
+                  validation_steps=2)
+    assert caught.value is error and model.history.history["val_loss"] == [2.5]
+    # Keras's traceback: the call, the one frame of the wrapper, the generator's line
+    frames = traceback.extract_tb(caught.value.__traceback__)
+    assert [f.name for f in frames] == ["test_an_error_raised_by_validation_data_propagates_"
+                                        "unchanged", "error_handler", "counting"]
+
+
+@pytest.mark.parametrize("where", ["x", "validation_data", "evaluate", "predict"])
+def test_an_error_raised_by_a_pydataset_or_generator_propagates_unchanged(where):
+    error = KeyError("batch 1")
+
+    class Broken(tk.utils.PyDataset):
+        def __len__(self):
+            return 3
+
+        def __getitem__(self, i):
+            if i == 1:
+                raise error
+            return XS[:4], YS[:4]
+    model = frozen_ones_model()
+    with pytest.raises(KeyError) as caught:
+        if where == "x":
+            model.fit(counting(1, error), verbose=0)
+        elif where == "validation_data":
+            model.fit(XS, YS, verbose=0, validation_data=Broken())
+        else:
+            getattr(model, where)(Broken(), verbose=0)
+    assert caught.value is error
+    assert traceback.extract_tb(caught.value.__traceback__)[-1].name in ("counting", "__getitem__")
+
+
+def test_a_validation_generator_that_runs_out_does_what_keras_does_then_says_so():
+    # 3 batches, validation_steps=5: epoch 1 validates on the 3 with Keras's warning ((1 + 4 +
+    # 9) / 3, Keras 3.15: 4.6666665). Keras then validates epochs 2 and 3 on the two batches
+    # it peeked at; here the generator is used up, and fit says so instead of a made-up number.
+    model = frozen_ones_model()
+    with pytest.warns(UserWarning, match="ran out of data"):
+        with pytest.raises(ValueError, match=r"evaluate: validation_data gave no batch: the "
+                                             r"generator .* is used up, after 3 batch\(es\) in "
+                                             r"all, 5 per epoch"):
+            model.fit(XS, YS, epochs=3, verbose=0, validation_data=counting(3),
+                      validation_steps=5)
+    assert model.history.history["val_loss"] == [pytest.approx(14 / 3)]
+
+
+def test_a_validation_generator_without_validation_steps_is_refused_before_training():
+    # The first validation uses it up (or never ends): the others would have nothing
+    model = frozen_ones_model()
+    with pytest.raises(ValueError, match=r"validation_steps is None.*nothing for the other 2"):
+        model.fit(XS, YS, epochs=3, verbose=0, validation_data=counting(3))
+    assert int(model.optimizer.iterations) == 0
+    history = frozen_ones_model().fit(XS, YS, epochs=1, verbose=0, validation_data=counting(3))
+    assert history.history["val_loss"] == [pytest.approx(14 / 3)]     # one validation: fine
+    history = frozen_ones_model().fit(XS, YS, epochs=3, validation_freq=3, verbose=0,
+                                      validation_data=counting(3))
+    assert history.history["val_loss"] == [pytest.approx(14 / 3)]
+
+
+class EmptyData(tk.utils.PyDataset):
+    def __len__(self):
+        return 0
+
+    def __getitem__(self, i):
+        raise IndexError(i)
+
+
+def no_batches():
+    return
+    yield
+
+
+@pytest.mark.parametrize("kind", ["PyDataset", "generator", "arrays"])
+@pytest.mark.parametrize("call", ["fit", "evaluate", "predict", "validation_data"])
+def test_empty_data_raises_keras_error_naming_what_was_empty(kind, call):
+    # Keras 3.15 raises ValueError for an empty PyDataset ('The PyDataset has length 0') and an
+    # empty generator in fit, evaluate and predict (fit and evaluate returned empty results
+    # here, with no error); arrays of 0 samples only warn in Keras: tapekit refuses them too.
+    data = {"PyDataset": EmptyData, "generator": no_batches,
+            "arrays": lambda: (XS[:0], YS[:0])}[kind]()
+    model = frozen_ones_model()
+    what = "validation_data" if call == "validation_data" else "x"
+    message = {"PyDataset": f"^The PyDataset has length 0: {what} \\(EmptyData\\)",
+               "generator": f"^When passing a Python generator .* empty generator: {what} ",
+               "arrays": f"^{what} has 0 samples"}[kind]
+    with pytest.raises(ValueError, match=message):
+        if call == "validation_data":
+            model.fit(XS, YS, verbose=0, validation_data=data)
+        elif kind == "arrays":
+            getattr(model, call)(*data[:1 if call == "predict" else 2], verbose=0)
+        else:
+            getattr(model, call)(data, verbose=0)
+    assert int(model.optimizer.iterations) == 0
+
+
+# --- issue 43: a training step is all or nothing ----------------------------------------------
+def training_state(model):
+    """Every variable a step may write: weights, the optimizer's (iterations, slots), metrics'."""
+    return ([v.numpy().copy() for v in model.variables],
+            [v.numpy().copy() for v in model.optimizer.variables],
+            [v.numpy().copy() for m in model.metrics for v in m.variables])
+
+
+def assert_same_state(a, b):
+    for xs, ys in zip(a, b):
+        assert len(xs) == len(ys)
+        for x, y in zip(xs, ys):
+            np.testing.assert_array_equal(x, y)
+
+
+def adam_model(run_eagerly, metrics=None):
+    tk.random.set_seed(0)
+    model = tk.Sequential([tk.Input((2,)), tk.layers.Dense(3), tk.layers.Dense(1)])
+    model.compile(optimizer=tk.optimizers.Adam(0.1), loss="mse", metrics=metrics,
+                  run_eagerly=run_eagerly)
+    return model
+
+
+def failing_metric(from_call):
+    calls = []
+
+    def metric(y_true, y_pred):
+        calls.append(1)
+        if len(calls) >= from_call:
+            raise RuntimeError("the metric failed")
+        return tk.reduce_mean(y_pred)
+    return metric
+
+
+@pytest.mark.parametrize("run_eagerly", [False, True])
+def test_a_metric_that_raises_on_the_first_step_leaves_the_model_untouched(run_eagerly):
+    # The step was left applied (iterations 1, weights changed). Keras 3.15 compiled: iterations
+    # 0, kernel and loss tracker unchanged (its traced step ran nothing); eagerly Keras keeps
+    # the step (iterations 1): here both leave everything as it was.
+    model = adam_model(run_eagerly, metrics=[failing_metric(1)])
+    model.make_train_function()                  # the optimizer's slots, made before any step
+    before = training_state(model)
+    with pytest.raises(RuntimeError, match="the metric failed"):
+        model.fit(XS, YS, batch_size=4, verbose=0, shuffle=False)
+    assert int(model.optimizer.iterations) == 0
+    after = training_state(model)
+    assert_same_state(before[:2], after[:2])
+    assert len(after[2]) == 4 and not any(after[2])      # the loss tracker's and the metric's
+
+
+def test_a_step_that_raises_later_keeps_the_steps_before_it():
+    # Eagerly the metric's Python runs at every step: the third step fails after its update
+    model = adam_model(True, metrics=[failing_metric(3)])
+    reference = adam_model(True)
+    reference.fit(XS[:8], YS[:8], batch_size=4, verbose=0, shuffle=False)    # the two steps
+    with pytest.raises(RuntimeError, match="the metric failed"):
+        model.fit(XS, YS, batch_size=4, verbose=0, shuffle=False)
+    assert int(model.optimizer.iterations) == 2
+    assert_same_state(training_state(reference)[:2], training_state(model)[:2])
+
+
+class CheckedModel(tk.Model):
+    """A custom train_step that checks its weights after the update: a replay that raises
+    after its writes."""
+
+    def __init__(self):
+        super().__init__()
+        self.dense = tk.layers.Dense(1, kernel_initializer="ones")
+
+    def call(self, x):
+        return self.dense(x)
+
+    def train_step(self, data):
+        x, y = data
+        with tk.GradientTape() as tape:
+            loss = tk.reduce_mean(tk.square(self(x, training=True) - y))
+        self.optimizer.apply(tape.gradient(loss, self.trainable_variables), self.trainable_variables)
+        self._loss_tracker.update_state(loss)
+        tk.debugging.check_numerics(self.dense.kernel, "kernel after the update")
+        return {"loss": self._loss_tracker.result()}
+
+
+@pytest.mark.parametrize("run_eagerly", [False, True])
+def test_a_compiled_replay_that_raises_after_its_writes_undoes_them(run_eagerly):
+    model = CheckedModel()
+    model.compile(optimizer=tk.optimizers.Adam(0.1), run_eagerly=run_eagerly)
+    x = np.ones((12, 2), np.float32)
+    y = np.zeros((12, 1), np.float32)
+    model.fit(x, y, batch_size=4, verbose=0)                   # traced, then replayed
+    y[9] = np.nan                                              # batch 3 makes the kernel NaN
+    model.fit(x[:8], y[:8], batch_size=4, verbose=0)           # the 2 good batches of 3
+    before = training_state(model)
+    with pytest.raises(tk.debugging.NumericsError, match="kernel after the update"):
+        model.fit(x[8:], y[8:], batch_size=4, verbose=0)
+    assert int(model.optimizer.iterations) == 5
+    after = training_state(model)
+    assert_same_state(before[:2], after[:2])
+    assert np.isfinite(model.dense.kernel.numpy()).all() and not any(after[2])
+
+
+class FailingAdam(tk.optimizers.Adam):
+    """Updates the first variable, then raises: an optimizer that fails half-way."""
+
+    def _update(self, g, var, slots, lr):
+        if self.iterations.numpy() == 1 and var is not self._first:
+            raise FloatingPointError("the update failed half-way")
+        super()._update(g, var, slots, lr)
+
+
+@pytest.mark.parametrize("run_eagerly", [False, True])
+def test_an_optimizer_that_fails_half_way_changes_nothing(run_eagerly):
+    model = adam_model(run_eagerly)
+    model.optimizer = FailingAdam(0.1)
+    model.optimizer._first = model.trainable_variables[0]
+    model.fit(XS[:4], YS[:4], batch_size=4, verbose=0)              # step 1 works
+    before = training_state(model)
+    for fails in (lambda: model.fit(XS[:4], YS[:4], batch_size=4, verbose=0),   # step 2
+                  lambda: model.train_on_batch(XS[:4], YS[:4])):
+        with pytest.raises(FloatingPointError, match="half-way"):
+            fails()
+        after = training_state(model)
+        assert_same_state(before[:2], after[:2])
+        assert not any(after[2])        # reset when the epoch (the batch) began, then untouched
+
+
+def test_a_callback_that_raises_after_a_step_keeps_that_step():
+    # The step is done when on_train_batch_end runs (Keras 3.15 keeps it too)
+    model = adam_model(False)
+
+    class Stop(tk.callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        model.fit(XS, YS, batch_size=4, verbose=0, callbacks=[Stop()])
+    assert int(model.optimizer.iterations) == 1
+
+
+def test_the_optimizer_is_built_before_the_first_step_so_fit_traces_once_per_shape():
+    # Keras 3's symbolic build makes the optimizer's slots before the first step; inside a
+    # traced step they would make tk.function trace that first call twice (as TF does)
+    model = adam_model(False)
+    model.fit(XS, YS, batch_size=8, epochs=2, verbose=0)     # batches of 8, 8 and 4
+    assert model.train_function.experimental_get_tracing_count() == 2
+    assert len(model.optimizer.variables) == 2 + 2 * 4

@@ -94,6 +94,11 @@ def test_add_n_values_and_checks_match_tensorflow():
     # TF: InvalidArgumentError (shapes; float32 and float64), ValueError (no inputs)
     with pytest.raises(tk.errors.InvalidArgumentError, match=r"same shape.*got shapes \(2,\), \(3,\)"):
         tk.add_n([tk.ones(2), tk.ones(3)])
+    # TF: "Input 0: [2] != input 2: [1,2]": a short list is named whole, a scalar among vectors too
+    with pytest.raises(tk.errors.InvalidArgumentError, match=r"got shapes \(2,\), \(2,\), \(1, 2\)"):
+        tk.add_n([tk.ones(2), tk.ones(2), tk.ones((1, 2))])
+    with pytest.raises(tk.errors.InvalidArgumentError, match=r"got shapes \(\), \(1,\)"):
+        tk.add_n([tk.constant(1.0), tk.constant([1.0])])
     with pytest.raises(TypeError, match="different dtypes float32 and float64"):
         tk.add_n([tk.ones(2), tk.ones(2, tk.float64)])
     with pytest.raises(ValueError, match="at least one tensor"):
@@ -113,6 +118,32 @@ def test_add_n_of_5001_names_the_odd_input_in_a_short_message():
     values[4217] = None           # was reported as a shape () among the others
     with pytest.raises(TypeError, match="add_n: input 4,217 is None; did a gradient come back None"):
         tk.add_n(values)
+
+
+def test_add_n_of_scalars_as_tensorflow():
+    # issue 43: three scalar tensors raised a TypeError (NumPy's 0-d sum is a scalar, not an
+    # array to add into). TF 2.21: 6.0 float32, for tensors and for Python floats alike.
+    got = tk.add_n([tk.constant(1.0), tk.constant(2.0), tk.constant(3.0)])
+    assert got.dtype == tk.float32 and got.shape == () and float(got) == 6.0
+    assert float(tk.add_n([1.0, 2.0, 3.0])) == 6.0 and tk.add_n([1.0, 2.0, 3.0]).dtype == tk.float32
+    assert float(tk.add_n([tk.constant(1.0), 2.0, 3.0, 4.0])) == 10.0
+    assert int(tk.add_n([tk.constant(1), tk.constant(2), tk.constant(3)])) == 6
+    # Variables among them, and the gradient: TF gives 12.0, and [3.0, 4.0] for d/d[x, v] of
+    # x + v + x * v + 1 at x = 3, v = 2
+    x, v = tk.constant(3.0), tk.Variable(2.0)
+    with tk.GradientTape() as tape:
+        tape.watch(x)
+        y = tk.add_n([x, v, x * v, tk.constant(1.0)])
+    assert float(y) == 12.0
+    assert [float(g) for g in tape.gradient(y, [x, v])] == [3.0, 4.0]
+    check_grads(lambda a, b, c: tk.add_n([a * b, b, c * a, a]), 0.5, -1.5, 2.0, order=2)
+    # Shaped tensors and Variables together: [1 2] + [3 4] + [5 6]
+    w = tk.Variable([1.0, 2.0])
+    assert tk.add_n([w, tk.constant([3.0, 4.0]), w + 4.0]).numpy().tolist() == [9.0, 12.0]
+    # A compiled replay runs the same forward on 0-d values
+    f = tk.function(lambda a, b, c: tk.add_n([a, b, c]))
+    assert [float(f(tk.constant(1.0), tk.constant(2.0), tk.constant(float(k)))) for k in range(3)] \
+        == [3.0, 4.0, 5.0]
 
 
 def test_add_n_gives_every_input_the_whole_gradient():

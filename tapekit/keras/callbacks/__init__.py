@@ -15,10 +15,12 @@ from .callback import Callback, History, LambdaCallback
 from .callback_list import CallbackList
 from .early_stopping import EarlyStopping, LearningRateScheduler
 from .progbar import MonitorCallback, ProgbarLogger, format_logs
+from .terminate_on_nan import TerminateOnNaN
 from ...namespaces import public_dir
 
 __all__ = ["Callback", "CallbackList", "History", "ProgbarLogger", "LambdaCallback",
-           "EarlyStopping", "LearningRateScheduler", "MonitorCallback", "format_logs"]
+           "EarlyStopping", "LearningRateScheduler", "MonitorCallback", "TerminateOnNaN",
+           "format_logs"]
 
 
 __dir__ = public_dir(globals())   # dir() and tab completion: the public names only

@@ -63,7 +63,7 @@ def test_a_traced_step_equals_the_eager_one(make):
         results.append((var.numpy(), opt.iterations.numpy()))
     np.testing.assert_array_equal(results[0][0], results[1][0])
     assert results[0][1] == results[1][1] == len(GRADS)
-    assert fn.trace_count == 1
+    assert fn.trace_count == 2     # the slots are made in the first call: TF traces it twice
 
 
 def test_no_warning_for_complete_gradients():
