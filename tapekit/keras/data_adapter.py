@@ -18,9 +18,10 @@ The kinds of data, as Keras 3's data adapters take them:
 With `steps_per_epoch`, one iterator runs on across epochs (as Keras's EpochIterator):
 epoch 2 takes the batches after epoch 1's. When the data runs out before an epoch has its
 steps, the epoch ends early with a warning, and the next epoch starts a fresh pass. A
-generator has none: each epoch, also after `reset()`, draws on from it (so fit's validation
-with validation_steps takes the next batches; Keras 3.15 first serves again the two it
-peeked at), nothing here closes it, and its exceptions go on as raised. No data (0 samples,
+generator has none: each epoch, also after `reset()`, draws on from it, except where
+`replay=True` keeps the first pass's batches (fit's validation with validation_steps: every
+validation scores the same batches, as Keras promises), nothing here closes it, and its
+exceptions go on as raised. No data (0 samples,
 a PyDataset of length 0, an empty generator) is a ValueError, as Keras makes the last two.
 """
 import warnings
@@ -231,7 +232,7 @@ class EpochIterator:
     """
 
     def __init__(self, x, y=None, sample_weight=None, batch_size=None, shuffle=False,
-                 steps_per_epoch=None, class_weight=None, what="x"):
+                 steps_per_epoch=None, class_weight=None, what="x", replay=False):
         if batch_size is not None and (not isinstance(batch_size, (int, np.integer))
                                        or batch_size <= 0):
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
@@ -244,6 +245,10 @@ class EpochIterator:
         self._iterator, self._seen = None, 0
         self.drawn = 0             # batches drawn in all, over every epoch
         self._peeked = None        # a generator's first batch, drawn to see that it has one
+        # replay=True (fit's validation_steps over a generator): the first pass's batches are
+        # kept, and every later pass reads them again from the start, as Keras 3 promises for
+        # validation_steps ("the same validation samples are used every time")
+        self._replay = [] if replay else None
         if is_arrays(x) and not is_batch_list(x):
             self.kind = "arrays"
             self.x, self.y = _arrays(x, "x"), _arrays(y, "y")
@@ -356,7 +361,7 @@ class EpochIterator:
     def reset(self):
         """Start the next epoch from a fresh pass (evaluate does: validation with
         validation_steps sees the same first batches every epoch, as in Keras). A generator
-        has no fresh pass: the next epoch draws on from it."""
+        has no fresh pass: the next epoch draws on from it, unless `replay` kept its batches."""
         self._iterator, self._seen = None, 0
 
     def enumerate_epoch(self):
@@ -385,8 +390,13 @@ class EpochIterator:
                 break
             self._seen += 1
             self.drawn += 1
+            if self._replay is not None and self.kind == "a generator or iterator":
+                self._replay.append(batch)
             yield step, self._as_batch(batch)
             step += 1
+        if self._replay and self.kind == "a generator or iterator":
+            # the next passes read these batches again: a list of batches from now on
+            self.kind, self.data, self._num_batches = "a list of batches", self._replay, len(self._replay)
         if self._num_batches is not None and self._seen >= self._num_batches:
             self._iterator = None                   # the next epoch starts a fresh pass
         if self.kind == "a PyDataset" and hasattr(self.data, "on_epoch_end"):

@@ -374,8 +374,11 @@ def _validation_batches(validation_data, batch_size, steps, validations):
                          f"is endless). Pass validation_steps=N to take N batches from it at "
                          f"each epoch's end, or pass a tk.utils.PyDataset or a list of batches, "
                          f"which every validation reads from its start")
+    # A generator with validation_steps: every validation reads the same first batches, as
+    # Keras 3 promises ("the evaluation will start from the beginning of the dataset at each
+    # epoch"; Keras 3.15 replays the 2 batches it peeked at): they are kept from the first.
     return EpochIterator(x, y, sample_weight, batch_size if arrays else None, False, steps,
-                         what="validation_data")
+                         what="validation_data", replay=steps is not None and validations > 1)
 
 
 def _ran_dry(caller, batches):

@@ -552,28 +552,44 @@ def frozen_ones_model():
 
 
 def test_an_endless_validation_generator_serves_every_epoch():
-    # It was closed after epoch 1: only 1 of 3 epochs got val_loss, with a warning. Each epoch
-    # now draws validation_steps batches on from the same generator: 1-2, 3-4, 5-6. (Keras
-    # 3.15 gives 2.5 = (1 + 4) / 2 at every epoch: it serves the two batches it peeked at
-    # again at the start of each validation.)
+    # It was closed after epoch 1: only 1 of 3 epochs got val_loss, with a warning. Keras 3
+    # promises that with validation_steps "the evaluation will start from the beginning of the
+    # dataset at each epoch", so that every epoch is scored on the same samples: Keras 3.15
+    # gives 2.5 = (1 + 4) / 2 at every epoch (it serves the two batches it peeked at again).
+    # tapekit keeps the first validation's batches and reads them again: the same numbers, and
+    # the generator is drawn from twice in all.
     drawn = []
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         history = frozen_ones_model().fit(XS, YS, epochs=3, verbose=0,
                                           validation_data=counting(drawn=drawn),
                                           validation_steps=2).history
-    assert history["val_loss"] == [2.5, 12.5, 30.5] and drawn == [1, 2, 3, 4, 5, 6]
+    assert history["val_loss"] == [2.5, 2.5, 2.5] and drawn == [1, 2]
+
+
+def test_validation_steps_over_a_generator_score_every_epoch_on_the_same_batches():
+    # With validation_freq=2 and 4 epochs, validations 1 and 2 both read batches 1-3
+    # ((1 + 4 + 9) / 3); a second fit makes a new validation pass from the generator's rest.
+    gen = counting()
+    model = frozen_ones_model()
+    history = model.fit(XS, YS, epochs=4, verbose=0, validation_data=gen, validation_steps=3,
+                        validation_freq=2).history
+    assert history["val_loss"] == [pytest.approx(14 / 3)] * 2
+    history = model.fit(XS, YS, epochs=2, verbose=0, validation_data=gen,
+                        validation_steps=1).history
+    assert history["val_loss"] == [16.0, 16.0]      # batch 4, twice
 
 
 def test_an_error_raised_by_validation_data_propagates_unchanged():
-    # The generator gives epoch 1's two batches, then raises in epoch 2: the exception was
-    # swallowed (the closed generator never ran on), fit returned as if all was well.
+    # The generator gives one batch, then raises while the first validation draws its second:
+    # the exception was swallowed (the closed generator never ran on), fit returned as if all
+    # was well.
     error = RuntimeError("the validation files are gone")
     model = frozen_ones_model()
     with pytest.raises(RuntimeError) as caught:
-        model.fit(XS, YS, epochs=3, verbose=0, validation_data=counting(2, error),
+        model.fit(XS, YS, epochs=3, verbose=0, validation_data=counting(1, error),
                   validation_steps=2)
-    assert caught.value is error and model.history.history["val_loss"] == [2.5]
+    assert caught.value is error and "val_loss" not in model.history.history
     # Keras's traceback: the call, the one frame of the wrapper, the generator's line
     frames = traceback.extract_tb(caught.value.__traceback__)
     assert [f.name for f in frames] == ["test_an_error_raised_by_validation_data_propagates_"
@@ -606,16 +622,13 @@ def test_an_error_raised_by_a_pydataset_or_generator_propagates_unchanged(where)
 
 def test_a_validation_generator_that_runs_out_does_what_keras_does_then_says_so():
     # 3 batches, validation_steps=5: epoch 1 validates on the 3 with Keras's warning ((1 + 4 +
-    # 9) / 3, Keras 3.15: 4.6666665). Keras then validates epochs 2 and 3 on the two batches
-    # it peeked at; here the generator is used up, and fit says so instead of a made-up number.
+    # 9) / 3, Keras 3.15: 4.6666665). Every later validation reads the same 3 batches again
+    # (Keras 3.15 reads only the two it peeked at, 2.5: its promise of the same samples at
+    # every epoch holds here for all three).
     model = frozen_ones_model()
     with pytest.warns(UserWarning, match="ran out of data"):
-        with pytest.raises(ValueError, match=r"evaluate: validation_data gave no batch: the "
-                                             r"generator .* is used up, after 3 batch\(es\) in "
-                                             r"all, 5 per epoch"):
-            model.fit(XS, YS, epochs=3, verbose=0, validation_data=counting(3),
-                      validation_steps=5)
-    assert model.history.history["val_loss"] == [pytest.approx(14 / 3)]
+        model.fit(XS, YS, epochs=3, verbose=0, validation_data=counting(3), validation_steps=5)
+    assert model.history.history["val_loss"] == [pytest.approx(14 / 3)] * 3
 
 
 def test_a_validation_generator_without_validation_steps_is_refused_before_training():
