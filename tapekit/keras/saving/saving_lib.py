@@ -21,7 +21,7 @@ from importlib import metadata as _metadata
 
 import numpy as np
 
-from . import weights_h5
+from . import files, weights_h5
 from ..layers.naming import snake_name
 from .serialization_lib import deserialize_keras_object, serialize_keras_object
 
@@ -40,7 +40,8 @@ def save_model(model, filepath, overwrite=True, zipped=True):
     """Write `model` to `filepath` (ending in .keras) in Keras 3's format.
 
     The config is made (and must be JSON) before anything is written, and the archive is
-    written beside its final name and moved there when complete.
+    written under a name of its own beside its final name and moved there when complete
+    (files.write_whole): an existing file is replaced whole or left as it was.
 
     >>> import os, tempfile, zipfile
     >>> model = tk.Sequential([tk.Input(shape=(3,)), tk.layers.Dense(2)])
@@ -78,16 +79,13 @@ def save_model(model, filepath, overwrite=True, zipped=True):
     with h5py.File(weights, "w") as f:
         weights_h5.write_groups(model, f)
         _write_optimizer(model, f)
-    partial = f"{path}.partial"
-    try:
-        with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_STORED) as archive:
+
+    def write(temporary):
+        with zipfile.ZipFile(temporary, "w", compression=zipfile.ZIP_STORED) as archive:
             archive.writestr(METADATA, metadata)
             archive.writestr(CONFIG, config_json)
             archive.writestr(WEIGHTS, weights.getvalue())
-        os.replace(partial, path)
-    finally:
-        if os.path.exists(partial):
-            os.remove(partial)
+    files.write_whole(path, write)
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):

@@ -27,6 +27,7 @@ import zipfile
 import numpy as np
 
 from ...tensor import Variable
+from . import files
 from ..layers.naming import snake_name
 from ..layers.base import Layer
 
@@ -58,8 +59,9 @@ def own_weights(layer):
 def save_weights(model, filepath, overwrite=True):
     """Write `model`'s weights to `filepath` (ending in .weights.h5) in Keras 3's layout.
 
-    The file is written beside its final name and moved there when complete, so a failure
-    never leaves half a file in place of an old one.
+    The file is written under a name of its own beside its final name and moved there when
+    complete (files.write_whole), so a failure never leaves half a file in place of an old
+    one, and no other file is touched.
 
     >>> import os, tempfile
     >>> model = tk.Sequential([tk.Input(shape=(3,)), tk.layers.Dense(2)])
@@ -75,14 +77,11 @@ def save_weights(model, filepath, overwrite=True):
     if not overwrite and os.path.exists(path):
         raise FileExistsError(f"save_weights: {path!r} exists; pass overwrite=True to replace it")
     h5py = load_h5py("save_weights")
-    partial = f"{path}.partial"
-    try:
-        with h5py.File(partial, "w") as f:
+
+    def write(temporary):
+        with h5py.File(temporary, "w") as f:
             write_groups(model, f)
-        os.replace(partial, path)
-    finally:
-        if os.path.exists(partial):
-            os.remove(partial)
+    files.write_whole(path, write)
 
 
 def write_groups(model, f):
