@@ -9,6 +9,7 @@ refused at others.
 import inspect
 
 from ..saving.dtype_policy import dtype_from_config, dtype_policy_config
+from ..saving.files import check_declared
 from ..saving.serialization_lib import serialize_keras_object
 from .shapes import checked_shape
 
@@ -107,7 +108,7 @@ class LayerConfig:
         """Build the weights from `get_build_config()`'s dict (before weights are loaded)."""
         shape = (config or {}).get("input_shape")
         if shape is not None:
-            self._maybe_build(as_shapes(shape, build_config_key(self)))
+            self._maybe_build(as_shapes(shape, build_config_key(self), self.dtype))
             self.built = True
 
 
@@ -168,19 +169,22 @@ def _jsonish(value):
     return value
 
 
-def as_shapes(shape, where):
+def as_shapes(shape, where, dtype="float32"):
     """A shape from JSON: [None, 4] -> (None, 4); [[None, 1], [None, 2]] -> a list of tuples.
     An entry that is not an int or None raises, naming `where` (the layer and the config key),
-    the shape and the entry.
+    the shape and the entry; while a config is read, so does a shape whose `dtype` array at
+    batch size 1 passes files.MAX_DECLARED_BYTES.
 
     >>> tk.keras.layers.config.as_shapes([[None, 1], {"b": [None, 2]}], "here")
     [(None, 1), {'b': (None, 2)}]
     """
     if isinstance(shape, dict):
-        return {k: as_shapes(v, f"{where}[{k!r}]") for k, v in shape.items()}
+        return {k: as_shapes(v, f"{where}[{k!r}]", dtype) for k, v in shape.items()}
     if isinstance(shape, (list, tuple)) and shape and isinstance(shape[0], (list, tuple, dict)):
-        return [as_shapes(s, f"{where}[{i}]") for i, s in enumerate(shape)]
-    return checked_shape(shape, where)
+        return [as_shapes(s, f"{where}[{i}]", dtype) for i, s in enumerate(shape)]
+    shape = checked_shape(shape, where)
+    check_declared(where, shape, dtype)
+    return shape
 
 
 def build_config_key(layer, key="input_shape"):

@@ -6,6 +6,7 @@
 """
 from ... import dtypes
 from ..keras_tensor import KerasTensor, Node
+from ..saving.files import check_declared
 from .naming import unique_name
 from .base import Layer
 from .shapes import checked_shape
@@ -35,6 +36,7 @@ class InputLayer(Layer):
                 checked_shape(shape, f"InputLayer {name!r}: shape")
         super().__init__(name=name, dtype=dtype, **kwargs)
         self.batch_shape = checked_shape(batch_shape, f"InputLayer {name!r}: batch_shape")
+        check_declared(f"InputLayer {name!r}: batch_shape", self.batch_shape, self.dtype)
         self.input_shape = self.batch_shape
         self.built = True
         Node(self, [], KerasTensor(self.batch_shape, self.dtype, name=name))   # .output reads it

@@ -237,7 +237,7 @@ class Model(Trainer, Layer):
         shape = (config or {}).get("input_shape")
         if self.built or shape is None:
             return
-        shapes = as_shapes(shape, build_config_key(self))
+        shapes = as_shapes(shape, build_config_key(self), self.dtype)
         flat = shapes if isinstance(shapes, list) else [shapes]
         zeros = [np.zeros([1 if d is None else d for d in s], self.dtype) for s in flat]
         self(zeros if isinstance(shapes, list) else zeros[0], training=False)

@@ -198,7 +198,7 @@ class Sequential(Model):
         shape = config.get("build_input_shape")
         if not model.built and shape is not None:
             model._maybe_build(as_shapes(
-                shape, f"Sequential {model.name!r}: config['build_input_shape']"))
+                shape, f"Sequential {model.name!r}: config['build_input_shape']", model.dtype))
         return model
 
     def get_build_config(self):
@@ -209,4 +209,4 @@ class Sequential(Model):
     def build_from_config(self, config):
         shape = (config or {}).get("input_shape")
         if shape is not None and not self.built:
-            self._maybe_build(as_shapes(shape, build_config_key(self)))
+            self._maybe_build(as_shapes(shape, build_config_key(self), self.dtype))

@@ -9,7 +9,8 @@ so a model saved here loads in Keras 3 (`keras.models.load_model`) and one Keras
 here. Loading reads the JSON and numeric arrays only: nothing is unpickled and no module named
 in the file is imported; a Lambda's code is refused unless safe_mode=False. Every member is
 checked (and every weight planned) before the model is returned, so a file that is truncated,
-hostile or does not fit raises one error and nothing half-built escapes.
+hostile or does not fit raises one error and nothing half-built escapes; the archive is
+opened, and what its config declares is capped, in files.py.
 """
 import datetime
 import io
@@ -22,18 +23,16 @@ from importlib import metadata as _metadata
 import numpy as np
 
 from . import files, weights_h5
+from .files import CONFIG, METADATA, WEIGHTS
 from ..layers.naming import snake_name
 from .serialization_lib import deserialize_keras_object, serialize_keras_object
 
 SUFFIX = ".keras"
-CONFIG, WEIGHTS, METADATA = "config.json", "model.weights.h5", "metadata.json"
 # metadata.json's "keras_version": the Keras release whose file format tapekit writes and is
 # checked against (tools/keras_interop/roundtrip.py). Keras 3 does not read metadata.json when
 # it loads a model (only config.json and model.weights.h5), so it accepts the file whatever
 # the version says; "saved_by" tells a reader which library really wrote it.
 KERAS_FORMAT_VERSION = "3.15.1"
-# A member larger than this is refused before it is read (a zip "bomb" declares gigabytes).
-MAX_MEMBER_BYTES = 1 << 31
 
 
 def save_model(model, filepath, overwrite=True, zipped=True):
@@ -134,12 +133,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     if not hasattr(model, "weights") or not hasattr(model, "layers"):
         raise ValueError(f"load_model: {path!r} describes a {type(model).__name__}, not a model")
     h5py = weights_h5.load_h5py("load_model")
-    try:
-        f = h5py.File(io.BytesIO(weights), "r")
-    except OSError as err:
-        raise ValueError(f"load_model: {path!r}: model.weights.h5 is not an HDF5 file "
-                         f"({err})") from None
-    with f:
+    with files.open_h5(h5py, weights, "load_model", f"{path!r}: {WEIGHTS}") as f:
         plan, problems = weights_h5.read_plan(model, f)
         if problems:
             listed = "\n  ".join(problems[:12]) + ("\n  ..." if len(problems) > 12 else "")
@@ -153,34 +147,9 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
 
 def _read_archive(path):
     """(config.json text, model.weights.h5 bytes), each member checked before it is read."""
+    config, weights = files.read_archive(path, "load_model", (CONFIG, WEIGHTS))
     try:
-        archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as err:
-        raise ValueError(f"load_model: {path!r} is not a .keras file (a zip archive): {err}. "
-                         f"It may be truncated or of another format.") from None
-    with archive:
-        names = archive.namelist()
-        missing = [n for n in (CONFIG, WEIGHTS) if n not in names]
-        if missing:
-            extra = (" (weights as model.weights.npz are not supported)"
-                     if "model.weights.npz" in names else "")
-            raise ValueError(f"load_model: {path!r} has no {' and no '.join(missing)}: a .keras "
-                             f"file holds config.json, model.weights.h5 and metadata.json; it "
-                             f"holds {names[:10]}{extra}")
-        out = []
-        for name in (CONFIG, WEIGHTS):
-            info = archive.getinfo(name)
-            if info.file_size > MAX_MEMBER_BYTES:
-                raise ValueError(f"load_model: {path!r}: member {name} declares "
-                                 f"{info.file_size:,} bytes, more than the {MAX_MEMBER_BYTES:,} "
-                                 f"tapekit reads; refusing it")
-            try:
-                out.append(archive.read(name))
-            except (zipfile.BadZipFile, EOFError, OSError, ValueError) as err:
-                raise ValueError(f"load_model: {path!r}: member {name} cannot be read ({err}); "
-                                 f"the file is damaged or truncated") from None
-    try:
-        return out[0].decode("utf-8"), out[1]
+        return config.decode("utf-8"), weights
     except UnicodeDecodeError as err:
         raise ValueError(f"load_model: {path!r}: config.json is not UTF-8 text ({err})") from None
 

@@ -19,10 +19,8 @@ anything: a file that does not fit (a layer missing, other counts or shapes of w
 weights no layer takes) raises and leaves every weight as it was. Only numeric arrays are read:
 nothing in the file is unpickled or run.
 """
-import io
 import os
 import warnings
-import zipfile
 
 import numpy as np
 
@@ -120,13 +118,12 @@ def load_weights(model, filepath, skip_mismatch=False):
     """
     path = _checked_path("load_weights", filepath, (SUFFIX, ".keras"))
     h5py = load_h5py("load_weights")
-    try:
-        source = _weights_file_of_archive(path) if path.endswith(".keras") else path
-        f = h5py.File(source, "r")
-    except (OSError, zipfile.BadZipFile, KeyError) as err:
-        raise ValueError(f"load_weights: {path!r} is not a weights file that Keras 3 or tapekit "
-                         f"wrote ({err}); the model's weights are unchanged") from None
-    with f:
+    if path.endswith(".keras"):      # the archive's weights member, read under its cap
+        source, where = files.read_archive(path, "load_weights", (files.WEIGHTS,))[0], \
+            f"{path!r}: {files.WEIGHTS}"
+    else:
+        source, where = path, repr(path)
+    with files.open_h5(h5py, source, "load_weights", where) as f:
         plan, problems = _plan(model, f, h5py)
     if problems:
         listed = "\n  ".join(problems[:12]) + ("\n  ..." if len(problems) > 12 else "")
@@ -253,12 +250,6 @@ def _checked_path(what, filepath, suffixes):
         raise ValueError(f"{what}: the file name must end in {' or '.join(suffixes)} (Keras 3's "
                          f"names), got {filepath!r}")
     return path
-
-
-def _weights_file_of_archive(path):
-    """The model.weights.h5 inside a .keras archive, as a file object (the zip is not unpacked)."""
-    with zipfile.ZipFile(path) as archive:
-        return io.BytesIO(archive.read("model.weights.h5"))
 
 
 def load_h5py(what):

@@ -357,7 +357,7 @@ def test_weights_that_do_not_fit_the_config_are_refused(tmp_path):
 
 def test_a_member_declaring_too_many_bytes_is_refused_before_reading(tmp_path, monkeypatch):
     sequential().save(tmp_path / "m.keras")
-    monkeypatch.setattr(tk.keras.saving.saving_lib, "MAX_MEMBER_BYTES", 100)
+    monkeypatch.setattr(tk.keras.saving.files, "MAX_MEMBER_BYTES", 100)
     with pytest.raises(ValueError, match="declares .* bytes, more than the 100"):
         tk.models.load_model(tmp_path / "m.keras")
 

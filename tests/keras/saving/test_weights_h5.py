@@ -181,7 +181,8 @@ def test_the_weights_inside_a_keras_archive_load(tmp_path):
     np.testing.assert_array_equal(other(x).numpy(), model(x).numpy())
     with zipfile.ZipFile(tmp_path / "empty.keras", "w") as archive:
         archive.writestr("config.json", "{}")
-    with pytest.raises(ValueError, match="is not a weights file"):
+    with pytest.raises(ValueError, match=r"empty.keras' has no model.weights.h5: a .keras file "
+                                         r"holds config.json, model.weights.h5 and metadata.json"):
         other.load_weights(tmp_path / "empty.keras")
 
 
