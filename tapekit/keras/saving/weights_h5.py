@@ -8,8 +8,17 @@ attribute `name` is the layer's name:
     layers/dense/vars/0     a Sequential's or functional model's layers sit under `layers/`,
     layers/dense/vars/1     named by their class in snake_case and numbered per class
     layers/dense_1/vars/0   (dense, dense_1, ...) whatever names the layers were given
-    block/d1/vars/0         a subclassed model's layers sit under the attribute holding them,
-    extra/dense_1/vars/0    attributes in sorted order; a list numbers its layers by class
+    block/d1/vars/0         a layer's sublayers sit under the attribute holding them; the
+    block/_inner/vars/0     attributes are visited in sorted order, private ones (`_inner`)
+                            last; a list or dict numbers its layers by class, a nested one
+                            is `container`, `container_1`, ...
+    layers/dense_3/vars/0   a subclassed model's `layers` (its sublayers, in the order they
+                            were assigned) is visited as an attribute too: a layer held in a
+                            list, a dict or a private attribute usually sits there, as the
+                            attributes sorted before "layers" took the others first
+
+Each layer is written once, where the walk first meets it (a number is used up also where it
+is met again).
 
 The optimizer's state is not written (Keras 3 adds it under `optimizer/` when the model is
 compiled; loading such a file here reads the model's weights and leaves the optimizer alone).
@@ -198,6 +207,7 @@ def _unsafe_entries(f, h5py):
 
 
 def _walk(layer, path, found, seen):
+    """Keras 3's _save_state: the layer, then what each attribute holds."""
     if id(layer) in seen:
         return
     seen.add(id(layer))
@@ -206,13 +216,30 @@ def _walk(layer, path, found, seen):
         where = f"{path}/{attr}" if path else attr
         if isinstance(held, Layer):
             _walk(held, where, found, seen)
-            continue
-        counts = {}
-        for item in held:                      # Keras 3: dense, dense_1, ... per class
-            name = snake_name(_keras_class_name(item))
-            counts[name] = counts.get(name, -1) + 1
-            _walk(item, f"{where}/{name}" + (f"_{counts[name]}" if counts[name] else ""),
+        else:
+            _walk_container(held, where, found, seen, set())
+
+
+def _walk_container(container, path, found, seen, containers):
+    """Keras 3's _save_container_state: a list's (a dict's values') layers named by class,
+    dense, dense_1, ...; a nested list or dict container, container_1, ..."""
+    if id(container) in containers:
+        return
+    containers.add(id(container))
+    used = {}
+    for item in container.values() if isinstance(container, dict) else container:
+        if isinstance(item, Layer):
+            _walk(item, f"{path}/{_numbered(snake_name(_keras_class_name(item)), used)}",
                   found, seen)
+        elif isinstance(item, (list, tuple, dict)):
+            _walk_container(item, f"{path}/{_numbered('container', used)}", found, seen,
+                            containers)
+
+
+def _numbered(name, used):
+    """name, then name_1, name_2, ... (Keras 3's _get_unique_name)."""
+    used[name] = used.get(name, -1) + 1
+    return f"{name}_{used[name]}" if used[name] else name
 
 
 def _keras_class_name(layer):
@@ -224,20 +251,28 @@ def _keras_class_name(layer):
 
 
 def _children(layer):
-    """(attribute, layer or list of layers) that Keras 3 walks below `layer`."""
-    if "_layers" in vars(layer):               # Sequential and functional models: their layers
-        return [("layers", layer.layers)]
+    """(attribute, layer or container of layers) that Keras 3 walks below `layer`
+    (_walk_saveable): a Sequential's or functional model's `layers` first; then the
+    attributes by name, private ones last, with a subclassed model's `layers` among them."""
+    attrs = dict(vars(layer))
     children = []
-    for attr in sorted(vars(layer)):
-        value = vars(layer)[attr]
-        if isinstance(value, Layer):
+    if "_layers" in attrs:                     # Sequential and functional models: their layers
+        del attrs["_layers"]
+        children.append(("layers", layer.layers))
+    elif isinstance(getattr(type(layer), "layers", None), property):   # a subclassed Model
+        attrs["layers"] = layer.layers
+    for attr in sorted(attrs, key=lambda name: f"~{name}" if name.startswith("_") else name):
+        value = attrs[attr]
+        if isinstance(value, Layer) or (isinstance(value, (list, tuple, dict))
+                                        and _holds_layers(value)):
             children.append((attr, value))
-        elif isinstance(value, (list, tuple, dict)):
-            items = value.values() if isinstance(value, dict) else value
-            layers = [v for v in items if isinstance(v, Layer)]
-            if layers:
-                children.append((attr, layers))
     return children
+
+
+def _holds_layers(container):
+    items = container.values() if isinstance(container, dict) else container
+    return any(isinstance(v, Layer) or (isinstance(v, (list, tuple, dict)) and _holds_layers(v))
+               for v in items)
 
 
 def _group_name(path):

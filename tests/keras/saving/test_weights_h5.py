@@ -19,7 +19,8 @@ def layout(path):
     with h5py.File(path, "r") as f:
         f.visititems(lambda name, obj: found.__setitem__(
             name, dict(obj.attrs) if isinstance(obj, h5py.Group) else tuple(obj.shape)))
-    return {k: v for k, v in found.items() if k.endswith("vars") or "/vars/" in k or k == "vars"}
+    return {k: v for k, v in found.items()
+            if k.endswith("vars") or "/vars/" in k or k.startswith("vars/")}
 
 
 def sequential(name_last="out", seed=1):
@@ -91,6 +92,98 @@ def test_a_subclassed_model_is_walked_by_attribute_as_keras_3_does(tmp_path):
     # batch norm: gamma, beta (trainable), then moving mean and variance
     assert [got[f"block/bn/vars/{i}"] for i in range(4)] == [(3,)] * 4
     assert got["block/vars/0"] == ()
+
+
+class Inner(tk.layers.Layer):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.d1 = tk.layers.Dense(3)
+        self._hidden = tk.layers.Dense(3)
+        self.scale = self.add_weight(shape=(), initializer="ones", name="scale")
+
+    def call(self, x):
+        return self._hidden(self.d1(x)) * self.scale
+
+
+class Holders(tk.Model):
+    """Layers held every way Keras 3 walks differently: an uppercase and a private attribute,
+    a list, a dict (inserted b before a), a list in a list, and a weight of the model's own."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.Zeta = tk.layers.Dense(2)
+        self._private = tk.layers.Dense(2)
+        self.block = Inner()
+        self.alpha = tk.layers.Dense(2)
+        self.stack = [tk.layers.Dense(2), tk.layers.Dense(2, use_bias=False)]
+        self.table = {"b": tk.layers.Dense(2), "a": tk.layers.Dense(2)}
+        self.nested = [[tk.layers.Dense(2)], tk.layers.Dense(2)]
+        self.w = self.add_weight(shape=(2,), initializer="ones", name="w")
+
+    def call(self, x):
+        h = self.block(x)
+        h = self.Zeta(h) + self._private(h) + self.alpha(h)
+        for layer in self.stack:
+            h = layer(h)
+        h = self.table["b"](h) + self.table["a"](h)
+        return (self.nested[0][0](h) + self.nested[1](h)) * self.w
+
+
+# Keras 3.15.1's .weights.h5 for the same model built with `import keras` (save_weights, read
+# with h5py in the TF venv): each group, the name attribute Keras gave it (the layer's name)
+# and its datasets' shapes. A layer in a list, a dict or a private attribute sits under
+# `layers/` (the model's `layers`, visited after the attributes sorted before it); dense,
+# dense_2 and the block under layers/ are numbered but not written again.
+KERAS_HOLDERS = {
+    "vars": ("holders", [(2,)]),
+    "Zeta/vars": ("dense", [(3, 2), (2,)]),
+    "alpha/vars": ("dense_4", [(3, 2), (2,)]),
+    "block/vars": ("inner", [()]),
+    "block/_hidden/vars": ("dense_3", [(3, 3), (3,)]),
+    "block/d1/vars": ("dense_2", [(4, 3), (3,)]),
+    "layers/dense_1/vars": ("dense_1", [(3, 2), (2,)]),
+    "layers/dense_3/vars": ("dense_5", [(2, 2), (2,)]),
+    "layers/dense_4/vars": ("dense_6", [(2, 2)]),
+    "layers/dense_5/vars": ("dense_7", [(2, 2), (2,)]),
+    "layers/dense_6/vars": ("dense_8", [(2, 2), (2,)]),
+    "layers/dense_7/vars": ("dense_9", [(2, 2), (2,)]),
+    "layers/dense_8/vars": ("dense_10", [(2, 2), (2,)]),
+}
+
+
+def holders():
+    tk.layers.clear_session()
+    model = Holders()
+    model(np.ones((2, 4), "float32"))
+    return model
+
+
+def test_a_subclassed_model_holding_layers_every_way_is_written_as_keras_3_writes_it(tmp_path):
+    holders().save_weights(tmp_path / "h.weights.h5")
+    got = layout(tmp_path / "h.weights.h5")
+    assert {k: v["name"] for k, v in got.items() if k.endswith("vars")} == {
+        k: name for k, (name, _) in KERAS_HOLDERS.items()}
+    for group, (_, shapes) in KERAS_HOLDERS.items():
+        assert [got[f"{group}/{i}"] for i in range(len(shapes))] == shapes
+
+
+def test_a_keras_written_subclassed_models_weights_are_found(tmp_path):
+    # before: "layer 'dense_1' (Dense, at _private/vars): the file has no such group", and six
+    # more, then "the file's weights at layers/dense_1/vars belong to no layer of this model"
+    rng = np.random.default_rng(5)
+    stored = {}
+    with h5py.File(tmp_path / "k.weights.h5", "w") as f:
+        for group, (name, shapes) in KERAS_HOLDERS.items():
+            g = f.require_group(group)
+            g.attrs["name"] = name
+            for i, shape in enumerate(shapes):
+                stored[name, i] = rng.normal(size=shape).astype("float32")
+                g.create_dataset(str(i), data=stored[name, i])
+    model = holders()
+    model.load_weights(tmp_path / "k.weights.h5")
+    for layer in [model] + model._flatten_layers(recursive=True):
+        for i, weight in enumerate(tk.keras.saving.weights_h5.own_weights(layer)):
+            np.testing.assert_array_equal(weight.numpy(), stored[layer.name, i])
 
 
 def test_weights_come_back_and_predictions_match(tmp_path):
