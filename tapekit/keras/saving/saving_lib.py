@@ -16,15 +16,12 @@ import datetime
 import io
 import json
 import os
-import warnings
 import zipfile
 from importlib import metadata as _metadata
 
-import numpy as np
 
 from . import files, weights_h5
 from .files import CONFIG, METADATA, WEIGHTS
-from ..layers.naming import snake_name
 from .serialization_lib import deserialize_keras_object, serialize_keras_object
 
 SUFFIX = ".keras"
@@ -77,7 +74,7 @@ def save_model(model, filepath, overwrite=True, zipped=True):
     weights = io.BytesIO()
     with h5py.File(weights, "w") as f:
         weights_h5.write_groups(model, f)
-        _write_optimizer(model, f)
+        weights_h5.write_optimizer(model, f)
 
     def write(temporary):
         with zipfile.ZipFile(temporary, "w", compression=zipfile.ZIP_STORED) as archive:
@@ -139,7 +136,12 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
             listed = "\n  ".join(problems[:12]) + ("\n  ..." if len(problems) > 12 else "")
             raise ValueError(f"load_model: {path!r}: the weights do not fit the model its "
                              f"config describes:\n  {listed}")
-        optimizer_plan = _optimizer_plan(model, f, h5py)
+        optimizer_plan, unfit = weights_h5.optimizer_plan(
+            model, f, h5py, f"load_model: {path!r}",
+            "To load the model without the optimizer's state, pass compile=False and compile "
+            "it again.")
+        if unfit:
+            raise ValueError(unfit)
     for weight, value in plan + optimizer_plan:
         weight.assign(value.astype(weight.dtype, copy=False))
     return model
@@ -152,61 +154,6 @@ def _read_archive(path):
         return config.decode("utf-8"), weights
     except UnicodeDecodeError as err:
         raise ValueError(f"load_model: {path!r}: config.json is not UTF-8 text ({err})") from None
-
-
-# --- the optimizer's state, as Keras 3 writes it ------------------------------------------
-def optimizer_variables(model):
-    """The optimizer's variables in Keras 3's order: iterations, learning rate, then each
-    trainable variable's slots (Adam: m then v), in the order of trainable_variables."""
-    opt = getattr(model, "optimizer", None)
-    if opt is None or not hasattr(opt, "_slots"):
-        return None
-    out = [opt.iterations, opt._learning_rate]
-    for var in model.trainable_variables:
-        entry = opt._slots.get(id(var))
-        if entry is None and opt._slot_names:
-            return out if not opt._slots else None
-        if entry is not None:
-            out += [entry[1][s] for s in opt._slot_names]
-    return out
-
-
-def _write_optimizer(model, f):
-    variables = optimizer_variables(model)
-    if variables is None:
-        return
-    group = f.create_group("optimizer/vars")
-    group.attrs["name"] = _keras_optimizer_name(model.optimizer)
-    for i, v in enumerate(variables):
-        group.create_dataset(str(i), data=v.numpy())
-
-
-def _keras_optimizer_name(opt):
-    return snake_name(type(opt).__name__)
-
-
-def _optimizer_plan(model, f, h5py):
-    """[(optimizer variable, array)] when the file holds the optimizer's state and it fits;
-    otherwise [] with a warning (the optimizer then starts afresh, as Keras warns too)."""
-    opt = getattr(model, "optimizer", None)
-    group = f.get("optimizer/vars")
-    if opt is None or not isinstance(group, h5py.Group) or not len(group):
-        return []
-    if opt._slot_names:
-        opt.build(model.trainable_variables)
-    mine = optimizer_variables(model) or []
-    stored = [group.get(str(i)) for i in range(len(group))]
-    if len(stored) == 2 and len(mine) > 2:     # saved before its first step: no slots yet
-        mine = mine[:2]
-    fits = len(stored) == len(mine) and all(
-        isinstance(d, h5py.Dataset) and d.dtype.kind in "biuf" and tuple(d.shape) == tuple(v.shape)
-        for d, v in zip(stored, mine))
-    if not fits:
-        warnings.warn(f"load_model: the optimizer's state in the file ({len(stored)} variables) "
-                      f"does not fit {type(opt).__name__} ({len(mine)} variables); it was not "
-                      f"loaded and the optimizer starts afresh", stacklevel=3)
-        return []
-    return [(v, np.asarray(d[()])) for v, d in zip(mine, stored)]
 
 
 def model_from_json(json_string, custom_objects=None):

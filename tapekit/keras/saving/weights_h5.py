@@ -20,8 +20,11 @@ attribute `name` is the layer's name:
 Each layer is written once, where the walk first meets it (a number is used up also where it
 is met again).
 
-The optimizer's state is not written (Keras 3 adds it under `optimizer/` when the model is
-compiled; loading such a file here reads the model's weights and leaves the optimizer alone).
+A compiled model's optimizer state sits under `optimizer/vars` (Keras 3's optimizer.variables:
+iterations, the learning rate, then the slots in Keras 3's order, see `optimizer_state`), in a
+.weights.h5 file as in a .keras archive. load_weights reads it, as Keras 3 does, into an
+optimizer that has made its slots (one that has taken a step, or was built), and leaves an
+optimizer that has not as it is, with a warning.
 
 Loading reads the file whole and checks every group against the model before it assigns
 anything: a file that does not fit (a layer missing, other counts or shapes of weights,
@@ -88,6 +91,7 @@ def save_weights(model, filepath, overwrite=True):
     def write(temporary):
         with h5py.File(temporary, "w") as f:
             write_groups(model, f)
+            write_optimizer(model, f)
     files.write_whole(path, write)
 
 
@@ -134,6 +138,10 @@ def load_weights(model, filepath, skip_mismatch=False):
         source, where = path, repr(path)
     with files.open_h5(h5py, source, "load_weights", where) as f:
         plan, problems = _plan(model, f, h5py)
+        optimizer, unfit = optimizer_plan(
+            model, f, h5py, f"load_weights: {path!r}",
+            "Nothing was loaded. To load the weights and leave the optimizer as it is, pass "
+            "skip_mismatch=True.", build=False)
     if problems:
         listed = "\n  ".join(problems[:12]) + ("\n  ..." if len(problems) > 12 else "")
         message = (f"load_weights: {path!r} does not fit model {model.name!r}:\n  {listed}")
@@ -142,7 +150,12 @@ def load_weights(model, filepath, skip_mismatch=False):
                              "Build the same architecture as the saved model, or pass "
                              "skip_mismatch=True to load what fits.")
         warnings.warn(message + "\nThose weights were skipped; the rest were loaded.", stacklevel=3)
-    for weight, value in plan:
+    if unfit:
+        if not skip_mismatch:
+            raise ValueError(unfit)
+        warnings.warn(unfit.split(" Nothing was loaded.")[0] + " The optimizer's state was "
+                      "skipped; the weights that fit were loaded.", stacklevel=3)
+    for weight, value in plan + optimizer:
         weight.assign(value.astype(weight.dtype, copy=False))
 
 
@@ -184,6 +197,120 @@ def _plan(model, f, h5py):
                  and n not in read and not n.startswith("optimizer/") else None)
     problems += [f"the file's weights at {n} belong to no layer of this model" for n in extra]
     return plan, problems
+
+
+# --- the optimizer's state, as Keras 3 writes it ------------------------------------------
+# optimizer/vars/0, 1, ... hold Keras 3's optimizer.variables: iterations, the learning rate
+# (unless a schedule gives it), then the slots of each trainable variable by groups
+# (Optimizer._keras_slot_order; RMSprop(centered=True, momentum=0.5): every velocity, then every
+# momentum, then every average_gradient). The datasets carry no names: the i-th one is the i-th
+# slot of that order, so each is written and read by its place in it (never matched by shape),
+# and a file whose entries do not fit that order is refused, naming the slot that does not fit.
+def optimizer_state(model):
+    """[(what, array)] of the model's optimizer in Keras 3's order (what optimizer/vars holds),
+    or None without an optimizer. Once the optimizer has slots, every trainable variable's are
+    listed (zeros for a variable that had no step yet: Keras 3 builds them all at once).
+
+    >>> tk.layers.clear_session()
+    >>> model = tk.Sequential([tk.Input(shape=(2,)), tk.layers.Dense(1)])
+    >>> model.compile(optimizer=tk.optimizers.Adam(amsgrad=True), loss="mse")
+    >>> _ = model.fit(np.ones((2, 2)), np.ones((2, 1)), verbose=0)
+    >>> for what, _ in tk.saving.weights_h5.optimizer_state(model):
+    ...     print(what)
+    iterations
+    learning_rate
+    the 'momentum' slot of dense/kernel
+    the 'velocity' slot of dense/kernel
+    the 'momentum' slot of dense/bias
+    the 'velocity' slot of dense/bias
+    the 'velocity_hat' slot of dense/kernel
+    the 'velocity_hat' slot of dense/bias
+    """
+    opt = getattr(model, "optimizer", None)
+    if opt is None or not hasattr(opt, "_slots"):
+        return None
+    out = [(name, v.numpy()) for name, v in opt._keras_head()]
+    if not _built(opt):
+        return out                         # no slots yet: Keras 3 writes none either
+    for slot, var in opt._keras_slot_order(model.trainable_variables):
+        entry = opt._slots.get(id(var))
+        value = entry[1][slot].numpy() if entry is not None else np.zeros(var.shape, var.dtype)
+        out.append((_slot_label(slot, var), value))
+    return out
+
+
+def write_optimizer(model, f):
+    """Write the optimizer's state under optimizer/vars of the open HDF5 file `f`."""
+    state = optimizer_state(model)
+    if state is None:
+        return
+    group = f.create_group("optimizer/vars")
+    group.attrs["name"] = snake_name(type(model.optimizer).__name__)
+    for i, (_, value) in enumerate(state):
+        group.create_dataset(str(i), data=value)
+
+
+def optimizer_plan(model, f, h5py, where, hint, build=True):
+    """([(optimizer variable, array)], None) from the file's optimizer/vars, entry i into the
+    i-th variable of Keras 3's order for the model's optimizer over its trainable variables;
+    ([], why) when the entries do not fit, naming the slot Keras 3 keeps where one does not
+    (`where` and `hint` begin and end the text). A file saved before the first step
+    (iterations and the learning rate only) leaves the slots at zero. build=True makes the
+    slots first (load_model, as Keras 3's compile_from_config); otherwise an optimizer that
+    has none yet is left as it is, with a warning (Keras 3's load_weights). Nothing is assigned."""
+    opt = getattr(model, "optimizer", None)
+    group = f.get("optimizer/vars")
+    if opt is None or not hasattr(opt, "_slots") or not isinstance(group, h5py.Group) \
+            or not len(group):
+        return [], None
+    trainable = model.trainable_variables
+    if opt._slot_names and not _built(opt):
+        if not build:
+            warnings.warn(f"{where}: the file holds the optimizer's state, but the model's "
+                          f"{type(opt).__name__} has made no slots yet, so it was left as it is "
+                          f"(as Keras 3 does); call model.optimizer.build("
+                          f"model.trainable_variables) before load_weights to load it too",
+                          stacklevel=4)
+            return [], None
+        opt.build(trainable)
+    head = opt._keras_head()
+    expected = head + [(_slot_label(slot, var), opt._slots_for(var)[slot])
+                       for slot, var in opt._keras_slot_order(trainable)]
+    name, n = type(opt).__name__, len(group)
+
+    def unfit(why):
+        return [], (f"{where}: the optimizer's state in the file does not fit the model's "
+                    f"{name}: {why}. For this model's {len(trainable)} trainable variables, "
+                    f"{name} keeps {len(expected)} variables, in Keras 3's order: "
+                    f"{opt._describe_slot_order()}. The file may come from another optimizer, "
+                    f"another setting of it (amsgrad, momentum, centered, a learning-rate "
+                    f"schedule) or another model. {hint}")
+    if set(group.keys()) != {str(i) for i in range(n)}:
+        return unfit(f"its entries are {sorted(group.keys())[:10]}, not 0..{n - 1}")
+    if n not in (len(head), len(expected)):
+        return unfit(f"the file holds {n} variables")
+    plan = []
+    for i, (what, target) in enumerate(expected[:n]):
+        data = group[str(i)]
+        if not isinstance(data, h5py.Dataset) or data.dtype.kind not in "biuf":
+            return unfit(f"optimizer/vars/{i}, where {what} belongs, is not an array of numbers")
+        if tuple(data.shape) != tuple(target.shape):
+            return unfit(f"optimizer/vars/{i} has shape {tuple(data.shape)}, but {what} "
+                         f"belongs there, of shape {tuple(target.shape)}")
+        value = np.asarray(data[()])
+        if target is opt.iterations and not (value == np.floor(value) and value >= 0):
+            return unfit(f"optimizer/vars/{i}, the number of iterations, is {value}")
+        plan.append((target, value))
+    return plan, None
+
+
+def _built(opt):
+    """Whether the optimizer has made its slots (a step taken, or build called)."""
+    return bool(opt._slots) or getattr(opt, "_built_variables", None) is not None
+
+
+def _slot_label(slot, var):
+    return f"the {slot!r} slot of {var.path}"
 
 
 def _unsafe_entries(f, h5py):
