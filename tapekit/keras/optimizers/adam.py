@@ -31,7 +31,8 @@ class Adam(Optimizer):
         if not isinstance(amsgrad, (bool, np.bool_)):
             raise TypeError(f"Adam: amsgrad must be True or False, got {amsgrad!r}")
         super().__init__(learning_rate, name, **kwargs)
-        self.beta_1, self.beta_2, self.epsilon, self.amsgrad = beta_1, beta_2, epsilon, bool(amsgrad)
+        self.beta_1, self.beta_2, self.epsilon = beta_1, beta_2, epsilon
+        self.amsgrad = bool(amsgrad)
         self._hyperparameters = ("beta_1", "beta_2", "epsilon", "amsgrad")
         # Keras 3's build: momentum and velocity of each variable, then each velocity_hat
         self._slot_groups = (("momentum", "velocity"),) + ((("velocity_hat",),) if amsgrad else ())

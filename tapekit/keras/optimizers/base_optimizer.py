@@ -137,7 +137,9 @@ class Optimizer:
         """[(name, Variable)] before the slots in Keras 3's optimizer.variables: iterations,
         and the learning rate unless a schedule sets it (Keras 3 then keeps no variable)."""
         head = [("iterations", self.iterations)]
-        return head if self._schedule is not None else head + [("learning_rate", self._learning_rate)]
+        if self._schedule is None:
+            head.append(("learning_rate", self._learning_rate))
+        return head
 
     def _keras_slot_order(self, variables):
         """[(slot name, variable)] in the order Keras 3 keeps the slots of an optimizer built on

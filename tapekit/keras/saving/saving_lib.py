@@ -136,12 +136,10 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
             listed = "\n  ".join(problems[:12]) + ("\n  ..." if len(problems) > 12 else "")
             raise ValueError(f"load_model: {path!r}: the weights do not fit the model its "
                              f"config describes:\n  {listed}")
-        optimizer_plan, unfit = weights_h5.optimizer_plan(
-            model, f, h5py, f"load_model: {path!r}",
-            "To load the model without the optimizer's state, pass compile=False and compile "
-            "it again.")
+        optimizer_plan, unfit = weights_h5.optimizer_plan(model, f, h5py, f"load_model: {path!r}")
         if unfit:
-            raise ValueError(unfit)
+            raise ValueError(unfit + " To load the model without the optimizer's state, pass "
+                                     "compile=False and compile it again.")
     for weight, value in plan + optimizer_plan:
         weight.assign(value.astype(weight.dtype, copy=False))
     return model

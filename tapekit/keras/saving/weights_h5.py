@@ -138,10 +138,7 @@ def load_weights(model, filepath, skip_mismatch=False):
         source, where = path, repr(path)
     with files.open_h5(h5py, source, "load_weights", where) as f:
         plan, problems = _plan(model, f, h5py)
-        optimizer, unfit = optimizer_plan(
-            model, f, h5py, f"load_weights: {path!r}",
-            "Nothing was loaded. To load the weights and leave the optimizer as it is, pass "
-            "skip_mismatch=True.", build=False)
+        optimizer, unfit = optimizer_plan(model, f, h5py, f"load_weights: {path!r}", build=False)
     if problems:
         listed = "\n  ".join(problems[:12]) + ("\n  ..." if len(problems) > 12 else "")
         message = (f"load_weights: {path!r} does not fit model {model.name!r}:\n  {listed}")
@@ -152,9 +149,10 @@ def load_weights(model, filepath, skip_mismatch=False):
         warnings.warn(message + "\nThose weights were skipped; the rest were loaded.", stacklevel=3)
     if unfit:
         if not skip_mismatch:
-            raise ValueError(unfit)
-        warnings.warn(unfit.split(" Nothing was loaded.")[0] + " The optimizer's state was "
-                      "skipped; the weights that fit were loaded.", stacklevel=3)
+            raise ValueError(unfit + " Nothing was loaded. To load the weights and leave the "
+                                     "optimizer as it is, pass skip_mismatch=True.")
+        warnings.warn(unfit + " The optimizer's state was skipped; the weights that fit were "
+                              "loaded.", stacklevel=3)
     for weight, value in plan + optimizer:
         weight.assign(value.astype(weight.dtype, copy=False))
 
@@ -250,11 +248,11 @@ def write_optimizer(model, f):
         group.create_dataset(str(i), data=value)
 
 
-def optimizer_plan(model, f, h5py, where, hint, build=True):
+def optimizer_plan(model, f, h5py, where, build=True):
     """([(optimizer variable, array)], None) from the file's optimizer/vars, entry i into the
     i-th variable of Keras 3's order for the model's optimizer over its trainable variables;
     ([], why) when the entries do not fit, naming the slot Keras 3 keeps where one does not
-    (`where` and `hint` begin and end the text). A file saved before the first step
+    (`where` begins the text; the caller adds what to do). A file saved before the first step
     (iterations and the learning rate only) leaves the slots at zero. build=True makes the
     slots first (load_model, as Keras 3's compile_from_config); otherwise an optimizer that
     has none yet is left as it is, with a warning (Keras 3's load_weights). Nothing is assigned."""
@@ -284,7 +282,7 @@ def optimizer_plan(model, f, h5py, where, hint, build=True):
                     f"{name} keeps {len(expected)} variables, in Keras 3's order: "
                     f"{opt._describe_slot_order()}. The file may come from another optimizer, "
                     f"another setting of it (amsgrad, momentum, centered, a learning-rate "
-                    f"schedule) or another model. {hint}")
+                    f"schedule) or another model.")
     if set(group.keys()) != {str(i) for i in range(n)}:
         return unfit(f"its entries are {sorted(group.keys())[:10]}, not 0..{n - 1}")
     if n not in (len(head), len(expected)):

@@ -196,7 +196,8 @@ def test_a_huge_declared_input_is_refused_before_anything_is_allocated(tmp_path,
 def dense(name, units, fan_in):
     return {"module": "keras.layers", "class_name": "Dense", "config": {
         "name": name, "trainable": True, "dtype": POLICY, "units": units, "activation": "linear",
-        "use_bias": False}, "registered_name": None, "build_config": {"input_shape": [None, fan_in]}}
+        "use_bias": False}, "registered_name": None,
+        "build_config": {"input_shape": [None, fan_in]}}
 
 
 def test_weights_a_config_declares_are_capped_in_total(tmp_path, monkeypatch):
