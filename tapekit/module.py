@@ -93,13 +93,28 @@ def _is_module(x):
 
 
 def module_leaves(module):
-    """Values held in the module's attributes, containers flattened."""
+    """Values held in the module's attributes, containers flattened: by sorted attribute and
+    dict key (tf.Module's order), or for a Keras layer (`_sorted_attributes = False`) in the
+    order they were assigned, a dict's values in insertion order, as Keras 3 tracks them."""
     attrs = vars(module)
-    keys = sorted(attrs) if module._sorted_attributes else list(attrs)
     out = []
-    for key in keys:
-        out.extend(nest.flatten(attrs[key]))
+    if module._sorted_attributes:
+        for key in sorted(attrs):
+            out.extend(nest.flatten(attrs[key]))
+    else:
+        _in_assignment_order(list(attrs.values()), out)
     return out
+
+
+def _in_assignment_order(value, out):
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            _in_assignment_order(item, out)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _in_assignment_order(item, out)
+    else:
+        out.append(value)
 
 
 def _walk(module, predicate, seen=None, stack=()):

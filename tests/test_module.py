@@ -78,3 +78,20 @@ def test_layers_list_weights_in_creation_order():
     holder = tk.Module(name="holder")
     holder.layer = layer
     assert holder.variables == (layer.kernel, layer.bias)
+
+
+def test_layers_list_a_dicts_layers_in_insertion_order_as_keras():
+    # Keras 3.15 tracks a dict's values as they were inserted: for {"b": ..., "a": ...} its
+    # model.layers and trainable_variables list b's before a's (tf.Module sorts the keys)
+    class Heads(tk.Model):
+        def __init__(self):
+            super().__init__()
+            self.table = {"b": tk.layers.Dense(2, name="b"), "a": tk.layers.Dense(3, name="a")}
+
+        def call(self, x):
+            return self.table["b"](x) + self.table["a"](x)[:, :2]
+    model = Heads()
+    model(tk.ones((1, 4)))
+    assert [layer.name for layer in model.layers] == ["b", "a"]
+    assert [v.path for v in model.trainable_variables] == ["b/kernel", "b/bias", "a/kernel",
+                                                          "a/bias"]

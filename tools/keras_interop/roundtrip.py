@@ -3,7 +3,8 @@
 
 For models built by the same code on both sides (`import tapekit as keras` against
 `import keras`): a Sequential, a functional model with two outputs, and a subclassed model
-with a nested layer, batch normalization and a list of layers (registered, with get_config);
+with a nested layer, batch normalization and a list of layers (registered, with get_config),
+and for weights files one holding its layers in private attributes, dicts and nested lists;
 also a model of two nested models (a functional encoder, a Sequential decoder), an image
 model with every layer class tapekit writes a config for, and a model with kernel, bias and
 activity regularizers (compiled with a loss and a metric given as functions), and a model of
@@ -22,8 +23,15 @@ whole models (`.keras`):
    settings), predicts, trains the same step and predicts again.
 Each side's predictions must agree to float32 rounding, before and after the extra step (the
 second shows the optimizer's state came across), and so must each layer's regularizer configs
-and the penalties in `model.losses` after a call. TensorFlow runs in its own venv and is never
-a dependency of tapekit.
+and the penalties in `model.losses` after a call.
+
+optimizer state (issue 43), for every optimizer setting tapekit has (SGD plain, with momentum,
+Nesterov, clipnorm and weight decay; Adam plain, amsgrad, with a schedule; RMSprop plain, with
+momentum, centered, both), on a model whose variables share one shape and on one of mixed shapes:
+6. each side trains three steps, saves `.keras` and `.weights.h5`, and takes one more step;
+7. the other side loads the `.keras` file (and, into a built optimizer, the `.weights.h5`) and
+   takes the same step: its weights must equal the first side's own continuation.
+TensorFlow runs in its own venv and is never a dependency of tapekit.
 
     PYTHONPATH=. .venv/bin/python tools/keras_interop/roundtrip.py [--tf-python /work/tfvenv/bin/python]
 """
@@ -73,6 +81,8 @@ def build(keras, kind):
         decoder = keras.Sequential([keras.Input(shape=(2,)), layers.Dense(4)], name="decoder")
         inputs = keras.Input(shape=(4,), name="x")
         return keras.Model(inputs, decoder(encoder(inputs)), name="autoencoder")
+    if kind == "attributes":
+        return holders(keras)
     if kind == "functional":
         inputs = keras.Input(shape=(4,), name="x")
         hidden = layers.Dense(5, activation="tanh", name="h")(inputs)
@@ -118,7 +128,47 @@ SEQUENCES = np.linspace(-1, 1, 36, dtype="float32").reshape(6, 3, 2)   # (batch,
 TRAINED = ("sequential", "subclassed", "nested", "regularized", "recurrent")   # again after loading
 KINDS = ("sequential", "functional", "subclassed", "nested", "every_layer", "regularized",
          "recurrent")
+WEIGHT_KINDS = KINDS + ("attributes",)        # weights files only
 REGULARIZERS = ("kernel_regularizer", "bias_regularizer", "activity_regularizer")
+
+
+def holders(keras):
+    """A subclassed model holding layers every way Keras 3's weights walk treats differently:
+    uppercase and private attributes, a list, a dict inserted b before a, a list in a list,
+    attributes sorted after `layers`, and a weight of its own (issue 43)."""
+    layers = keras.layers
+
+    class Inner(layers.Layer):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.d1 = layers.Dense(3)
+            self._hidden = layers.Dense(3)
+            self.scale = self.add_weight(shape=(), initializer="ones", name="scale")
+
+        def call(self, x):
+            return self._hidden(self.d1(x)) * self.scale
+
+    class Holders(keras.Model):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.Zeta, self._private, self.block = layers.Dense(2), layers.Dense(2), Inner()
+            self.alpha = layers.Dense(2)
+            self.stack = [layers.Dense(2), layers.Dense(2, use_bias=False)]
+            self.table = {"b": layers.Dense(2), "a": layers.Dense(2)}
+            self.nested = [[layers.Dense(2)], layers.Dense(2)]
+            self.w = self.add_weight(shape=(2,), initializer="ones", name="w")
+
+        def call(self, x):
+            h = self.block(x)
+            h = self.Zeta(h) + self._private(h) + self.alpha(h)
+            for layer in self.stack:
+                h = layer(h)
+            h = self.table["b"](h) + self.table["a"](h)
+            return (self.nested[0][0](h) + self.nested[1](h)) * self.w
+
+    model = Holders()
+    model(X)
+    return model
 
 
 def every_layer(keras):
@@ -200,6 +250,70 @@ def regularizer_configs(keras, model):
              for key in REGULARIZERS] for layer in model.layers]
 
 
+def optimizer_settings(keras):
+    O, schedules = keras.optimizers, keras.optimizers.schedules
+    return {"sgd": lambda: O.SGD(0.1), "sgd_momentum": lambda: O.SGD(0.1, momentum=0.9),
+            "sgd_nesterov": lambda: O.SGD(0.1, momentum=0.9, nesterov=True),
+            "sgd_clip_decay": lambda: O.SGD(0.1, momentum=0.9, clipnorm=1.0, weight_decay=0.01),
+            "adam": lambda: O.Adam(0.05), "adam_amsgrad": lambda: O.Adam(0.05, amsgrad=True),
+            "adam_schedule": lambda: O.Adam(schedules.ExponentialDecay(0.05, 10, 0.5)),
+            "rmsprop": lambda: O.RMSprop(0.01),
+            "rmsprop_momentum": lambda: O.RMSprop(0.01, momentum=0.5),
+            "rmsprop_centered": lambda: O.RMSprop(0.01, centered=True),
+            "rmsprop_centered_momentum": lambda: O.RMSprop(0.01, centered=True, momentum=0.5)}
+
+
+def slot_model(keras, shapes):
+    """Three (4, 4) kernels ("same": a slot in another's place goes unnoticed by shape), or
+    kernels and biases of mixed shapes; the same start on both sides."""
+    L = keras.layers
+    if shapes == "same":
+        layers = [L.Dense(4, use_bias=False, activation="tanh"),
+                  L.Dense(4, use_bias=False, activation="tanh"), L.Dense(4, use_bias=False)]
+    else:
+        layers = [L.Dense(3, activation="tanh"), L.Dense(2)]
+    model = keras.Sequential([keras.Input(shape=(4,))] + layers)
+    rng = np.random.default_rng(7)
+    model.set_weights([rng.normal(size=w.shape).astype("float32") * 0.5
+                       for w in model.get_weights()])
+    return model
+
+
+def slot_targets(shapes):
+    return np.tanh(X * 1.5 - 0.2) if shapes == "same" else np.tanh(X[:, :2] - X[:, 2:])
+
+
+def optimizer_side(keras, step, folder, lib):
+    """Step 6 (save) or 7 (load) for every optimizer setting and both models."""
+    results = {}
+    other = "tapekit" if lib == "keras" else "keras"
+    for name, make in optimizer_settings(keras).items():
+        for shapes in ("same", "mixed"):
+            tag, y = f"{name}/{shapes}", slot_targets(shapes)
+            path = str(Path(folder) / f"{{}}_{name}_{shapes}")
+
+            def next_step(model):
+                model.train_on_batch(X[:2], y[:2])
+                return [w.tolist() for w in model.get_weights()]
+            if step == "save":
+                model = slot_model(keras, shapes)
+                model.compile(optimizer=make(), loss="mse")
+                model.fit(X, y, batch_size=2, epochs=1, shuffle=False, verbose=0)
+                model.save(path.format(lib) + ".keras")
+                model.save_weights(path.format(lib) + ".weights.h5")
+                results[tag] = next_step(model)
+                continue
+            model = keras.models.load_model(path.format(other) + ".keras")
+            iterations = int(np.asarray(model.optimizer.iterations))
+            results[tag] = {"keras": next_step(model), "iterations": iterations}
+            model = slot_model(keras, shapes)
+            model.compile(optimizer=make(), loss="mse")
+            model.optimizer.build(model.trainable_variables)
+            model.load_weights(path.format(other) + ".weights.h5")
+            results[tag]["weights"] = next_step(model)
+    return results
+
+
 def side(lib, step, folder):
     """One side of the round trip: write (step 'write') or read (step 'read') every model."""
     if lib == "keras":
@@ -210,6 +324,8 @@ def side(lib, step, folder):
         import tapekit as keras
         keras.random.set_seed(0)
     results = {}
+    if step in ("optimizers-save", "optimizers-load"):
+        return optimizer_side(keras, step.split("-")[1], folder, lib)
     if step in ("save", "load"):
         build(keras, "subclassed-class")             # registers the custom classes
         for kind in KINDS:
@@ -226,7 +342,7 @@ def side(lib, step, folder):
                              "after": train_one_more(model, kind),
                              "iterations": int(np.asarray(model.optimizer.iterations))}
         return results
-    for kind in KINDS:
+    for kind in WEIGHT_KINDS:
         model = build(keras, kind)
         if step == "write":
             if kind == "subclassed":
@@ -282,7 +398,7 @@ def main(argv=None):
         read = {"keras": run(args.tf_python, "keras", "read", folder),       # tapekit's files
                 "tapekit": run(sys.executable, "tapekit", "read", folder)}   # Keras's files
         print(f"{'model':12} {'direction':22} {'largest difference':>20}")
-        for kind in KINDS:
+        for kind in WEIGHT_KINDS:
             for src, dst in (("tapekit", "keras"), ("keras", "tapekit")):
                 diff = max(float(np.max(np.abs(np.subtract(a, b))))
                            for a, b in zip(written[src][kind], read[dst][kind]))
@@ -314,7 +430,29 @@ def main(argv=None):
                 step = f"{diffs[1]:14.3g}" if kind in TRAINED else f"{'-':>14}"
                 print(f"{kind:12} {src + ' -> ' + dst:22} {diffs[0]:12.3g} {step} "
                       f"{its:>12} {len(b['penalties']):>10} {'ok' if ok else 'DIFFERS'}")
+        failures += compare_optimizers(run, args.tf_python, folder)
     return 1 if failures else 0
+
+
+def compare_optimizers(run, tf_python, folder):
+    """Steps 6 and 7: each side's next step from the other side's file against its own."""
+    own = {"tapekit": run(sys.executable, "tapekit", "optimizers-save", folder),
+           "keras": run(tf_python, "keras", "optimizers-save", folder)}
+    resumed = {"keras": run(tf_python, "keras", "optimizers-load", folder),
+               "tapekit": run(sys.executable, "tapekit", "optimizers-load", folder)}
+    print(f"\n{'optimizer state':34} {'direction':18} {'.keras step':>12} "
+          f"{'.weights.h5 step':>17} {'iterations':>10}")
+    failures = 0
+    for tag in own["tapekit"]:
+        for src, dst in (("tapekit", "keras"), ("keras", "tapekit")):
+            got = resumed[dst][tag]
+            diffs = [max(float(np.max(np.abs(np.subtract(a, b))))
+                         for a, b in zip(own[src][tag], got[how])) for how in ("keras", "weights")]
+            ok = max(diffs) <= 1e-5 and got["iterations"] == 3
+            failures += not ok
+            print(f"{tag:34} {src + ' -> ' + dst:18} {diffs[0]:12.3g} {diffs[1]:17.3g} "
+                  f"{got['iterations']:>10} {'ok' if ok else 'DIFFERS'}")
+    return failures
 
 
 if __name__ == "__main__":

@@ -9,7 +9,9 @@ refused at others.
 import inspect
 
 from ..saving.dtype_policy import dtype_from_config, dtype_policy_config
+from ..saving.files import check_declared
 from ..saving.serialization_lib import serialize_keras_object
+from .shapes import checked_shape
 
 ALLOWED_KWARGS = {"input_shape", "input_dim", "batch_input_shape", "batch_size", "autocast"}
 
@@ -106,7 +108,7 @@ class LayerConfig:
         """Build the weights from `get_build_config()`'s dict (before weights are loaded)."""
         shape = (config or {}).get("input_shape")
         if shape is not None:
-            self._maybe_build(as_shapes(shape))
+            self._maybe_build(as_shapes(shape, build_config_key(self), self.dtype))
             self.built = True
 
 
@@ -167,10 +169,24 @@ def _jsonish(value):
     return value
 
 
-def as_shapes(shape):
-    """A shape from JSON: [None, 4] -> (None, 4); [[None, 1], [None, 2]] -> a list of tuples."""
+def as_shapes(shape, where, dtype="float32"):
+    """A shape from JSON: [None, 4] -> (None, 4); [[None, 1], [None, 2]] -> a list of tuples.
+    An entry that is not an int or None raises, naming `where` (the layer and the config key),
+    the shape and the entry; while a config is read, so does a shape whose `dtype` array at
+    batch size 1 passes files.MAX_DECLARED_BYTES.
+
+    >>> tk.keras.layers.config.as_shapes([[None, 1], {"b": [None, 2]}], "here")
+    [(None, 1), {'b': (None, 2)}]
+    """
     if isinstance(shape, dict):
-        return {k: as_shapes(v) for k, v in shape.items()}
+        return {k: as_shapes(v, f"{where}[{k!r}]", dtype) for k, v in shape.items()}
     if isinstance(shape, (list, tuple)) and shape and isinstance(shape[0], (list, tuple, dict)):
-        return [as_shapes(s) for s in shape]
-    return tuple(None if d is None else int(d) for d in shape)
+        return [as_shapes(s, f"{where}[{i}]", dtype) for i, s in enumerate(shape)]
+    shape = checked_shape(shape, where)
+    check_declared(where, shape, dtype)
+    return shape
+
+
+def build_config_key(layer, key="input_shape"):
+    """Where a build config's shape comes from, for as_shapes' errors."""
+    return f"{type(layer).__name__} {layer.name!r}: build_config[{key!r}]"

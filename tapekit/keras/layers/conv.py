@@ -248,6 +248,22 @@ class Conv1D(Layer):
         return (b, conv_length(n, k, s, "valid" if self.padding == "causal" else self.padding),
                 self.filters)
 
+    # Keras 3.15 writes groups=1 in every Conv1D config; tapekit has no grouped convolution.
+    _keras_only = {"groups": 1}
+
+    def get_config(self):
+        """Keras 3's keys, as Conv2D writes them (lists for the sizes, groups=1)."""
+        return {**super().get_config(), "filters": self.filters,
+                "kernel_size": list(self.kernel_size), "strides": list(self.strides),
+                "padding": self.padding, "data_format": "channels_last",
+                "dilation_rate": list(self.dilation_rate), "groups": 1,
+                "activation": activations.serialize(self.activation), "use_bias": self.use_bias,
+                "kernel_initializer": initializers.serialize(self.kernel_initializer),
+                "bias_initializer": initializers.serialize(self.bias_initializer),
+                **optional_configs(self, "kernel_regularizer", "bias_regularizer",
+                                    "activity_regularizer", "kernel_constraint",
+                                    "bias_constraint")}
+
 
 def _add_kernel_and_bias(layer, input_shape):
     """A convolution's weights: the kernel (kernel_size + (input channels, filters)) and, with

@@ -4,6 +4,7 @@ import math
 import numpy as np
 
 from ... import dtypes, random
+from ...errors import InvalidArgumentError
 from ...ops import cast, gather, matmul, reshape
 from .. import activations, initializers, regularizers
 from ..activations import get_activation
@@ -11,6 +12,7 @@ from ..saving import serialization_lib as lib
 from ..saving.serialization_lib import serialize_keras_object
 from .arguments import positive_int
 from .base import Layer
+from .shapes import checked_shape
 
 
 def optional_configs(layer, *names):
@@ -111,18 +113,35 @@ class Dropout(Layer):
                 or not 0 <= rate < 1:
             raise ValueError(f"Dropout: rate must be a number in [0, 1), got {rate!r}")
         self.rate = float(rate)
-        self.noise_shape = noise_shape
         self.seed = seed
         super().__init__(name=name, **kwargs)
+        self.noise_shape = None if noise_shape is None else checked_shape(
+            noise_shape, f"Dropout {self.name!r}: noise_shape")
+
+    def compute_output_shape(self, input_shape):
+        return input_shape        # Keras 3's: no call on zeros to find it
 
     def call(self, x, training=None):
         if not training or self.rate == 0:
             return x
-        shape = x.shape if self.noise_shape is None else tuple(
-            n if n is not None else x.shape[i] for i, n in enumerate(self.noise_shape))
+        shape = x.shape if self.noise_shape is None else self._noise_shape(x.shape)
         # A random op: under tk.function the mask is drawn again on every call.
         keep = random.uniform(shape, dtype=x.dtype, seed=self.seed) >= self.rate
         return x * (1.0 / (1.0 - self.rate)) * cast(keep, x.dtype)
+
+    def _noise_shape(self, input_shape):
+        """noise_shape with None read from the input (Keras 3: by position), checked to
+        broadcast against the input, so the mask is never larger than the input."""
+        shape = tuple(n if n is not None else input_shape[i] if i < len(input_shape) else 1
+                      for i, n in enumerate(self.noise_shape))
+        fits = len(shape) <= len(input_shape) and all(
+            n in (1, d) for n, d in zip(reversed(shape), reversed(input_shape)))
+        if not fits:
+            raise InvalidArgumentError(
+                f"Dropout {self.name!r}: noise_shape {list(self.noise_shape)} (here {shape}) "
+                f"does not broadcast against the input of shape {tuple(input_shape)}: each "
+                f"entry must be 1, None (the input's size) or the input's size on that axis")
+        return shape
 
     def get_config(self):
         noise_shape = None if self.noise_shape is None else list(self.noise_shape)

@@ -6,8 +6,10 @@
 """
 from ... import dtypes
 from ..keras_tensor import KerasTensor, Node
+from ..saving.files import check_declared
 from .naming import unique_name
 from .base import Layer
+from .shapes import checked_shape
 
 
 class InputLayer(Layer):
@@ -24,15 +26,17 @@ class InputLayer(Layer):
     def __init__(self, shape=None, batch_size=None, dtype=None, batch_shape=None, name=None,
                  input_shape=None, **kwargs):
         shape = input_shape if shape is None else shape
+        name = name or unique_name("input_layer")
         if batch_shape is None:
             if shape is None:
                 raise ValueError("InputLayer: give shape=, the shape of one example without the "
                                  "batch axis, e.g. tk.Input(shape=(784,))")
-            shape = (shape,) if isinstance(shape, int) else tuple(shape)
-            batch_shape = (batch_size,) + shape
-        name = name or unique_name("input_layer")
+            shape = (shape,) if isinstance(shape, int) else shape
+            batch_shape = checked_shape([batch_size], f"InputLayer {name!r}: [batch_size]") + \
+                checked_shape(shape, f"InputLayer {name!r}: shape")
         super().__init__(name=name, dtype=dtype, **kwargs)
-        self.batch_shape = tuple(batch_shape)
+        self.batch_shape = checked_shape(batch_shape, f"InputLayer {name!r}: batch_shape")
+        check_declared(f"InputLayer {name!r}: batch_shape", self.batch_shape, self.dtype)
         self.input_shape = self.batch_shape
         self.built = True
         Node(self, [], KerasTensor(self.batch_shape, self.dtype, name=name))   # .output reads it

@@ -6,6 +6,7 @@ traces `call` on symbolic tensors, with no values). `Layer` uses it for
 from ... import nest
 from ...context import state as _tape_state
 from ...ops import zeros
+from ..saving.files import check_declared
 from .shapes import shape_list, shape_structure
 
 
@@ -13,6 +14,8 @@ def run_on_zeros(layer, shapes, dtype_list, args=(), kwargs=None, with_structure
     """Run `layer.call` on zeros of `shapes` (unknown sizes as 1), recording on no tape, and
     return the output shapes (batch axis as None) and dtypes, what Keras's compute_output_spec gives."""
     in_shapes = shape_list(shapes)
+    for s, dt in zip(in_shapes, dtype_list):      # a loaded config's shapes: checked first
+        check_declared(f"{type(layer).__name__} {layer.name!r}: zeros of its input shape", s, dt)
     zero = [zeros([1 if d is None else d for d in s], dtype=dt) for s, dt in zip(in_shapes, dtype_list)]
     feed = zero[0] if len(zero) == 1 and isinstance(shapes, tuple) and in_shapes[0] == shapes \
         else nest.pack_like(shape_structure(shapes), zero)

@@ -25,6 +25,34 @@ def check_input(layer, shape, index=0):
                 f"axis {axis}, or use a new {type(layer).__name__} layer for the new shape")
 
 
+def checked_shape(shape, where):
+    """`shape` (a list or tuple of ints and None: a config's, or tk.Input's) as a tuple, or a
+    ValueError that names `where` (the layer and the key it came from), the shape and the
+    entry that is not a size. Keras 3 refuses the same shapes ("Cannot convert ... to a shape").
+
+    >>> check = tk.keras.layers.shapes.checked_shape
+    >>> check([None, 3], "here")
+    (None, 3)
+    >>> check(["a", 3], "Dense 'dense': build_config['input_shape']")
+    Traceback (most recent call last):
+    ValueError: Dense 'dense': build_config['input_shape'] is ['a', 3]: entry 0 is 'a' (a str); each entry of a shape must be an int (a size) or None (not known yet)
+    """
+    if not isinstance(shape, (list, tuple)):
+        raise ValueError(f"{where} is {shape!r:.80} (a {type(shape).__name__}); a shape must be a "
+                         f"list of ints and None, e.g. [None, 4]")
+    out = []
+    for i, d in enumerate(shape):
+        if d is not None and not isinstance(d, (int, np.integer)):
+            raise ValueError(f"{where} is {list(shape)!r:.80}: entry {i} is {d!r:.40} (a "
+                             f"{type(d).__name__}); each entry of a shape must be an int (a "
+                             f"size) or None (not known yet)")
+        if d is not None and d < 0:
+            raise ValueError(f"{where} is {list(shape)!r:.80}: entry {i} is {d}; a size cannot be "
+                             f"negative (None stands for a size not known yet)")
+        out.append(None if d is None else int(d))
+    return tuple(out)
+
+
 def _is_shape(shapes):
     return isinstance(shapes, tuple) and all(d is None or isinstance(d, (int, np.integer)) for d in shapes)
 

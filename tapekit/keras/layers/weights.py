@@ -11,6 +11,7 @@ import numpy as np
 from ... import dtypes
 from ...tensor import Variable
 from .. import initializers
+from ..saving.files import check_declared
 from .naming import check_name
 
 regularized = weakref.WeakSet()     # layers with a weight regularizer (Layer.losses reads it)
@@ -39,6 +40,8 @@ class LayerWeights:
         dtype = dtypes.as_dtype(dtype or self.dtype)
         if initializer is None:
             initializer = "glorot_uniform" if dtype.kind == "f" else "zeros"
+        check_declared(f"{type(self).__name__} {self.name!r}: weight {name or 'variable'!r}",
+                       shape, dtype, kept=True)       # while a config is read: capped
         value = initializers.get(initializer)(shape, dtype)
         var = Variable(value, trainable=trainable and self.trainable, dtype=dtype, name=name or "variable")
         var._path = f"{self.name}/{var._name}"     # Keras 3: name "kernel", path "dense/kernel"

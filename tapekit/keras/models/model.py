@@ -18,7 +18,7 @@ import numpy as np
 
 from ..layers.naming import unique_name
 from ..layers.base import Layer
-from ..layers.config import as_shapes
+from ..layers.config import as_shapes, build_config_key
 from ..saving import saving_lib, weights_h5
 from ..saving.serialization_lib import serialize_keras_object
 from ..trainer import Trainer
@@ -237,7 +237,7 @@ class Model(Trainer, Layer):
         shape = (config or {}).get("input_shape")
         if self.built or shape is None:
             return
-        shapes = as_shapes(shape)
+        shapes = as_shapes(shape, build_config_key(self), self.dtype)
         flat = shapes if isinstance(shapes, list) else [shapes]
         zeros = [np.zeros([1 if d is None else d for d in s], self.dtype) for s in flat]
         self(zeros if isinstance(shapes, list) else zeros[0], training=False)

@@ -10,7 +10,7 @@
 """
 from ..keras_tensor import KerasTensor
 from ..layers.base import Layer
-from ..layers.config import as_shapes
+from ..layers.config import as_shapes, build_config_key
 from ..layers.input_layer import Input, InputLayer
 from . import summary as _summary
 from .model import Model
@@ -197,7 +197,8 @@ class Sequential(Model):
         model = cls(layers, trainable=config.get("trainable", True), name=config.get("name"))
         shape = config.get("build_input_shape")
         if not model.built and shape is not None:
-            model._maybe_build(as_shapes(shape))
+            model._maybe_build(as_shapes(
+                shape, f"Sequential {model.name!r}: config['build_input_shape']", model.dtype))
         return model
 
     def get_build_config(self):
@@ -208,4 +209,4 @@ class Sequential(Model):
     def build_from_config(self, config):
         shape = (config or {}).get("input_shape")
         if shape is not None and not self.built:
-            self._maybe_build(as_shapes(shape))
+            self._maybe_build(as_shapes(shape, build_config_key(self), self.dtype))

@@ -26,7 +26,8 @@ _NO_SLOTS = {}  # the slots of every variable of an optimizer that keeps none (p
 
 
 class Optimizer:
-    """Base class: subclasses define `_slot_names` and `_update(grad, var, slots, lr)`.
+    """Base class: subclasses define `_slot_names` and `_update(grad, var, slots, lr)`, and
+    `_slot_groups` where Keras 3 makes the slots in more than one group (see `variables`).
 
     >>> class SignSGD(tk.optimizers.Optimizer):
     ...     _slot_names = ()
@@ -39,6 +40,11 @@ class Optimizer:
     """
 
     _slot_names = ()
+    # Keras 3's build makes the slots by groups, one add_optimizer_variables call each, which
+    # interleaves a group's slots variable by variable: Adam's ("momentum", "velocity"), then
+    # ("velocity_hat",); RMSprop's ("velocity",), ("momentum",), ("average_gradient",). None:
+    # one group of all the slots.
+    _slot_groups = None
 
     def __init__(self, learning_rate, name, weight_decay=None, clipnorm=None, clipvalue=None,
                  global_clipnorm=None):
@@ -113,9 +119,44 @@ class Optimizer:
 
     @property
     def variables(self):
-        """iterations, learning_rate, then each variable's slots."""
-        slots = [s for _, named in self._slots.values() for s in named.values()]
-        return [self.iterations, self._learning_rate] + slots
+        """Keras 3's `optimizer.variables`, in its order (a saved file's optimizer/vars):
+        iterations, the learning rate (no variable when a schedule gives it), then the slots of
+        the variables it updates, a group at a time (`_keras_slot_order`).
+
+        >>> opt = tk.optimizers.RMSprop(momentum=0.5)
+        >>> a, b = tk.Variable([1.0], name="a"), tk.Variable([2.0, 3.0], name="b")
+        >>> _ = opt.apply_gradients([(tk.constant([0.1]), a), (tk.constant([0.2, 0.3]), b)])
+        >>> [v.name for v in opt.variables]
+        ['RMSprop/iteration:0', 'RMSprop/learning_rate:0', 'RMSprop/a/velocity:0', 'RMSprop/b/velocity:0', 'RMSprop/a/momentum:0', 'RMSprop/b/momentum:0']
+        """
+        order = self._keras_slot_order([var for var, _ in self._slots.values()])
+        return [v for _, v in self._keras_head()] + [self._slots[id(var)][1][slot]
+                                                    for slot, var in order]
+
+    def _keras_head(self):
+        """[(name, Variable)] before the slots in Keras 3's optimizer.variables: iterations,
+        and the learning rate unless a schedule sets it (Keras 3 then keeps no variable)."""
+        head = [("iterations", self.iterations)]
+        if self._schedule is None:
+            head.append(("learning_rate", self._learning_rate))
+        return head
+
+    def _keras_slot_order(self, variables):
+        """[(slot name, variable)] in the order Keras 3 keeps the slots of an optimizer built on
+        `variables`: each group of slots in turn, and within a group each variable's slots
+        (Adam: momentum, velocity of the first variable, of the second, ...; then velocity_hat
+        of each, with amsgrad). A file's optimizer state is read and written in this order."""
+        return [(slot, var) for group in self._groups() for var in variables for slot in group]
+
+    def _describe_slot_order(self):
+        """_keras_head and _keras_slot_order in words, for error messages."""
+        return ", then ".join([name for name, _ in self._keras_head()] + [
+            f"{' and '.join(group)} of each trainable variable" for group in self._groups()])
+
+    def _groups(self):
+        if self._slot_groups is not None:
+            return self._slot_groups
+        return (self._slot_names,) if self._slot_names else ()
 
     def apply_gradients(self, grads_and_vars):
         """Update each variable from its gradient; skip (with a warning) None gradients."""
@@ -210,7 +251,7 @@ class Optimizer:
         """An optimizer from get_config's dict or Keras 3's (whose extra keys must keep
         Keras's defaults: tapekit has no EMA or loss scaling)."""
         config = dict(config)
-        for key, default in {**cls._keras_only, "amsgrad": False}.items():
+        for key, default in cls._keras_only.items():
             if key in config and config.pop(key) != default:
                 raise ValueError(f"{cls.__name__}.from_config: tapekit's {cls.__name__} does not "
                                  f"support {key} (the config sets it); load the model with "

@@ -27,8 +27,10 @@ class RMSprop(Optimizer):
         super().__init__(learning_rate, name, **kwargs)
         self.rho, self.momentum, self.epsilon, self.centered = rho, momentum, epsilon, centered
         self._hyperparameters = ("rho", "momentum", "epsilon", "centered")
-        self._slot_names = (("velocity",) + (("momentum",) if momentum > 0 else ())
-                            + (("average_gradient",) if centered else ()))
+        # Keras 3's build: every velocity, then every momentum, then every average_gradient
+        self._slot_groups = ((("velocity",),) + ((("momentum",),) if momentum > 0 else ())
+                             + ((("average_gradient",),) if centered else ()))
+        self._slot_names = sum(self._slot_groups, ())
 
     def _update(self, g, var, slots, lr):
         rho = self.rho

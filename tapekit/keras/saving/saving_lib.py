@@ -9,38 +9,35 @@ so a model saved here loads in Keras 3 (`keras.models.load_model`) and one Keras
 here. Loading reads the JSON and numeric arrays only: nothing is unpickled and no module named
 in the file is imported; a Lambda's code is refused unless safe_mode=False. Every member is
 checked (and every weight planned) before the model is returned, so a file that is truncated,
-hostile or does not fit raises one error and nothing half-built escapes.
+hostile or does not fit raises one error and nothing half-built escapes; the archive is
+opened, and what its config declares is capped, in files.py.
 """
 import datetime
 import io
 import json
 import os
-import warnings
 import zipfile
 from importlib import metadata as _metadata
 
-import numpy as np
 
-from . import weights_h5
-from ..layers.naming import snake_name
+from . import files, weights_h5
+from .files import CONFIG, METADATA, WEIGHTS
 from .serialization_lib import deserialize_keras_object, serialize_keras_object
 
 SUFFIX = ".keras"
-CONFIG, WEIGHTS, METADATA = "config.json", "model.weights.h5", "metadata.json"
 # metadata.json's "keras_version": the Keras release whose file format tapekit writes and is
 # checked against (tools/keras_interop/roundtrip.py). Keras 3 does not read metadata.json when
 # it loads a model (only config.json and model.weights.h5), so it accepts the file whatever
 # the version says; "saved_by" tells a reader which library really wrote it.
 KERAS_FORMAT_VERSION = "3.15.1"
-# A member larger than this is refused before it is read (a zip "bomb" declares gigabytes).
-MAX_MEMBER_BYTES = 1 << 31
 
 
 def save_model(model, filepath, overwrite=True, zipped=True):
     """Write `model` to `filepath` (ending in .keras) in Keras 3's format.
 
     The config is made (and must be JSON) before anything is written, and the archive is
-    written beside its final name and moved there when complete.
+    written under a name of its own beside its final name and moved there when complete
+    (files.write_whole): an existing file is replaced whole or left as it was.
 
     >>> import os, tempfile, zipfile
     >>> model = tk.Sequential([tk.Input(shape=(3,)), tk.layers.Dense(2)])
@@ -77,17 +74,14 @@ def save_model(model, filepath, overwrite=True, zipped=True):
     weights = io.BytesIO()
     with h5py.File(weights, "w") as f:
         weights_h5.write_groups(model, f)
-        _write_optimizer(model, f)
-    partial = f"{path}.partial"
-    try:
-        with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_STORED) as archive:
+        weights_h5.write_optimizer(model, f)
+
+    def write(temporary):
+        with zipfile.ZipFile(temporary, "w", compression=zipfile.ZIP_STORED) as archive:
             archive.writestr(METADATA, metadata)
             archive.writestr(CONFIG, config_json)
             archive.writestr(WEIGHTS, weights.getvalue())
-        os.replace(partial, path)
-    finally:
-        if os.path.exists(partial):
-            os.remove(partial)
+    files.write_whole(path, write)
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
@@ -136,18 +130,16 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     if not hasattr(model, "weights") or not hasattr(model, "layers"):
         raise ValueError(f"load_model: {path!r} describes a {type(model).__name__}, not a model")
     h5py = weights_h5.load_h5py("load_model")
-    try:
-        f = h5py.File(io.BytesIO(weights), "r")
-    except OSError as err:
-        raise ValueError(f"load_model: {path!r}: model.weights.h5 is not an HDF5 file "
-                         f"({err})") from None
-    with f:
+    with files.open_h5(h5py, weights, "load_model", f"{path!r}: {WEIGHTS}") as f:
         plan, problems = weights_h5.read_plan(model, f)
         if problems:
             listed = "\n  ".join(problems[:12]) + ("\n  ..." if len(problems) > 12 else "")
             raise ValueError(f"load_model: {path!r}: the weights do not fit the model its "
                              f"config describes:\n  {listed}")
-        optimizer_plan = _optimizer_plan(model, f, h5py)
+        optimizer_plan, unfit = weights_h5.optimizer_plan(model, f, h5py, f"load_model: {path!r}")
+        if unfit:
+            raise ValueError(unfit + " To load the model without the optimizer's state, pass "
+                                     "compile=False and compile it again.")
     for weight, value in plan + optimizer_plan:
         weight.assign(value.astype(weight.dtype, copy=False))
     return model
@@ -155,91 +147,11 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
 
 def _read_archive(path):
     """(config.json text, model.weights.h5 bytes), each member checked before it is read."""
+    config, weights = files.read_archive(path, "load_model", (CONFIG, WEIGHTS))
     try:
-        archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as err:
-        raise ValueError(f"load_model: {path!r} is not a .keras file (a zip archive): {err}. "
-                         f"It may be truncated or of another format.") from None
-    with archive:
-        names = archive.namelist()
-        missing = [n for n in (CONFIG, WEIGHTS) if n not in names]
-        if missing:
-            extra = (" (weights as model.weights.npz are not supported)"
-                     if "model.weights.npz" in names else "")
-            raise ValueError(f"load_model: {path!r} has no {' and no '.join(missing)}: a .keras "
-                             f"file holds config.json, model.weights.h5 and metadata.json; it "
-                             f"holds {names[:10]}{extra}")
-        out = []
-        for name in (CONFIG, WEIGHTS):
-            info = archive.getinfo(name)
-            if info.file_size > MAX_MEMBER_BYTES:
-                raise ValueError(f"load_model: {path!r}: member {name} declares "
-                                 f"{info.file_size:,} bytes, more than the {MAX_MEMBER_BYTES:,} "
-                                 f"tapekit reads; refusing it")
-            try:
-                out.append(archive.read(name))
-            except (zipfile.BadZipFile, EOFError, OSError, ValueError) as err:
-                raise ValueError(f"load_model: {path!r}: member {name} cannot be read ({err}); "
-                                 f"the file is damaged or truncated") from None
-    try:
-        return out[0].decode("utf-8"), out[1]
+        return config.decode("utf-8"), weights
     except UnicodeDecodeError as err:
         raise ValueError(f"load_model: {path!r}: config.json is not UTF-8 text ({err})") from None
-
-
-# --- the optimizer's state, as Keras 3 writes it ------------------------------------------
-def optimizer_variables(model):
-    """The optimizer's variables in Keras 3's order: iterations, learning rate, then each
-    trainable variable's slots (Adam: m then v), in the order of trainable_variables."""
-    opt = getattr(model, "optimizer", None)
-    if opt is None or not hasattr(opt, "_slots"):
-        return None
-    out = [opt.iterations, opt._learning_rate]
-    for var in model.trainable_variables:
-        entry = opt._slots.get(id(var))
-        if entry is None and opt._slot_names:
-            return out if not opt._slots else None
-        if entry is not None:
-            out += [entry[1][s] for s in opt._slot_names]
-    return out
-
-
-def _write_optimizer(model, f):
-    variables = optimizer_variables(model)
-    if variables is None:
-        return
-    group = f.create_group("optimizer/vars")
-    group.attrs["name"] = _keras_optimizer_name(model.optimizer)
-    for i, v in enumerate(variables):
-        group.create_dataset(str(i), data=v.numpy())
-
-
-def _keras_optimizer_name(opt):
-    return snake_name(type(opt).__name__)
-
-
-def _optimizer_plan(model, f, h5py):
-    """[(optimizer variable, array)] when the file holds the optimizer's state and it fits;
-    otherwise [] with a warning (the optimizer then starts afresh, as Keras warns too)."""
-    opt = getattr(model, "optimizer", None)
-    group = f.get("optimizer/vars")
-    if opt is None or not isinstance(group, h5py.Group) or not len(group):
-        return []
-    if opt._slot_names:
-        opt.build(model.trainable_variables)
-    mine = optimizer_variables(model) or []
-    stored = [group.get(str(i)) for i in range(len(group))]
-    if len(stored) == 2 and len(mine) > 2:     # saved before its first step: no slots yet
-        mine = mine[:2]
-    fits = len(stored) == len(mine) and all(
-        isinstance(d, h5py.Dataset) and d.dtype.kind in "biuf" and tuple(d.shape) == tuple(v.shape)
-        for d, v in zip(stored, mine))
-    if not fits:
-        warnings.warn(f"load_model: the optimizer's state in the file ({len(stored)} variables) "
-                      f"does not fit {type(opt).__name__} ({len(mine)} variables); it was not "
-                      f"loaded and the optimizer starts afresh", stacklevel=3)
-        return []
-    return [(v, np.asarray(d[()])) for v, d in zip(mine, stored)]
 
 
 def model_from_json(json_string, custom_objects=None):

@@ -13,7 +13,8 @@ a built-in function (an activation, a loss) `{"module": "builtins", "class_name"
 Reading a config never imports a module and never runs code named by the file: a class is
 found in `custom_objects=`, the registry (`register_keras_serializable`), or tapekit's own
 tables of Keras's public names (lookup.py), else the error says how to provide it. A Python lambda
-(Keras writes its bytecode) is refused unless `safe_mode=False`, as in Keras 3.
+(Keras writes its bytecode) is refused unless `safe_mode=False`, as in Keras 3. What a config
+declares (input shapes, weights) is checked against files.MAX_DECLARED_BYTES before it is made.
 """
 import base64
 import builtins
@@ -30,7 +31,7 @@ import numpy as np
 from ... import dtypes
 from ...convert import convert_to_tensor
 from ...tensor import Tensor
-from . import registration
+from . import files, registration
 from .lookup import NotRebuilt, builtin_function, builtin_modules, builtin_tables, retrieve
 
 # The flag Lambda.from_config reads when called inside deserialize_keras_object.
@@ -259,7 +260,7 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
     outer = in_safe_mode()
     safe_mode = outer if outer is not None else safe_mode
     custom_objects = {**(getattr(_scope, "custom_objects", None) or {}), **(custom_objects or {})}
-    with _safe_mode_scope(safe_mode, custom_objects):
+    with _safe_mode_scope(safe_mode, custom_objects), files.reading_config():
         return _deserialize(config, custom_objects, safe_mode)
 
 

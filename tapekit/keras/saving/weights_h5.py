@@ -8,25 +8,36 @@ attribute `name` is the layer's name:
     layers/dense/vars/0     a Sequential's or functional model's layers sit under `layers/`,
     layers/dense/vars/1     named by their class in snake_case and numbered per class
     layers/dense_1/vars/0   (dense, dense_1, ...) whatever names the layers were given
-    block/d1/vars/0         a subclassed model's layers sit under the attribute holding them,
-    extra/dense_1/vars/0    attributes in sorted order; a list numbers its layers by class
+    block/d1/vars/0         a layer's sublayers sit under the attribute holding them; the
+    block/_inner/vars/0     attributes are visited in sorted order, private ones (`_inner`)
+                            last; a list or dict numbers its layers by class, a nested one
+                            is `container`, `container_1`, ...
+    layers/dense_3/vars/0   a subclassed model's `layers` (its sublayers, in the order they
+                            were assigned) is visited as an attribute too: a layer held in a
+                            list, a dict or a private attribute usually sits there, as the
+                            attributes sorted before "layers" took the others first
 
-The optimizer's state is not written (Keras 3 adds it under `optimizer/` when the model is
-compiled; loading such a file here reads the model's weights and leaves the optimizer alone).
+Each layer is written once, where the walk first meets it (a number is used up also where it
+is met again).
+
+A compiled model's optimizer state sits under `optimizer/vars` (Keras 3's optimizer.variables:
+iterations, the learning rate, then the slots in Keras 3's order, see `optimizer_state`), in a
+.weights.h5 file as in a .keras archive. load_weights reads it, as Keras 3 does, into an
+optimizer that has made its slots (one that has taken a step, or was built), and leaves an
+optimizer that has not as it is, with a warning.
 
 Loading reads the file whole and checks every group against the model before it assigns
 anything: a file that does not fit (a layer missing, other counts or shapes of weights,
 weights no layer takes) raises and leaves every weight as it was. Only numeric arrays are read:
 nothing in the file is unpickled or run.
 """
-import io
 import os
 import warnings
-import zipfile
 
 import numpy as np
 
 from ...tensor import Variable
+from . import files
 from ..layers.naming import snake_name
 from ..layers.base import Layer
 
@@ -58,8 +69,9 @@ def own_weights(layer):
 def save_weights(model, filepath, overwrite=True):
     """Write `model`'s weights to `filepath` (ending in .weights.h5) in Keras 3's layout.
 
-    The file is written beside its final name and moved there when complete, so a failure
-    never leaves half a file in place of an old one.
+    The file is written under a name of its own beside its final name and moved there when
+    complete (files.write_whole), so a failure never leaves half a file in place of an old
+    one, and no other file is touched.
 
     >>> import os, tempfile
     >>> model = tk.Sequential([tk.Input(shape=(3,)), tk.layers.Dense(2)])
@@ -75,14 +87,12 @@ def save_weights(model, filepath, overwrite=True):
     if not overwrite and os.path.exists(path):
         raise FileExistsError(f"save_weights: {path!r} exists; pass overwrite=True to replace it")
     h5py = load_h5py("save_weights")
-    partial = f"{path}.partial"
-    try:
-        with h5py.File(partial, "w") as f:
+
+    def write(temporary):
+        with h5py.File(temporary, "w") as f:
             write_groups(model, f)
-        os.replace(partial, path)
-    finally:
-        if os.path.exists(partial):
-            os.remove(partial)
+            write_optimizer(model, f)
+    files.write_whole(path, write)
 
 
 def write_groups(model, f):
@@ -121,14 +131,14 @@ def load_weights(model, filepath, skip_mismatch=False):
     """
     path = _checked_path("load_weights", filepath, (SUFFIX, ".keras"))
     h5py = load_h5py("load_weights")
-    try:
-        source = _weights_file_of_archive(path) if path.endswith(".keras") else path
-        f = h5py.File(source, "r")
-    except (OSError, zipfile.BadZipFile, KeyError) as err:
-        raise ValueError(f"load_weights: {path!r} is not a weights file that Keras 3 or tapekit "
-                         f"wrote ({err}); the model's weights are unchanged") from None
-    with f:
+    if path.endswith(".keras"):      # the archive's weights member, read under its cap
+        source, where = files.read_archive(path, "load_weights", (files.WEIGHTS,))[0], \
+            f"{path!r}: {files.WEIGHTS}"
+    else:
+        source, where = path, repr(path)
+    with files.open_h5(h5py, source, "load_weights", where) as f:
         plan, problems = _plan(model, f, h5py)
+        optimizer, unfit = optimizer_plan(model, f, h5py, f"load_weights: {path!r}", build=False)
     if problems:
         listed = "\n  ".join(problems[:12]) + ("\n  ..." if len(problems) > 12 else "")
         message = (f"load_weights: {path!r} does not fit model {model.name!r}:\n  {listed}")
@@ -137,7 +147,13 @@ def load_weights(model, filepath, skip_mismatch=False):
                              "Build the same architecture as the saved model, or pass "
                              "skip_mismatch=True to load what fits.")
         warnings.warn(message + "\nThose weights were skipped; the rest were loaded.", stacklevel=3)
-    for weight, value in plan:
+    if unfit:
+        if not skip_mismatch:
+            raise ValueError(unfit + " Nothing was loaded. To load the weights and leave the "
+                                     "optimizer as it is, pass skip_mismatch=True.")
+        warnings.warn(unfit + " The optimizer's state was skipped; the weights that fit were "
+                              "loaded.", stacklevel=3)
+    for weight, value in plan + optimizer:
         weight.assign(value.astype(weight.dtype, copy=False))
 
 
@@ -181,6 +197,120 @@ def _plan(model, f, h5py):
     return plan, problems
 
 
+# --- the optimizer's state, as Keras 3 writes it ------------------------------------------
+# optimizer/vars/0, 1, ... hold Keras 3's optimizer.variables: iterations, the learning rate
+# (unless a schedule gives it), then the slots of each trainable variable by groups
+# (Optimizer._keras_slot_order; RMSprop(centered=True, momentum=0.5): every velocity, then every
+# momentum, then every average_gradient). The datasets carry no names: the i-th one is the i-th
+# slot of that order, so each is written and read by its place in it (never matched by shape),
+# and a file whose entries do not fit that order is refused, naming the slot that does not fit.
+def optimizer_state(model):
+    """[(what, array)] of the model's optimizer in Keras 3's order (what optimizer/vars holds),
+    or None without an optimizer. Once the optimizer has slots, every trainable variable's are
+    listed (zeros for a variable that had no step yet: Keras 3 builds them all at once).
+
+    >>> tk.layers.clear_session()
+    >>> model = tk.Sequential([tk.Input(shape=(2,)), tk.layers.Dense(1)])
+    >>> model.compile(optimizer=tk.optimizers.Adam(amsgrad=True), loss="mse")
+    >>> _ = model.fit(np.ones((2, 2)), np.ones((2, 1)), verbose=0)
+    >>> for what, _ in tk.saving.weights_h5.optimizer_state(model):
+    ...     print(what)
+    iterations
+    learning_rate
+    the 'momentum' slot of dense/kernel
+    the 'velocity' slot of dense/kernel
+    the 'momentum' slot of dense/bias
+    the 'velocity' slot of dense/bias
+    the 'velocity_hat' slot of dense/kernel
+    the 'velocity_hat' slot of dense/bias
+    """
+    opt = getattr(model, "optimizer", None)
+    if opt is None or not hasattr(opt, "_slots"):
+        return None
+    out = [(name, v.numpy()) for name, v in opt._keras_head()]
+    if not _built(opt):
+        return out                         # no slots yet: Keras 3 writes none either
+    for slot, var in opt._keras_slot_order(model.trainable_variables):
+        entry = opt._slots.get(id(var))
+        value = entry[1][slot].numpy() if entry is not None else np.zeros(var.shape, var.dtype)
+        out.append((_slot_label(slot, var), value))
+    return out
+
+
+def write_optimizer(model, f):
+    """Write the optimizer's state under optimizer/vars of the open HDF5 file `f`."""
+    state = optimizer_state(model)
+    if state is None:
+        return
+    group = f.create_group("optimizer/vars")
+    group.attrs["name"] = snake_name(type(model.optimizer).__name__)
+    for i, (_, value) in enumerate(state):
+        group.create_dataset(str(i), data=value)
+
+
+def optimizer_plan(model, f, h5py, where, build=True):
+    """([(optimizer variable, array)], None) from the file's optimizer/vars, entry i into the
+    i-th variable of Keras 3's order for the model's optimizer over its trainable variables;
+    ([], why) when the entries do not fit, naming the slot Keras 3 keeps where one does not
+    (`where` begins the text; the caller adds what to do). A file saved before the first step
+    (iterations and the learning rate only) leaves the slots at zero. build=True makes the
+    slots first (load_model, as Keras 3's compile_from_config); otherwise an optimizer that
+    has none yet is left as it is, with a warning (Keras 3's load_weights). Nothing is assigned."""
+    opt = getattr(model, "optimizer", None)
+    group = f.get("optimizer/vars")
+    if opt is None or not hasattr(opt, "_slots") or not isinstance(group, h5py.Group) \
+            or not len(group):
+        return [], None
+    trainable = model.trainable_variables
+    if opt._slot_names and not _built(opt):
+        if not build:
+            warnings.warn(f"{where}: the file holds the optimizer's state, but the model's "
+                          f"{type(opt).__name__} has made no slots yet, so it was left as it is "
+                          f"(as Keras 3 does); call model.optimizer.build("
+                          f"model.trainable_variables) before load_weights to load it too",
+                          stacklevel=4)
+            return [], None
+        opt.build(trainable)
+    head = opt._keras_head()
+    expected = head + [(_slot_label(slot, var), opt._slots_for(var)[slot])
+                       for slot, var in opt._keras_slot_order(trainable)]
+    name, n = type(opt).__name__, len(group)
+
+    def unfit(why):
+        return [], (f"{where}: the optimizer's state in the file does not fit the model's "
+                    f"{name}: {why}. For this model's {len(trainable)} trainable variables, "
+                    f"{name} keeps {len(expected)} variables, in Keras 3's order: "
+                    f"{opt._describe_slot_order()}. The file may come from another optimizer, "
+                    f"another setting of it (amsgrad, momentum, centered, a learning-rate "
+                    f"schedule) or another model.")
+    if set(group.keys()) != {str(i) for i in range(n)}:
+        return unfit(f"its entries are {sorted(group.keys())[:10]}, not 0..{n - 1}")
+    if n not in (len(head), len(expected)):
+        return unfit(f"the file holds {n} variables")
+    plan = []
+    for i, (what, target) in enumerate(expected[:n]):
+        data = group[str(i)]
+        if not isinstance(data, h5py.Dataset) or data.dtype.kind not in "biuf":
+            return unfit(f"optimizer/vars/{i}, where {what} belongs, is not an array of numbers")
+        if tuple(data.shape) != tuple(target.shape):
+            return unfit(f"optimizer/vars/{i} has shape {tuple(data.shape)}, but {what} "
+                         f"belongs there, of shape {tuple(target.shape)}")
+        value = np.asarray(data[()])
+        if target is opt.iterations and not (value == np.floor(value) and value >= 0):
+            return unfit(f"optimizer/vars/{i}, the number of iterations, is {value}")
+        plan.append((target, value))
+    return plan, None
+
+
+def _built(opt):
+    """Whether the optimizer has made its slots (a step taken, or build called)."""
+    return bool(opt._slots) or getattr(opt, "_built_variables", None) is not None
+
+
+def _slot_label(slot, var):
+    return f"the {slot!r} slot of {var.path}"
+
+
 def _unsafe_entries(f, h5py):
     """[(path, why)] for links and datasets that reach outside the file: soft and external
     links, virtual datasets, datasets stored in external files (as Keras 3 refuses them)."""
@@ -202,6 +332,7 @@ def _unsafe_entries(f, h5py):
 
 
 def _walk(layer, path, found, seen):
+    """Keras 3's _save_state: the layer, then what each attribute holds."""
     if id(layer) in seen:
         return
     seen.add(id(layer))
@@ -210,13 +341,30 @@ def _walk(layer, path, found, seen):
         where = f"{path}/{attr}" if path else attr
         if isinstance(held, Layer):
             _walk(held, where, found, seen)
-            continue
-        counts = {}
-        for item in held:                      # Keras 3: dense, dense_1, ... per class
-            name = snake_name(_keras_class_name(item))
-            counts[name] = counts.get(name, -1) + 1
-            _walk(item, f"{where}/{name}" + (f"_{counts[name]}" if counts[name] else ""),
+        else:
+            _walk_container(held, where, found, seen, set())
+
+
+def _walk_container(container, path, found, seen, containers):
+    """Keras 3's _save_container_state: a list's (a dict's values') layers named by class,
+    dense, dense_1, ...; a nested list or dict container, container_1, ..."""
+    if id(container) in containers:
+        return
+    containers.add(id(container))
+    used = {}
+    for item in container.values() if isinstance(container, dict) else container:
+        if isinstance(item, Layer):
+            _walk(item, f"{path}/{_numbered(snake_name(_keras_class_name(item)), used)}",
                   found, seen)
+        elif isinstance(item, (list, tuple, dict)):
+            _walk_container(item, f"{path}/{_numbered('container', used)}", found, seen,
+                            containers)
+
+
+def _numbered(name, used):
+    """name, then name_1, name_2, ... (Keras 3's _get_unique_name)."""
+    used[name] = used.get(name, -1) + 1
+    return f"{name}_{used[name]}" if used[name] else name
 
 
 def _keras_class_name(layer):
@@ -228,20 +376,28 @@ def _keras_class_name(layer):
 
 
 def _children(layer):
-    """(attribute, layer or list of layers) that Keras 3 walks below `layer`."""
-    if "_layers" in vars(layer):               # Sequential and functional models: their layers
-        return [("layers", layer.layers)]
+    """(attribute, layer or container of layers) that Keras 3 walks below `layer`
+    (_walk_saveable): a Sequential's or functional model's `layers` first; then the
+    attributes by name, private ones last, with a subclassed model's `layers` among them."""
+    attrs = dict(vars(layer))
     children = []
-    for attr in sorted(vars(layer)):
-        value = vars(layer)[attr]
-        if isinstance(value, Layer):
+    if "_layers" in attrs:                     # Sequential and functional models: their layers
+        del attrs["_layers"]
+        children.append(("layers", layer.layers))
+    elif isinstance(getattr(type(layer), "layers", None), property):   # a subclassed Model
+        attrs["layers"] = layer.layers
+    for attr in sorted(attrs, key=lambda name: f"~{name}" if name.startswith("_") else name):
+        value = attrs[attr]
+        if isinstance(value, Layer) or (isinstance(value, (list, tuple, dict))
+                                        and _holds_layers(value)):
             children.append((attr, value))
-        elif isinstance(value, (list, tuple, dict)):
-            items = value.values() if isinstance(value, dict) else value
-            layers = [v for v in items if isinstance(v, Layer)]
-            if layers:
-                children.append((attr, layers))
     return children
+
+
+def _holds_layers(container):
+    items = container.values() if isinstance(container, dict) else container
+    return any(isinstance(v, Layer) or (isinstance(v, (list, tuple, dict)) and _holds_layers(v))
+               for v in items)
 
 
 def _group_name(path):
@@ -254,12 +410,6 @@ def _checked_path(what, filepath, suffixes):
         raise ValueError(f"{what}: the file name must end in {' or '.join(suffixes)} (Keras 3's "
                          f"names), got {filepath!r}")
     return path
-
-
-def _weights_file_of_archive(path):
-    """The model.weights.h5 inside a .keras archive, as a file object (the zip is not unpacked)."""
-    with zipfile.ZipFile(path) as archive:
-        return io.BytesIO(archive.read("model.weights.h5"))
 
 
 def load_h5py(what):

@@ -4,6 +4,8 @@ The expected dicts are the keys and values Keras 3.15's get_config returns for t
 layers (read off its output); from_config must take them back, extra Keras keys included,
 and refuse what tapekit's layers cannot do. No TensorFlow here.
 """
+import re
+
 import numpy as np
 import pytest
 
@@ -216,6 +218,31 @@ def test_merge_build_config_takes_a_list_of_shapes():
     add = L.Concatenate()
     add.build_from_config({"input_shape": [[None, 1], [None, 2]]})
     assert add.built
+
+
+@pytest.mark.parametrize("shape, entry", [
+    (["a", 3], "entry 0 is 'a' (a str)"), ([None, 2.5], "entry 1 is 2.5 (a float)"),
+    ([None, -4], "entry 1 is -4; a size cannot be negative"), ("ab", "is 'ab' (a str)"),
+    ([[None, 1], [None, "x"]], "[1] is [None, 'x']: entry 1 is 'x'")])
+def test_a_build_config_shape_that_is_not_sizes_names_the_layer_the_key_and_the_value(
+        shape, entry):
+    # before: "invalid literal for int() with base 10: 'a'", naming neither layer nor key
+    layer = L.Dense(2, name="hidden") if not isinstance(shape[0], list) else L.Concatenate(
+        name="hidden")
+    with pytest.raises(ValueError, match=rf"{type(layer).__name__} 'hidden': "
+                                         rf"build_config\['input_shape'\].*{re.escape(entry)}"):
+        layer.build_from_config({"input_shape": shape})
+    assert not layer.built and layer.weights == []
+
+
+def test_a_loaded_sequentials_build_shapes_are_checked_by_name():
+    config = tk.Sequential([tk.layers.Dense(2)], name="seq").get_config()
+    with pytest.raises(ValueError, match=r"Sequential 'seq': config\['build_input_shape'\] is "
+                                         r"\[None, 'a', 3\]: entry 1 is 'a'"):
+        tk.Sequential.from_config({**config, "build_input_shape": [None, "a", 3]})
+    model = tk.Sequential([tk.layers.Dense(2)], name="seq2")
+    with pytest.raises(ValueError, match=r"Sequential 'seq2': build_config\['input_shape'\]"):
+        model.build_from_config({"input_shape": [None, "a"]})
 
 
 @pytest.mark.parametrize("cls, key, value", [

@@ -146,6 +146,40 @@ def test_conv1d_bad_arguments():
         tk.layers.Conv1D(2, 3)(np.zeros((1, 4, 4, 1), np.float32))
 
 
+# The config Keras 3.15.1 writes for keras.layers.Conv1D(3, 2) built on (None, 5, 2)
+# (keras.saving.serialize_keras_object, read in the TF venv).
+KERAS_CONV1D = {
+    "module": "keras.layers", "class_name": "Conv1D", "config": {
+        "name": "conv1d", "trainable": True,
+        "dtype": {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"},
+                  "registered_name": None},
+        "filters": 3, "kernel_size": [2], "strides": [1], "padding": "valid",
+        "data_format": "channels_last", "dilation_rate": [1], "groups": 1, "activation": "linear",
+        "use_bias": True,
+        "kernel_initializer": {"module": "keras.initializers", "class_name": "GlorotUniform",
+                               "config": {"seed": None, "input_axes": None, "output_axes": None},
+                               "registered_name": None},
+        "bias_initializer": {"module": "keras.initializers", "class_name": "Zeros", "config": {},
+                             "registered_name": None},
+        "kernel_regularizer": None, "bias_regularizer": None, "activity_regularizer": None,
+        "kernel_constraint": None, "bias_constraint": None},
+    "registered_name": None, "build_config": {"input_shape": [None, 5, 2]}}
+
+
+def test_conv1d_loads_keras_3s_config_and_writes_the_same():
+    # before: "Unrecognized keyword arguments passed to Conv1D: {'groups': 1}"
+    layer = tk.saving.deserialize_keras_object(KERAS_CONV1D)
+    assert (layer.filters, layer.kernel_size, layer.kernel.shape) == (3, (2,), (2, 2, 3))
+    assert tk.saving.serialize_keras_object(layer) == KERAS_CONV1D
+
+
+def test_conv1d_refuses_a_grouped_keras_config():
+    config = {**KERAS_CONV1D["config"], "groups": 3}
+    with pytest.raises(ValueError, match="config has groups=3; tapekit's Conv1D supports only "
+                                         "groups=1"):
+        tk.layers.Conv1D.from_config(config)
+
+
 @pytest.mark.skipif(not hasattr(tk.nn, "conv2d_transpose"), reason="tk.nn.conv2d_transpose not merged yet")
 def test_conv2d_transpose_spreads_each_input_over_a_kernel_window():
     up = layers.Conv2DTranspose(1, 2, strides=2, kernel_initializer="ones", bias_initializer="ones")

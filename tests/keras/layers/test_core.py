@@ -1,6 +1,7 @@
 """Embedding as Keras 3 has it: uniform(-0.05, 0.05) table, rows by index (float indices cast),
 output shape, and a gradient that adds up in the rows used (twice used: twice the gradient)."""
 import math
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -117,6 +118,43 @@ def test_dropout_is_active_only_in_training():
 def test_dropout_rate_is_checked():
     with pytest.raises(ValueError, match=r"\[0, 1\)"):
         layers.Dropout(1.0)
+
+
+def test_dropout_noise_shape_shares_the_mask_along_its_ones():
+    tk.random.set_seed(3)
+    y = layers.Dropout(0.5, noise_shape=(None, 1))(tk.ones((6, 4)), training=True).numpy()
+    assert all(len(set(row)) == 1 for row in y)              # one draw per row, as Keras 3
+    assert y.shape == (6, 4)
+
+
+@pytest.mark.parametrize("noise_shape", [(7, 1), (1, 1, 4), (10 ** 7,)])
+def test_a_noise_shape_that_does_not_broadcast_is_refused_before_the_mask_is_drawn(noise_shape):
+    # Keras 3.15 draws the mask and then fails in TF's SelectV2 ("must be broadcastable");
+    # tapekit drew a mask of noise_shape too, however large, before the multiply failed
+    drop = layers.Dropout(0.5, noise_shape=noise_shape, name="drop")
+    with pytest.raises(tk.errors.InvalidArgumentError,
+                       match=r"Dropout 'drop': noise_shape .* does not broadcast against the "
+                             r"input of shape \(2, 3\)"):
+        drop(tk.ones((2, 3)), training=True)
+
+
+def test_a_noise_shape_that_is_not_a_shape_is_refused_by_name():
+    with pytest.raises(ValueError, match=r"Dropout 'drop': noise_shape is \[None, 'x'\]: entry 1"):
+        layers.Dropout.from_config({"name": "drop", "rate": 0.5, "noise_shape": [None, "x"]})
+
+
+def test_dropout_knows_its_output_shape_without_running():
+    # Keras 3's compute_output_shape: the input's. Before, tapekit ran the layer on zeros of
+    # the input shape to find it (10 GB for an Input of (50000, 50000))
+    assert layers.Dropout(0.5).compute_output_shape((None, 50_000, 50_000)) == \
+        (None, 50_000, 50_000)
+    inputs = tk.Input(shape=(3000, 3000))
+    tracemalloc.start()
+    try:
+        assert tk.layers.Dropout(0.5)(inputs).shape == (None, 3000, 3000)
+        assert tracemalloc.get_traced_memory()[1] < 1 << 20        # not 36 MB of zeros
+    finally:
+        tracemalloc.stop()
 
 
 def test_reshape_lambda_and_embedding():

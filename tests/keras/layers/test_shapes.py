@@ -53,3 +53,25 @@ def test_check_input_names_the_rank_expected_and_hints_at_a_batch_axis():
                                          r"received: \(5, 5\) \(a Conv2D layer\)$"):
         shapes.check_input(conv, (5, 5), index=1)
     shapes.check_input(conv, (None, 5, 5, 1))                  # fits: no error
+
+
+@pytest.mark.parametrize("shape, message", [
+    (("a", 3), r"InputLayer 'x': shape is \['a', 3\]: entry 0 is 'a' \(a str\); each entry of "
+               r"a shape must be an int \(a size\) or None"),
+    ((-1, 3), r"InputLayer 'x': shape is \[-1, 3\]: entry 0 is -1; a size cannot be negative"),
+    ("abc", r"InputLayer 'x': shape is 'abc' \(a str\); a shape must be a list"),
+])
+def test_input_refuses_a_shape_keras_refuses_naming_the_entry(shape, message):
+    # Keras 3.15: "Cannot convert '('a', 3)' to a shape. Found invalid dimension 'a'"; before,
+    # tapekit made a KerasTensor of shape ('a', 3) (or ('a', 'b', 'c') from "abc")
+    with pytest.raises(ValueError, match=message):
+        tk.Input(shape=shape, name="x")
+
+
+def test_input_refuses_a_batch_shape_entry_that_is_not_a_size():
+    with pytest.raises(ValueError, match=r"InputLayer 'x': batch_shape is \[None, '4'\]: "
+                                         r"entry 1 is '4'"):
+        tk.Input(batch_shape=(None, "4"), name="x")
+    with pytest.raises(ValueError, match=r"InputLayer 'y': \[batch_size\] is \[2.5\]"):
+        tk.Input(shape=(3,), batch_size=2.5, name="y")
+    assert tk.Input(shape=(None, 3), batch_size=2).shape == (2, None, 3)

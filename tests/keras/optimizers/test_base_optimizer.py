@@ -20,7 +20,8 @@ def test_state_lives_in_variables():
     assert opt.iterations.numpy() == 2 and opt.iterations.dtype == tk.int64
     assert all(isinstance(v, tk.Variable) and not v.trainable for v in opt.variables)
     assert [v.name for v in opt.variables] == [
-        "Adam/iteration:0", "Adam/learning_rate:0", "Adam/Variable/m:0", "Adam/Variable/v:0"]
+        "Adam/iteration:0", "Adam/learning_rate:0", "Adam/Variable/momentum:0",
+        "Adam/Variable/velocity:0"]
     opt.learning_rate = 0.5
     assert opt.learning_rate.numpy() == 0.5
 

@@ -125,9 +125,11 @@ def test_optimizer_configs_have_keras_3s_keys():
         "name": "adam", "learning_rate": pytest.approx(0.01), "weight_decay": None,
         "clipnorm": None, "global_clipnorm": None, "clipvalue": None, "use_ema": False,
         "ema_momentum": 0.99, "ema_overwrite_frequency": None, "loss_scale_factor": None,
-        "gradient_accumulation_steps": None, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-07}
-    again = de({**written, "config": {**written["config"], "amsgrad": False}})
-    assert type(again) is tk.optimizers.Adam and again.name == "Adam"
+        "gradient_accumulation_steps": None, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-07,
+        "amsgrad": False}
+    again = de(written)
+    assert type(again) is tk.optimizers.Adam and again.name == "Adam" and not again.amsgrad
+    assert de({**written, "config": {**written["config"], "amsgrad": True}}).amsgrad
     assert float(again.learning_rate) == pytest.approx(0.01)
     with pytest.raises(ValueError, match="does not support use_ema"):
         de({**written, "config": {**written["config"], "use_ema": True}})
