@@ -16,8 +16,8 @@ tk.Tensor([0.        0.5235988 1.5707964], shape=(3,), dtype=float32)
 >>> tk.acos(tk.constant([1.0, 0.0]))
 tk.Tensor([0.        1.5707964], shape=(2,), dtype=float32)
 
->>> tk.atan2(tk.constant([1.0, 1.0]), tk.constant([1.0, -1.0]))   # angle of (x, y) = (1, 1), (-1, 1)
-tk.Tensor([0.7853981 2.3561945], shape=(2,), dtype=float32)
+>>> tk.atan2(tk.constant([1.0, 0.0]), tk.constant([0.0, -1.0]))   # angle of (x, y) = (0, 1), (-1, 0)
+tk.Tensor([1.5707964 3.1415927], shape=(2,), dtype=float32)
 
 >>> tk.erf(tk.constant([0.0, 0.5, -2.0]))          # also tk.math.erf
 tk.Tensor([ 0.         0.5204999 -0.9953223], shape=(3,), dtype=float32)

@@ -220,7 +220,9 @@ class BackpropModel:
         index = {rec.out_tid: rec.index for rec in records}   # the walk's Record -> its index
 
         def observe(rec, g, sent, grads):
-            walk.append((index[rec[-1]], g, [(i, tid, gi, grads[tid]) for i, tid, gi in sent]))
+            # a 0-d total is NumPy's scalar: kept as a 0-d array, as the values are
+            walk.append((index[rec[-1]], g,
+                         [(i, tid, gi, np.asarray(grads[tid])) for i, tid, gi in sent]))
 
         with _raw():
             backprop.backward(self.snapshot.source_records, {target: seed}, source_tids,
