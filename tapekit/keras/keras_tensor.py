@@ -59,9 +59,12 @@ class Node:
     def __init__(self, layer, inputs, outputs, kwargs=None):
         self.layer = layer
         self.inputs = inputs                      # the structure passed as `inputs`
-        self.input_tensors = [t for t in nest.flatten(inputs) if isinstance(t, KerasTensor)]
         self.outputs = outputs
         self.kwargs = kwargs or {}                # other keyword arguments (training=..., ...)
+        # what the call reads: the inputs, then KerasTensors among the other arguments (a
+        # mask=, as Keras 3's Node counts them)
+        self.input_tensors = [t for t in nest.flatten([inputs, self.kwargs])
+                              if isinstance(t, KerasTensor)]
         flat = nest.flatten(outputs)
         for i, t in enumerate(flat):
             t._keras_history = (layer, self, i)

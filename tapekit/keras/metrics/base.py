@@ -17,6 +17,8 @@ from ...convert import convert_to_tensor
 from ...module import snake_case   # SparseCategoricalAccuracy -> sparse_categorical_accuracy
 from ...ops import broadcast_to, cast, divide, equal, reduce_mean, reduce_sum, where
 from ...tensor import Tensor, Variable
+from ..loss_base import mask_weights
+from ..masking import keras_mask
 from ..targets import squeeze_or_expand
 
 
@@ -186,4 +188,10 @@ class MeanMetricWrapper(Mean):
         self._fn_kwargs = kwargs
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        super().update_state(self._fn(y_true, y_pred, **self._fn_kwargs), sample_weight)
+        """A prediction that carries a mask (`_keras_mask`) counts only its steps with data
+        (the mask times sample_weight weighs each value, as Keras 3)."""
+        mask = keras_mask(y_pred)
+        values = self._fn(y_true, y_pred, **self._fn_kwargs)
+        if mask is not None:
+            sample_weight = mask_weights(sample_weight, mask, self.dtype, "sum")
+        super().update_state(values, sample_weight)
