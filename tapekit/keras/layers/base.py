@@ -69,6 +69,14 @@ class _CallContext(threading.local):
 
 
 _context = _CallContext()
+
+
+def call_training():
+    """The `training` of the layer call under way (None outside a call, or when none is set):
+    a functional model's graph lets it override the value a node recorded, as Keras 3's."""
+    return _context.training
+
+
 _loss_holders = weakref.WeakSet()    # layers that add_loss'ed since their last clear
 
 

@@ -13,6 +13,7 @@ from ...ops import cast
 from ...tensor import Tensor
 from ..keras_tensor import KerasTensor
 from .. import masking
+from ..layers.base import call_training
 
 
 class Graph:
@@ -96,6 +97,8 @@ class Graph:
             args = nest.pack_like(node.inputs, [value(t) for t in nest.flatten(node.inputs)])
             kwargs = {k: nest.pack_like(v, [value(t) for t in nest.flatten(v)])
                       for k, v in node.kwargs.items()}       # a symbolic mask= too
+            if kwargs.get("training") is not None and call_training() is not None:
+                kwargs["training"] = call_training()   # Keras 3: the model call's training wins
             out = node.layer(args, *kwargs.pop("_args", ()), **kwargs)
             for t, v in zip(nest.flatten(node.outputs), nest.flatten(out)):
                 values[id(t)] = v

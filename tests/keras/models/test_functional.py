@@ -252,3 +252,21 @@ def test_symbolic_tensors_carry_their_masks_and_a_call_that_needs_one_gets_it():
     with pytest.warns(UserWarning, match="'flatten' .* does not support masking"):
         flat = layers.Flatten()(layers.Masking()(tk.Input((3, 2))))        # Keras warns here too
     assert not hasattr(flat, "_keras_mask")
+
+
+def test_the_model_calls_training_overrides_the_one_a_node_recorded():
+    """Keras 3.15: for Dropout(0.5)(x, training=True) in a graph, model(x) drops about half,
+    model(x, training=False) and predict none (the call's training wins when it is given).
+    Keras 3 writes training=False into every recurrent layer's node, so a Keras file's LSTM
+    dropout works in fit only by this rule."""
+    i = tk.Input((2000,))
+    model = tk.Model(i, layers.Dropout(0.5)(i, training=True))
+    x = np.ones((1, 2000), np.float32)
+    assert 0.4 < float(np.mean(model(x).numpy() == 0)) < 0.6
+    assert float(np.mean(model(x, training=False).numpy() == 0)) == 0.0
+    assert float(np.mean(model.predict(x, verbose=0) == 0)) == 0.0
+    j = tk.Input((3, 50))
+    rnn = tk.Model(j, layers.SimpleRNN(2, dropout=0.9)(j, training=False))
+    s = np.ones((1, 3, 50), np.float32)
+    np.testing.assert_array_equal(rnn(s).numpy(), rnn(s).numpy())
+    assert not np.array_equal(rnn(s, training=True).numpy(), rnn(s).numpy())
