@@ -10,6 +10,7 @@ A KerasTensor holds no values. Calling a layer on KerasTensors records a `Node` 
 `KerasTensor` and `Node`, keras/src/backend/common/keras_tensor.py and ops/node.py).
 """
 from .. import dtypes, nest
+from ..display.format import plain
 
 
 class KerasTensor:
@@ -33,7 +34,7 @@ class KerasTensor:
         return len(self.shape)
 
     def __repr__(self):
-        return f"<KerasTensor shape={self.shape}, dtype={self.dtype.name}, name={self.name}>"
+        return f"<KerasTensor shape={self.shape}, dtype={self.dtype.name}, name={plain(self.name)}>"
 
     def _no_values(self, *args, **kwargs):
         raise TypeError(

@@ -26,6 +26,7 @@ import numpy as np
 
 from ... import dtypes, nest
 from ...convert import convert_to_tensor
+from ...display.format import plain
 from ...module import Module, module_leaves
 from ...ops import cast
 from ...tensor import Tensor
@@ -72,8 +73,7 @@ _context = _CallContext()
 
 
 def call_training():
-    """The `training` of the layer call under way (None outside a call, or when none is set):
-    a functional model's graph lets it override the value a node recorded, as Keras 3's."""
+    """The `training` of the layer call under way, or None (a graph lets it win over a node's)."""
     return _context.training
 
 
@@ -147,8 +147,8 @@ class Layer(LayerConfig, LayerWeights, Module):
         if unknown:
             raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: "
                              f"{ {k: kwargs[k] for k in sorted(unknown)} }")
-        check_name(name, f"{type(self).__name__}(name=...)")
-        super().__init__(name=name or unique_name(snake_name(type(self).__name__)))
+        # Keras 3: any name without "/" ("" too); None for the default dense, dense_1, ...
+        super().__init__(name=unique_name(snake_name(type(self).__name__)) if name is None else name)
         self.dtype = dtypes.as_dtype(dtype or dtypes.float32)
         self._trainable = bool(trainable)
         self.built = False
@@ -202,6 +202,9 @@ class Layer(LayerConfig, LayerWeights, Module):
             layer.__dict__["_losses"] = []
             _loss_holders.discard(layer)
 
+    def _valid_name(self, name):            # Keras's rule, not tf.Module's (module.py)
+        return check_name(name, f"{type(self).__name__}(name=...)")
+
     def _flatten_layers(self, recursive=False):
         """The layers held in attributes (also in lists and dicts), in assignment order."""
         if not recursive:
@@ -209,20 +212,13 @@ class Layer(LayerConfig, LayerWeights, Module):
         return [m for m in self.submodules if isinstance(m, Layer)]
 
     # --- masks (keras/masking.py) ---------------------------------------------------------------
-    @property
-    def supports_masking(self):
-        """Whether the layer puts a mask on its outputs (`compute_mask`'s): True for layers
-        that pass one on (Dense, Dropout, LSTM with return_sequences) or make one
-        (Embedding(mask_zero=True), Masking), as in Keras 3. A layer that does not drops
-        the mask of its input, with a warning."""
-        value = self._supports_masking
-        if value is None:       # Keras 3: a layer that writes compute_mask supports masking
-            return type(self).compute_mask is not Layer.compute_mask
-        return value
-
-    @supports_masking.setter
-    def supports_masking(self, value):
-        self._supports_masking = bool(value)
+    supports_masking = property(
+        lambda self: type(self).compute_mask is not Layer.compute_mask    # Keras 3's default
+        if self._supports_masking is None else self._supports_masking,
+        lambda self, value: setattr(self, "_supports_masking", bool(value)),
+        doc="Whether the layer puts a mask on its outputs (compute_mask's): layers that pass "
+            "one on (Dense, Dropout) or make one (Embedding(mask_zero=True)), as in Keras 3. "
+            "A layer that does not drops its input's mask, with a warning.")
 
     def compute_mask(self, inputs, previous_mask):
         """The mask of the output: by default the input's (`previous_mask`), unchanged.
@@ -266,8 +262,7 @@ class Layer(LayerConfig, LayerWeights, Module):
         if any_symbolic(inputs) or (mask is not None and any_symbolic(mask)):
             return self._symbolic_call(inputs, args, kwargs, has_training)
 
-        # 1. Convert array inputs to tensors and cast them to the layer's dtype (their masks
-        # stay with them).
+        # 1. Convert array inputs to tensors and cast them to the layer's dtype (masks kept).
         inputs = self._convert_inputs(inputs)
         # 2. Check the input ranks and sizes; build the weights on the first call.
         self._maybe_build(nest.pack_like(inputs, [t.shape for t in nest.flatten(inputs)]))
@@ -297,8 +292,8 @@ class Layer(LayerConfig, LayerWeights, Module):
             if outputs is None:
                 raise returned_none(self)
             regularizers.add_activity_penalties(self, outputs)    # 6. activity_regularizer's
-            # 7. The outputs' masks (compute_mask), or Keras 3's warning that one is lost;
-            # nothing to do without a mask in, unless the layer makes one (Embedding's).
+            # 7. The outputs' masks, or Keras 3's warning that one is lost (no mask in: none
+            # to pass on, unless the layer makes one, as Embedding(mask_zero=True))
             if previous_mask is not None or type(self).compute_mask is not Layer.compute_mask:
                 masking.after_call(self, inputs, outputs, previous_mask,
                                    warn=not self._hands_masks_to_layers)
@@ -365,7 +360,7 @@ class Layer(LayerConfig, LayerWeights, Module):
     # --- the layer's place in a functional graph (Keras 3: its first call on KerasTensors) ---
     def _first_node(self, what):
         if not self.__dict__.get("_inbound_nodes"):
-            raise AttributeError(f"The layer {self.name} has never been called on symbolic inputs "
+            raise AttributeError(f"The layer {plain(self.name)} has never been called on symbolic inputs "
                                  f"and thus has no defined {what}. Call it on tk.Input(...) first")
         return self._inbound_nodes[0]
 
@@ -376,10 +371,10 @@ class Layer(LayerConfig, LayerWeights, Module):
                           "[l.output for l in m.layers])` extracts every layer's features.")
 
     def __repr__(self):   # Keras 3's: <Dense name=dense, built=True>, and a Model made from
-        # inputs and outputs is "Functional"
+        # inputs and outputs is "Functional"; the name escaped (a newline stays one line)
         functional = type(self).__name__ == "Model" and self.__dict__.get("_graph") is not None
         kind = "Functional" if functional else type(self).__name__
-        return f"<{kind} name={self.name}, built={self.built}>"
+        return f"<{kind} name={plain(self.name)}, built={self.built}>"
 
     # --- pickling ----------------------------------------------------------------------------
     def __getstate__(self):

@@ -29,13 +29,13 @@ import warnings
 import numpy as np
 
 from ... import nest, random
+from ...display.format import plain
 from ...ops import expand_dims, matmul, ones, stack, where, zeros
-from .. import activations, initializers, regularizers
+from .. import activations, initializers, masking, regularizers
 from ..activations import get_activation
 from ..saving.serialization_lib import serialize_keras_object
-from .. import masking
 from .arguments import positive_int
-from .naming import snake_name
+from .naming import join_path, snake_name
 from .base import Layer
 
 
@@ -44,7 +44,7 @@ class _Cell(Layer):
     owner creates them in its build and runs the steps)."""
 
     def call(self, inputs):
-        raise TypeError(f"{self.name} holds the weights of its recurrent layer; call the layer")
+        raise TypeError(f"{plain(self.name)} holds the weights of its recurrent layer; call the layer")
 
 
 class SimpleRNNCell(_Cell):
@@ -162,7 +162,7 @@ class _Recurrent(Layer):
                             self.bias_regularizer))
         for name, shape, init, reg in weights:
             var = cell.add_weight(shape=shape, initializer=init, regularizer=reg, name=name)
-            var._path = f"{self.name}/{cell.name}/{name}"        # Keras 3: lstm/lstm_cell/kernel
+            var._path = join_path(self.name, cell.name, name)    # Keras 3: lstm/lstm_cell/kernel
             setattr(cell, name, var)
         cell.built = True
         self._input_axes = {-1: features}

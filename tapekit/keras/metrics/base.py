@@ -40,6 +40,9 @@ class Metric:
     """
 
     def __init__(self, name=None, dtype=None):
+        if name is not None and not isinstance(name, str):      # Keras 3 fails on one too
+            raise TypeError(f"{type(self).__name__}: name must be a string (any text, `/` "
+                            f"included), got {type(name).__name__} {name!r}")
         self.name = name or snake_case(type(self).__name__)
         self.dtype = dtypes.as_dtype(dtype or "float32")
         self._variables = []

@@ -64,7 +64,7 @@ class Model(Trainer, Layer):
         if inputs is None or outputs is None:
             raise ValueError("Model: a functional model needs both inputs= and outputs= "
                              "(KerasTensors from tk.Input and the layers called on it)")
-        super().__init__(name=name or unique_name("functional"), **kwargs)
+        super().__init__(name=unique_name("functional") if name is None else name, **kwargs)
         self._graph = Graph(inputs, outputs)
         self._layers = self._graph.layers
         # Keras 3: model.inputs / model.outputs are flat lists; model.input / .output the

@@ -135,3 +135,13 @@ def test_a_masked_prediction_weighs_the_metrics_values_as_keras_3():
     m = tk.metrics.MeanAbsoluteError()
     m.update_state(np.zeros((2, 2, 1)), p, sample_weight=np.array([[1.0, 3.0], [0.5, 2.0]]))
     np.testing.assert_allclose(float(m.result()), (1 + 1.5 + 8) / 3.5, rtol=1e-6)
+
+
+def test_a_metric_takes_any_text_as_its_name_as_keras_3():
+    """Keras 3.15's Mean(name=...) takes any string, "/" included (layers refuse "/"), and
+    fails on another type (an AttributeError deep inside); tapekit says so."""
+    for name in ("平均 误差", "a/b", "x\n"):
+        assert tk.metrics.Mean(name=name).name == name
+    assert tk.metrics.Mean(name="").name == "mean"
+    with pytest.raises(TypeError, match=r"Mean: name must be a string .* got int 3"):
+        tk.metrics.Mean(name=3)
