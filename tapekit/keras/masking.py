@@ -7,13 +7,14 @@
 
 A mask is a bool tensor, one entry per step, (batch, steps) for sequences: True where the
 step holds data. A layer that makes one (Embedding(mask_zero=True), Masking) attaches it to
-its output as the attribute `_keras_mask`, where Keras 3 keeps it. `Layer.__call__` (layers/base.py)
-then reads it from the next layer's input: it passes it to a `call` that takes `mask=` (the
-recurrent layers, GlobalAveragePooling1D, BatchNormalization), and puts `compute_mask`'s
-answer on the output of a layer that `supports_masking` (Dense, Dropout, the activations
-pass it on). A layer that does not support masking drops it, with Keras 3's warning. The
-losses and metrics of compile weigh each step by the mask of the prediction (loss_base.py,
-metrics/base.py).
+its output as the attribute `_keras_mask`, where Keras 3 keeps it. `Layer.__call__`
+(layers/base.py) then reads it from the next layer's input: it passes it to a `call` that
+takes `mask=` (the recurrent layers, GlobalAveragePooling1D, BatchNormalization), and puts
+`compute_mask`'s answer on the output of a layer that `supports_masking` (Dense, Dropout,
+the activations pass it on). A layer that does not support masking drops it, with Keras 3's
+warning. The losses and metrics of compile weigh each step by the mask of the prediction
+(loss_base.py, metrics/base.py). Functional models: models/functional.py runs the graph with
+masks, ZeroMasks below gives symbolic tensors theirs.
 """
 import warnings
 
@@ -59,7 +60,7 @@ def after_call(layer, inputs, outputs, previous_mask, warn=True):
         warnings.warn(f"Layer {layer.name!r} (of type {type(layer).__name__}) was passed an "
                       f"input with a mask attached to it. However, this layer does not "
                       f"support masking and will therefore destroy the mask information. "
-                      f"Downstream layers will not see the mask.", stacklevel=4)
+                      f"Downstream layers will not see the mask.", stacklevel=3)
 
 
 def set_output_masks(layer, inputs, outputs, previous_mask):
@@ -137,7 +138,6 @@ def step_mask(layer, mask, inputs, trailing_one=False):
         raise ValueError(f"{what}: the mask must have shape {steps} = {allowed} for inputs "
                          f"of shape {tuple(inputs.shape)}, got a mask of shape {shape}")
     return mask if mask.dtype.kind == "b" else not_equal(mask, 0)
-
 
 
 class ZeroMasks:

@@ -44,7 +44,8 @@ class _Cell(Layer):
     owner creates them in its build and runs the steps)."""
 
     def call(self, inputs):
-        raise TypeError(f"{plain(self.name)} holds the weights of its recurrent layer; call the layer")
+        raise TypeError(f"{plain(self.name)} holds the weights of its recurrent layer; call "
+                        f"the layer")
 
 
 class SimpleRNNCell(_Cell):

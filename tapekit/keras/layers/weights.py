@@ -97,8 +97,8 @@ class LayerWeights:
                              f"({[v.path for v in mine]}), got {len(weights)}")
         for var, value in zip(mine, weights):
             if tuple(np.shape(value)) != var.shape:
-                raise ValueError(f"{plain(self.name)}.set_weights: {plain(var.path)} has shape {var.shape}, "
-                                 f"got an array of shape {np.shape(value)}")
+                raise ValueError(f"{plain(self.name)}.set_weights: {plain(var.path)} has shape "
+                                 f"{var.shape}, got an array of shape {np.shape(value)}")
         for var, value in zip(mine, weights):
             var.assign(np.asarray(value, var.dtype))
 
