@@ -19,6 +19,9 @@ import re
 from . import nest
 from .tensor import Variable
 
+_VALID_IDENTIFIER = re.compile(r"^[a-zA-Z_]([a-zA-Z0-9_])*$")    # tf.Module's
+
+
 def snake_case(name):
     """CamelCase -> snake_case, as tf.Module names its instances (LinearModel -> linear_model)."""
     name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
@@ -43,13 +46,25 @@ class Module:
     """
 
     def __init__(self, name=None):
-        if name is not None and not re.fullmatch(r"[A-Za-z_][\w.\-]*", str(name)):
-            raise ValueError(f"Module: {name!r} is not a valid module name (letters, digits, _ . -)")
-        self._module_name = name
+        self._module_name = self._valid_name(name)
+
+    def _valid_name(self, name):
+        """tf.Module's rule: a Python identifier in ASCII (TF 2.21's pattern, which also lets
+        one trailing newline through). Keras layers take any name without `/` instead
+        (keras/layers/naming.py)."""
+        if name is None:
+            return None
+        if not isinstance(name, str):
+            raise TypeError(f"Module: name must be a string, got {type(name).__name__} {name!r}")
+        if not _VALID_IDENTIFIER.match(name):
+            raise ValueError(f"{name!r} is not a valid module name. Module names must be valid "
+                             f"Python identifiers (e.g. a valid class name).")
+        return name
 
     @property
     def name(self):
-        return getattr(self, "_module_name", None) or snake_case(type(self).__name__)
+        name = getattr(self, "_module_name", None)
+        return snake_case(type(self).__name__) if name is None else name
 
     @property
     def variables(self):

@@ -44,7 +44,9 @@ class Tensor:
     where they leave the tape and the gradient comes back None (ops/numpy_dispatch.py).
     """
 
-    __slots__ = ("_value", "_tid", "_name", "__weakref__")
+    # `_keras_mask`: the mask a Keras layer attached to its output (Keras 3 keeps it there as
+    # `tensor._keras_mask`); set only by tapekit.keras's layers, unset on every other tensor.
+    __slots__ = ("_value", "_tid", "_name", "_keras_mask", "__weakref__")
     __array_priority__ = 100  # NumPy defers binary operators to us
 
     def __init__(self, value, dtype=None, name=None):

@@ -1,4 +1,8 @@
-"""tk.Module: finding variables and sub-modules, in tf.Module's order."""
+"""tk.Module: finding variables and sub-modules, in tf.Module's order; its names."""
+import re
+
+import pytest
+
 import tapekit as tk
 
 
@@ -95,3 +99,20 @@ def test_layers_list_a_dicts_layers_in_insertion_order_as_keras():
     assert [layer.name for layer in model.layers] == ["b", "a"]
     assert [v.path for v in model.trainable_variables] == ["b/kernel", "b/bias", "a/kernel",
                                                           "a/bias"]
+
+
+def test_module_names_follow_tf_modules_rule():
+    """tf.Module's rule (TF 2.21, measured): an ASCII Python identifier. Keras layers take
+    any name without "/" instead (tests/keras/layers/test_naming.py)."""
+    for good in ("dense", "Dense", "_", "__init__", "class", "x" * 300, "dense\n"):   # TF 2.21
+        assert tk.Module(name=good).name == good      # (its pattern's `$` lets a final \n by)
+    for bad in ("", "密集层", "w\u00b5", "a b", "a/b", "a\x00b", "a\nb", "x:0", ".", "-", "a.b",
+                "a-b", "1st", "<x>", "\u202e"):
+        with pytest.raises(ValueError, match=rf"^{re.escape(repr(bad))} is "
+                                             r"not a valid module name\. Module names must be valid "
+                                             r"Python identifiers \(e\.g\. a valid class name\)\.$"):
+            tk.Module(name=bad)
+    for bad in (3, b"x"):                               # TF: a TypeError from its regex
+        with pytest.raises(TypeError, match="Module: name must be a string"):
+            tk.Module(name=bad)
+    assert tk.Module(name=None).name == "module" and LinearModel().name == "linear_model"

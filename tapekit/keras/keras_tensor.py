@@ -10,6 +10,7 @@ A KerasTensor holds no values. Calling a layer on KerasTensors records a `Node` 
 `KerasTensor` and `Node`, keras/src/backend/common/keras_tensor.py and ops/node.py).
 """
 from .. import dtypes, nest
+from ..display.format import plain
 
 
 class KerasTensor:
@@ -33,7 +34,7 @@ class KerasTensor:
         return len(self.shape)
 
     def __repr__(self):
-        return f"<KerasTensor shape={self.shape}, dtype={self.dtype.name}, name={self.name}>"
+        return f"<KerasTensor shape={self.shape}, dtype={self.dtype.name}, name={plain(self.name)}>"
 
     def _no_values(self, *args, **kwargs):
         raise TypeError(
@@ -59,9 +60,12 @@ class Node:
     def __init__(self, layer, inputs, outputs, kwargs=None):
         self.layer = layer
         self.inputs = inputs                      # the structure passed as `inputs`
-        self.input_tensors = [t for t in nest.flatten(inputs) if isinstance(t, KerasTensor)]
         self.outputs = outputs
         self.kwargs = kwargs or {}                # other keyword arguments (training=..., ...)
+        # what the call reads: the inputs, then KerasTensors among the other arguments (a
+        # mask=, as Keras 3's Node counts them)
+        self.input_tensors = [t for t in nest.flatten([inputs, self.kwargs])
+                              if isinstance(t, KerasTensor)]
         flat = nest.flatten(outputs)
         for i, t in enumerate(flat):
             t._keras_history = (layer, self, i)

@@ -10,7 +10,8 @@ define the losses on it; `tk.losses` gathers them.
 from ..convert import convert_to_tensor
 from ..module import snake_case   # MeanSquaredError -> mean_squared_error, as Keras names them
 from ..namespaces import public_dir
-from ..ops import broadcast_to, cast, divide_no_nan, reduce_sum
+from ..ops import broadcast_to, cast, divide_no_nan, logical_and, reduce_sum, where
+from .masking import keras_mask
 from .targets import squeeze_or_expand
 
 EPSILON = 1e-7  # keras.backend.epsilon(): the clipping of probabilities and denominators
@@ -42,11 +43,18 @@ class Loss:
         """The per-example losses, times `sample_weight` (one weight per example), reduced.
 
         Float predictions are cast to float32 first, as Keras 3's losses (dtype "float32") do:
-        float64 predictions give a float32 loss (their gradient stays float64)."""
+        float64 predictions give a float32 loss (their gradient stays float64). A prediction
+        that carries a mask (`_keras_mask`: an LSTM's sequence after Embedding(mask_zero=True))
+        counts only its steps with data: a mean over those (Keras 3's weights total/valid)."""
+        mask = keras_mask(y_pred)
         y_pred = convert_to_tensor(y_pred)
         if y_pred.dtype.kind == "f" and y_pred.dtype != "float32":
             y_pred = cast(y_pred, "float32")
         values = self.call(y_true, y_pred)
+        if keras_mask(values) is not None:          # a loss may mask its own values
+            mask = keras_mask(values) if mask is None else logical_and(mask, keras_mask(values))
+        if mask is not None:
+            sample_weight = mask_weights(sample_weight, mask, values.dtype, self.reduction)
         weights = None
         if sample_weight is not None:
             values, weights = _weigh(values, sample_weight)
@@ -63,6 +71,32 @@ class Loss:
 
 # --- helpers --------------------------------------------------------------------------------
 REDUCTIONS = ("sum_over_batch_size", "mean", "mean_with_sample_weight", "sum", "none", None)
+
+
+def mask_weights(sample_weight, mask, dtype, reduction):
+    """Keras 3's apply_mask: the mask as weights, times `sample_weight` if given. For the
+    mean reductions a step with data weighs total / valid (steps / steps with data), so the
+    mean over every step is the mean over those with data (0 when none has: divide_no_nan);
+    otherwise 1. The sample weights meet the mask's shape as Keras matches them (a trailing
+    axis of 1 squeezed or added; then broadcast from the right)."""
+    if reduction in ("mean", "sum_over_batch_size"):
+        valid = reduce_sum(cast(mask, dtype))
+        weight = divide_no_nan(convert_to_tensor(float(mask.size), dtype=dtype), valid)
+        float_mask = where(cast(mask, "bool"), weight, convert_to_tensor(0.0, dtype=dtype))
+    else:
+        float_mask = cast(mask, dtype)
+    if sample_weight is None:
+        return float_mask
+    sample_weight = convert_to_tensor(sample_weight)
+    if sample_weight.dtype != dtype:
+        sample_weight = cast(sample_weight, dtype)
+    float_mask, sample_weight = squeeze_or_expand(float_mask, sample_weight)
+    try:
+        return sample_weight * float_mask
+    except ValueError:
+        raise ValueError(f"sample_weight of shape {sample_weight.shape} does not broadcast to "
+                         f"the mask of the prediction, shape {float_mask.shape} (one entry per "
+                         f"step): give one weight per step, shape {float_mask.shape}") from None
 
 
 def _weigh(values, sample_weight):

@@ -57,3 +57,40 @@ def test_a_loss_casts_float64_predictions_to_float32():
     assert grad.dtype == tk.float64
     np.testing.assert_allclose(grad.numpy(), [[0.5], [1.0]])
     assert losses.mean_squared_error([[0.0], [1.0]], p).dtype == tk.float64
+
+
+def masked_prediction():
+    """(batch 2, steps 2, 1) predictions whose step 1 of row 0 is padding (its _keras_mask)."""
+    p = tk.constant([[[1.0], [2.0]], [[3.0], [4.0]]])
+    p._keras_mask = tk.constant([[True, False], [True, True]])
+    return p
+
+
+def test_a_masked_prediction_counts_only_its_steps_with_data_as_keras_3():
+    """Issue 43, Keras 3.15's MeanSquaredError(reduction=...)(zeros, p) with p's mask, without
+    and with sample_weight [[1, 3], [0.5, 2]] (one per step): the mean reductions divide by the
+    3 steps with data, "sum" and "none" zero the padded step."""
+    y = np.zeros((2, 2, 1), np.float32)
+    w = np.array([[1.0, 3.0], [0.5, 2.0]], np.float32)
+    keras = {"sum_over_batch_size": (8.6666670, 12.5), "mean": (8.6666670, 12.5),
+             "sum": (26.0, 37.5), "mean_with_sample_weight": (8.6666670, 10.7142859),
+             "none": ([[1.0, 0.0], [9.0, 16.0]], [[1.0, 0.0], [4.5, 32.0]])}
+    for reduction, (plain, weighted) in keras.items():
+        loss = losses.MeanSquaredError(reduction=reduction)
+        close(loss(y, masked_prediction()), plain)
+        close(loss(y, masked_prediction(), sample_weight=w), weighted)
+    close(losses.MeanSquaredError()(y, tk.constant(masked_prediction().numpy())), 7.5)   # no mask
+    # every step padded: 0 (Keras's divide_no_nan), not NaN
+    p = masked_prediction()
+    p._keras_mask = tk.constant([[False, False], [False, False]])
+    close(losses.MeanSquaredError()(y, p), 0.0)
+
+
+def test_a_mask_and_sample_weights_that_do_not_meet_are_refused_clearly():
+    p = masked_prediction()
+    try:
+        losses.MeanSquaredError()(np.zeros((2, 2, 1)), p, sample_weight=np.ones((3,)))
+    except ValueError as err:
+        assert "sample_weight of shape (3,) does not broadcast to the mask" in str(err)
+    else:
+        raise AssertionError("a (3,) weight against a (2, 2) mask was accepted")

@@ -824,3 +824,81 @@ def test_the_optimizer_is_built_before_the_first_step_so_fit_traces_once_per_sha
     model.fit(XS, YS, batch_size=8, epochs=2, verbose=0)     # batches of 8, 8 and 4
     assert model.train_function.experimental_get_tracing_count() == 2
     assert len(model.optimizer.variables) == 2 + 2 * 4
+
+
+# --- a masked output in compile / fit / evaluate (issue 43) -------------------------------------
+def sine(shape, k):
+    """Fixed test data: 0.5 * sin(0.37 n + k) over the entries, in float32."""
+    n = int(np.prod(shape))
+    return (np.sin(np.arange(n) * 0.37 + k) * 0.5).astype(np.float32).reshape(shape)
+
+
+TOKENS = np.array([[1, 2, 0, 0], [3, 1, 4, 0], [0, 2, 2, 1], [4, 4, 0, 0]], np.int32)
+TARGETS = sine((4, 4, 1), 5.0)
+
+
+def masked_sequence_model():
+    """Input(int) -> Embedding(5, 3, mask_zero=True) -> SimpleRNN(2, return_sequences) ->
+    Dense(1): the prediction carries the embedding's mask; weights sine(shape, k + 1)."""
+    tk.layers.clear_session()
+    model = tk.Sequential([tk.Input((4,), dtype="int32"), tk.layers.Embedding(5, 3, mask_zero=True),
+                           tk.layers.SimpleRNN(2, return_sequences=True), tk.layers.Dense(1)])
+    model.set_weights([sine(v.shape, k + 1.0) for k, v in enumerate(model.weights)])
+    return model
+
+
+@pytest.mark.parametrize("run_eagerly", [False, True])
+def test_losses_and_metrics_of_a_masked_output_count_its_steps_with_data(run_eagerly):
+    """Keras 3.15's numbers for this model, SGD(0.1), loss="mse", metrics=["mae"],
+    weighted_metrics=["mse"]: the padded steps count in neither."""
+    model = masked_sequence_model()
+    model.compile(optimizer=tk.optimizers.SGD(0.1), loss="mse", metrics=["mae"],
+                  weighted_metrics=["mse"], run_eagerly=run_eagerly)
+    keras = {"loss": 0.1105116456747055, "mae": 0.30606013536453247, "mse": 0.11051163822412491}
+    for batch_size in (4, 2):
+        got = model.evaluate(TOKENS, TARGETS, batch_size=batch_size, verbose=0, return_dict=True)
+        assert got == pytest.approx(keras, rel=1e-6)
+    weights = np.array([1.0, 2.0, 0.5, 0.0], np.float32)
+    got = model.evaluate(TOKENS, TARGETS, sample_weight=weights, batch_size=4, verbose=0,
+                         return_dict=True)
+    # Keras 3.15: the (4,) weights meet the (4, 4) mask from the right, one per step (so here,
+    # where steps == samples, weight j goes to step j)
+    assert got == pytest.approx({"loss": 0.15936210751533508, "mae": 0.30606013536453247,
+                                 "mse": 0.13280175626277924}, rel=1e-6)
+    assert model.train_on_batch(TOKENS, TARGETS, return_dict=True) == pytest.approx(keras, rel=1e-6)
+    np.testing.assert_allclose(model.get_weights()[1], [[0.4525395, 0.3455884], [0.1939397, 0.012966],
+                                                        [-0.1666854, -0.3275347]], atol=2e-7)
+    np.testing.assert_allclose(model.get_weights()[3], [-0.3726574, -0.4660249], atol=2e-7)
+    np.testing.assert_allclose(model.get_weights()[4], [[-0.4715206], [-0.3878325]], atol=2e-7)
+    # every step padded: 0 (Keras's divide_no_nan), not NaN
+    model = masked_sequence_model()
+    model.compile(optimizer=tk.optimizers.SGD(0.1), loss="mse", metrics=["mae"], run_eagerly=run_eagerly)
+    assert model.evaluate(np.zeros((2, 4), np.int32), TARGETS[:2], verbose=0,
+                          return_dict=True) == {"loss": 0.0, "mae": 0.0}
+
+
+@pytest.mark.parametrize("run_eagerly", [False, True])
+def test_fit_on_a_masked_output_follows_keras_3(run_eagerly):
+    model = masked_sequence_model()
+    model.compile(optimizer=tk.optimizers.SGD(0.1), loss="mse", metrics=["mae"], run_eagerly=run_eagerly)
+    history = model.fit(TOKENS, TARGETS, batch_size=2, epochs=2, shuffle=False, verbose=0).history
+    # Keras 3.15.1
+    np.testing.assert_allclose(history["loss"], [0.11139453947544098, 0.10644610971212387], rtol=1e-6)
+    np.testing.assert_allclose(history["mae"], [0.3104310631752014, 0.3067483603954315], rtol=1e-6)
+    np.testing.assert_allclose(model.predict(TOKENS, verbose=0)[:, :, 0], [
+        [0.0226997, 0.0234566, 0.0234566, 0.0234566], [0.2306167, -0.0969415, 0.2262401, 0.2262401],
+        [-0.1726527, 0.1148175, 0.0242166, -0.0240366], [0.253317, 0.1320789, 0.1320789, 0.1320789]],
+        atol=2e-7)
+
+
+def test_sparse_crossentropy_and_accuracy_on_a_masked_lstm_sequence():
+    tk.layers.clear_session()
+    model = tk.Sequential([tk.Input((4,), dtype="int32"), tk.layers.Embedding(5, 3, mask_zero=True),
+                           tk.layers.LSTM(3, return_sequences=True), tk.layers.Dense(3)])
+    model.set_weights([sine(v.shape, k + 2.0) for k, v in enumerate(model.weights)])
+    labels = np.array([[0, 1, 2, 0], [1, 1, 2, 2], [2, 0, 1, 0], [1, 2, 0, 1]])
+    model.compile(optimizer="sgd", loss=tk.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy"])
+    # Keras 3.15.1: 2 of the 10 steps with data right
+    assert model.evaluate(TOKENS, labels, verbose=0, return_dict=True) == pytest.approx(
+        {"accuracy": 0.2, "loss": 1.102036952972412}, rel=1e-6)

@@ -7,8 +7,10 @@ with a nested layer, batch normalization and a list of layers (registered, with 
 and for weights files one holding its layers in private attributes, dicts and nested lists;
 also a model of two nested models (a functional encoder, a Sequential decoder), an image
 model with every layer class tapekit writes a config for, and a model with kernel, bias and
-activity regularizers (compiled with a loss and a metric given as functions), and a model of
-LSTM, GRU and SimpleRNN layers with regularizers and seeded initializers:
+activity regularizers (compiled with a loss and a metric given as functions), a model of
+LSTM, GRU and SimpleRNN layers with regularizers and seeded initializers, a masked sequence
+model (Embedding(mask_zero=True), LSTM, GlobalAveragePooling1D) and a model whose layers,
+weights and model are named in other languages and with spaces (`密集层`, `wµ`, `a b`):
 
 weights (`.weights.h5`):
 1. tapekit trains a step, writes `<name>.weights.h5` and its predictions;
@@ -83,6 +85,11 @@ def build(keras, kind):
         return keras.Model(inputs, decoder(encoder(inputs)), name="autoencoder")
     if kind == "attributes":
         return holders(keras)
+    if kind == "masked":          # padding id 0: the LSTM and the pooling skip those steps
+        tokens = keras.Input(shape=(4,), dtype="int32")
+        h = layers.Embedding(6, 3, mask_zero=True)(tokens)
+        h = layers.LSTM(3, return_sequences=True)(h)
+        return keras.Model(tokens, layers.Dense(2)(layers.GlobalAveragePooling1D()(h)))
     if kind == "functional":
         inputs = keras.Input(shape=(4,), name="x")
         hidden = layers.Dense(5, activation="tanh", name="h")(inputs)
@@ -114,6 +121,19 @@ def build(keras, kind):
         def call(self, x, training=None):
             return self.head(self.extra[1](self.extra[0](self.block(x, training=training))))
 
+    @keras.saving.register_keras_serializable(package="roundtrip")
+    class NamedScale(layers.Layer):
+        def build(self, input_shape):
+            self.s = self.add_weight(shape=input_shape[-1:], initializer="ones", name="尺度 s")
+
+        def call(self, x):
+            return x * self.s
+
+    if kind == "named":           # names are data (issue 43); Keras on TF cannot fit this one
+        inputs = keras.Input(shape=(4,), name="in put")
+        h = layers.Dense(3, activation="tanh", name="密集层")(inputs)
+        h = layers.Dense(2, name="w\u00b5")(h)
+        return keras.Model(inputs, NamedScale(name="a b")(h), name="模型 1")
     if kind == "subclassed-class":
         return Subclassed
     model = Subclassed(width=2)
@@ -125,9 +145,11 @@ Y = np.tanh(X[:, :1] - X[:, 1:2])
 IMAGES = np.linspace(0, 1, 6 * 8 * 8, dtype="float32").reshape(6, 8, 8, 1)
 LABELS = np.array([0, 1, 2, 0, 1, 2])
 SEQUENCES = np.linspace(-1, 1, 36, dtype="float32").reshape(6, 3, 2)   # (batch, time, features)
-TRAINED = ("sequential", "subclassed", "nested", "regularized", "recurrent")   # again after loading
+TOKENS = np.array([[1, 2, 0, 0], [3, 1, 4, 0], [0, 2, 2, 1], [5, 5, 0, 0], [1, 0, 0, 0],
+                   [2, 3, 4, 5]], dtype="int32")                  # 0: padding (masked)
+TRAINED = ("sequential", "subclassed", "nested", "regularized", "recurrent", "masked")
 KINDS = ("sequential", "functional", "subclassed", "nested", "every_layer", "regularized",
-         "recurrent")
+         "recurrent", "masked", "named")
 WEIGHT_KINDS = KINDS + ("attributes",)        # weights files only
 REGULARIZERS = ("kernel_regularizer", "bias_regularizer", "activity_regularizer")
 
@@ -204,7 +226,10 @@ def compile_and_train(keras, model, kind):
                       metrics=["accuracy", keras.metrics.SparseCategoricalAccuracy(name="acc")])
         model.fit(IMAGES, LABELS, batch_size=6, epochs=2, shuffle=False, verbose=0)
         return
-    optimizer = (keras.optimizers.SGD(0.1, momentum=0.9) if kind == "subclassed"
+    # The masked model's Embedding: Keras 3 on TensorFlow gives it a sparse gradient and Adam
+    # then counts a row used twice in a batch as two squared gradients (tapekit's dense Adam:
+    # one, of the sum), so only an optimizer linear in the gradient steps alike there.
+    optimizer = (keras.optimizers.SGD(0.1, momentum=0.9) if kind in ("subclassed", "masked")
                  else keras.optimizers.Adam(0.01))
     if kind == "regularized":     # a loss and a metric function in the compile config
         model.compile(optimizer=optimizer, loss=keras.losses.huber,
@@ -224,7 +249,7 @@ def train_one_more(model, kind):
 
 
 def inputs(kind):
-    return {"every_layer": IMAGES, "recurrent": SEQUENCES}.get(kind, X)
+    return {"every_layer": IMAGES, "recurrent": SEQUENCES, "masked": TOKENS}.get(kind, X)
 
 
 def _targets(model, kind):

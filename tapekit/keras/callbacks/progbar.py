@@ -4,6 +4,7 @@ import os
 import sys
 import time
 
+from ...display.format import plain
 from .callback import Callback
 
 __all__ = ["ProgbarLogger", "MonitorCallback", "format_logs"]
@@ -22,6 +23,7 @@ def format_logs(logs, verbose=1):
     for k, v in logs.items():
         v = float(v)
         big = (abs(v) if verbose != 2 else v) > 1e-3
+        k = plain(k)       # a metric's name is data: a newline in it stays one visible mark
         parts.append(f"{k}: {v:.4f}" if big else f"{k}: {v:.4e}")
     return " - ".join(parts)
 

@@ -9,7 +9,7 @@ from ..activations import get_activation
 from .activation import Activation, LeakyReLU, ReLU
 from .base import Layer, clear_session
 from .conv import Conv1D, Conv2D, Conv2DTranspose, MaxPooling2D
-from .core import Dense, Dropout, Embedding, Flatten, Lambda, Reshape
+from .core import Dense, Dropout, Embedding, Flatten, Lambda, Masking, Reshape
 from .input_layer import Input, InputLayer
 from .merging import (
                       Add,
@@ -40,7 +40,7 @@ __all__ = ["Activation", "Add", "Average", "AveragePooling2D", "BatchNormalizati
            "Conv1D", "Conv2D", "Conv2DTranspose", "Dense", "Dot", "Dropout", "Embedding", "Flatten", "GRU", "LSTM", "SimpleRNN",
            "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalMaxPooling1D",
            "GlobalMaxPooling2D", "Input", "InputLayer", "Lambda",
-           "Layer", "LayerNormalization", "LeakyReLU", "MaxPooling2D", "Maximum", "Minimum",
+           "Layer", "LayerNormalization", "LeakyReLU", "Masking", "MaxPooling2D", "Maximum", "Minimum",
            "Multiply", "ReLU",
            "Reshape", "Subtract", "UpSampling2D", "add", "average", "clear_session", "concatenate", "dot",
            "get_activation", "maximum", "minimum", "multiply", "subtract"]

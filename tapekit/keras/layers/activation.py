@@ -4,7 +4,9 @@ from .base import Layer
 
 
 class _Elementwise(Layer):
-    """Shape and dtype pass through."""
+    """Shape and dtype pass through, and so does a mask (Keras 3)."""
+
+    _supports_masking = True
 
     def compute_output_shape(self, input_shape):
         return input_shape

@@ -9,11 +9,13 @@ given `input_shape=`. Names follow Keras 3: `dense`, `dense_1`, ... per process;
 weights are named `kernel`, `bias`, with the paths `dense/kernel`, `dense/bias` (`.path`).
 
 `Layer.__call__` is Keras 3's recipe (keras/src/layers/layer.py), in numbered steps below:
-convert the inputs, build once, resolve `training`, call, keep the losses. Whether `call`
-takes `training` (or `mask`) is read from its signature once per class; it is passed
-only to a `call` that names it, as in Keras. The config (get_config / from_config) is
-config.py's LayerConfig, the weights (add_weight, get_weights, ...) weights.py's LayerWeights;
-shapes found by running on zeros are output_spec.py's.
+convert the inputs, build once, resolve `training` and the mask, call, keep the losses, put
+the mask on the outputs. Whether `call` takes `training` (or `mask`) is read from its
+signature once per class; it is passed only to a `call` that names it, as in Keras (a
+`mask=` given to a call that takes none raises Keras's TypeError). Masks are keras/masking.py's;
+the config (get_config / from_config) is config.py's LayerConfig, the weights (add_weight,
+get_weights, ...) weights.py's LayerWeights; shapes found by running on zeros are
+output_spec.py's.
 """
 import functools
 import inspect
@@ -24,12 +26,14 @@ import numpy as np
 
 from ... import dtypes, nest
 from ...convert import convert_to_tensor
+from ...display.format import plain
 from ...module import Module, module_leaves
 from ...ops import cast
 from ...tensor import Tensor
 from .. import regularizers
 from ..activations import ACTIVATIONS
 from ..keras_tensor import KerasTensor, Node, any_symbolic
+from .. import masking
 from .naming import check_name, reset_names, snake_name, unique_name
 from .shapes import batchless, check_input, shape_list
 from .config import ALLOWED_KWARGS, LayerConfig
@@ -66,6 +70,13 @@ class _CallContext(threading.local):
 
 
 _context = _CallContext()
+
+
+def call_training():
+    """The `training` of the layer call under way, or None (a graph lets it win over a node's)."""
+    return _context.training
+
+
 _loss_holders = weakref.WeakSet()    # layers that add_loss'ed since their last clear
 
 
@@ -108,6 +119,12 @@ class Layer(LayerConfig, LayerWeights, Module):
     """
 
     _sorted_attributes = False   # weights in creation order (kernel, then bias), as Keras
+    # Keras 3's supports_masking: None means "when the class writes its own compute_mask";
+    # layers that pass a mask on unchanged (Dense, Dropout, the activations) set True.
+    _supports_masking = None
+    # A model hands the masks of its inputs to its layers: nothing is lost, so no warning
+    # (Keras 3 warns there too, as its models do not support masking themselves).
+    _hands_masks_to_layers = False
     # The input ranks a layer takes (Keras's InputSpec): Dense needs (batch, features).
     min_ndim = None
     ndim = None
@@ -130,8 +147,8 @@ class Layer(LayerConfig, LayerWeights, Module):
         if unknown:
             raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: "
                              f"{ {k: kwargs[k] for k in sorted(unknown)} }")
-        check_name(name, f"{type(self).__name__}(name=...)")
-        super().__init__(name=name or unique_name(snake_name(type(self).__name__)))
+        # Keras 3: any name without "/" ("" too); None for the default dense, dense_1, ...
+        super().__init__(name=unique_name(snake_name(type(self).__name__)) if name is None else name)
         self.dtype = dtypes.as_dtype(dtype or dtypes.float32)
         self._trainable = bool(trainable)
         self.built = False
@@ -185,11 +202,31 @@ class Layer(LayerConfig, LayerWeights, Module):
             layer.__dict__["_losses"] = []
             _loss_holders.discard(layer)
 
+    def _valid_name(self, name):            # Keras's rule, not tf.Module's (module.py)
+        return check_name(name, f"{type(self).__name__}(name=...)")
+
     def _flatten_layers(self, recursive=False):
         """The layers held in attributes (also in lists and dicts), in assignment order."""
         if not recursive:
             return [x for x in module_leaves(self) if isinstance(x, Layer) and x is not self]
         return [m for m in self.submodules if isinstance(m, Layer)]
+
+    # --- masks (keras/masking.py) ---------------------------------------------------------------
+    supports_masking = property(
+        lambda self: type(self).compute_mask is not Layer.compute_mask    # Keras 3's default
+        if self._supports_masking is None else self._supports_masking,
+        lambda self, value: setattr(self, "_supports_masking", bool(value)),
+        doc="Whether the layer puts a mask on its outputs (compute_mask's): layers that pass "
+            "one on (Dense, Dropout) or make one (Embedding(mask_zero=True)), as in Keras 3. "
+            "A layer that does not drops its input's mask, with a warning.")
+
+    def compute_mask(self, inputs, previous_mask):
+        """The mask of the output: by default the input's (`previous_mask`), unchanged.
+        Embedding(mask_zero=True) makes one, `inputs != 0`; a layer may write its own."""
+        return previous_mask
+
+    def _auto_mask(self, inputs):      # call(mask=) gets the inputs' mask unless given one
+        return masking.masks_of(inputs)
 
     # --- build and call ---------------------------------------------------------------------
     def build(self, input_shape):
@@ -219,16 +256,26 @@ class Layer(LayerConfig, LayerWeights, Module):
                                f"before the layer is used")
         inputs, args = (args[0], args[1:]) if args else (kwargs.pop("inputs"), ())
         has_training, has_mask, default = _call_flags(type(self))
-        if not has_mask:
-            kwargs.pop("mask", None)
-        if any_symbolic(inputs):
+        if "mask" in kwargs and not has_mask:
+            raise masking.unexpected_mask(self)
+        mask = kwargs.get("mask")
+        if any_symbolic(inputs) or (mask is not None and any_symbolic(mask)):
             return self._symbolic_call(inputs, args, kwargs, has_training)
 
-        # 1. Convert array inputs to tensors and cast them to the layer's dtype.
+        # 1. Convert array inputs to tensors and cast them to the layer's dtype (masks kept).
         inputs = self._convert_inputs(inputs)
         # 2. Check the input ranks and sizes; build the weights on the first call.
         self._maybe_build(nest.pack_like(inputs, [t.shape for t in nest.flatten(inputs)]))
-        # 3. Resolve training: given here, else the outer call's, else call's default.
+        # 3. The mask: mask= if given, else the one the inputs carry (passed to a call that
+        # takes mask=); what compute_mask reads as the previous mask.
+        if mask is None:
+            previous_mask = getattr(inputs, "_keras_mask", None) if isinstance(inputs, Tensor) \
+                else masking.masks_of(inputs)
+            if has_mask:
+                kwargs["mask"] = self._auto_mask(inputs)
+        else:
+            previous_mask = kwargs["mask"] = masking.as_tensor_mask(mask, self)
+        # 4. Resolve training: given here, else the outer call's, else call's default.
         entry = _context.entry is None
         if entry:
             _context.entry, _context.training = self, None
@@ -240,11 +287,16 @@ class Layer(LayerConfig, LayerWeights, Module):
             _context.training = training
             if has_training and training is not None:
                 kwargs["training"] = training
-            # 4. Call.
+            # 5. Call.
             outputs = self.call(inputs, *args, **kwargs)
             if outputs is None:
                 raise returned_none(self)
-            regularizers.add_activity_penalties(self, outputs)    # 5. activity_regularizer's
+            regularizers.add_activity_penalties(self, outputs)    # 6. activity_regularizer's
+            # 7. The outputs' masks, or Keras 3's warning that one is lost (no mask in: none
+            # to pass on, unless the layer makes one, as Embedding(mask_zero=True))
+            if previous_mask is not None or type(self).compute_mask is not Layer.compute_mask:
+                masking.after_call(self, inputs, outputs, previous_mask,
+                                   warn=not self._hands_masks_to_layers)
             return outputs
         finally:
             if entry:
@@ -263,7 +315,11 @@ class Layer(LayerConfig, LayerWeights, Module):
             return convert_to_tensor(x, dtype=self.dtype if cast_it else None)
         if self.autocast and x.dtype != self.dtype and (
                 x.dtype.kind == "f" or (x.dtype.kind in "iub" and self._cast_integer_inputs)):
-            return cast(x, self.dtype)   # Keras casts float inputs to the layer's dtype
+            y = cast(x, self.dtype)   # Keras casts float inputs to the layer's dtype
+            mask = getattr(x, "_keras_mask", None)
+            if mask is not None:      # the cast is a new tensor: the mask goes with it
+                y._keras_mask = mask
+            return y
         return x
 
     def _output_dtype(self, dtype):
@@ -271,20 +327,31 @@ class Layer(LayerConfig, LayerWeights, Module):
         return self.dtype if cast_it else dtype
 
     def _symbolic_call(self, inputs, args, kwargs, has_training):
-        """Calling a layer on KerasTensors (functional API): build, infer the output, record a Node."""
+        """Calling a layer on KerasTensors (functional API): build, infer the output, record a
+        Node. When masks are about (a masked input, mask=, a layer that makes masks), call runs
+        on zeros with all-True masks, and the outputs' KerasTensors carry theirs, as Keras's."""
         flat = nest.flatten(inputs)
         shapes = nest.pack_like(inputs, [t.shape for t in flat])
         self._maybe_build(shapes)
+        masks = masking.ZeroMasks.if_any(
+            flat, kwargs.get("mask"), self._auto_mask if _call_flags(type(self))[1] else None,
+            warn=not self._hands_masks_to_layers,
+            makes_masks=type(self).compute_mask is not Layer.compute_mask)
         if type(self).compute_output_shape is not Layer.compute_output_shape:
             out_shapes = self.compute_output_shape(shapes)
             out_shapes = out_shapes if isinstance(out_shapes, list) else [out_shapes]
             out_dtypes = [self._output_dtype(flat[0].dtype if flat else self.dtype)] * len(out_shapes)
             structure = None
+            if masks is not None:        # the outputs' masks from a run on zeros
+                run_on_zeros(self, shapes, [t.dtype for t in flat], args, kwargs, masks=masks)
         else:
             out_shapes, out_dtypes, structure = run_on_zeros(
-                self, shapes, [t.dtype for t in flat], args, kwargs, with_structure=True)
+                self, shapes, [t.dtype for t in flat], args, kwargs, with_structure=True,
+                masks=masks)
         outputs = [KerasTensor(s, d, name=unique_name("keras_tensor"))
                    for s, d in zip(out_shapes, out_dtypes)]
+        if masks is not None:
+            masks.attach_to(outputs)
         outputs = outputs[0] if structure is None and len(outputs) == 1 else \
             nest.pack_like(structure, outputs) if structure is not None else outputs
         Node(self, inputs, outputs, dict(kwargs, _args=args))
@@ -293,7 +360,7 @@ class Layer(LayerConfig, LayerWeights, Module):
     # --- the layer's place in a functional graph (Keras 3: its first call on KerasTensors) ---
     def _first_node(self, what):
         if not self.__dict__.get("_inbound_nodes"):
-            raise AttributeError(f"The layer {self.name} has never been called on symbolic inputs "
+            raise AttributeError(f"The layer {plain(self.name)} has never been called on symbolic inputs "
                                  f"and thus has no defined {what}. Call it on tk.Input(...) first")
         return self._inbound_nodes[0]
 
@@ -304,10 +371,10 @@ class Layer(LayerConfig, LayerWeights, Module):
                           "[l.output for l in m.layers])` extracts every layer's features.")
 
     def __repr__(self):   # Keras 3's: <Dense name=dense, built=True>, and a Model made from
-        # inputs and outputs is "Functional"
+        # inputs and outputs is "Functional"; the name escaped (a newline stays one line)
         functional = type(self).__name__ == "Model" and self.__dict__.get("_graph") is not None
         kind = "Functional" if functional else type(self).__name__
-        return f"<{kind} name={self.name}, built={self.built}>"
+        return f"<{kind} name={plain(self.name)}, built={self.built}>"
 
     # --- pickling ----------------------------------------------------------------------------
     def __getstate__(self):

@@ -1,11 +1,12 @@
-"""Dense, Flatten, Reshape, Dropout, Lambda and Embedding."""
+"""Dense, Flatten, Reshape, Dropout, Lambda, Embedding and Masking."""
 import math
+import numbers
 
 import numpy as np
 
 from ... import dtypes, random
 from ...errors import InvalidArgumentError
-from ...ops import cast, gather, matmul, reshape
+from ...ops import cast, gather, matmul, not_equal, reduce_any, reshape, squeeze, where
 from .. import activations, initializers, regularizers
 from ..activations import get_activation
 from ..saving import serialization_lib as lib
@@ -33,6 +34,7 @@ class Dense(Layer):
 
     min_ndim = 2
     _cast_integer_inputs = True     # uint8 pixels in, float32 out, as Keras's promotion gives
+    _supports_masking = True        # (batch, steps, features) in: the steps' mask goes on
 
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
@@ -107,6 +109,8 @@ class Dropout(Layer):
     [[2. 2. 2. 2.]
      [0. 0. 2. 0.]], shape=(2, 4), dtype=float32)
     """
+
+    _supports_masking = True
 
     def __init__(self, rate, noise_shape=None, seed=None, name=None, **kwargs):
         if isinstance(rate, bool) or not isinstance(rate, (int, float, np.floating, np.integer)) \
@@ -241,19 +245,25 @@ class Embedding(Layer):
     """Row `i` of an (input_dim, output_dim) table for each integer `i` of the input.
 
     Integer inputs stay integers (they are indices); the table is initialized uniformly
-    on [-0.05, 0.05), Keras's "uniform".
+    on [-0.05, 0.05), Keras's "uniform". With `mask_zero=True` the index 0 is padding: the
+    output carries the mask `inputs != 0` (its `_keras_mask`), which the layers after it
+    pass on or use (an LSTM skips the padded steps), as in Keras 3.
 
     >>> emb = tk.layers.Embedding(10, 3, embeddings_initializer="ones")
     >>> emb(tk.constant([[1, 2]])).shape
     (1, 2, 3)
+    >>> tk.layers.Embedding(10, 3, mask_zero=True)(tk.constant([[4, 0]]))._keras_mask
+    tk.Tensor([[ True False]], shape=(1, 2), dtype=bool)
     """
 
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
-                 embeddings_regularizer=None, **kwargs):
+                 embeddings_regularizer=None, mask_zero=False, **kwargs):
         self.input_dim = positive_int(input_dim, "input_dim", "Embedding")
         self.output_dim = positive_int(output_dim, "output_dim", "Embedding")
         self.embeddings_initializer = embeddings_initializer
         self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
+        self.mask_zero = bool(mask_zero)
+        self._supports_masking = self.mask_zero     # Keras 3: masks only with mask_zero
         super().__init__(**kwargs)
 
     def build(self, input_shape):
@@ -267,18 +277,61 @@ class Embedding(Layer):
             inputs = cast(inputs, dtypes.int32)
         return gather(self.embeddings, inputs)
 
+    def compute_mask(self, inputs, mask=None):
+        """`inputs != 0` with mask_zero=True (the padding index), else None (Keras 3)."""
+        return not_equal(inputs, 0) if self.mask_zero else None
+
     def compute_output_shape(self, input_shape):
         return tuple(input_shape) + (self.output_dim,)
 
     def _output_dtype(self, dtype):
         return self.dtype
 
-    _keras_only = {"embeddings_constraint": None, "mask_zero": False}
+    _keras_only = {"embeddings_constraint": None}
 
     def get_config(self):
         return {**super().get_config(), "input_dim": self.input_dim, "output_dim": self.output_dim,
                 "embeddings_initializer": initializers.serialize(self.embeddings_initializer),
                 "embeddings_regularizer": serialize_keras_object(self.embeddings_regularizer),
                 "activity_regularizer": serialize_keras_object(self.activity_regularizer),
-                "embeddings_constraint": None, "mask_zero": False,
+                "embeddings_constraint": None, "mask_zero": self.mask_zero,
                 "quantization_config": None}
+
+
+class Masking(Layer):
+    """Mask the steps whose features all equal `mask_value` (`keras.layers.Masking`): those
+    steps become zeros, and the output carries the mask (True where a step holds data), so
+    the recurrent layers after it skip them.
+
+    >>> x = tk.constant([[[1.0, 2.0], [0.0, 0.0], [3.0, 0.0]]])
+    >>> y = tk.layers.Masking(mask_value=0.0)(x)
+    >>> y._keras_mask
+    tk.Tensor([[ True False  True]], shape=(1, 3), dtype=bool)
+    """
+
+    _supports_masking = True
+
+    def __init__(self, mask_value=0.0, **kwargs):
+        if isinstance(mask_value, bool) or not isinstance(mask_value, numbers.Real):
+            raise TypeError(f"Masking: mask_value must be a number (the value of a padded "
+                            f"step's features), got {mask_value!r}")
+        self.mask_value = mask_value
+        super().__init__(**kwargs)
+
+    def _data(self, inputs, keepdims):
+        return reduce_any(not_equal(inputs, self.mask_value), axis=-1, keepdims=keepdims)
+
+    def call(self, inputs):
+        data = self._data(inputs, keepdims=True)
+        outputs = where(data, inputs, 0.0)             # a masked step's features become 0
+        outputs._keras_mask = squeeze(data, axis=-1)
+        return outputs
+
+    def compute_mask(self, inputs, mask=None):
+        return self._data(inputs, keepdims=False)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        return {**super().get_config(), "mask_value": self.mask_value}

@@ -23,6 +23,9 @@ class InputLayer(Layer):
     True
     """
 
+    # Called on data (the first layer of a Sequential) it passes its input on, mask included.
+    _supports_masking = True
+
     def __init__(self, shape=None, batch_size=None, dtype=None, batch_shape=None, name=None,
                  input_shape=None, **kwargs):
         shape = input_shape if shape is None else shape

@@ -3,13 +3,64 @@ Minimum, Concatenate, Dot) and their functional forms (`tk.layers.add([a, b])`, 
 
     a, b = tk.Input(shape=(4,)), tk.Input(shape=(4,))
     model = tk.Model([a, b], tk.layers.Dense(1)(tk.layers.concatenate([a, b])))
+
+Masked inputs (sequences from Embedding(mask_zero=True) or Masking) merge as in Keras 3: the
+output's mask is the OR of the inputs' (none when one input has none; Concatenate joins
+them; Dot makes none); Multiply, Maximum and Minimum also read a masked step of one input
+as absent, so the other's value is kept there.
 """
-from ...ops import concat, matmul, maximum, minimum, reduce_sum, sqrt, transpose
+from ...ops import (broadcast_to, concat, expand_dims, logical_or, matmul, maximum, minimum,
+                    ones, reduce_any, reduce_sum, sqrt, transpose, where)
+from .. import masking
 from .base import Layer
+
+
+def _full_mask(mask, x):
+    """A (batch, steps) mask spread over x's last axis, or None."""
+    return None if mask is None else broadcast_to(expand_dims(mask, -1), x.shape)
 
 
 class _Merge(Layer):
     _cast_integer_inputs = False
+    _supports_masking = True
+
+    def compute_mask(self, inputs, mask=None):
+        """The OR of the inputs' masks; None if one of them has none (Keras 3)."""
+        mask = self._check_masks(inputs, mask)
+        if mask is None or any(m is None for m in mask):
+            return None
+        out = mask[0]
+        for m in mask[1:]:
+            out = logical_or(out, m)
+        return out
+
+    def _check_masks(self, inputs, mask):
+        if mask is None:
+            return None
+        if not isinstance(mask, (list, tuple)) or len(mask) != len(inputs):
+            raise ValueError(f"{type(self).__name__} {self.name!r}: mask must be a list with "
+                             f"one mask (or None) per input ({len(inputs)}), got {mask!r:.80}")
+        return list(mask)
+
+    def _merge_masked(self, op, inputs):
+        """Keras 3's merge for Maximum and Minimum: where one input's step is masked, the
+        other's value stands in for it; the output's mask is the OR of the masks, set here."""
+        output, output_mask = None, None
+        for x in inputs:
+            mask = _full_mask(masking.keras_mask(x), x)
+            if output is None:
+                output, output_mask = x, mask
+                continue
+            if mask is not None:
+                x = where(mask, x, output)
+            if output_mask is not None:
+                output = where(output_mask, output, x)
+            output_mask = logical_or(output_mask, mask) if mask is not None and \
+                output_mask is not None else None
+            output = op(output, x)
+        if output_mask is not None:
+            output._keras_mask = reduce_any(output_mask, axis=-1)
+        return output
 
     def _check(self, inputs):
         if not isinstance(inputs, (list, tuple)) or len(inputs) < 2:
@@ -72,6 +123,27 @@ class Multiply(_Merge):
     def _merge(self, a, b):
         return a * b
 
+    def call(self, inputs):
+        inputs = self._check(inputs)
+        found = [masking.keras_mask(x) for x in inputs]
+        if all(m is None for m in found):
+            return super().call(inputs)
+        # Keras 3: a masked step counts as 1 in the product; if every input is masked, the
+        # output is 0 where all of them are, and carries the OR of their masks.
+        every = all(m is not None for m in found)
+        output, output_mask = None, None
+        for x, mask in zip(inputs, found):
+            if mask is not None:
+                mask = _full_mask(mask, x)
+                x = where(mask, x, 1.0)
+                if every:
+                    output_mask = mask if output_mask is None else logical_or(output_mask, mask)
+            output = x if output is None else output * x
+        if every:
+            output = where(output_mask, output, 0.0)
+            output._keras_mask = reduce_any(output_mask, axis=-1)
+        return output
+
 
 class Average(Add):
     """The elementwise mean of the inputs.
@@ -94,6 +166,9 @@ class Maximum(_Merge):
     def _merge(self, a, b):
         return maximum(a, b)
 
+    def call(self, inputs):
+        return self._merge_masked(maximum, self._check(inputs))
+
 
 class Minimum(_Merge):
     """The elementwise minimum of the inputs.
@@ -104,6 +179,9 @@ class Minimum(_Merge):
 
     def _merge(self, a, b):
         return minimum(a, b)
+
+    def call(self, inputs):
+        return self._merge_masked(minimum, self._check(inputs))
 
 
 class Concatenate(_Merge):
@@ -119,6 +197,17 @@ class Concatenate(_Merge):
 
     def call(self, inputs):
         return concat(self._check(inputs), axis=self.axis)
+
+    def compute_mask(self, inputs, mask=None):
+        """The inputs' masks (all True for an input without one), joined along `axis` and
+        reduced over the last axis with OR (Keras 3)."""
+        mask = self._check_masks(inputs, mask)
+        if mask is None or all(m is None for m in mask):
+            return None
+        full = [ones(x.shape, dtype="bool") if m is None else
+                _full_mask(m, x) if len(m.shape) < len(x.shape) else m
+                for x, m in zip(inputs, mask)]
+        return reduce_any(concat(full, axis=self.axis), axis=-1)
 
     def compute_output_shape(self, input_shape):
         shapes = self._check(input_shape)
@@ -165,6 +254,9 @@ class Dot(_Merge):
         a = a if ax_a == 2 else transpose(a, [0, 2, 1])      # contract a's last axis ...
         b = b if ax_b == 1 else transpose(b, [0, 2, 1])      # ... with b's middle one
         return matmul(a, b)
+
+    def compute_mask(self, inputs, mask=None):
+        return None           # Keras 3: a dot product carries no mask
 
     def compute_output_shape(self, input_shape):
         sa, sb = self._check(input_shape)

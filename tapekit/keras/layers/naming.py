@@ -1,8 +1,7 @@
-"""Names of layers and weights: Keras's default names (`dense`, `dense_1`, ...) and the rule
-a name given by hand must follow."""
+"""Names of layers and weights: Keras's default names (`dense`, `dense_1`, ...), the rule a
+name given by hand must follow (Keras 3's: no `/`) and the paths of weights."""
 import itertools
 import re
-import unicodedata
 from collections import defaultdict
 
 _name_counters = defaultdict(itertools.count)
@@ -25,24 +24,31 @@ def snake_name(cls_name):
     return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
-
-
 def check_name(name, what):
-    """A layer's or weight's name, checked with tapekit's ASCII rule (stricter than Keras 3, which
-    refuses only `/`): a letter or `_`, then letters, digits, `_`, `.` and `-`. Python reads identifiers in NFKC
-    form, so two Unicode names that look different (`aµ`, `aμ`) can be one name to code
-    that uses them; and a `/` would make the weight's path (`dense/kernel`) ambiguous."""
-    if name is None or name == "":
-        return name           # the default name
-    if not isinstance(name, str) or not _NAME.fullmatch(name):
-        raise ValueError(f"{what}: {name!r} is not a valid module name: it must start with an "
-                         f"ASCII letter or _ and hold only ASCII letters, digits, _ . and - "
-                         f"(tapekit's rule; Keras 3 refuses only /). Use e.g. {_suggest(name)!r}")
-    return name
+    """A name given by hand to a layer, a model, a weight or an optimizer, checked with Keras 3's
+    rule: any string without `/` (`密集层`, `wµ`, `a b` are names), or None for the default.
+    A `/` would make a weight's path (`dense/kernel`) ambiguous. Names are data: nothing
+    pastes them into code (tk.function makes its own identifiers) and every display escapes
+    them, so no other character is refused.
+
+    >>> from tapekit.keras.layers.naming import check_name
+    >>> check_name("密集层", "Dense(name=...)")
+    '密集层'
+    """
+    if name is None or (isinstance(name, str) and "/" not in name):
+        return name
+    hint = (f"; a `/` separates a layer's name from its weights' in their paths (dense/kernel): "
+            f"use e.g. {name.replace('/', '_')!r}" if isinstance(name, str) else "")
+    raise ValueError(f"{what}: Argument `name` must be a string and cannot contain character "
+                     f"`/`. Received: name={name!r} (of type {type(name).__name__}){hint}")
 
 
-def _suggest(name):
-    s = re.sub(r"[^A-Za-z0-9_.\-]+", "_", unicodedata.normalize("NFKC", str(name))).strip("_")
-    s = s if s and (s[0].isalpha() or s[0] == "_") else "layer_" + s
-    return s[:40]
+def join_path(*parts):
+    """A weight's path, Keras 3's: the names joined with `/`, an empty name leaving no part
+    (a layer named "" holds "kernel", as a Keras layer built outside any scope).
+
+    >>> from tapekit.keras.layers.naming import join_path
+    >>> join_path("dense", "kernel"), join_path("", "kernel")
+    ('dense/kernel', 'kernel')
+    """
+    return "/".join(p for p in parts if p)

@@ -4,8 +4,10 @@ second each example over its own features."""
 import numbers
 import warnings
 
-from ...ops import reduce_mean, reshape, rsqrt, sqrt, square, stop_gradient
-from .. import initializers, regularizers
+from ...ops import (broadcast_to, cast, expand_dims, reduce_mean, reduce_sum, reshape, rsqrt,
+                    sqrt, square, stop_gradient, where)
+from .. import initializers, masking, regularizers
+from ..loss_base import EPSILON      # keras.backend.epsilon(), in Keras 3's masked moments
 from ..saving.serialization_lib import serialize_keras_object
 from .arguments import is_int
 from .base import Layer
@@ -17,7 +19,9 @@ class BatchNormalization(Layer):
     With `training=True` (and a trainable layer) it uses this batch's mean and variance and
     moves the non-trainable `moving_mean`/`moving_variance` towards them:
     `moving = moving * momentum + batch * (1 - momentum)`. Otherwise (training False or
-    None) it uses the moving statistics, as Keras 3 does.
+    None) it uses the moving statistics, as Keras 3 does. A mask (batch, steps) of a
+    sequence (from Embedding(mask_zero=True) or Masking) leaves the padded steps out of the
+    batch's statistics, and passes on.
 
     >>> bn = tk.layers.BatchNormalization(momentum=0.5)
     >>> x = tk.constant([[0.0], [2.0]])                 # batch mean 1, variance 1
@@ -32,6 +36,7 @@ class BatchNormalization(Layer):
     """
 
     _cast_integer_inputs = True
+    _supports_masking = True
 
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
                  beta_initializer="zeros", gamma_initializer="ones",
@@ -71,10 +76,10 @@ class BatchNormalization(Layer):
         self.moving_variance = self.add_weight(shape=(dim,), initializer=mv_init, trainable=False,
                                                name="moving_variance")
 
-    def call(self, inputs, training=None):
+    def call(self, inputs, training=None, mask=None):
+        keep = masking.step_mask(self, mask, inputs)
         if training and self.trainable:
-            mean = reduce_mean(inputs, axis=self._reduction_axes, keepdims=True)
-            variance = reduce_mean(square(inputs - mean), axis=self._reduction_axes, keepdims=True)
+            mean, variance = self._moments(inputs, keep)
             m = self.momentum
             flat_mean = reshape(stop_gradient(mean), (-1,))
             flat_var = reshape(stop_gradient(variance), (-1,))
@@ -89,6 +94,20 @@ class BatchNormalization(Layer):
         if self.center:
             y = y + reshape(self.beta, self._broadcast)
         return y
+
+    def _moments(self, inputs, keep):
+        """The batch's mean and variance over the reduction axes; with a mask, over the
+        entries whose step holds data (each sum over their count + 1e-7, as Keras 3)."""
+        axes = self._reduction_axes
+        if keep is None:
+            mean = reduce_mean(inputs, axis=axes, keepdims=True)
+            return mean, reduce_mean(square(inputs - mean), axis=axes, keepdims=True)
+        keep = broadcast_to(expand_dims(keep, -1), inputs.shape)
+        count = reduce_sum(cast(keep, inputs.dtype), axis=axes, keepdims=True) + EPSILON
+        mean = reduce_sum(where(keep, inputs, 0.0), axis=axes, keepdims=True) / count
+        variance = reduce_sum(square(where(keep, inputs - mean, 0.0)), axis=axes,
+                              keepdims=True) / count
+        return mean, variance
 
     def compute_output_shape(self, input_shape):
         return input_shape
@@ -132,6 +151,7 @@ class LayerNormalization(Layer):
     """
 
     _cast_integer_inputs = True
+    _supports_masking = True            # a mask passes through (Keras 3)
 
     def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, rms_scaling=False,
                  beta_initializer="zeros", gamma_initializer="ones", beta_regularizer=None,

@@ -1,6 +1,7 @@
 """Average pooling and global pooling over NHWC inputs (MaxPooling2D is in conv.py), and
 global pooling over the steps of (batch, steps, features) inputs."""
-from ...ops import reduce_max, reduce_mean
+from ...ops import cast, expand_dims, reduce_max, reduce_mean, reduce_sum, where
+from .. import masking
 from .arguments import pair
 from .base import Layer
 from .conv import check_padding, conv_length, nn_op
@@ -104,11 +105,27 @@ class GlobalMaxPooling1D(_GlobalPooling1D):
 class GlobalAveragePooling1D(_GlobalPooling1D):
     """Mean over the steps: (batch, steps, features) -> (batch, features) (or (batch, 1, features)).
 
+    With a mask (batch, steps) (`mask=`, or the input's from Embedding(mask_zero=True) or
+    Masking), the mean over the steps that hold data only, as Keras 3 (NaN for a row with
+    none: 0 / 0); the output carries no mask.
+
     >>> tk.layers.GlobalAveragePooling1D()(tk.constant([[[1.0, 6.0], [5.0, 2.0]]]))
     tk.Tensor([[3. 4.]], shape=(1, 2), dtype=float32)
+    >>> tk.layers.GlobalAveragePooling1D()(tk.constant([[[1.0, 6.0], [5.0, 2.0]]]),
+    ...                                    mask=tk.constant([[True, False]]))
+    tk.Tensor([[1. 6.]], shape=(1, 2), dtype=float32)
     """
 
     _cast_integer_inputs = True
+    _supports_masking = True
 
-    def call(self, inputs):
-        return reduce_mean(inputs, axis=1, keepdims=self.keepdims)
+    def call(self, inputs, mask=None):
+        keep = masking.step_mask(self, mask, inputs)
+        if keep is None:
+            return reduce_mean(inputs, axis=1, keepdims=self.keepdims)
+        keep = expand_dims(keep, 2)
+        total = reduce_sum(where(keep, inputs, 0.0), axis=1, keepdims=self.keepdims)
+        return total / reduce_sum(cast(keep, inputs.dtype), axis=1, keepdims=self.keepdims)
+
+    def compute_mask(self, inputs, mask=None):
+        return None

@@ -17,16 +17,25 @@ weights file holds the same tensors:
     >>> seq, h, c = lstm(tk.ones((2, 5, 3)))
     >>> seq.shape, h.shape, c.shape
     ((2, 5, 4), (2, 4), (2, 4))
+
+A mask (batch, steps) of True for data and False for padding (`mask=`, or the `_keras_mask`
+of an input from Embedding(mask_zero=True) or Masking) skips steps as Keras 3 does: a masked
+step keeps the states, and its output is the previous step's output (zeros before the first
+step with data; zeros at every masked step with `zero_output_for_mask=True`). With
+`return_sequences=True` the output carries the mask on.
 """
+import warnings
+
 import numpy as np
 
-from ... import random
-from ...ops import matmul, ones, stack, zeros
-from .. import activations, initializers, regularizers
+from ... import nest, random
+from ...display.format import plain
+from ...ops import expand_dims, matmul, ones, stack, where, zeros
+from .. import activations, initializers, masking, regularizers
 from ..activations import get_activation
 from ..saving.serialization_lib import serialize_keras_object
 from .arguments import positive_int
-from .naming import snake_name
+from .naming import join_path, snake_name
 from .base import Layer
 
 
@@ -35,7 +44,8 @@ class _Cell(Layer):
     owner creates them in its build and runs the steps)."""
 
     def call(self, inputs):
-        raise TypeError(f"{self.name} holds the weights of its recurrent layer; call the layer")
+        raise TypeError(f"{plain(self.name)} holds the weights of its recurrent layer; call "
+                        f"the layer")
 
 
 class SimpleRNNCell(_Cell):
@@ -59,6 +69,7 @@ class _Recurrent(Layer):
 
     ndim = 3
     _cast_integer_inputs = True
+    _supports_masking = True
     _cell_class = SimpleRNNCell
     _gates = 1
     _state_names = ("h",)
@@ -68,7 +79,7 @@ class _Recurrent(Layer):
                  bias_initializer="zeros", kernel_regularizer=None, recurrent_regularizer=None,
                  bias_regularizer=None, dropout=0.0, recurrent_dropout=0.0,
                  return_sequences=False, return_state=False, go_backwards=False,
-                 stateful=False, unroll=False, seed=None, **kwargs):
+                 stateful=False, unroll=False, zero_output_for_mask=False, seed=None, **kwargs):
         layer = type(self).__name__
         self.units = positive_int(units, "units", layer)
         self.activation = get_activation(activation)
@@ -91,6 +102,7 @@ class _Recurrent(Layer):
         self.return_sequences = bool(return_sequences)
         self.return_state = bool(return_state)
         self.go_backwards = bool(go_backwards)
+        self.zero_output_for_mask = bool(zero_output_for_mask)
         self.stateful, self.unroll = False, bool(unroll)   # the loop is always unrolled here
         # The weights live in a sublayer `cell` (named lstm_cell, ...), as in Keras 3: a weights
         # file holds them at layers/lstm/cell/vars/0..2, where Keras 3 writes and reads them.
@@ -99,7 +111,7 @@ class _Recurrent(Layer):
         super().__init__(**kwargs)
 
     # Keras 3 writes these; tapekit takes them at these values only.
-    _keras_only = {"zero_output_for_mask": False, "recurrent_constraint": None}
+    _keras_only = {"recurrent_constraint": None}
 
     def get_config(self):
         """Keras 3's keys and nested configs (initializers, regularizers, activations): the
@@ -107,7 +119,7 @@ class _Recurrent(Layer):
         config = {**super().get_config(), "return_sequences": self.return_sequences,
                   "return_state": self.return_state, "go_backwards": self.go_backwards,
                   "stateful": self.stateful, "unroll": self.unroll,
-                  "zero_output_for_mask": False, "units": self.units,
+                  "zero_output_for_mask": self.zero_output_for_mask, "units": self.units,
                   "activation": activations.serialize(self.activation)}
         if hasattr(self, "recurrent_activation"):
             config["recurrent_activation"] = activations.serialize(self.recurrent_activation)
@@ -151,7 +163,7 @@ class _Recurrent(Layer):
                             self.bias_regularizer))
         for name, shape, init, reg in weights:
             var = cell.add_weight(shape=shape, initializer=init, regularizer=reg, name=name)
-            var._path = f"{self.name}/{cell.name}/{name}"        # Keras 3: lstm/lstm_cell/kernel
+            var._path = join_path(self.name, cell.name, name)    # Keras 3: lstm/lstm_cell/kernel
             setattr(cell, name, var)
         cell.built = True
         self._input_axes = {-1: features}
@@ -169,23 +181,52 @@ class _Recurrent(Layer):
         shapes = input_shape if isinstance(input_shape, list) else [input_shape]
         super()._maybe_build(tuple(shapes[0]))
 
-    def call(self, inputs, initial_state=None, training=None):
+    def call(self, inputs, initial_state=None, training=None, mask=None):
         if isinstance(inputs, (list, tuple)):
             inputs, initial_state = inputs[0], list(inputs[1:]) or None
         batch, steps = inputs.shape[0], inputs.shape[1]
+        keep = masking.step_mask(self, mask, inputs, trailing_one=True)   # (batch, steps) or None
         states = self._initial_states(batch, initial_state, inputs.dtype)
-        mask = self._mask(training, self.dropout, (batch, inputs.shape[2]), inputs.dtype)
+        drop = self._mask(training, self.dropout, (batch, inputs.shape[2]), inputs.dtype)
         rec_mask = self._mask(training, self.recurrent_dropout, (batch, self.units), inputs.dtype)
         order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
         outputs = []
-        output = zeros((batch, self.units), dtype=inputs.dtype)   # no steps: zeros (Keras 3 on TF raises)
+        zero = zeros((batch, self.units), dtype=inputs.dtype)
+        output = zero                     # no steps: zeros (Keras 3 on TF raises)
         for t in order:
-            x = inputs[:, t, :] if mask is None else inputs[:, t, :] * mask
-            output, states = self._step(x, states, rec_mask)
+            x = inputs[:, t, :] if drop is None else inputs[:, t, :] * drop
+            new_output, new_states = self._step(x, states, rec_mask)
+            if keep is None:
+                output, states = new_output, new_states
+            else:
+                # The rows whose step t is masked keep their states; their output is the
+                # previous step's (zeros before any data), or zeros (zero_output_for_mask).
+                data = expand_dims(keep[:, t], -1)
+                output = where(data, new_output, zero if self.zero_output_for_mask else output)
+                states = [where(data, new, old) for new, old in zip(new_states, states)]
             outputs.append(output)
         if self.return_sequences:
             output = stack(outputs, axis=1) if outputs else zeros((batch, 0, self.units), inputs.dtype)
         return [output, *states] if self.return_state else output
+
+    def compute_mask(self, inputs, mask=None):
+        """The input's mask for the sequence output (return_sequences=True, in the input's
+        order also with go_backwards, as Keras 3), none for the last output and the states."""
+        mask = nest.flatten(mask)[0] if nest.is_nested(mask) else mask
+        out = mask if self.return_sequences else None
+        return [out] + [None] * len(self._state_names) if self.return_state else out
+
+    def _auto_mask(self, inputs):
+        """Keras 3 reads the input's mask only when the layer is called on the sequence
+        alone: given initial_state, the mask of the sequence is not applied (mask= is)."""
+        if not isinstance(inputs, (list, tuple)):
+            return masking.keras_mask(inputs)
+        if masking.keras_mask(inputs[0]) is not None:
+            warnings.warn(f"{type(self).__name__} {self.name!r}: its input carries a mask "
+                          f"(_keras_mask), which is not applied because initial_state is "
+                          f"given (Keras 3 applies none then either); pass mask=... to apply "
+                          f"it", stacklevel=4)
+        return None
 
     def _initial_states(self, batch, initial_state, dtype):
         n = len(self._state_names)

@@ -2,12 +2,14 @@
 several (a list or dict of shapes) as one flat list."""
 import numpy as np
 
+from ...display.format import plain
+
 
 def check_input(layer, shape, index=0):
     """Keras's InputSpec check: the rank (`ndim`, `min_ndim`) and the sizes fixed at build time
     (`layer._input_axes`, e.g. {-1: 3} for a Dense built on 3 features)."""
     n = len(shape)
-    head = f'Input {index} of layer "{layer.name}" is incompatible with the layer'
+    head = f'Input {index} of layer "{plain(layer.name)}" is incompatible with the layer'
     if (layer.ndim is not None and n != layer.ndim) or (layer.min_ndim is not None and n < layer.min_ndim):
         expected = f"ndim={layer.ndim}" if layer.ndim is not None else f"min_ndim={layer.min_ndim}"
         hint = (". Add a batch axis, e.g. x[None] or tk.reshape(x, (1, -1))"

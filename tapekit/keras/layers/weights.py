@@ -9,10 +9,11 @@ import weakref
 import numpy as np
 
 from ... import dtypes
+from ...display.format import plain
 from ...tensor import Variable
 from .. import initializers
 from ..saving.files import check_declared
-from .naming import check_name
+from .naming import check_name, join_path
 
 regularized = weakref.WeakSet()     # layers with a weight regularizer (Layer.losses reads it)
 
@@ -44,7 +45,7 @@ class LayerWeights:
                        shape, dtype, kept=True)       # while a config is read: capped
         value = initializers.get(initializer)(shape, dtype)
         var = Variable(value, trainable=trainable and self.trainable, dtype=dtype, name=name or "variable")
-        var._path = f"{self.name}/{var._name}"     # Keras 3: name "kernel", path "dense/kernel"
+        var._path = join_path(self.name, var._name)   # Keras 3: name "kernel", path "dense/kernel"
         self._weights.append(var)
         if regularizer is not None:
             self._regularizers.append((var, regularizer))
@@ -95,12 +96,12 @@ class LayerWeights:
     def set_weights(self, weights):
         mine = self.weights
         if len(weights) != len(mine):
-            raise ValueError(f"{self.name}.set_weights: expected {len(mine)} arrays "
+            raise ValueError(f"{plain(self.name)}.set_weights: expected {len(mine)} arrays "
                              f"({[v.path for v in mine]}), got {len(weights)}")
         for var, value in zip(mine, weights):
             if tuple(np.shape(value)) != var.shape:
-                raise ValueError(f"{self.name}.set_weights: {var.path} has shape {var.shape}, "
-                                 f"got an array of shape {np.shape(value)}")
+                raise ValueError(f"{plain(self.name)}.set_weights: {plain(var.path)} has shape "
+                                 f"{var.shape}, got an array of shape {np.shape(value)}")
         for var, value in zip(mine, weights):
             var.assign(np.asarray(value, var.dtype))
 

@@ -17,6 +17,8 @@ from ...convert import convert_to_tensor
 from ...module import snake_case   # SparseCategoricalAccuracy -> sparse_categorical_accuracy
 from ...ops import broadcast_to, cast, divide, equal, reduce_mean, reduce_sum, where
 from ...tensor import Tensor, Variable
+from ..loss_base import mask_weights
+from ..masking import keras_mask
 from ..targets import squeeze_or_expand
 
 
@@ -38,6 +40,9 @@ class Metric:
     """
 
     def __init__(self, name=None, dtype=None):
+        if name is not None and not isinstance(name, str):      # Keras 3 fails on one too
+            raise TypeError(f"{type(self).__name__}: name must be a string (any text, `/` "
+                            f"included), got {type(name).__name__} {name!r}")
         self.name = name or snake_case(type(self).__name__)
         self.dtype = dtypes.as_dtype(dtype or "float32")
         self._variables = []
@@ -186,4 +191,10 @@ class MeanMetricWrapper(Mean):
         self._fn_kwargs = kwargs
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        super().update_state(self._fn(y_true, y_pred, **self._fn_kwargs), sample_weight)
+        """A prediction that carries a mask (`_keras_mask`) counts only its steps with data
+        (the mask times sample_weight weighs each value, as Keras 3)."""
+        mask = keras_mask(y_pred)
+        values = self._fn(y_true, y_pred, **self._fn_kwargs)
+        if mask is not None:
+            sample_weight = mask_weights(sample_weight, mask, self.dtype, "sum")
+        super().update_state(values, sample_weight)

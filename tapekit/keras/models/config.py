@@ -79,9 +79,13 @@ def functional_from_config(cls, config, custom_objects=None):
         if not isinstance(entry, dict):
             raise ValueError(f"{cls.__name__}.from_config: each entry of 'layers' must be a "
                              f"layer config, got {entry!r:.80}")
+    ops = _mask_ops(cls, config)
+    for entry in config["layers"]:
+        if entry.get("name") in ops:
+            continue
         entry = dict(entry)
         name = entry.pop("name", None)
-        inbound = entry.pop("inbound_nodes", [])
+        inbound = [_without_mask_ops(node, ops) for node in entry.pop("inbound_nodes", [])]
         layer = lib.deserialize_keras_object(entry, custom_objects=custom_objects)
         name = name or layer.name
         if name in made:
@@ -149,6 +153,57 @@ def functional_from_config(cls, config, custom_objects=None):
 
 
 # --- compile ---------------------------------------------------------------------------------
+def _history_names(x):
+    """The names of the layers whose outputs `x` (a node's args or kwargs) refers to."""
+    if isinstance(x, dict) and x.get("class_name") == "__keras_tensor__":
+        return {x["config"]["keras_history"][0]}
+    if isinstance(x, (list, tuple)):
+        return set().union(*(_history_names(v) for v in x)) if x else set()
+    if isinstance(x, dict):
+        return set().union(*(_history_names(v) for v in x.values())) if x else set()
+    return set()
+
+
+def _mask_ops(cls, config):
+    """The names of the keras.ops nodes of a Keras 3 config that only compute masks. Keras 3
+    records the masks it made on symbolic tensors (Embedding(mask_zero=True)'s not_equal,
+    Masking's any, the merge layers' logical_or, ...) as nodes of keras.ops that feed the
+    layers' mask= arguments; tapekit's layers make those masks again from their inputs when
+    the model runs, so these nodes and the mask= they feed are left out. An op whose output
+    a layer reads as data is refused: tapekit runs no keras.ops on symbolic tensors."""
+    ops = {e.get("name") for e in config["layers"]
+           if isinstance(e, dict) and str(e.get("module", "")).startswith("keras.src.ops")}
+    if not ops:
+        return ops
+    for entry in config["layers"]:
+        if entry.get("name") in ops:
+            continue
+        for node in entry.get("inbound_nodes", []):
+            data = {k: v for k, v in node.get("kwargs", {}).items() if k != "mask"} \
+                if isinstance(node, dict) else node
+            used = _history_names([node.get("args", []), data] if isinstance(node, dict) else data)
+            if used & ops:
+                raise ValueError(
+                    f"{cls.__name__}.from_config: layer {entry.get('name')!r} reads the output "
+                    f"of the keras.ops call(s) {sorted(used & ops)} as data; tapekit's functional "
+                    f"models run layers only. Put the computation in a layer (e.g. "
+                    f"tk.layers.Lambda), or load the model in Keras")
+    if _history_names([config.get("output_layers")]) & ops:
+        raise ValueError(f"{cls.__name__}.from_config: the model's outputs come from keras.ops "
+                         f"calls {sorted(_history_names([config['output_layers']]) & ops)}; "
+                         f"tapekit's functional models run layers only")
+    return ops
+
+
+def _without_mask_ops(node, ops):
+    """A node without its mask= when Keras computed that mask with keras.ops (_mask_ops)."""
+    if not isinstance(node, dict) or not ops or "mask" not in node.get("kwargs", {}):
+        return node
+    if not _history_names(node["kwargs"]["mask"]) & ops:
+        return node
+    return {**node, "kwargs": {k: v for k, v in node["kwargs"].items() if k != "mask"}}
+
+
 def compile_arguments(trainer_compile, args, kwargs):
     """compile's arguments by name (with its defaults), as the compile config keeps them."""
     bound = inspect.signature(trainer_compile).bind(None, *args, **kwargs)

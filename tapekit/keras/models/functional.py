@@ -12,6 +12,8 @@ from ...convert import convert_to_tensor
 from ...ops import cast
 from ...tensor import Tensor
 from ..keras_tensor import KerasTensor
+from .. import masking
+from ..layers.base import call_training
 
 
 class Graph:
@@ -75,16 +77,28 @@ class Graph:
         return [t.shape for node in self.nodes if node.layer is layer
                 for t in nest.flatten(node.outputs)]
 
-    def run(self, flat_inputs):
+    def run(self, flat_inputs, mask=None):
         """Replay the nodes on real tensors (`flat_inputs` from `convert`); `training` travels
-        in the layers' call context."""
-        values = {id(t): v for t, v in zip(self.flat_inputs, flat_inputs)}
+        in the layers' call context. `mask` (one per input, or None) goes with the inputs, as
+        their `_keras_mask`, to the layers they feed (Keras 3's Functional.call)."""
+        given = [None] * len(flat_inputs) if mask is None else nest.flatten(mask)
+        if len(given) != len(flat_inputs):
+            raise ValueError(f"Model: mask= needs one mask (or None) per input "
+                             f"({[t.name for t in self.flat_inputs]}), got {len(given)}")
+        values = {id(t): v if m is None else masking.with_mask(v, m)
+                  for t, v, m in zip(self.flat_inputs, flat_inputs, given)}
+
+        def value(x):
+            return values[id(x)] if isinstance(x, KerasTensor) else x
+
         for node in self.nodes:
             if not node.input_tensors:      # an Input: its value is given
                 continue
-            args = nest.pack_like(node.inputs, [values[id(t)] if isinstance(t, KerasTensor) else t
-                                                for t in nest.flatten(node.inputs)])
-            kwargs = dict(node.kwargs)
+            args = nest.pack_like(node.inputs, [value(t) for t in nest.flatten(node.inputs)])
+            kwargs = {k: nest.pack_like(v, [value(t) for t in nest.flatten(v)])
+                      for k, v in node.kwargs.items()}       # a symbolic mask= too
+            if kwargs.get("training") is not None and call_training() is not None:
+                kwargs["training"] = call_training()   # Keras 3: the model call's training wins
             out = node.layer(args, *kwargs.pop("_args", ()), **kwargs)
             for t, v in zip(nest.flatten(node.outputs), nest.flatten(out)):
                 values[id(t)] = v

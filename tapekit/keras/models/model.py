@@ -51,6 +51,9 @@ class Model(Trainer, Layer):
     ((2, 1), 'two_layers', 4)
     """
 
+    # A model hands the masks its inputs carry (or mask=) to its layers, which pass them on.
+    _hands_masks_to_layers = True
+
     def __init__(self, *args, inputs=None, outputs=None, name=None, **kwargs):
         if args:
             inputs, outputs = (args + (outputs,))[:2] if len(args) == 1 else args[:2]
@@ -61,7 +64,7 @@ class Model(Trainer, Layer):
         if inputs is None or outputs is None:
             raise ValueError("Model: a functional model needs both inputs= and outputs= "
                              "(KerasTensors from tk.Input and the layers called on it)")
-        super().__init__(name=name or unique_name("functional"), **kwargs)
+        super().__init__(name=unique_name("functional") if name is None else name, **kwargs)
         self._graph = Graph(inputs, outputs)
         self._layers = self._graph.layers
         # Keras 3: model.inputs / model.outputs are flat lists; model.input / .output the
@@ -98,12 +101,12 @@ class Model(Trainer, Layer):
         raise ValueError(f"{self.name}: no layer named {name!r}; the layers are "
                          f"{[layer.name for layer in self.layers]}")
 
-    def call(self, inputs, training=None):
+    def call(self, inputs, training=None, mask=None):
         if not self._functional:
             raise NotImplementedError(
                 f"{type(self).__name__} must implement call(self, inputs, training=None), or be "
                 f"made functional with tk.Model(inputs=..., outputs=...)")
-        return self._graph.run(inputs)
+        return self._graph.run(inputs, mask)
 
     def _convert_inputs(self, inputs):
         # A functional model converts its inputs to its Inputs' dtypes as it runs them.

@@ -9,6 +9,7 @@
     model.summary()
 """
 from ..keras_tensor import KerasTensor
+from .. import masking
 from ..layers.base import Layer
 from ..layers.config import as_shapes, build_config_key
 from ..layers.input_layer import Input, InputLayer
@@ -143,8 +144,11 @@ class Sequential(Model):
                 if self._symbolic is False:
                     break
 
-    def call(self, inputs, training=None):
-        # training is in the call context: each layer that takes it receives it.
+    def call(self, inputs, training=None, mask=None):
+        # training is in the call context: each layer that takes it receives it; a mask goes
+        # with the inputs (their _keras_mask), and each layer passes it on or uses it.
+        if mask is not None and masking.keras_mask(inputs) is not mask:
+            inputs = masking.with_mask(inputs, mask)
         for layer in self._layers:
             inputs = layer(inputs)
         return inputs

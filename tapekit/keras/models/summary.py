@@ -11,9 +11,11 @@ an ellipsis, as rich does.
 import shutil
 import sys
 import textwrap
+import unicodedata
 
 import numpy as np
 
+from ...display.format import plain
 from ..keras_tensor import KerasTensor
 
 
@@ -69,7 +71,7 @@ def _connections(layer, graph_nodes):
         for t in node.input_tensors:
             inbound, inbound_node, index = t._keras_history
             node_index = inbound._inbound_nodes.index(inbound_node)
-            parts.append(f"{inbound.name}[{node_index}][{index}]")
+            parts.append(f"{plain(inbound.name)}[{node_index}][{index}]")
     return ", ".join(parts) or "-"
 
 
@@ -94,11 +96,36 @@ def _shrink(excess, widths):
     return out
 
 
+def _cells(text):
+    """rich's cell_len: how many columns `text` takes on a terminal. East Asian wide and
+    full-width characters (密集层) take two, combining marks none, the others one."""
+    if text.isascii():
+        return len(text)
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF"
+               else 1 for c in text)
+
+
+def _crop(line, width):
+    """`line` cut to `width` columns, ending in an ellipsis, as rich crops a word too long."""
+    if _cells(line) <= width:
+        return line
+    while line and _cells(line) > width - 1:
+        line = line[:-1]
+    return line + "…"
+
+
+def _pad(text, width, right):
+    gap = " " * max(0, width - _cells(text))
+    return gap + text if right else text + gap
+
+
 def _wrap(text, width):
     """rich's folding of a cell: words wrap onto new lines; a word longer than the column is
     cut, ending in an ellipsis."""
+    if _cells(text) <= width:
+        return [text]
     lines = textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False) or [""]
-    return [line if len(line) <= width else line[:width - 1] + "…" for line in lines]
+    return [_crop(line, width) for line in lines]
 
 
 def render(model, layers, sequential_like, graph_nodes=None, line_length=None, positions=None):
@@ -136,18 +163,20 @@ def render(model, layers, sequential_like, graph_nodes=None, line_length=None, p
             parts = []
             for w, a, lines_of in zip(inner, align, wrapped):
                 text = lines_of[k] if k < len(lines_of) else ""
-                parts.append(" " + (text.rjust(w) if a == ">" else text.ljust(w)) + " ")
+                parts.append(" " + _pad(text, w, right=a == ">") + " ")
             lines.append(left + sep.join(parts) + right)
         return lines
 
     def rule(left, mid, right, fill):
         return left + mid.join(fill * c for c in cells) + right
 
-    out = [f'Model: "{model.name}"', rule("┏", "┳", "┓", "━")]
+    # names are data: shown escaped (a newline or a control character stays one visible mark)
+    out = [f'Model: "{plain(model.name)}"', rule("┏", "┳", "┓", "━")]
     out += row(header, "┃", "┃", "┃", bottom=True)
     out.append(rule("┡", "╇", "┩", "━"))
     for i, layer in enumerate(layers):
-        fields = [f"{layer.name} ({type(layer).__name__})", output_shape(model, layer), _params(layer)]
+        fields = [f"{plain(layer.name)} ({type(layer).__name__})", output_shape(model, layer),
+                  _params(layer)]
         if not sequential_like:
             fields.append(_connections(layer, graph_nodes))
         if i:
@@ -169,7 +198,16 @@ def render(model, layers, sequential_like, graph_nodes=None, line_length=None, p
     if opt_vars:
         out.append(f" Optimizer params: {opt_count:,} ({_readable_size(opt_bytes)})")
     width = _console_width()       # rich crops what is wider than its console
-    return "\n".join(line[:width] for line in out)
+    return "\n".join(_crop_console(line, width) for line in out)
+
+
+def _crop_console(line, width):
+    """What rich's console shows of a line: its first `width` columns."""
+    if line.isascii() or _cells(line) <= width:
+        return line[:width]
+    while _cells(line) > width:
+        line = line[:-1]
+    return line
 
 
 def _console_width():

@@ -17,7 +17,7 @@ from ...compiler.trace import hold_in_traces
 from ...convert import convert_to_tensor
 from ...ops import cast, clip_by_global_norm, clip_by_norm, clip_by_value
 from ...tensor import Tensor, Variable
-from ..layers.naming import snake_name
+from ..layers.naming import check_name, join_path, snake_name
 from ..saving.serialization_lib import deserialize_keras_object, serialize_keras_object
 from ..schedules import LearningRateSchedule
 
@@ -58,13 +58,15 @@ class Optimizer:
             None if v is None else checked_hyperparameter(cls, k, v, 0) for k, v in (
                 ("weight_decay", weight_decay), ("clipnorm", clipnorm), ("clipvalue", clipvalue),
                 ("global_clipnorm", global_clipnorm)))
-        self.name = name
+        # Keras 3's rule for a name: any string without "/"; None for the class's snake name
+        self.name = snake_name(cls) if name is None else check_name(name, f"{cls}(name=...)")
         self._schedule = learning_rate if isinstance(learning_rate, LearningRateSchedule) else None
         initial = 0.0 if self._schedule else checked_hyperparameter(
             type(self).__name__, "learning_rate", learning_rate, 0)
         self._learning_rate = Variable(initial, trainable=False, dtype="float32",
-                                       name=f"{name}/learning_rate")
-        self.iterations = Variable(0, trainable=False, dtype="int64", name=f"{name}/iteration")
+                                       name=join_path(self.name, "learning_rate"))
+        self.iterations = Variable(0, trainable=False, dtype="int64",
+                                   name=join_path(self.name, "iteration"))
         self._slots = {}  # id(variable) -> (variable, {slot name: Variable})
         # One apply_gradients at a time: threads sharing an optimizer each get a whole step
         # (slots, variables, iterations), as if their calls ran one after another.
@@ -216,7 +218,7 @@ class Optimizer:
         if entry is None:
             base = var.path
             named = {s: Variable(np.zeros(var.shape, var.dtype), trainable=False,
-                                 name=f"{self.name}/{base}/{s}") for s in self._slot_names}
+                                 name=join_path(self.name, base, s)) for s in self._slot_names}
             entry = self._slots[id(var)] = (var, named)  # keeps var alive: ids stay unique
         return entry[1]
 

@@ -99,7 +99,7 @@ def write_groups(model, f):
     """Write every layer's weights into the open HDF5 file `f` (Keras 3's groups)."""
     for where, layer in layer_paths(model):
         group = f.create_group(_group_name(where))
-        group.attrs["name"] = layer.name
+        group.attrs["name"] = storable(layer.name)
         for i, weight in enumerate(own_weights(layer)):
             group.create_dataset(str(i), data=weight.numpy())
 
@@ -398,6 +398,19 @@ def _holds_layers(container):
     items = container.values() if isinstance(container, dict) else container
     return any(isinstance(v, Layer) or (isinstance(v, (list, tuple, dict)) and _holds_layers(v))
                for v in items)
+
+
+def storable(name):
+    """`name` as an HDF5 text attribute holds it: a NUL or a lone surrogate (which HDF5's UTF-8
+    strings cannot hold, so Keras 3.15's save fails on them) written as a backslash escape.
+    The attribute only labels the group: loading reads groups by their paths."""
+    if "\x00" not in name:
+        try:
+            name.encode("utf-8")
+            return name
+        except UnicodeEncodeError:
+            pass
+    return name.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")
 
 
 def _group_name(path):

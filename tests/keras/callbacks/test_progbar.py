@@ -151,3 +151,23 @@ def test_format_logs_e_notation_below_1e3_and_verbose_2_signed():
     assert fmt({"a": 0.0, "b": 0.00123, "c": 12.5}) == "a: 0.0000e+00 - b: 0.0012 - c: 12.5000"
     assert fmt({"d": -0.5}) == "d: -0.5000"                   # verbose=1: abs(value) > 1e-3
     assert fmt({"d": -0.5}, verbose=2) == "d: -5.0000e-01"    # verbose=2: value > 1e-3
+
+
+def test_metric_names_in_any_language_are_log_keys_and_print_escaped():
+    """Issue 43, Keras 3.15: a metric named "平均 误差/x\\n" is the key of fit's logs and
+    history as it is ("val_" before it for validation); Keras's bar prints the newline, which
+    breaks the line. tapekit's lines show it escaped, one line each."""
+    tk.layers.clear_session()
+    model = tk.Sequential([tk.Input((2,)), tk.layers.Dense(3, name="密集层")])
+    name = "平均 误差/x\n"
+    model.compile(optimizer="sgd", loss="mse", metrics=[tk.metrics.MeanAbsoluteError(name=name)])
+    x, y = np.ones((4, 2), np.float32), np.ones((4, 3), np.float32)
+    out = io.StringIO()
+    history = model.fit(x, y, epochs=1, verbose=2, validation_data=(x, y),
+                        callbacks=[tk.callbacks.ProgbarLogger(file=out)]).history
+    assert set(history) == {"loss", name, "val_loss", "val_" + name}
+    assert set(model.evaluate(x, y, verbose=0, return_dict=True)) == {"loss", name}
+    lines = out.getvalue().splitlines()
+    assert any("平均 误差/x\\x0a: " in line for line in lines)
+    assert all(line.isprintable() for line in lines)
+    assert tk.callbacks.format_logs({"a\x00": 1.0}) == "a\\x00: 1.0000"

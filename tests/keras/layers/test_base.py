@@ -1,4 +1,5 @@
-"""Layer (layers/base.py): the training flag, input casting, add_loss, build and its arguments."""
+"""Layer (layers/base.py): the training flag, input casting, add_loss, build and its arguments,
+and how a mask travels through a call (issue 43)."""
 import numpy as np
 import pytest
 
@@ -128,3 +129,85 @@ def test_build_called_directly_marks_the_layer_built_and_the_first_call_keeps_it
     model(tk.ones((2, 5)))
     assert len(model.weights) == 4
     assert all(np.array_equal(a, w.numpy()) for a, w in zip(before, model.weights))
+
+
+# --- masks (issue 43): Keras 3's rules in Layer.__call__ --------------------------------------
+class SeesMask(layers.Layer):
+    """A custom layer whose call takes mask=: it receives the mask its input carries."""
+
+    def call(self, inputs, mask=None):
+        self.seen = mask
+        return inputs * 1.0
+
+
+class MakesMask(layers.Layer):
+    """Writes compute_mask: supports masking (Keras 3's default rule)."""
+
+    def call(self, inputs):
+        return inputs + 0.0
+
+    def compute_mask(self, inputs, previous_mask):
+        return inputs[..., 0] > 0
+
+
+def masked_input():
+    return tk.layers.Masking()(np.array([[[0.0, 0.0], [1.0, 2.0], [3.0, 0.0]]], np.float32))
+
+
+DROPS = "ignore:Layer .* does not support masking:UserWarning"
+
+
+@pytest.mark.filterwarnings(DROPS)
+def test_a_call_that_takes_mask_receives_the_inputs_mask_or_the_one_given():
+    x = masked_input()
+    layer = SeesMask()
+    with pytest.warns(UserWarning, match="'sees_mask' .* does not support masking"):
+        out = layer(x)        # Keras 3 warns too: it uses the mask but does not pass it on
+    np.testing.assert_array_equal(layer.seen.numpy(), [[False, True, True]])
+    assert not layer.supports_masking and not hasattr(out, "_keras_mask")   # Keras 3: False
+    given = np.array([[True, True, False]])
+    layer(x, mask=given)                               # an array becomes a tensor
+    assert isinstance(layer.seen, tk.Tensor)
+    np.testing.assert_array_equal(layer.seen.numpy(), given)
+    layer(x, mask=[[True, False, False]])              # nested lists too
+    np.testing.assert_array_equal(layer.seen.numpy(), [[True, False, False]])
+    layer(tk.ones((1, 3, 2)))
+    assert layer.seen is None
+
+
+def test_supports_masking_follows_compute_mask_and_can_be_set():
+    assert not tk.layers.Layer().supports_masking and not SeesMask().supports_masking
+    assert MakesMask().supports_masking
+    out = MakesMask()(np.array([[[1.0], [-1.0]]], np.float32))
+    np.testing.assert_array_equal(out._keras_mask.numpy(), [[True, False]])
+    passes = SeesMask()
+    passes.supports_masking = True                      # as a Keras layer's __init__ does
+    x = masked_input()
+    np.testing.assert_array_equal(passes(x)._keras_mask.numpy(), x._keras_mask.numpy())
+    assert tk.layers.Layer().compute_mask(None, "previous") == "previous"
+
+
+def test_mask_given_to_a_call_without_mask_is_keras_3s_type_error():
+    """Keras 3.15: Dense()(x, mask=m) raises TypeError "got an unexpected keyword argument
+    'mask'"; tapekit dropped the mask silently."""
+    with pytest.raises(TypeError, match=r"Dense.call\(\) got an unexpected keyword argument "
+                                        r"'mask': layer 'dense' takes no mask"):
+        tk.layers.Dense(2)(np.ones((2, 4, 3), np.float32), mask=np.ones((2, 4), bool))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'mask'"):
+        Double()(np.ones((1, 2), np.float32), mask=None)
+
+
+@pytest.mark.filterwarnings(DROPS)
+def test_the_mask_survives_the_cast_to_the_layers_dtype():
+    x = tk.layers.Masking(dtype="float64")(np.array([[[0.0], [1.0]]]))
+    assert x.dtype == np.float64
+    layer = SeesMask()                                   # float32: the input is cast
+    layer(x)
+    np.testing.assert_array_equal(layer.seen.numpy(), [[False, True]])
+
+
+def test_an_unmasked_tensor_has_no_keras_mask_attribute_as_in_tensorflow():
+    # TF 2.21: an EagerTensor without a mask raises AttributeError for `_keras_mask`
+    with pytest.raises(AttributeError):
+        tk.constant([1.0])._keras_mask
+    assert getattr(tk.constant([1.0]), "_keras_mask", None) is None

@@ -172,3 +172,77 @@ def test_reshape_lambda_and_embedding():
         loss = tk.reduce_sum(emb(ids))
     grad = tape.gradient(loss, emb.embeddings)
     np.testing.assert_array_equal(tk.convert_to_tensor(grad).numpy(), [[1, 1], [0, 0], [0, 0], [2, 2], [1, 1]])
+
+
+# --- masks (issue 43): Embedding(mask_zero=True) and Masking make them, Dense and Dropout pass
+def test_embedding_with_mask_zero_marks_the_padding_index():
+    """Keras 3.15: Embedding(5, 2, mask_zero=True) on [[0, 1, 2, 0]] carries the mask
+    [[False, True, True, False]]; without mask_zero no mask, and compute_mask gives None."""
+    emb = tk.layers.Embedding(5, 2, mask_zero=True)
+    out = emb(np.array([[0, 1, 2, 0]]))
+    np.testing.assert_array_equal(out._keras_mask.numpy(), [[False, True, True, False]])
+    assert out._keras_mask.dtype == bool and emb.supports_masking
+    np.testing.assert_array_equal(emb.compute_mask(np.array([[0, 3]])).numpy(), [[False, True]])
+    np.testing.assert_array_equal(emb(np.array([[1.0, 0.0]]))._keras_mask.numpy(), [[True, False]])
+    plain = tk.layers.Embedding(5, 2)
+    assert not plain.supports_masking and plain.compute_mask(np.array([[0, 3]])) is None
+    assert not hasattr(plain(np.array([[0, 1]])), "_keras_mask")
+    config = emb.get_config()
+    assert config["mask_zero"] is True            # Keras 3.15 writes it so
+    assert tk.layers.Embedding.from_config(config).mask_zero is True
+
+
+def test_masking_zeroes_and_masks_the_steps_equal_to_mask_value():
+    """Keras 3.15: Masking()(x) keeps x where a step has a feature != mask_value, else 0, and
+    masks those steps; on 2-D inputs the mask is one per row."""
+    x = np.array([[[1.0], [0.0], [3.0]], [[0.0], [5.0], [6.0]]], np.float32)
+    y = tk.layers.Masking()(x)
+    np.testing.assert_array_equal(y.numpy(), x)
+    np.testing.assert_array_equal(y._keras_mask.numpy(), [[True, False, True], [False, True, True]])
+    z = tk.layers.Masking(mask_value=2.0)(np.array([[2.0, 2.0], [1.0, 2.0]], np.float32))
+    np.testing.assert_array_equal(z.numpy(), [[0.0, 0.0], [1.0, 2.0]])
+    np.testing.assert_array_equal(z._keras_mask.numpy(), [False, True])
+    layer = tk.layers.Masking(mask_value=1.5, name="pad")
+    assert layer.get_config()["mask_value"] == 1.5
+    assert tk.layers.Masking.from_config(layer.get_config()).mask_value == 1.5
+    assert layer.compute_output_shape((None, 4, 2)) == (None, 4, 2)
+    with pytest.raises(TypeError, match=r"Masking: mask_value must be a number.*got 'x'"):
+        tk.layers.Masking(mask_value="x")
+    # the gradient: 1 at the kept steps (finite differences away from the masked value,
+    # where the layer jumps), 0 at the masked ones (where's, as in Keras)
+    check_grads(lambda v: tk.layers.Masking(mask_value=5.0, dtype="float64")(v) * 2.0, np.array([[[1.0, 0.0], [0.5, 0.25]]]))
+    v = tk.constant([[[1.0, 0.0], [0.0, 0.0]]])
+    with tk.GradientTape() as tape:
+        tape.watch(v)
+        out = tk.reduce_sum(tk.layers.Masking()(v) * 3.0)
+    np.testing.assert_array_equal(tape.gradient(out, v).numpy(), [[[3.0, 3.0], [0.0, 0.0]]])
+
+
+def test_dense_dropout_and_activations_pass_the_mask_on():
+    """Keras 3.15's supports_masking is True for Dense, Dropout, Activation, ReLU, LeakyReLU
+    and LayerNormalization: the mask of (batch, steps, features) inputs goes on unchanged."""
+    m = tk.layers.Masking()(np.array([[[0.0, 0.0], [1.0, 2.0]]], np.float32))
+    for layer in (tk.layers.Dense(3), tk.layers.Activation("relu"), tk.layers.ReLU(),
+                  tk.layers.LeakyReLU(), tk.layers.LayerNormalization()):
+        assert layer.supports_masking
+        np.testing.assert_array_equal(layer(m)._keras_mask.numpy(), [[False, True]])
+    drop = tk.layers.Dropout(0.5, seed=1)
+    for training in (False, True):
+        np.testing.assert_array_equal(drop(m, training=training)._keras_mask.numpy(), [[False, True]])
+
+
+def test_layers_that_do_not_support_masking_drop_it_with_keras_3s_warning():
+    """Keras 3.15 warns for Flatten, Reshape, Lambda, Conv1D, GlobalMaxPooling1D: "Layer
+    'flatten' (of type Flatten) was passed an input with a mask attached to it. ...";
+    the output then carries no mask."""
+    m = tk.layers.Masking()(np.array([[[0.0, 0.0], [1.0, 2.0]]], np.float32))
+    for layer in (tk.layers.Flatten(), tk.layers.Reshape((4,)), tk.layers.Lambda(lambda z: z * 2),
+                  tk.layers.Conv1D(2, 1), tk.layers.GlobalMaxPooling1D()):
+        assert not layer.supports_masking
+        with pytest.warns(UserWarning, match=rf"^Layer '{layer.name}' \(of type {type(layer).__name__}\) "
+                                             r"was passed an input with a mask attached to it\. "
+                                             r"However, this layer does not support masking and "
+                                             r"will therefore destroy the mask information\. "
+                                             r"Downstream layers will not see the mask\.$"):
+            out = layer(m)
+        assert not hasattr(out, "_keras_mask")

@@ -70,3 +70,39 @@ def test_dot_of_rank_3_batches_contracts_the_axes_given():
     assert layers.Dot(axes=1).get_config()["axes"] == 1
     with pytest.raises(ValueError, match=r"supports inputs of rank 2 or 3, got shapes"):
         layers.Dot(axes=1)([np.ones((1, 2, 2, 2)), np.ones((1, 2, 2, 2))])
+
+
+def test_masked_inputs_merge_as_in_keras_3():
+    """Issue 43, Keras 3.15's numbers: two Embedding(5, 2, mask_zero=True) (tables 0.5 sin(0.37 n
+    + 1) and + 2) on [[1, 0, 2, 0]] and [[0, 0, 3, 4]]. Add, Subtract, Average keep the values
+    and OR the masks; Multiply counts a masked step as 1 (0 where both are masked); Maximum and
+    Minimum take the other input's value there; Concatenate joins the masks; Dot has none."""
+    def embedding(k):
+        emb = tk.layers.Embedding(5, 2, mask_zero=True)
+        emb.build((None, 4))
+        emb.set_weights([(np.sin(np.arange(10) * 0.37 + k) * 0.5).astype(np.float32).reshape(5, 2)])
+        return emb
+    a = embedding(1.0)(np.array([[1, 0, 2, 0]]))
+    b = embedding(2.0)(np.array([[0, 0, 3, 4]]))
+    keras = {
+        "Add": [[0.9475083, 0.7776978], [0.8753842, 0.8385929], [-0.1334159, -0.3525209], [-0.0640149, 0.0823219]],
+        "Subtract": [[0.0382109, 0.08042], [-0.0339132, 0.1413152], [0.7477902, 0.6399989], [0.9054859, 0.8975861]],
+        "Average": [[0.4737542, 0.3888489], [0.4376921, 0.4192964], [-0.0667079, -0.1762604], [-0.0320074, 0.041161]],
+        "Multiply": [[0.4928596, 0.4290589], [0.0, 0.0], [-0.1353476, -0.0713319], [-0.4847504, -0.4076321]],
+        "Maximum": [[0.4928596, 0.4290589], [0.4207355, 0.489954], [0.3071871, 0.143739], [-0.4847504, -0.4076321]],
+        "Minimum": [[0.4928596, 0.4290589], [0.4207355, 0.489954], [-0.440603, -0.4962599], [-0.4847504, -0.4076321]],
+        "Concatenate": [[0.4928596, 0.4290589, 0.4546487, 0.3486389], [0.4207355, 0.489954, 0.4546487, 0.3486389],
+                        [0.3071871, 0.143739, -0.440603, -0.4962599], [0.4207355, 0.489954, -0.4847504, -0.4076321]],
+    }
+    for name, want in keras.items():
+        out = getattr(tk.layers, name)()([a, b])
+        np.testing.assert_allclose(out.numpy(), [want], atol=2e-7, err_msg=name)
+        np.testing.assert_array_equal(out._keras_mask.numpy(), [[True, False, True, True]], err_msg=name)
+    assert not hasattr(tk.layers.Dot(axes=2)([a, b]), "_keras_mask")
+    plain = tk.constant(np.ones((1, 4, 2), np.float32))
+    assert not hasattr(tk.layers.Add()([a, plain]), "_keras_mask")       # one input unmasked
+    np.testing.assert_array_equal(tk.layers.Concatenate()([a, plain])._keras_mask.numpy(),
+                                  [[True, True, True, True]])
+    # one masked input of two: Multiply and Maximum read its masked steps as absent
+    np.testing.assert_array_equal(tk.layers.Multiply()([a, plain * 2.0]).numpy()[0, 1], [2.0, 2.0])
+    np.testing.assert_array_equal(tk.layers.Maximum()([plain * -3.0, a]).numpy()[0, 1], [-3.0, -3.0])

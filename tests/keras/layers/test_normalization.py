@@ -259,3 +259,25 @@ def test_a_keras_written_config_loads():
     np.testing.assert_allclose(ln(x).numpy(), _layer_norm(x, (1, 2), 1e-5), rtol=1e-5, atol=1e-6)
     from_dict = layers.LayerNormalization.from_config(KERAS_LN_DEFAULT)
     assert from_dict.get_config() == KERAS_LN_DEFAULT
+
+
+def test_batch_normalization_leaves_masked_steps_out_of_the_batch_statistics():
+    """Issue 43, Keras 3.15: BatchNormalization(momentum=0.5)(x, training=True, mask=m) with
+    x = 0.5 sin(0.37 n + 1), (2, 3, 2); each sum over the kept count + 1e-7."""
+    x = (np.sin(np.arange(12) * 0.37 + 1.0) * 0.5).astype(np.float32).reshape(2, 3, 2)
+    mask = np.array([[1, 1, 0], [0, 1, 1]], bool)
+    bn = tk.layers.BatchNormalization(momentum=0.5)
+    out = bn(x, training=True, mask=mask)
+    np.testing.assert_allclose(out.numpy(), [
+        [[0.9099073, 1.062159], [1.0705259, 0.931032], [0.657038, 0.3166457]],
+        [[-0.1142763, -0.4596372], [-0.8399709, -0.991772], [-1.1404622, -1.0014188]]], atol=2e-6)
+    np.testing.assert_allclose(bn.moving_mean.numpy(), [0.0060755, -0.0016554], atol=2e-7)
+    np.testing.assert_allclose(bn.moving_variance.numpy(), [0.6003183, 0.6073329], atol=2e-7)
+    np.testing.assert_array_equal(out._keras_mask.numpy(), mask)       # passed on
+    inference = bn(x, mask=mask)                     # the moving statistics: the mask is unused
+    np.testing.assert_array_equal(inference.numpy(), bn(x).numpy())
+    with pytest.raises(ValueError, match=r"BatchNormalization 'batch_normalization': the mask "
+                                         r"must have shape \(batch, steps\) = \(2, 3\)"):
+        bn(x, training=True, mask=np.ones((2, 3, 2), bool))
+    check_grads(lambda v: tk.layers.BatchNormalization(dtype="float64")(v, training=True, mask=mask),
+                x.astype(np.float64), modes=("rev",))

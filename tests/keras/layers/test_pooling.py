@@ -47,3 +47,37 @@ def test_average_pooling():
     x = np.arange(16.0).reshape(1, 4, 4, 1)
     y = layers.AveragePooling2D(2)(x).numpy()[0, :, :, 0]
     np.testing.assert_allclose(y, [[2.5, 4.5], [10.5, 12.5]])   # (0+1+4+5)/4, ...
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in divide:RuntimeWarning")
+def test_global_average_pooling_1d_averages_the_steps_the_mask_keeps():
+    """Issue 43, Keras 3.15's numbers: the mean over the unmasked steps; a row with none is
+    0 / 0 = NaN; float masks count their nonzero entries; the output carries no mask."""
+    x = (np.arange(24, dtype=np.float32).reshape(2, 4, 3) - 5) / 4
+    mask = np.array([[1, 1, 0, 1], [0, 0, 0, 0]], bool)
+    gap = tk.layers.GlobalAveragePooling1D()
+    np.testing.assert_allclose(gap(x, mask=mask).numpy(), [[-0.25, 0.0, 0.25], [np.nan] * 3])
+    np.testing.assert_allclose(gap(x, mask=mask * 2.0).numpy(), gap(x, mask=mask).numpy())
+    kept = tk.layers.GlobalAveragePooling1D(keepdims=True)(x, mask=mask)
+    assert kept.shape == (2, 1, 3)
+    assert gap.supports_masking and not hasattr(gap(tk.layers.Masking()(x)), "_keras_mask")
+    steps = x.copy()
+    steps[0, 2] = 7.0                                    # Masking(7) pads step 2 of row 0
+    np.testing.assert_allclose(gap(tk.layers.Masking(mask_value=7.0)(steps)).numpy(),
+                               gap(x, mask=[[1, 1, 0, 1], [1, 1, 1, 1]]).numpy())
+    # Keras 3.15's gradient of sum(gap(x, mask) * [1, 2, 3]): the weights over the kept count
+    mask2 = np.array([[1, 1, 0, 1], [0, 1, 0, 0]], bool)
+    with tk.GradientTape() as tape:
+        xt = tk.constant(x)
+        tape.watch(xt)
+        y = tk.reduce_sum(gap(xt, mask=mask2) * np.array([1.0, 2.0, 3.0], np.float32))
+    third = [1 / 3, 2 / 3, 1.0]
+    np.testing.assert_allclose(tape.gradient(y, xt).numpy(), [
+        [third, third, [0.0, 0.0, 0.0], third],
+        [[0.0, 0.0, 0.0], [1.0, 2.0, 3.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]], rtol=1e-6)
+    check_grads(lambda v: tk.layers.GlobalAveragePooling1D(dtype="float64")(v, mask=mask2),
+                x.astype(np.float64))
+    with pytest.raises(ValueError, match=r"GlobalAveragePooling1D 'global_average_pooling1d': "
+                                         r"the mask must have shape \(batch, steps\) = \(2, 4\) "
+                                         r"for inputs of shape \(2, 4, 3\), got a mask of shape \(2, 5\)"):
+        gap(x, mask=np.ones((2, 5), bool))

@@ -120,3 +120,28 @@ def test_sum_adds_every_entry_of_multi_axis_values():
     m = tk.metrics.Mean()                    # Mean still averages a row: (2 * 1.5 + 0.5 * 3.5) / 2.5
     m.update_state([[1.0, 2.0], [3.0, 4.0]], sample_weight=[2.0, 0.5])
     assert value(m) == pytest.approx(4.75 / 2.5)
+
+
+def test_a_masked_prediction_weighs_the_metrics_values_as_keras_3():
+    """Issue 43, Keras 3.15: MeanAbsoluteError and BinaryAccuracy of a prediction whose
+    _keras_mask pads step 1 of row 0 average the 3 steps with data."""
+    p = tk.constant([[[1.0], [2.0]], [[3.0], [4.0]]])
+    p._keras_mask = tk.constant([[True, False], [True, True]])
+    np.testing.assert_allclose(float(tk.metrics.MeanAbsoluteError()(np.zeros((2, 2, 1)), p)),
+                               2.6666667, rtol=1e-6)
+    acc = tk.metrics.BinaryAccuracy()
+    acc.update_state(np.array([[[1.0], [1.0]], [[0.0], [1.0]]]), p)
+    np.testing.assert_allclose(float(acc.result()), 0.6666667, rtol=1e-6)
+    m = tk.metrics.MeanAbsoluteError()
+    m.update_state(np.zeros((2, 2, 1)), p, sample_weight=np.array([[1.0, 3.0], [0.5, 2.0]]))
+    np.testing.assert_allclose(float(m.result()), (1 + 1.5 + 8) / 3.5, rtol=1e-6)
+
+
+def test_a_metric_takes_any_text_as_its_name_as_keras_3():
+    """Keras 3.15's Mean(name=...) takes any string, "/" included (layers refuse "/"), and
+    fails on another type (an AttributeError deep inside); tapekit says so."""
+    for name in ("平均 误差", "a/b", "x\n"):
+        assert tk.metrics.Mean(name=name).name == name
+    assert tk.metrics.Mean(name="").name == "mean"
+    with pytest.raises(TypeError, match=r"Mean: name must be a string .* got int 3"):
+        tk.metrics.Mean(name=3)

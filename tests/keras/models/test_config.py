@@ -168,3 +168,56 @@ def test_to_json_and_model_from_json():
     assert again.get_config() == model.get_config()
     with pytest.raises(ValueError, match="model_from_json: not a JSON model config"):
         tk.models.model_from_json("{oops")
+
+
+# --- Keras 3's masks in a functional config (issue 43) ------------------------------------------
+def bool_kt(shape, source):
+    return {"class_name": "__keras_tensor__",
+            "config": {"shape": shape, "dtype": "bool", "keras_history": [source, 0, 0]}}
+
+
+def keras_masked_config():
+    """The config Keras 3.15 writes for Input(int) -> Embedding(5, 3, mask_zero=True) ->
+    LSTM(2, return_sequences=True) -> GlobalAveragePooling1D -> Dense(1): the mask it made on
+    symbolic tensors is a keras.ops node (NotEqual of the input and 0, module
+    keras.src.ops.numpy) feeding mask= of the LSTM and the pooling; the LSTM's node also
+    records training=False (read off `keras.Model(...).get_config()` in the TF venv)."""
+    tk.layers.clear_session()
+    i = tk.Input((4,), dtype="int32", name="input_layer")
+    h = tk.layers.LSTM(2, return_sequences=True, name="lstm")(
+        tk.layers.Embedding(5, 3, mask_zero=True, name="embedding")(i))
+    model = tk.Model(i, tk.layers.Dense(1, name="dense")(
+        tk.layers.GlobalAveragePooling1D(name="gap")(h)))
+    config = json.loads(json.dumps(model.get_config()))
+    ids = {"class_name": "__keras_tensor__",
+           "config": {"shape": [None, 4], "dtype": "int32", "keras_history": ["input_layer", 0, 0]}}
+    config["layers"].insert(2, {"module": "keras.src.ops.numpy", "class_name": "NotEqual",
+                                "config": {"name": "not_equal"}, "registered_name": "NotEqual",
+                                "name": "not_equal",
+                                "inbound_nodes": [{"args": [ids, 0], "kwargs": {}}]})
+    by_name = {entry["name"]: entry for entry in config["layers"]}
+    by_name["lstm"]["inbound_nodes"][0]["kwargs"] = {"training": False,
+                                                     "mask": bool_kt([None, 4], "not_equal")}
+    by_name["gap"]["inbound_nodes"][0]["kwargs"] = {"mask": bool_kt([None, 4], "not_equal")}
+    return model, config
+
+
+def test_keras_3s_mask_ops_in_a_functional_config_are_left_to_the_layers():
+    """tapekit's layers make those masks again at run time: the nodes and their mask= are
+    left out, and the model predicts as the one that wrote the config."""
+    model, config = keras_masked_config()
+    again = tk.Model.from_config(config)
+    assert [layer.name for layer in again.layers] == ["input_layer", "embedding", "lstm", "gap", "dense"]
+    again.set_weights(model.get_weights())
+    x = np.array([[1, 2, 0, 0], [3, 1, 4, 0], [0, 2, 2, 1]], np.int32)
+    np.testing.assert_array_equal(again(x).numpy(), model(x).numpy())
+    assert "not_equal" not in json.dumps(again.get_config())
+
+
+def test_a_keras_op_whose_output_a_layer_reads_as_data_is_refused_by_name():
+    _, config = keras_masked_config()
+    by_name = {entry["name"]: entry for entry in config["layers"]}
+    by_name["gap"]["inbound_nodes"][0]["args"] = [bool_kt([None, 4], "not_equal")]
+    with pytest.raises(ValueError, match=r"layer 'gap' reads the output of the keras\.ops call\(s\) "
+                                         r"\['not_equal'\] as data"):
+        tk.Model.from_config(config)

@@ -138,3 +138,135 @@ def test_layers_and_weights_of_a_branched_model_come_in_keras_order():
     i1, unused = tk.Input(shape=(2,), name="i1"), tk.Input(shape=(2,), name="unused")
     model = tk.Model([i1, unused], layers.Dense(1, name="o")(i1))
     assert [layer.name for layer in model.layers] == ["i1", "unused", "o"]
+
+
+# --- masks through a functional graph (issue 43) -----------------------------------------------
+def sine(shape, k):
+    """Fixed test data: 0.5 * sin(0.37 n + k) over the entries, in float32."""
+    n = int(np.prod(shape))
+    return (np.sin(np.arange(n) * 0.37 + k) * 0.5).astype(np.float32).reshape(shape)
+
+
+def with_sine_weights(model):
+    model.set_weights([sine(v.shape, k + 1.0) for k, v in enumerate(model.weights)])
+    return model
+
+
+PADDED = sine((3, 4, 2), 3.0)
+PADDED[0, 2:] = PADDED[2, 0] = 0.0      # Masking(0.0) pads steps 2, 3 of row 0 and 0 of row 2
+
+
+def test_an_embeddings_mask_reaches_the_lstm_and_the_pooling_in_a_graph():
+    """Keras 3.15: Input(int) -> Embedding(5, 3, mask_zero=True) -> LSTM(2, return_sequences)
+    -> GlobalAveragePooling1D -> Dense(1), weights sine(shape, k + 1) in model.weights order."""
+    i = tk.Input((4,), dtype="int32")
+    h = layers.LSTM(2, return_sequences=True)(layers.Embedding(5, 3, mask_zero=True)(i))
+    model = with_sine_weights(tk.Model(i, layers.Dense(1)(layers.GlobalAveragePooling1D()(h))))
+    x = np.array([[1, 2, 0, 0], [3, 1, 4, 0], [0, 2, 2, 1]], np.int32)
+    np.testing.assert_allclose(model(x).numpy(), [[-0.0742479], [-0.0815146], [-0.0759695]], atol=2e-7)
+    # the same graph saved as .keras and read back (Keras 3.15 reads tapekit's file and
+    # predicts these numbers too; a masking model is saved by its layers' configs alone)
+    again = tk.Model.from_config(model.get_config())
+    again.set_weights(model.get_weights())
+    np.testing.assert_array_equal(again(x).numpy(), model(x).numpy())
+
+
+def test_masking_then_dense_and_dropout_then_a_recurrent_layer():
+    """Keras 3.15: Input((4, 2)) -> Masking() -> Dense(3, tanh) -> Dropout(0.3) -> SimpleRNN(2):
+    the mask passes through Dense and Dropout to the recurrent layer."""
+    i = tk.Input((4, 2))
+    h = layers.Dropout(0.3)(layers.Dense(3, activation="tanh")(layers.Masking()(i)))
+    model = with_sine_weights(tk.Model(i, layers.SimpleRNN(2)(h)))
+    np.testing.assert_allclose(model(PADDED).numpy(), [
+        [0.0221036, 0.095287], [-0.3189027, -0.4043351], [-0.4406732, -0.3735175]], atol=2e-7)
+
+
+def test_mask_given_to_a_model_goes_with_its_input_and_leaves_the_callers_tensor_alone():
+    """Keras 3.15: model(x, mask=m) for Input((4, 2)) -> Dense(3) -> SimpleRNN(2), functional
+    or Sequential, gives these numbers. Keras sets the mask on the caller's tensor (a later
+    call without mask= still reads it); tapekit's tensor keeps none, so the next call is the
+    unmasked one."""
+    mask = np.array([[1, 1, 0, 0], [1, 1, 1, 1], [0, 1, 1, 1]], bool)
+    seq = with_sine_weights(tk.Sequential([tk.Input((4, 2)), layers.Dense(3), layers.SimpleRNN(2)]))
+    masked = [[0.0262643, 0.0991129], [-0.3281429, -0.4452439], [-0.4411674, -0.3741004]]
+    unmasked = [[-0.0954877, -0.1108742], [-0.3281429, -0.4452439], [-0.1081412, -0.0079717]]
+    fun = tk.Model(seq.inputs[0], seq.outputs[0])
+    x = tk.constant(PADDED)
+    for model in (seq, fun):
+        with tk.GradientTape() as tape:
+            tape.watch(x)
+            y = model(x, mask=mask)
+        np.testing.assert_allclose(y.numpy(), masked, atol=2e-7)
+        assert not hasattr(x, "_keras_mask")
+        np.testing.assert_allclose(model(x).numpy(), unmasked, atol=2e-7)
+        g = tape.gradient(y, x)                           # the tape sees x itself
+        assert g is not None and np.all(g.numpy()[~mask] == 0)
+    with pytest.raises(ValueError, match=r"mask= needs one mask \(or None\) per input"):
+        fun(x, mask=[mask, mask])
+
+
+def test_a_symbolic_mask_argument_is_an_input_of_the_node():
+    """`SimpleRNN(2)(x, mask=m)` on two Inputs: Keras 3.15 writes the mask in the node's
+    kwargs as a __keras_tensor__, and tapekit reads and writes it the same way."""
+    x, m = tk.Input((4, 2)), tk.Input((4,), dtype="bool")
+    rnn = layers.SimpleRNN(2)
+    model = with_sine_weights(tk.Model([x, m], rnn(x, mask=m)))
+    mask = np.array([[1, 1, 0, 0], [1, 1, 1, 1], [0, 1, 1, 1]], bool)
+    want = rnn(PADDED, mask=mask).numpy()
+    np.testing.assert_array_equal(model([PADDED, mask]).numpy(), want)
+    assert model.get_config()["layers"][2]["inbound_nodes"][0]["kwargs"]["mask"] == {
+        "class_name": "__keras_tensor__",
+        "config": {"shape": [None, 4], "dtype": "bool", "keras_history": [m._keras_history[0].name, 0, 0]}}
+    again = tk.Model.from_config(model.get_config())
+    again.set_weights(model.get_weights())
+    np.testing.assert_array_equal(again([PADDED, mask]).numpy(), want)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in divide:RuntimeWarning")
+def test_symbolic_tensors_carry_their_masks_and_a_call_that_needs_one_gets_it():
+    """Keras 3's masking guide: a custom layer asserting `mask is not None` in call works in a
+    functional model, and `x._keras_mask` of a KerasTensor is the mask's KerasTensor."""
+    class TemporalSoftmax(layers.Layer):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.supports_masking = True
+
+        def call(self, inputs, mask=None):
+            assert mask is not None
+            keep = tk.expand_dims(tk.cast(mask, "float32"), -1)
+            e = tk.exp(inputs) * keep
+            return e / tk.reduce_sum(e * keep, axis=-1, keepdims=True)
+
+    i = tk.Input((None,), dtype="int32")
+    e = layers.Embedding(10, 4, mask_zero=True)(i)
+    assert repr(e._keras_mask) == "<KerasTensor shape=(None, None), dtype=bool, name=None>"
+    assert e.shape == (None, None, 4)
+    soft = TemporalSoftmax()(layers.Dense(1)(e))
+    assert soft._keras_mask.shape == soft.shape[:2]      # (steps found by a run on zeros)
+    seq, h = layers.GRU(3, return_sequences=True, return_state=True)(e)
+    assert seq._keras_mask.shape == (None, None) and not hasattr(h, "_keras_mask")
+    assert not hasattr(layers.GlobalAveragePooling1D()(seq), "_keras_mask")
+    model = tk.Model(i, soft)
+    y = model(np.array([[3, 0, 5]]))
+    np.testing.assert_array_equal(y._keras_mask.numpy(), [[True, False, True]])
+    with pytest.warns(UserWarning, match="'flatten' .* does not support masking"):
+        flat = layers.Flatten()(layers.Masking()(tk.Input((3, 2))))        # Keras warns here too
+    assert not hasattr(flat, "_keras_mask")
+
+
+def test_the_model_calls_training_overrides_the_one_a_node_recorded():
+    """Keras 3.15: for Dropout(0.5)(x, training=True) in a graph, model(x) drops about half,
+    model(x, training=False) and predict none (the call's training wins when it is given).
+    Keras 3 writes training=False into every recurrent layer's node, so a Keras file's LSTM
+    dropout works in fit only by this rule."""
+    i = tk.Input((2000,))
+    model = tk.Model(i, layers.Dropout(0.5)(i, training=True))
+    x = np.ones((1, 2000), np.float32)
+    assert 0.4 < float(np.mean(model(x).numpy() == 0)) < 0.6
+    assert float(np.mean(model(x, training=False).numpy() == 0)) == 0.0
+    assert float(np.mean(model.predict(x, verbose=0) == 0)) == 0.0
+    j = tk.Input((3, 50))
+    rnn = tk.Model(j, layers.SimpleRNN(2, dropout=0.9)(j, training=False))
+    s = np.ones((1, 3, 50), np.float32)
+    np.testing.assert_array_equal(rnn(s).numpy(), rnn(s).numpy())
+    assert not np.array_equal(rnn(s, training=True).numpy(), rnn(s).numpy())

@@ -145,3 +145,17 @@ def test_subclassed_model_tracks_layers_in_attributes_and_lists():
     assert "Total params: 41" in text                   # 3*4+4 + 4*4+4 + 4*1+1
     with pytest.raises(ValueError, match="not yet been built"):
         Net().summary()
+
+
+@pytest.mark.filterwarnings("error")
+def test_a_model_inside_a_model_passes_the_mask_to_its_layers_without_a_warning():
+    """Issue 43: Keras 3.15 warns "Layer 'sequential' ... does not support masking and will
+    therefore destroy the mask information" for a model given a masked input, though its layers
+    see the mask. tapekit's models hand the mask to their layers, so it says nothing."""
+    tk.layers.clear_session()
+    inner = tk.Sequential([tk.layers.Dense(2), tk.layers.LSTM(2, return_sequences=True)])
+    i = tk.Input((3,), dtype="int32")
+    outer = tk.Model(i, inner(tk.layers.Embedding(4, 2, mask_zero=True)(i)))
+    out = outer(np.array([[1, 0, 2]]))
+    np.testing.assert_array_equal(out._keras_mask.numpy(), [[True, False, True]])
+    np.testing.assert_array_equal(out.numpy()[:, 1], np.zeros((1, 2)) + out.numpy()[:, 0])

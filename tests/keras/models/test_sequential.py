@@ -130,3 +130,17 @@ def test_sequential_config():
     unbuilt = tk.Sequential([tk.layers.Dense(2)])
     assert "build_input_shape" not in unbuilt.get_config()
     assert not tk.Sequential.from_config(unbuilt.get_config()).built
+
+
+@pytest.mark.filterwarnings("error")           # no "destroy the mask" warning from the Input
+def test_a_sequential_passes_the_mask_from_its_input_layer_on():
+    """Issue 43: Input -> Masking -> SimpleRNN(return_sequences): the InputLayer hands the
+    data (and a mask given with mask=) to the next layer; the output carries the mask."""
+    layers.clear_session()
+    model = models.Sequential([tk.Input((3, 1)), layers.Masking(), layers.SimpleRNN(2, return_sequences=True)])
+    x = np.array([[[1.0], [0.0], [2.0]]], np.float32)
+    np.testing.assert_array_equal(model(x)._keras_mask.numpy(), [[True, False, True]])
+    plain = models.Sequential([tk.Input((3, 1)), layers.SimpleRNN(2, return_sequences=True)])
+    given = plain(x, mask=np.array([[True, True, False]]))
+    np.testing.assert_array_equal(given._keras_mask.numpy(), [[True, True, False]])
+    np.testing.assert_array_equal(given.numpy()[:, 2], given.numpy()[:, 1])   # step 2 repeats 1

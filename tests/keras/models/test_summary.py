@@ -145,3 +145,59 @@ def test_summary_of_a_functional_model_lists_the_input_layer():
     assert "predictions (Dense)" in text and "650" in text
     assert (" Total params: 51,146 (199.79 KB)\n Trainable params: 51,018 (199.29 KB)\n"
             " Non-trainable params: 128 (512.00 B)") in text
+
+
+# --- names in any language (issue 43) ----------------------------------------------------------
+class Scale(layers.Layer):
+    def build(self, input_shape):
+        self.s = self.add_weight(shape=input_shape[-1:], initializer="ones", name="w\u00b5")
+
+    def call(self, x):
+        return x * self.s
+
+
+def test_names_in_any_language_line_up_as_in_keras_3():
+    """Keras 3.15.1's summary(line_length=80) of these models, character for character: rich
+    gives an East Asian wide character two columns."""
+    i = tk.Input((2,), name="in put")
+    model = tk.Model(i, Scale(name="a b")(layers.Dense(3, name="密集层")(i)), name="模型 1")
+    text = summary_mod.render(model, model.layers, True, line_length=80)
+    assert text == (
+        'Model: "模型 1"\n'
+        "┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┓\n"
+        "┃ Layer (type)                      ┃ Output Shape             ┃       Param # ┃\n"
+        "┡━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━┩\n"
+        "│ in put (InputLayer)               │ (None, 2)                │             0 │\n"
+        "├───────────────────────────────────┼──────────────────────────┼───────────────┤\n"
+        "│ 密集层 (Dense)                    │ (None, 3)                │             9 │\n"
+        "├───────────────────────────────────┼──────────────────────────┼───────────────┤\n"
+        "│ a b (Scale)                       │ (None, 3)                │             3 │\n"
+        "└───────────────────────────────────┴──────────────────────────┴───────────────┘\n"
+        " Total params: 12 (48.00 B)\n"
+        " Trainable params: 12 (48.00 B)\n"
+        " Non-trainable params: 0 (0.00 B)")
+    j = tk.Input((2,), name="入力")
+    a, b = layers.Dense(2, name="層A")(j), layers.Dense(2, name="b")(j)
+    branched = tk.Model(j, layers.Add(name="足す")([a, b]), name="枝")
+    lines = []
+    branched.summary(line_length=80, print_fn=lines.append)
+    assert lines[0].splitlines()[4:11] == [
+        "│ 入力 (InputLayer)     │ (None, 2)         │           0 │ -                  │",
+        "├───────────────────────┼───────────────────┼─────────────┼────────────────────┤",
+        "│ 層A (Dense)           │ (None, 2)         │           6 │ 入力[0][0]         │",
+        "├───────────────────────┼───────────────────┼─────────────┼────────────────────┤",
+        "│ b (Dense)             │ (None, 2)         │           6 │ 入力[0][0]         │",
+        "├───────────────────────┼───────────────────┼─────────────┼────────────────────┤",
+        "│ 足す (Add)            │ (None, 2)         │           0 │ 層A[0][0], b[0][0] │"]
+
+
+def test_a_name_with_control_characters_is_shown_escaped_on_its_own_line():
+    """Keras 3.15 prints "a\\nb" as two lines of the box (rich breaks it); tapekit shows the
+    name escaped, so each layer keeps one row and no name can draw on the page."""
+    model = tk.Sequential([tk.Input((2,)), layers.Dense(1, name="a\nb"),
+                           layers.Dense(1, name="\x1b[31mred\u202e")], name="m\r")
+    text = summary_mod.render(model, model.layers, True, line_length=80)
+    assert 'Model: "m\\x0d"' in text and "│ a\\x0ab (Dense) " in text
+    assert "│ \\x1b[31mred\\u202e (Dense) " in text
+    assert all(line.isprintable() for line in text.splitlines())
+    assert len(text.splitlines()) == 11                  # one row per layer

@@ -118,3 +118,18 @@ def test_adam_weight_decay_inside_tk_function_and_one_clip_only():
         optimizers.RMSprop(clipnorm=1.0, clipvalue=0.5)
     with pytest.raises(ValueError, match="weight_decay must be >= 0"):
         optimizers.SGD(weight_decay=-1.0)
+
+
+def test_optimizer_names_follow_keras_3s_rule():
+    """Issue 43, Keras 3.15: an optimizer takes any name without "/" ("优化 器", "" too; its
+    variables' names start with it); "/" or a name that is no string is Keras's ValueError."""
+    opt = optimizers.Adam(0.1, name="优化 器")
+    assert opt.name == "优化 器" and opt.iterations.name == "优化 器/iteration:0"
+    var = tk.Variable([1.0])
+    opt.apply_gradients([(tk.constant([0.5]), var)])
+    assert all(s.name.startswith("优化 器/") for s in opt.variables if s is not opt.iterations)
+    assert optimizers.SGD(name="").name == "" and optimizers.SGD(name=None).name == "sgd"
+    for bad in ("a/b", 3):
+        with pytest.raises(ValueError, match=r"SGD\(name=\.\.\.\): Argument `name` must be a "
+                                             r"string and cannot contain character `/`"):
+            optimizers.SGD(name=bad)

@@ -484,3 +484,50 @@ def test_a_recurrent_model_with_nested_configs_loads_with_the_same_predictions(t
     assert loaded.get_config() == model.get_config()
     np.testing.assert_array_equal(loaded(x).numpy(), expected)
     assert [float(v) for v in loaded.losses] == penalties and len(penalties) == 3
+
+
+# --- names in any language (issue 43) ----------------------------------------------------------
+def test_a_model_named_in_any_language_saves_and_loads(tmp_path):
+    """Layers, weights and the model named `密集层`, `wµ`, `a b`, with a newline or a NUL: the
+    config is JSON (the names are data in it), and the model comes back with its names, paths
+    and predictions. (Keras 3.15 loads tapekit's file and predicts the same:
+    tools/keras_interop/roundtrip.py, its "named" model.)"""
+    @tk.saving.register_keras_serializable(package="names")
+    class Scale(tk.layers.Layer):
+        def build(self, input_shape):
+            self.s = self.add_weight(shape=input_shape[-1:], initializer="ones", name="尺度 s\x00")
+
+        def call(self, x):
+            return x * self.s
+    tk.layers.clear_session()
+    tk.random.set_seed(0)
+    i = tk.Input((4,), name="in put")
+    h = tk.layers.Dense(3, name="密集层")(i)
+    h = tk.layers.Dense(2, name="w\u00b5\nnext")(h)
+    model = tk.Model(i, Scale(name="a b")(h), name="模型 1")
+    model.compile(optimizer=tk.optimizers.Adam(0.01, name="优化 器"), loss="mse")
+    model.fit(X, np.repeat(Y, 2, axis=1), epochs=1, verbose=0)
+    model.save(tmp_path / "named.keras")
+    with zipfile.ZipFile(tmp_path / "named.keras") as archive:
+        config = json.loads(archive.read("config.json"))
+    assert [entry["name"] for entry in config["config"]["layers"]] == [
+        "in put", "密集层", "w\u00b5\nnext", "a b"]
+    again = tk.models.load_model(tmp_path / "named.keras")
+    assert again.name == "模型 1" and again.optimizer.name == "优化 器"
+    assert [w.path for w in again.weights] == ["密集层/kernel", "密集层/bias", "w\u00b5\nnext/kernel",
+                                               "w\u00b5\nnext/bias", "a b/尺度 s\x00"]
+    np.testing.assert_array_equal(again.predict(X, verbose=0), model.predict(X, verbose=0))
+
+
+def test_a_keras_3_file_with_unicode_layer_names_loads(tmp_path):
+    """KERAS_FUNCTIONAL with the layers named as a student might: Keras 3.15 writes such a
+    file (json.dumps escapes the names as \\uXXXX), and its groups are named by class."""
+    config = json.loads(json.dumps(KERAS_FUNCTIONAL).replace('"h"', '"密集层"')
+                        .replace('"x"', '"in put"').replace('"o1"', '"a b"'))
+    weights = keras_file(tmp_path / "u.keras", config=config)
+    model = tk.models.load_model(tmp_path / "u.keras")
+    assert [layer.name for layer in model.layers] == ["in put", "密集层", "a b"]
+    (w1, b1), (w2, b2) = [[np.float32(a) for a in weights[g]] for g in
+                          ("layers/dense/vars", "layers/dense_1/vars")]
+    expected = np.tanh(X @ w1.astype("float32") + b1) @ w2.astype("float32") + b2
+    np.testing.assert_allclose(model.predict(X, verbose=0), expected, rtol=1e-6, atol=1e-6)

@@ -615,3 +615,54 @@ def test_load_weights_refuses_an_optimizer_state_that_does_not_fit_unless_skip_m
         other.load_weights(tmp_path / "m.weights.h5", skip_mismatch=True)
     assert all(np.array_equal(a, b) for a, b in zip(other.get_weights(), model.get_weights()))
     assert int(other.optimizer.iterations) == 0
+
+
+# --- names in any language (issue 43) ----------------------------------------------------------
+def named_model():
+    tk.layers.clear_session()
+    tk.random.set_seed(3)
+    i = tk.Input((3,), name="in put")
+    h = tk.layers.Dense(2, name="密集层")(i)
+    h = tk.layers.Dense(2, name="a\x00b")(h)
+    return tk.Model(i, tk.layers.Dense(1, name="x\ud800y")(h), name="模型 1")
+
+
+def test_layers_named_in_any_language_save_and_load_their_weights(tmp_path):
+    """Keras 3.15 names the groups by class (layers/dense, layers/dense_1, ...) and writes the
+    layer's name in the group's `name` attribute: `密集层` there as it is. A NUL or a lone
+    surrogate, which HDF5's UTF-8 text cannot hold (Keras 3.15's save_weights fails: "VLEN
+    strings do not support embedded NULLs"), is written escaped; loading reads the groups
+    by path, so the escape changes nothing."""
+    model = named_model()
+    model.save_weights(tmp_path / "n.weights.h5")
+    got = layout(tmp_path / "n.weights.h5")
+    assert got["vars"] == {"name": "模型 1"}
+    assert got["layers/input_layer/vars"] == {"name": "in put"}
+    assert got["layers/dense/vars"] == {"name": "密集层"}
+    assert got["layers/dense_1/vars"] == {"name": "a\\x00b"}
+    assert got["layers/dense_2/vars"] == {"name": "x\\ud800y"}
+    again = named_model()
+    again.set_weights([np.zeros(w.shape, np.float32) for w in again.weights])
+    again.load_weights(tmp_path / "n.weights.h5")
+    x = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_array_equal(again(x).numpy(), model(x).numpy())
+
+
+def test_a_keras_3_weights_file_with_unicode_names_loads(tmp_path):
+    """The layout Keras 3.15 wrote for Input("in put") -> Dense(3, name="密集层"): groups by
+    class, the names only in the `name` attributes."""
+    rng = np.random.default_rng(0)
+    kernel, bias = rng.normal(size=(2, 3)).astype("float32"), rng.normal(size=3).astype("float32")
+    path = tmp_path / "k.weights.h5"
+    with h5py.File(path, "w") as f:
+        f.create_group("vars").attrs["name"] = "模型 1"
+        f.create_group("layers/input_layer/vars").attrs["name"] = "in put"
+        g = f.create_group("layers/dense/vars")
+        g.attrs["name"] = "密集层"
+        g.create_dataset("0", data=kernel)
+        g.create_dataset("1", data=bias)
+    tk.layers.clear_session()
+    i = tk.Input((2,), name="in put")
+    model = tk.Model(i, tk.layers.Dense(3, name="密集层")(i), name="模型 1")
+    model.load_weights(path)
+    np.testing.assert_array_equal(model.get_layer("密集层").kernel.numpy(), kernel)
