@@ -77,3 +77,26 @@ def test_show_options_override_the_defaults_for_one_view():
     finally:
         tk.display.set_options(**previous)
     assert tk.show(tape).options["rankdir"] == previous["rankdir"]
+
+
+needs_dot = pytest.mark.skipif(__import__("shutil").which("dot") is None,
+                               reason="Graphviz dot not installed")
+
+
+@needs_dot
+def test_the_picture_is_html_with_its_alt_text_and_description():
+    """Issue 46: JupyterLab draws image/png and image/svg+xml as an <img> with no alt; HTML
+    ranks above both, so it carries the picture (the same PNG) with the words."""
+    tape, x, c, w = small_tape()
+    tape.gradient(w, x)
+    view = tk.show(tape, w, x)
+    bundle = view._repr_mimebundle_()
+    words = view.describe()
+    assert set(bundle) == {"text/plain", "text/html", "image/svg+xml", "image/png"}
+    html = bundle["text/html"]
+    assert html.startswith('<figure class="tapekit-figure"')
+    assert f'alt="{words.name}"' in html and f'base64,{bundle["image/png"]}"' in html
+    assert "<summary>Text description</summary>" in html
+    assert "s0: the variable x:0, watched; scalar, float32; value 3.0; gradient 47.0; a source." in html
+    assert tape._repr_mimebundle_()["text/html"].count("<li>") == len(tape.describe().items)
+    assert view._repr_mimebundle_(exclude=["image/png"])["text/html"] == html   # needs the PNG
