@@ -1,9 +1,14 @@
-"""NodeInspector: any node's numbers and a finite-difference check of its gradient."""
+"""NodeInspector: any node's numbers and a finite-difference check of its gradient.
+
+Its list is a labelled <select> ("node"), its details a table with header cells, and a polite
+live region says each node chosen and each check's result.
+"""
 import ipywidgets as w
 
 from ..display import dot as _dot
+from ..display.describe import Description, describe_model
 from ..display.format import summary
-from . import plots
+from . import controls, plots
 from .base import error_html, esc, text_output, View
 from .models import InspectorModel
 
@@ -36,7 +41,8 @@ class NodeInspector(View):
         self.details = w.HTML()
         self.check_button = w.Button(description="check gradient", icon="check")
         self.result = w.Output()
-        super().__init__([w.HBox([self.dropdown, self.check_button]), self.details,
+        self.live = controls.LiveRegion(shown=False)   # the details show the same numbers
+        super().__init__([w.HBox([self.dropdown, self.check_button]), self.live, self.details,
                           self.result])
         self.add_class("tk-node-inspector")
         self.last_check = None
@@ -77,6 +83,7 @@ class NodeInspector(View):
         result = self.model.check(self.selected, **kw)
         self.last_check = result
         self.result.outputs = (text_output(str(result)),)
+        self.live.text = str(result).splitlines()[0]
         return result
 
     def _render(self):
@@ -92,9 +99,19 @@ class NodeInspector(View):
                 ("dtype", info.dtype or "?"), ("value", value),
                 (f"gradient (d {self.model.target_node or 'target'} / d {info.id})", grad)]
         self.details.value = ('<table class="tk-node-details" style="font-family:sans-serif">'
-                              + "".join(f"<tr><th style='text-align:left'>{esc(k)}</th>"
+                              + "".join(f"<tr><th scope='row' style='text-align:left'>{esc(k)}</th>"
                                         f"<td><code>{esc(v)}</code></td></tr>" for k, v in rows)
                               + "</table>")
+        self.live.text = self.node_sentence()
+
+    def node_sentence(self):
+        """The selected node in one sentence: its op, inputs, value and gradient."""
+        info = self.node()
+        parts = [f"{info.id}: {info.op}" + (f" of {', '.join(info.inputs)}" if info.inputs else "")]
+        if info.value is not None:
+            parts.append(f"value {summary(info.value)}")
+        parts.append(f"gradient {summary(info.grad)}" if info.grad is not None else "no gradient")
+        return "; ".join(parts) + "."
 
     def text(self):
         if self.model is None or not self.model.node_ids:
@@ -103,6 +120,24 @@ class NodeInspector(View):
         if self.last_check is not None:
             text += f"\ncheck: {self.last_check}"
         return text
+
+    def describe(self):
+        """The inspector's picture in words (a Description): the selected node, its check, and
+        the graph with that node marked."""
+        if self.model is None or not self.model.node_ids:
+            return Description(self.text())
+        info = self.node()
+        value = summary(info.value) if info.value is not None else "not kept"
+        grad = summary(info.grad) if info.grad is not None else "none"
+        name = (f"The tape's graph with node {info.id} ({info.op}) selected: value {value}, "
+                f"gradient {grad}.")
+        check = (f"Gradient check: {self.last_check}",) if self.last_check is not None else ()
+        target = self.model.target_node or "the target"
+        graph = describe_model(self.model.graph, grads=self.model.grads,
+                               highlight=self.selected, highlight_word="selected",
+                               grads_are=f"d {target} / d node, for each node")
+        return Description(name, intro=check + graph.intro, items=graph.items,
+                           outro=graph.outro)
 
     def _state_key(self):
         return None if self.model is None else (self.selected, str(self.last_check))
@@ -113,7 +148,8 @@ class NodeInspector(View):
             return None
         try:
             graph = _dot.to_digraph(self.model.graph, highlight=self.selected,
-                                    grads=self.model.grads).pipe(format="png", quiet=True)
+                                    grads=self.model.grads,
+                                    highlight_word="selected").pipe(format="png", quiet=True)
         except Exception:  # noqa: BLE001 - no `dot`: the numbers alone
             graph = None
         return plots.text_panel_png(plots.wrap(self.text()), image=graph)
