@@ -29,6 +29,8 @@ from .tensor import Tensor, Variable, wrap_array
 from .traceback_utils import filter_traceback
 
 
+# display/__init__.py adds the tape's read-only display methods to this class (its notebook
+# display `_repr_mimebundle_`, `explain` and `describe`), so that the core never imports display.
 class GradientTape(Recorder):
     """Record operations for automatic differentiation (`tf.GradientTape`).
 
