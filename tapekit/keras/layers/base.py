@@ -34,7 +34,7 @@ from .. import regularizers
 from ..activations import ACTIVATIONS
 from ..keras_tensor import KerasTensor, Node, any_symbolic
 from .. import masking
-from .naming import check_name, reset_names, snake_name, unique_name
+from ..utils.naming import check_name, reset_names, snake_name, unique_name
 from .shapes import batchless, check_input, shape_list
 from .config import ALLOWED_KWARGS, LayerConfig
 from .output_spec import returned_none, run_on_zeros

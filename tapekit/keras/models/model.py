@@ -16,7 +16,7 @@ import json
 
 import numpy as np
 
-from ..layers.naming import unique_name
+from ..utils.naming import unique_name
 from ..layers.base import Layer
 from ..layers.config import as_shapes, build_config_key
 from ..saving import saving_lib, weights_h5

@@ -38,7 +38,7 @@ import numpy as np
 
 from ...tensor import Variable
 from . import files
-from ..layers.naming import snake_name
+from ..utils.naming import snake_name
 from ..layers.base import Layer
 
 SUFFIX = ".weights.h5"
