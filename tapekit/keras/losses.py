@@ -29,6 +29,7 @@ from .loss_base import EPSILON, Loss
 from .probabilistic_losses import KLDivergence, Poisson, kl_divergence, poisson
 from .targets import as_float, prepare
 from ..namespaces import public_dir
+from .saving import lookup
 
 
 # --- per-example losses (keras.losses.mean_squared_error and friends) -----------------------
@@ -386,5 +387,9 @@ __all__ = ["Loss", "MeanSquaredError", "MeanAbsoluteError", "MeanAbsolutePercent
            "sparse_categorical_crossentropy", "kl_divergence", "poisson", "hinge", "squared_hinge",
            "categorical_hinge", "mse", "mae", "MSE", "MAE", "get"]
 
+
+# A Keras config names these as keras.losses (saving/lookup.py finds them in this table).
+lookup.register_builtins("keras.losses", {name: globals()[name] for name in __all__},
+                         functions=("losses", FUNCTIONS))
 
 __dir__ = public_dir(globals())   # dir() and tab completion: the public names only

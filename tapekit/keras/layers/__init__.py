@@ -34,6 +34,7 @@ from .pooling import (AveragePooling2D, GlobalAveragePooling1D, GlobalAveragePoo
                       GlobalMaxPooling1D, GlobalMaxPooling2D)
 from .recurrent import GRU, LSTM, SimpleRNN
 from .reshaping import UpSampling2D
+from ..saving import lookup
 from ...namespaces import public_dir
 
 __all__ = ["Activation", "Add", "Average", "AveragePooling2D", "BatchNormalization", "Concatenate",
@@ -45,5 +46,8 @@ __all__ = ["Activation", "Add", "Average", "AveragePooling2D", "BatchNormalizati
            "Reshape", "Subtract", "UpSampling2D", "add", "average", "clear_session", "concatenate", "dot",
            "get_activation", "maximum", "minimum", "multiply", "subtract"]
 
+
+# A Keras config names these as keras.layers (saving/lookup.py finds them in this table).
+lookup.register_builtins("keras.layers", {name: globals()[name] for name in __all__})
 
 __dir__ = public_dir(globals())   # dir() and tab completion: the public names only

@@ -55,5 +55,10 @@ def get(identifier):
 __all__ = [name for name in dir() if not name.startswith("_") and name != "FUNCTIONS"]
 
 from ...namespaces import public_dir  # noqa: E402 - after __all__, which lists the names above
+from ..saving import lookup  # noqa: E402
+
+# A Keras config names these as keras.metrics (saving/lookup.py finds them in this table).
+lookup.register_builtins("keras.metrics", {name: globals()[name] for name in __all__},
+                         functions=("metrics", FUNCTIONS))
 
 __dir__ = public_dir(globals())   # dir() and tab completion: the public names only

@@ -14,6 +14,7 @@ The base class, with what every optimizer shares (clipping, weight decay, slots,
 in base_optimizer.py; each update rule is in a module of its own, as in Keras 3.
 """
 from ...namespaces import public_dir
+from ..saving import lookup
 from .. import schedules
 from ..identifiers import resolve
 from .adam import Adam
@@ -38,5 +39,8 @@ _BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop}
 
 __all__ = ["Optimizer", "SGD", "Adam", "RMSprop", "get", "schedules"]
 
+
+# A Keras config names these as keras.optimizers (saving/lookup.py finds them in this table).
+lookup.register_builtins("keras.optimizers", {name: globals()[name] for name in __all__})
 
 __dir__ = public_dir(globals())   # dir() and tab completion: the public names only
