@@ -3,6 +3,8 @@
 Reached as `tk.layers`, `tk.keras.layers`, and `keras.layers` after `import tapekit as keras`.
 The core (tensors, tapes, ops) never imports this package.
 """
+import sys as _sys
+
 from . import (activations, backend, callbacks, initializers, keras_tensor, layers, losses,  # noqa: F401
                metrics, models, optimizers, regularizers, saving, utils)
 from .layers import Input, InputLayer
@@ -14,5 +16,13 @@ __all__ = ["Input", "InputLayer", "Model", "Sequential", "activations", "backend
            "initializers", "layers", "losses", "metrics", "models", "optimizers", "regularizers",
            "saving", "utils"]
 
+# Modules that tapekit had before issue 44 and that pickles (a compiled model's loss, a
+# learning-rate schedule) or imports may still name: each is an alias of the module that holds
+# its names now, in sys.modules (as `tapekit.layers` is of `tapekit.keras.layers`).
+_MOVED = {"hinge_losses": losses.hinge_losses, "layers.naming": utils.naming, "loss_base": losses.loss,
+          "probabilistic_losses": losses.probabilistic_losses, "targets": losses.loss}
+for _old, _module in _MOVED.items():
+    _sys.modules[f"{__name__}.{_old}"] = _module
+del _old, _module
 
 __dir__ = public_dir(globals())   # dir() and tab completion: the public names only

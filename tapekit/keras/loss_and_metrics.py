@@ -10,13 +10,11 @@ when the shapes of y and y_pred are known ("accuracy" picks binary, sparse or ca
 import re
 
 from .. import nest
-from ..convert import convert_to_tensor
 from ..module import snake_case
-from ..ops import cast
 from . import losses as losses_module
 from . import metrics as metrics_module
 from .data_adapter import unpack_x_y_sample_weight
-from .targets import squeeze_or_expand
+from .losses.loss import LossFunctionWrapper
 
 
 class LossAndMetrics:
@@ -234,27 +232,10 @@ class LossAndMetrics:
                     self._compile_metrics = self._build_metrics(y, y_pred)
 
 
-class _FunctionLoss(losses_module.Loss):
-    """A loss function fn(y_true, y_pred) -> per-sample values, reduced like a Loss."""
-
-    def __init__(self, fn):
-        super().__init__(name=getattr(fn, "__name__", "loss"))
-        self._fn = fn
-
-    def call(self, y_true, y_pred):
-        # Keras 3's LossFunctionWrapper: the labels in the loss's dtype (float32), and ranks
-        # that differ by a trailing 1 matched: labels (N,) against predictions (N, 1) are one
-        # column, not an (N, N) grid
-        y_true = convert_to_tensor(y_true)
-        if y_true.dtype != "float32":
-            y_true = cast(y_true, "float32")
-        return self._fn(*squeeze_or_expand(y_true, y_pred))
-
-
 def _as_loss(loss):
     if loss is None or isinstance(loss, losses_module.Loss):
         return loss
-    return _FunctionLoss(loss)
+    return LossFunctionWrapper(loss)
 
 
 def _build_metrics(specs, y, y_pred):
