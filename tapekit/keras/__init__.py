@@ -6,7 +6,7 @@ The core (tensors, tapes, ops) never imports this package.
 import sys as _sys
 
 from . import (activations, backend, callbacks, initializers, keras_tensor, layers, losses,  # noqa: F401
-               metrics, models, optimizers, regularizers, saving, utils)
+               metrics, models, optimizers, regularizers, saving, trainers, utils)
 from .layers import Input, InputLayer
 from .models import Model, Sequential
 from . import schedules  # noqa: E402
@@ -19,8 +19,10 @@ __all__ = ["Input", "InputLayer", "Model", "Sequential", "activations", "backend
 # Modules that tapekit had before issue 44 and that pickles (a compiled model's loss, a
 # learning-rate schedule) or imports may still name: each is an alias of the module that holds
 # its names now, in sys.modules (as `tapekit.layers` is of `tapekit.keras.layers`).
-_MOVED = {"hinge_losses": losses.hinge_losses, "layers.naming": utils.naming, "loss_base": losses.loss,
-          "probabilistic_losses": losses.probabilistic_losses, "targets": losses.loss}
+_MOVED = {"data_adapter": trainers.data_adapter, "hinge_losses": losses.hinge_losses,
+          "layers.naming": utils.naming, "loss_and_metrics": trainers.compile_utils,
+          "loss_base": losses.loss, "probabilistic_losses": losses.probabilistic_losses,
+          "targets": losses.loss, "trainer": trainers.trainer}
 for _old, _module in _MOVED.items():
     _sys.modules[f"{__name__}.{_old}"] = _module
 del _old, _module
