@@ -9,7 +9,7 @@ from . import (activations, backend, callbacks, initializers, keras_tensor, laye
                metrics, models, optimizers, regularizers, saving, trainers, utils)
 from .layers import Input, InputLayer
 from .models import Model, Sequential
-from . import schedules  # noqa: E402
+from .optimizers import schedules  # noqa: F401  (tk.keras.schedules, as before issue 44)
 from ..namespaces import public_dir
 
 __all__ = ["Input", "InputLayer", "Model", "Sequential", "activations", "backend", "callbacks",
@@ -22,7 +22,7 @@ __all__ = ["Input", "InputLayer", "Model", "Sequential", "activations", "backend
 _MOVED = {"data_adapter": trainers.data_adapter, "hinge_losses": losses.hinge_losses,
           "layers.naming": utils.naming, "loss_and_metrics": trainers.compile_utils,
           "loss_base": losses.loss, "probabilistic_losses": losses.probabilistic_losses,
-          "targets": losses.loss, "trainer": trainers.trainer}
+          "schedules": optimizers.schedules, "targets": losses.loss, "trainer": trainers.trainer}
 for _old, _module in _MOVED.items():
     _sys.modules[f"{__name__}.{_old}"] = _module
 del _old, _module

@@ -11,12 +11,13 @@ variable for momentum or moments), and every update is written with tapekit ops 
 current slots and step count, just as the eager step does.
 
 The base class, with what every optimizer shares (clipping, weight decay, slots, config), is
-in base_optimizer.py; each update rule is in a module of its own, as in Keras 3.
+in base_optimizer.py; each update rule is in a module of its own, as in Keras 3, and the
+learning-rate schedules (`tk.optimizers.schedules`) are schedules.py.
 """
 from ...namespaces import public_dir
 from ..saving import lookup
-from .. import schedules
 from ..identifiers import resolve
+from . import schedules
 from .adam import Adam
 from .base_optimizer import Optimizer
 from .rmsprop import RMSprop

@@ -14,9 +14,9 @@ step reads the current step at every replay and the rate keeps decaying.
 >>> round(float(w), 6)
 -1.1
 """
-from ..ops import cast, pow, where
-from ..namespaces import public_dir
-from .saving import lookup
+from ...namespaces import public_dir
+from ...ops import cast, pow, where
+from ..saving import lookup
 
 __all__ = ["LearningRateSchedule", "ExponentialDecay", "PiecewiseConstantDecay"]
 
