@@ -269,8 +269,9 @@ def test_rooms_import_each_other_one_way():
     assert _cycles(graph) == [], f"rooms importing each other: {_cycles(graph)}"
 
 
-# --- Inside tapekit/keras too: no arrow back up (issue 44) ---------------------------------
+# --- Inside tapekit/keras too: no arrow back up, few loose modules (issue 44) ---------------
 KERAS = ROOT / "keras"
+MAX_LOOSE_KERAS_MODULES = 8
 
 
 def _keras_room(module):
@@ -300,3 +301,8 @@ def test_rooms_inside_keras_import_each_other_one_way():
             graph.setdefault(t, set())
     assert _cycles(graph) == [], f"rooms of tapekit/keras importing each other: {_cycles(graph)}"
 
+
+def test_keras_keeps_few_loose_modules():
+    loose = sorted(p.name for p in KERAS.glob("*.py") if p.name != "__init__.py")
+    assert len(loose) <= MAX_LOOSE_KERAS_MODULES, (
+        f"tapekit/keras/ has {len(loose)} loose modules {loose}: a family of them is a package")
