@@ -5,16 +5,17 @@ The core (tensors, tapes, ops) never imports this package.
 """
 import sys as _sys
 
-from . import (activations, backend, callbacks, initializers, keras_tensor, layers, losses,  # noqa: F401
-               metrics, models, optimizers, regularizers, saving, trainers, utils)
+from .. import namespaces
+from . import (activations, backend, callbacks, identifiers, initializers, keras_tensor,  # noqa: F401
+               layers, losses, metrics, models, optimizers, regularizers, saving, trainers, utils)
 from .layers import Input, InputLayer
 from .models import Model, Sequential
 from .optimizers import schedules  # noqa: F401  (tk.keras.schedules, as before issue 44)
-from ..namespaces import public_dir
 
-__all__ = ["Input", "InputLayer", "Model", "Sequential", "activations", "backend", "callbacks",
-           "initializers", "layers", "losses", "metrics", "models", "optimizers", "regularizers",
-           "saving", "utils"]
+# tk.keras: the four names above and these namespaces (as tapekit/__init__.py hands them on).
+__all__ = identifiers.exported(globals(), modules=(
+    "activations", "backend", "callbacks", "initializers", "layers", "losses", "metrics",
+    "models", "optimizers", "regularizers", "saving", "utils"))
 
 # Modules that tapekit had before issue 44 and that pickles (a compiled model's loss, a
 # learning-rate schedule) or imports may still name: each is an alias of the module that holds
@@ -27,4 +28,4 @@ for _old, _module in _MOVED.items():
     _sys.modules[f"{__name__}.{_old}"] = _module
 del _old, _module
 
-__dir__ = public_dir(globals())   # dir() and tab completion: the public names only
+__dir__ = namespaces.public_dir(globals())   # dir() and tab completion: the public names only

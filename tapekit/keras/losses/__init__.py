@@ -5,9 +5,13 @@ and the wrapper of a loss function (loss.py), the regression and cross-entropy l
     loss_fn = tk.losses.MeanSquaredError()
     loss_fn([[1.0], [2.0]], [[1.5], [2.0]])      # tk.Tensor(0.125, shape=(), dtype=float32)
     model.compile(loss="mse")                    # by name: get("mse") is mean_squared_error
+
+tk.losses's names are the ones imported and defined here, each once: `__all__` is made from
+them, and a Keras config names their classes as "keras.losses" and _FUNCTIONS by name
+(saving/lookup.py finds both in the table registered at the end).
 """
-from ...namespaces import public_dir
-from ..identifiers import resolve
+from ... import namespaces
+from .. import identifiers
 from ..saving import lookup
 from .hinge_losses import CategoricalHinge, Hinge, SquaredHinge, categorical_hinge, hinge, squared_hinge
 from .loss import Loss
@@ -25,7 +29,7 @@ mae = MAE = mean_absolute_error
 
 # The loss functions a config may name (Keras writes {"module": "builtins", "class_name":
 # "function", "config": "mean_squared_error"}): these and no other function of this package.
-FUNCTIONS = {
+_FUNCTIONS = {
     "mean_squared_error": mean_squared_error, "mse": mean_squared_error,
     "mean_absolute_error": mean_absolute_error, "mae": mean_absolute_error,
     "huber": huber, "binary_crossentropy": binary_crossentropy,
@@ -37,11 +41,6 @@ FUNCTIONS = {
     "mape": mean_absolute_percentage_error, "msle": mean_squared_logarithmic_error,
     "kld": kl_divergence,      # Keras's aliases; "MAPE", "KLD", ... resolve by their lower case
 }
-_BY_NAME = {**FUNCTIONS, **{cls.__name__: cls for cls in (
-    MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError, MeanSquaredLogarithmicError,
-    Huber, LogCosh, CosineSimilarity, BinaryCrossentropy, CategoricalCrossentropy,
-    SparseCategoricalCrossentropy, KLDivergence, Poisson, Hinge, SquaredHinge, CategoricalHinge)}}
-
 
 def get(identifier):
     """A loss from its name ("mse", "sparse_categorical_crossentropy", "MeanSquaredError"),
@@ -50,22 +49,15 @@ def get(identifier):
     >>> tk.losses.get("mse") is tk.losses.mean_squared_error
     True
     """
-    return resolve(identifier, _BY_NAME, "loss", base=Loss, none=True,
-                   accepts="a tk.losses.Loss or a function loss(y_true, y_pred)")
+    return identifiers.resolve(identifier, _BY_NAME, "loss", base=Loss, none=True,
+                               accepts="a tk.losses.Loss or a function loss(y_true, y_pred)")
 
 
-__all__ = ["Loss", "MeanSquaredError", "MeanAbsoluteError", "MeanAbsolutePercentageError",
-           "MeanSquaredLogarithmicError", "Huber", "LogCosh", "CosineSimilarity", "BinaryCrossentropy",
-           "CategoricalCrossentropy", "SparseCategoricalCrossentropy", "KLDivergence", "Poisson", "Hinge",
-           "SquaredHinge", "CategoricalHinge", "mean_squared_error", "mean_absolute_error",
-           "mean_absolute_percentage_error", "mean_squared_logarithmic_error", "huber", "log_cosh",
-           "cosine_similarity", "binary_crossentropy", "categorical_crossentropy",
-           "sparse_categorical_crossentropy", "kl_divergence", "poisson", "hinge", "squared_hinge",
-           "categorical_hinge", "mse", "mae", "MSE", "MAE", "get"]
-
-
-# A Keras config names these as keras.losses (saving/lookup.py finds them in this table).
+__all__ = identifiers.exported(globals())   # the names imported and defined above
+# get's names: the functions a config may name, and each loss class by its own name
+_BY_NAME = {**_FUNCTIONS, **{name: obj for name, obj in ((n, globals()[n]) for n in __all__)
+                             if isinstance(obj, type) and obj is not Loss}}
 lookup.register_builtins("keras.losses", {name: globals()[name] for name in __all__},
-                         functions=("losses", FUNCTIONS))
+                         functions=("losses", _FUNCTIONS))
 
-__dir__ = public_dir(globals())   # dir() and tab completion: the public names only
+__dir__ = namespaces.public_dir(globals())   # dir() and tab completion: the public names only
