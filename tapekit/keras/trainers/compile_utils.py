@@ -284,23 +284,16 @@ OLD_STATE = ("_compiled_losses", "_metric_specs", "_weighted_metric_specs", "_co
 
 
 def from_old_state(old, loss, loss_weights, output_names):
-    """(CompileLoss or None, CompileMetrics or None) from the OLD_STATE entries a model pickled
-    before issue 44: `_compiled_losses` [(output, name, loss, weight, tracker)] and
-    `_compile_metrics` [(metric, output, weighted)] once built (None before), and the metric
-    specs; the objects keep what was built (the metrics' counts too)."""
-    compile_loss = None
-    if loss is not None:
-        compile_loss = CompileLoss.__new__(CompileLoss)
-        compile_loss.loss, compile_loss.loss_weights = loss, loss_weights
-        compile_loss.output_names = output_names
-        built = old.get("_compiled_losses")
-        compile_loss.built, compile_loss._losses = built is not None, list(built or [])
+    """(CompileLoss or None, CompileMetrics or None) from the OLD_STATE entries of a model
+    pickled before issue 44: the metric specs, and `_compiled_losses` [(output, name, loss,
+    weight, tracker)] and `_compile_metrics` [(metric, output, weighted)] once built (None
+    before). The objects keep what was built, the metrics' counts with it."""
+    compile_loss = None if loss is None else CompileLoss(loss, loss_weights, output_names)
+    if compile_loss is not None and old.get("_compiled_losses") is not None:
+        compile_loss._losses, compile_loss.built = list(old["_compiled_losses"]), True
     metrics, weighted = old.get("_metric_specs"), old.get("_weighted_metric_specs")
-    compile_metrics = None
-    if metrics or weighted:
-        compile_metrics = CompileMetrics.__new__(CompileMetrics)
-        compile_metrics._user_metrics, compile_metrics._user_weighted_metrics = metrics, weighted
-        compile_metrics.output_names = output_names
-        built = old.get("_compile_metrics")
-        compile_metrics.built, compile_metrics._metrics = built is not None, list(built or [])
+    compile_metrics = CompileMetrics(metrics, weighted, output_names) if metrics or weighted \
+        else None
+    if compile_metrics is not None and old.get("_compile_metrics") is not None:
+        compile_metrics._metrics, compile_metrics.built = list(old["_compile_metrics"]), True
     return compile_loss, compile_metrics

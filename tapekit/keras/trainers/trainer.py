@@ -183,8 +183,10 @@ class Trainer:
     def __setstate__(self, state):
         """pickle: a model pickled before issue 44 kept compile's losses and metrics in lists
         of its own (compile_utils.OLD_STATE); they become its CompileLoss and CompileMetrics."""
-        old = {key: state.pop(key) for key in compile_utils.OLD_STATE if key in state} \
-            if "_metric_specs" in state else None
+        old = None
+        if "_metric_specs" in state:
+            old = {key: state[key] for key in compile_utils.OLD_STATE if key in state}
+            state = {key: value for key, value in state.items() if key not in old}
         super().__setstate__(state)
         if old is not None:
             self._compile_loss, self._compile_metrics = compile_utils.from_old_state(
