@@ -71,14 +71,14 @@ OLD_PATHS = {
                                   "is_batch_list train_validation_split unpack_x_y_sample_weight",
     "tapekit.keras.loss_and_metrics": "_FunctionLoss samples_in",
     "tapekit.keras.schedules": "ExponentialDecay LearningRateSchedule PiecewiseConstantDecay",
-    "tapekit.keras.layers.naming": "check_name join_path reset_names snake_name unique_name",
+    "tapekit.keras.layers.naming": "check_name join_path snake_name unique_name",
     "tapekit.keras.layers.conv": "Conv1D Conv2D Conv2DTranspose MaxPooling2D",
     "tapekit.keras.layers.pooling": "AveragePooling2D GlobalAveragePooling1D "
                                     "GlobalAveragePooling2D GlobalMaxPooling1D GlobalMaxPooling2D",
 }
 # Not kept: LossAndMetrics (compile_utils's CompileLoss and CompileMetrics replace the mixin),
 # data_adapter's EpochIterator and single_batch (trainers/epoch_iterator.py), conv.nn_op (the
-# layers call tk.nn's ops), losses.check_label_smoothing and sigmoid_cross_entropy_with_logits
+# layers call tk.nn's ops), naming.reset_names (clear_session, beside it, is what it was), losses.check_label_smoothing and sigmoid_cross_entropy_with_logits
 # (tapekit.keras.losses.losses's, never in tk.losses's names), and private helpers.
 
 

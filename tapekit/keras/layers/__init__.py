@@ -13,8 +13,9 @@ from ... import namespaces
 from .. import identifiers
 from ..activations import get_activation
 from ..saving import lookup
+from ..utils.naming import clear_session
 from .activation import Activation, LeakyReLU, ReLU
-from .base import Layer, clear_session
+from .base import Layer
 from .conv import Conv1D, Conv2D, Conv2DTranspose
 from .core import Dense, Dropout, Embedding, Flatten, Lambda, Masking, Reshape
 from .input_layer import Input, InputLayer

@@ -35,21 +35,11 @@ from ..activations import ACTIVATIONS
 from ..keras_tensor import KerasTensor, Node, any_symbolic
 from .. import masking
 from ..saving.keras_saveable import KerasSaveable
-from ..utils.naming import check_name, reset_names, snake_name, unique_name
+from ..utils.naming import check_name, snake_name, unique_name
 from .shapes import batchless, check_input, shape_list
 from .config import ALLOWED_KWARGS, LayerConfig
 from .output_spec import returned_none, run_on_zeros
 from .weights import LayerWeights, regularized
-
-
-def clear_session():
-    """Restart layer naming at `dense`, `dense_1`, ... (`tf.keras.backend.clear_session`).
-
-    >>> tk.layers.clear_session()
-    >>> tk.layers.Dense(1).name, tk.layers.Dense(1).name
-    ('dense', 'dense_1')
-    """
-    reset_names()
 
 
 _signatures = {}     # class -> (call takes training, call takes mask, training's default)

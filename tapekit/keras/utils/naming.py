@@ -15,8 +15,14 @@ def unique_name(base):
     return base if n == 0 else f"{base}_{n}"
 
 
-def reset_names():
-    """Start every counter of unique_name again (what clear_session does)."""
+def clear_session():
+    """Restart layer naming at `dense`, `dense_1`, ... (`tf.keras.backend.clear_session`):
+    every counter of unique_name starts again.
+
+    >>> tk.layers.clear_session()
+    >>> tk.layers.Dense(1).name, tk.layers.Dense(1).name
+    ('dense', 'dense_1')
+    """
     _name_counters.clear()
 
 
