@@ -3,8 +3,8 @@
     python benchmarks/run.py                 # every workload (about 2-3 minutes)
     python benchmarks/run.py W1 W6           # only some (names: W1 W3 W4 W6 MLP CNN FIT KCNN KMLP)
     python benchmarks/run.py --quick         # fewer repetitions, for a smoke check
-    python benchmarks/run.py W1 --tf-python /work/tfvenv/bin/python   # + tf.function (its own Python)
-    python benchmarks/run.py KCNN KMLP --tf-python /work/tfvenv/bin/python   # fit vs Keras 3's fit
+    python benchmarks/run.py W1 --tf-python $TF_PYTHON   # + tf.function (its own Python)
+    python benchmarks/run.py KCNN KMLP --tf-python $TF_PYTHON   # fit vs Keras 3's fit
     make bench                               # the same as the first line, in .venv
 
 Prints one table per workload (medians over interleaved repetitions, ratios to the
@@ -204,8 +204,8 @@ def machine_info(torch):
         pass
     try:
         # The checkout tapekit was imported from (PYTHONPATH may point at another worktree).
+        # The commit names the tree; the path would name this machine, so it is not kept.
         src = os.path.dirname(os.path.dirname(os.path.abspath(tapekit.__file__)))
-        info["tapekit_path"] = src
         info["tapekit_commit"] = subprocess.run(
             ["git", "-C", src, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
             timeout=5).stdout.strip() or None
