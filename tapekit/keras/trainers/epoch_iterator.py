@@ -44,7 +44,8 @@ class EpochIterator:
 
     `enumerate_epoch()` yields (step, batch) for one epoch; `num_batches` is the epoch's
     number of steps when known (None for a generator without steps_per_epoch); `drawn`
-    counts the batches drawn so far, over every epoch.
+    counts the batches drawn so far, over every epoch; `epoch_was_empty` says the last
+    epoch found the data used up before its first batch (fit stops training there).
     `class_weight` ({class: weight}) turns into each batch's sample weights. `what` names
     the data in errors ("x", "validation_data").
     """
@@ -189,7 +190,7 @@ class EpochIterator:
         steps = self.steps_per_epoch
         if self._iterator is None or steps is None:
             self._iterator, self._seen = self._new_pass(), 0
-        step = 0
+        step, self.epoch_was_empty = 0, False
         while steps is None or step < steps:
             if self._num_batches is not None and self._seen >= self._num_batches:
                 if steps is not None:
@@ -212,6 +213,7 @@ class EpochIterator:
                 self._replay.append(batch)
             yield step, self._as_batch(batch)
             step += 1
+        self.epoch_was_empty = step == 0   # the data ran out before this epoch's first batch
         if self._replay and self.kind == "a generator or iterator":
             # the next passes read these batches again: a list of batches from now on
             self.kind, self.data, self._num_batches = "a list of batches", self._replay, len(self._replay)

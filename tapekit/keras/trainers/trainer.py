@@ -305,7 +305,6 @@ class Trainer:
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             callbacks.on_epoch_begin(epoch)
-            step = -1
             for step, batch in enumerate(batches):
                 callbacks.on_train_batch_begin(step)
                 with all_or_nothing():         # a step that raises changes no variable
@@ -313,12 +312,7 @@ class Trainer:
                 callbacks.on_train_batch_end(step, logs)
                 if self.stop_training:
                     break
-            if step < 0:
-                # The data ran out before this epoch's first step (the iterator warned:
-                # "interrupting training"). Training stops here: an epoch without a batch has
-                # no loss to report (it gave 0.0), and Keras 3.15's own numbers for it come
-                # from replaying the batches it peeked at, which no later epoch should learn.
-                self.stop_training = True
+            if batches.epoch_was_empty:    # the data ran out: "interrupting training", as warned
                 break
             epoch_logs = _floats(self._get_metrics_result_or_logs(logs))
             if validation_data is not None and (epoch + 1) % validation_freq == 0:
