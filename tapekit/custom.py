@@ -7,6 +7,14 @@ function reads are found while it runs and, when trainable, get gradients from
 code's answer, so it is checked against the inputs and variables (count, shape,
 dtype) before it enters the backward pass: a wrong shape would otherwise be summed
 or broadcast into a silently wrong gradient.
+
+Forward mode does what TensorFlow 2.21's ForwardAccumulator does: it differentiates the
+function's body, whose ops run with the accumulators active, and ignores `grad_fn` for
+an output the body gives a tangent (an identity whose grad_fn returns 3 * dy has the
+tangent 1, and the gradient 3). Only an output the body gives none (a body computed
+under stop_gradient, or through NumPy) takes its tangent from `grad_fn`: J t is the
+gradient with respect to the cotangent u, at u = ones, of sum(grad_fn(u) * t), which
+is J t because grad_fn is linear in u (`_custom_op`'s jvp).
 """
 import functools
 import inspect
@@ -16,12 +24,16 @@ import numpy as np
 from . import nest
 from .context import enter_raw, leave_raw, state
 from .ops.registry import Op
+from .record import Recorder
 from .convert import convert_to_tensor
+from .forward import ForwardAccumulator
+from .ops.reductions import reduce_sum
+from .tape import GradientTape
 from .tensor import Tensor, Variable, wrap_array
 
 
-class _VariableWatcher:
-    """Stands in for a tape while a custom-gradient function runs: notes the variables it reads."""
+class _VariableWatcher(Recorder):
+    """Watches a custom-gradient function run: notes the variables it reads."""
 
     def __init__(self):
         self.variables = {}
@@ -53,21 +65,19 @@ def custom_gradient(f=None):
     def wrapper(*args, **kwargs):
         name = f.__name__
         inputs = [a if isinstance(a, Tensor) else convert_to_tensor(a) for a in args]
-        for acc in state.accumulators:
-            if any(getattr(acc, "_tangents", {}).get(t._tid) is not None for t in inputs):
-                raise NotImplementedError(
-                    f"custom_gradient {name}: forward mode (ForwardAccumulator) is not "
-                    f"supported: custom_gradient defines only the reverse-mode rule. Compute "
-                    f"this function's tangent with tape.gradient/jacobian instead")
         watcher = _VariableWatcher()
-        tapes, accs = state.tapes, state.accumulators
-        state.tapes, state.accumulators = [watcher], []
+        tapes = state.tapes
+        forward = any(isinstance(acc, ForwardAccumulator) for acc in state.accumulators)
+        # The accumulators see the body: forward mode differentiates it. The tapes see it
+        # only then (TF's tapes always do; its records lead nowhere, the outputs are the
+        # custom op's), so that they differentiate its tangents (reverse over forward).
+        state.tapes = [watcher] + tapes if forward else [watcher]
         try:
             # Variables passed as arguments are inputs, not variables read inside f.
             returned = f(*[wrap_array(t._value, t._tid) if isinstance(t, Variable) else t
                            for t in inputs], **kwargs)
         finally:
-            state.tapes, state.accumulators = tapes, accs
+            state.tapes = tapes
         if not (isinstance(returned, (tuple, list)) and len(returned) == 2 and callable(returned[1])):
             raise TypeError(f"custom_gradient {name}: the function must return a pair (outputs, "
                             f"grad_fn), with grad_fn a function; got {_kind(returned)}")
@@ -86,7 +96,8 @@ def custom_gradient(f=None):
                        _input_names(f, len(inputs)))
         outs = [wrap_array(t._value) for t in flat_y]
         all_inputs = inputs + variables
-        if state.tapes:
+        accumulators = [acc for acc in state.accumulators if isinstance(acc, ForwardAccumulator)]
+        if state.tapes or accumulators:
             values = tuple([t._value for t in all_inputs])
             tids = tuple([t._tid for t in all_inputs])
             # One op per output: each calls grad_fn with its own cotangent and zeros for the
@@ -96,6 +107,14 @@ def custom_gradient(f=None):
                 op = _custom_op(name if len(outs) == 1 else f"{name}[{k}]", rule, k)
                 for tape in state.tapes:
                     tape._record(op, all_inputs, values, tids, out, {})
+                for acc in accumulators:
+                    # The body's tangent, if it has one (TF's identity on each output);
+                    # else the op's, from grad_fn
+                    body = acc._tangents.get(flat_y[k]._tid)
+                    if body is not None:
+                        acc._tangents[out._tid] = body
+                    else:
+                        acc._propagate(op, all_inputs, values, tids, out, {})
         if nest.is_nested(y):
             return nest.pack_like(y, outs)
         return outs[0]
@@ -188,7 +207,26 @@ def _custom_op(name, rule, k):
             leave_raw(False, raw)
         return [_plain_if_raw(gr, raw) for gr in grads]
 
-    return Op(f"custom_gradient({name})", None, "inputs", vjp, None, "",
+    def jvp(tangents, ans, *inputs):
+        # Forward mode where the body gave output k no tangent (TF's rule for an op that
+        # has only a gradient function): grad_fn is linear in its cotangent u, so the
+        # gradient of sum(grad_fn(u) * t) with respect to u is J t, at any u (TF takes ones)
+        shape, dtype = rule.outputs[k]
+        if dtype.kind not in "fc":
+            return None                    # an integer output has no tangent
+        u = wrap_array(np.ones(shape, dtype))
+        with GradientTape() as tape:
+            tape.watch(u)
+            grads = rule(k, u)
+            pairs = [(g, t) for g, t in zip(grads, tangents) if g is not None and t is not None]
+            if not pairs:
+                return None
+            total = reduce_sum(pairs[0][0] * pairs[0][1])
+            for g, t in pairs[1:]:
+                total = total + reduce_sum(g * t)
+        return tape.gradient(total, u)
+
+    return Op(f"custom_gradient({name})", None, "inputs", vjp, jvp, "",
               variadic=True, same_dtype=False, doc=f"user-defined gradient of {name}")
 
 

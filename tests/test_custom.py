@@ -122,3 +122,184 @@ def test_an_input_without_a_parameter_name_is_named_by_its_position():
         y = tk.reduce_sum(total(a, b))
     with pytest.raises(ValueError, match=r"shape \(4,\) for input #1 of shape \(2,\)"):
         tape.gradient(y, [a, b])
+
+
+# --- forward mode: TensorFlow 2.21's ForwardAccumulator differentiates the body ----------------
+# The numbers below are TF 2.21's (tf.autodiff.ForwardAccumulator over tf.custom_gradient, eager).
+def _jvp(f, primals, tangents):
+    primals = [tk.constant(p) for p in primals]
+    with tk.autodiff.ForwardAccumulator(primals, [tk.constant(t) for t in tangents]) as acc:
+        y = f(*primals)
+    t = acc.jvp(y)
+    return y, t
+
+
+@tk.custom_gradient
+def _triple_grad_identity(x):
+    return tk.identity(x), lambda dy: 3.0 * dy
+
+
+@tk.custom_gradient
+def _stopped(x):          # the body carries no derivative: grad_fn gives the tangent
+    return tk.stop_gradient(x) * 2.0, lambda dy: 3.0 * dy
+
+
+def test_forward_mode_differentiates_the_body_and_ignores_grad_fn():
+    # TF 2.21 gives 1.0 in forward mode and 3.0 in reverse
+    y, t = _jvp(_triple_grad_identity, [2.0], [1.0])
+    assert (float(y), float(t)) == (2.0, 1.0)
+    x = tk.constant(2.0)
+    with tk.GradientTape() as tape:
+        tape.watch(x)
+        y = _triple_grad_identity(x)
+    assert float(tape.gradient(y, x)) == 3.0
+
+    @tk.custom_gradient
+    def partly(x):        # 2x + stop_gradient(x): the body's tangent, 2 (TF 2.21: 2.0, not 5)
+        return x * 2.0 + tk.stop_gradient(x), lambda dy: 5.0 * dy
+    assert float(_jvp(partly, [2.0], [1.0])[1]) == 2.0
+
+
+def test_forward_mode_takes_grad_fn_where_the_body_has_no_derivative():
+    # TF 2.21: stop_gradient body, tangent 1 -> 3.0, tangent 2 -> 6.0
+    assert float(_jvp(_stopped, [2.0], [1.0])[1]) == 3.0
+    assert float(_jvp(_stopped, [2.0], [2.0])[1]) == 6.0
+
+    @tk.custom_gradient
+    def through_numpy(x):  # a value made by NumPy: TF 2.21 gives 3.0
+        return tk.constant(np.asarray(x) * 2.0), lambda dy: 3.0 * dy
+    y, t = _jvp(through_numpy, [2.0], [1.0])
+    assert (float(y), float(t)) == (4.0, 3.0)
+
+    @tk.custom_gradient
+    def product(x, y):    # J = [3, 7] from grad_fn: TF 2.21 gives 10, 3 and 9.5 below
+        return tk.stop_gradient(x * y), lambda dy: (3.0 * dy, 7.0 * dy)
+    assert float(_jvp(product, [2.0, 5.0], [1.0, 1.0])[1]) == 10.0
+    assert float(_jvp(product, [2.0, 5.0], [1.0, 0.0])[1]) == 3.0
+    assert float(_jvp(product, [2.0, 5.0], [2.0, 0.5])[1]) == 9.5
+
+    w = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], np.float32)
+
+    @tk.custom_gradient
+    def w_transpose_x(x):  # (2,) -> (3,); grad_fn is W dy, so J t = W^T t: TF 2.21 [3, 4.5, 6]
+        return tk.stop_gradient(tk.linalg.matvec(w, x, transpose_a=True)), \
+            lambda dy: tk.linalg.matvec(w, dy)
+    _, t = _jvp(w_transpose_x, [[1.0, 2.0]], [[1.0, 0.5]])
+    assert t.numpy().tolist() == [3.0, 4.5, 6.0]
+
+
+def test_forward_mode_decides_per_output_and_per_body_tangent():
+    @tk.custom_gradient
+    def mixed(x):          # TF 2.21: [2.0 (the body's), 7.0 (grad_fn's)]
+        return (x * 2.0, tk.stop_gradient(x) * 3.0), lambda dy1, dy2: 3.0 * dy1 + 7.0 * dy2
+    x = tk.constant(2.0)
+    with tk.autodiff.ForwardAccumulator(x, tk.constant(1.0)) as acc:
+        a, b = mixed(x)
+    assert [float(acc.jvp(a)), float(acc.jvp(b))] == [2.0, 7.0]
+
+    @tk.custom_gradient
+    def half(x, y):        # x * stop_gradient(y)
+        return x * tk.stop_gradient(y), lambda dy: (3.0 * dy, 7.0 * dy)
+    # TF 2.21: both tangents -> 5.0 (the body's, y's tangent lost); y's alone -> 7.0 (grad_fn's)
+    assert float(_jvp(half, [2.0, 5.0], [1.0, 1.0])[1]) == 5.0
+    x, y = tk.constant(2.0), tk.constant(5.0)
+    with tk.autodiff.ForwardAccumulator(y, tk.constant(1.0)) as acc:
+        out = half(x, y)
+    assert float(acc.jvp(out)) == 7.0
+
+    @tk.custom_gradient
+    def constant_grad(x):  # grad_fn does not depend on dy: TF 2.21 gives no tangent (None)
+        return tk.stop_gradient(x) * 2.0, lambda dy: tk.constant(3.0)
+    assert _jvp(constant_grad, [2.0], [1.0])[1] is None
+
+    @tk.custom_gradient
+    def quadratic_grad(x):  # not linear in dy: TF 2.21 evaluates at dy = ones, 6.0
+        return tk.stop_gradient(x) * 2.0, lambda dy: dy * dy * 3.0 + 1.0
+    assert float(_jvp(quadratic_grad, [2.0], [1.0])[1]) == 6.0
+
+    @tk.custom_gradient
+    def no_grad(x):        # TF 2.21: None
+        return tk.stop_gradient(x) * 2.0, lambda dy: None
+    assert _jvp(no_grad, [2.0], [1.0])[1] is None
+
+    y, t = _jvp(_stopped, [np.float64(2.0)], [np.float64(1.0)])   # TF 2.21: float64 3.0
+    assert (t.dtype, float(t)) == (tk.float64, 3.0)
+
+
+def test_forward_mode_with_variables_read_inside():
+    v = tk.Variable(3.0)
+
+    @tk.custom_gradient
+    def scaled(x):         # TF 2.21: value 6.0, tangent 2.0 (grad_fn's input gradient)
+        def grad(dy, variables=None):
+            return 2.0 * dy, [4.0 * dy]
+        return tk.stop_gradient(x * v), grad
+    y, t = _jvp(scaled, [2.0], [1.0])
+    assert (float(y), float(t)) == (6.0, 2.0)
+
+
+@tk.custom_gradient
+def _cube(x):              # body x**3, grad_fn 5 x**2 dy
+    return x * x * x, lambda dy: dy * 5.0 * x * x
+
+
+@tk.custom_gradient
+def _cube_stopped(x):
+    return tk.stop_gradient(x * x * x), lambda dy: dy * 5.0 * x * x
+
+
+def _forward_over_reverse(f, x0):
+    x = tk.constant(x0)
+    with tk.autodiff.ForwardAccumulator(x, tk.constant(1.0)) as acc:
+        with tk.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        g = tape.gradient(y, x)
+    t = acc.jvp(g)
+    return float(g), None if t is None else float(t)
+
+
+def _reverse_over_forward(f, x0):
+    x = tk.constant(x0)
+    with tk.GradientTape() as tape:
+        tape.watch(x)
+        with tk.autodiff.ForwardAccumulator(x, tk.constant(1.0)) as acc:
+            y = f(x)
+        t = acc.jvp(y)
+    g = tape.gradient(t, x)
+    return float(t), None if g is None else float(g)
+
+
+@pytest.mark.parametrize("f, fwd_rev, rev_fwd", [
+    # TF 2.21's numbers at x = 2
+    (_cube, (20.0, 20.0), (12.0, 12.0)),          # reverse: grad_fn 5x^2; forward: body 3x^2
+    (_cube_stopped, (20.0, 20.0), (20.0, 20.0)),  # both from grad_fn, 5x^2 and its derivative 10x
+    (_triple_grad_identity, (3.0, None), (1.0, None)),
+    (_stopped, (3.0, None), (3.0, None)),
+])
+def test_nested_forward_and_reverse_through_custom_gradient(f, fwd_rev, rev_fwd):
+    assert _forward_over_reverse(f, 2.0) == fwd_rev
+    assert _reverse_over_forward(f, 2.0) == rev_fwd
+
+
+def test_forward_over_forward_through_grad_fn():
+    x = tk.constant(2.0)
+    with tk.autodiff.ForwardAccumulator(x, tk.constant(1.0)) as outer:
+        with tk.autodiff.ForwardAccumulator(x, tk.constant(1.0)) as inner:
+            y = _cube_stopped(x)
+        t = inner.jvp(y)
+    assert (float(t), float(outer.jvp(t))) == (20.0, 20.0)     # TF 2.21: (20.0, 20.0)
+
+
+def test_forward_mode_tangent_from_grad_fn_matches_finite_differences():
+    # grad_fn is the true gradient of sin(x) * y: the tangent it gives is the directional derivative
+    @tk.custom_gradient
+    def f(x, y):
+        out = tk.constant(np.sin(np.asarray(x)) * np.asarray(y))   # no derivative in the body
+        return out, lambda dy: (dy * tk.cos(x) * y, dy * tk.sin(x))
+    x0, y0 = np.array([0.3, -1.2, 2.0]), np.array([1.5, 0.5, -2.0])
+    tx, ty = np.array([1.0, -0.5, 0.25]), np.array([0.2, 1.0, -1.0])
+    _, t = _jvp(f, [x0, y0], [tx, ty])
+    h = 1e-6
+    numeric = (np.sin(x0 + h * tx) * (y0 + h * ty) - np.sin(x0 - h * tx) * (y0 - h * ty)) / (2 * h)
+    np.testing.assert_allclose(t.numpy(), numeric, rtol=1e-7)

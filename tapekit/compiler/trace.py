@@ -30,7 +30,7 @@ from .. import nest
 from ..callsite import user_frame
 from ..context import state
 from ..record import Recorder
-from ..tensor import Tensor, Variable
+from ..tensor import Tensor, Variable, wrap_array
 from .steps import Assign, Check, Guard, Op, Print, Read, Update
 
 _SCALARS = (int, float, bool)
@@ -105,6 +105,7 @@ class Tracer(Recorder):
         self.create_error = None   # set: creating a variable raises ValueError(create_error)
         self.undo = {}         # id(variable) -> (variable, value before the first write)
         self.locks = {}        # id(lock) -> lock: held through every replay (hold_in_traces)
+        self.made_by = {}      # tid -> (op name, input tids, input arrays, attrs): producer()
 
     def _new_slot(self, value):
         self.n_slots += 1
@@ -127,6 +128,19 @@ class Tracer(Recorder):
         self.steps.append(Op(op, ins, attrs, holes, out, kernel, getattr(v, "dtype", None),
                              v.shape if type(v) is np.ndarray else None))
         self.slot_of[result._tid] = out
+        self.made_by[result._tid] = (op.name, tids, values, attrs)
+
+    def producer(self, tensor):
+        """(op name, inputs, attrs) of the op that computed `tensor` in this trace, else None:
+        what a TF graph tells of a tensor (`t.op.type`, `t.op.inputs`), which Keras's
+        TensorFlow backend reads. Each input is a tensor of the input's tape id and array,
+        so ops on it are traced and taped as ops on the input itself."""
+        made = self.made_by.get(tensor._tid) if isinstance(tensor, Tensor) else None
+        if made is None:
+            return None
+        name, tids, values, attrs = made
+        return name, [None if tid is None else wrap_array(value, tid)
+                      for tid, value in zip(tids, values)], attrs
 
     # --- called by Variable (tensor.py) -------------------------------------------------
     def record_assign(self, variable, value, new):

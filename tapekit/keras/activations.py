@@ -13,6 +13,8 @@ argument names and defaults.
 import weakref
 
 from .. import nn
+from ..compiler.trace import Tracer
+from ..context import state as _tape_state
 from ..ops import clip_by_value, exp, log_sigmoid, tanh, where, zeros_like
 from ..ops import sigmoid as sigmoid_op
 from .identifiers import resolve
@@ -74,10 +76,27 @@ def _with_logits(output, logits):
     return output
 
 
-def keras_logits(output):
-    """The logits `output` was computed from by Keras's sigmoid or softmax, else None."""
+def keras_logits(output, op=None):
+    """The logits `output` was computed from by Keras's sigmoid or softmax, else None.
+
+    With `op` ("softmax" or "sigmoid"), inside tk.function (fit's steps, unless
+    run_eagerly): also the input of that op (softmax on the last axis) when it computed
+    `output`, as Keras 3's TensorFlow backend reads `output.op.inputs[0]` of a Softmax or
+    Sigmoid op in a graph; tf.nn.softmax and tf.sigmoid are read so in tf.function, and
+    clipped when eager. (A function tk.function runs eagerly, one using custom_gradient,
+    sees no graph: its losses clip.)"""
     entry = _LOGITS.get(id(output))
-    return entry[1] if entry is not None and entry[0]() is output else None
+    if entry is not None and entry[0]() is output:
+        return entry[1]
+    if op is None:
+        return None
+    tracer = next((t for t in reversed(_tape_state.tapes) if isinstance(t, Tracer)), None)
+    made = tracer.producer(output) if tracer is not None else None
+    if made is None or made[0] != op or len(made[1]) != 1 or made[1][0] is None:
+        return None
+    if op == "softmax" and made[2].get("axis", -1) not in (-1, output.ndim - 1):
+        return None      # tf.nn.softmax on another axis is a Transpose in the graph, not Softmax
+    return made[1][0]
 
 
 def sigmoid(x):
@@ -113,6 +132,10 @@ def mish(x):
     return x * tanh(nn.softplus(x))
 
 
+# TensorFlow's own sigmoid and softmax, given as activations: kept as they are (their outputs
+# carry no logits when eager), written in a config by their Keras names.
+_TF_OPS = {sigmoid_op: "sigmoid", nn.softmax: "softmax"}
+
 ACTIVATIONS = {"linear": linear, "relu": nn.relu, "sigmoid": sigmoid, "tanh": tanh,
                "softmax": softmax, "elu": elu, "leaky_relu": leaky_relu, "relu6": relu6,
                "selu": selu, "softplus": softplus, "softsign": softsign, "silu": silu,
@@ -132,8 +155,8 @@ def get_activation(activation):
     """
     if activation is None:
         return linear
-    if activation is sigmoid_op or activation is nn.softmax:   # tk.sigmoid: Keras's, by name
-        return sigmoid if activation is sigmoid_op else softmax
+    if activation is sigmoid_op or activation is nn.softmax:
+        return activation       # as Keras keeps tf.nn.softmax: not Keras's (see keras_logits)
     # base=type: a class is returned as it is (callable, as Keras's get returns it), and a
     # dict is a config as Keras 3 writes a custom function.
     return resolve(activation, ACTIVATIONS, "activation", base=type,
@@ -153,6 +176,8 @@ def serialize(activation):
     'linear'
     """
     fn = get_activation(activation)
+    if fn is sigmoid_op or fn is nn.softmax:
+        return _TF_OPS[fn]      # Keras 3 writes tf.sigmoid as "sigmoid"
     for name, known in ACTIVATIONS.items():
         if known is fn:
             return name

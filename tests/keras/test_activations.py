@@ -122,7 +122,8 @@ def test_keras_names_dense_layers_use_exponential_hard_sigmoid_mish_log_softmax(
 
 def test_keras_sigmoid_and_softmax_keep_their_logits_for_the_losses():
     # Keras 3 sets `_keras_logits` on their outputs; tk.sigmoid's own output has none, and
-    # a Dense given tk.sigmoid uses Keras's sigmoid (named "sigmoid" in its config)
+    # a Dense given tk.sigmoid keeps it, as Keras 3.15 keeps tf.sigmoid (named "sigmoid" in
+    # its config; its eager outputs are clipped by the losses, see tests/keras/losses)
     x = tk.constant([0.0, 2.0])
     y = tk.keras.activations.sigmoid(x)
     np.testing.assert_allclose(y.numpy(), [0.5, 1 / (1 + np.exp(-2.0))], rtol=1e-6)
@@ -130,4 +131,9 @@ def test_keras_sigmoid_and_softmax_keep_their_logits_for_the_losses():
     assert activations.keras_logits(tk.keras.activations.softmax(x)) is x
     assert activations.keras_logits(tk.sigmoid(x)) is None
     dense = tk.layers.Dense(2, activation=tk.sigmoid)
-    assert dense.activation is activations.sigmoid and dense.get_config()["activation"] == "sigmoid"
+    assert dense.activation is tk.sigmoid and dense.get_config()["activation"] == "sigmoid"
+    softmax_dense = tk.layers.Dense(2, activation=tk.nn.softmax)
+    assert softmax_dense.activation is tk.nn.softmax
+    assert softmax_dense.get_config()["activation"] == "softmax"
+    # read back from the config, it is Keras's softmax, as Keras 3.15 reads "softmax"
+    assert tk.layers.Dense.from_config(softmax_dense.get_config()).activation is activations.softmax

@@ -315,8 +315,8 @@ class LSTM(_Recurrent):
         base, u = initializers.get(self.bias_initializer), self.units
 
         def forget_ones(shape, dtype=None):
-            return np.concatenate([np.asarray(base((u,), dtype)), np.ones(u, dtype),
-                                   np.asarray(base((2 * u,), dtype))]).astype(dtype)
+            return np.concatenate([np.asarray(base((u,), dtype=dtype)), np.ones(u, dtype),
+                                   np.asarray(base((2 * u,), dtype=dtype))]).astype(dtype)
         return forget_ones
 
     def _step(self, x, states, rec_mask=None):

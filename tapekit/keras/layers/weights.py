@@ -26,7 +26,9 @@ class LayerWeights:
         """Create and track a Variable named `name`, with the path `<layer>/<name>` (Keras 3).
 
         The initializer defaults to Glorot-uniform for float dtypes and zeros otherwise; it
-        may be a name, an initializer object or a callable `(shape, dtype) -> array`.
+        may be a name, an initializer object or a callable, called as Keras 3 calls it:
+        `initializer(shape, dtype="float32")`, the dtype by keyword and by name, so that
+        `tk.random.normal` (whose second parameter is `mean`) works as tf.random.normal does.
 
         >>> layer = tk.layers.Layer(name="demo")
         >>> w = layer.add_weight(shape=(2, 3), name="w")
@@ -43,7 +45,7 @@ class LayerWeights:
             initializer = "glorot_uniform" if dtype.kind == "f" else "zeros"
         check_declared(f"{type(self).__name__} {self.name!r}: weight {name or 'variable'!r}",
                        shape, dtype, kept=True)       # while a config is read: capped
-        value = initializers.get(initializer)(shape, dtype)
+        value = initializers.get(initializer)(shape, dtype=dtype.name)
         var = Variable(value, trainable=trainable and self.trainable, dtype=dtype, name=name or "variable")
         var._path = join_path(self.name, var._name)   # Keras 3: name "kernel", path "dense/kernel"
         self._weights.append(var)

@@ -11,7 +11,9 @@ axis as Keras does), then reduces them as Keras's default "sum_over_batch_size":
 sum divided by the number of values. Probabilities are clipped to [1e-7, 1 - 1e-7]
 before the log, as Keras does; `from_logits=True` uses the fused, stable log-sum-exp
 ops of `tk.nn` (or TensorFlow's stable formula for the sigmoid). Predictions made by Keras's
-`sigmoid` or `softmax` activation are read from their logits, as Keras 3 reads them.
+`sigmoid` or `softmax` activation are read from their logits, as Keras 3 reads them; inside
+tk.function (fit's compiled steps) so are those of the `tk.sigmoid` and `tk.nn.softmax` ops,
+as Keras 3's TensorFlow backend reads a Sigmoid or Softmax op's input in a graph.
 """
 import math
 import warnings
@@ -189,8 +191,10 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False):
 
 def _logits(y_pred, from_logits, caller, activation):
     """Keras 3: predictions made by its sigmoid or softmax carry their logits, and the loss is
-    read from them (from_logits=True, as it said, is then a mistake: warned, and still read)."""
-    logits = keras_logits(y_pred)
+    read from them; inside tk.function (TF's graph) so are those of a sigmoid or softmax op
+    (activations.keras_logits). from_logits=True, as it said, is then a mistake: warned, and
+    still read."""
+    logits = keras_logits(y_pred, op=activation)
     if logits is None:
         return y_pred, from_logits
     if from_logits:

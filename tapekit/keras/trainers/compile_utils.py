@@ -43,6 +43,12 @@ class CompileLoss:
         """One Loss per output that has one, from the number of outputs in y_pred; with
         several, each gets a tracker (a Mean named "<output>_loss") of its unweighted value."""
         names = _names_for(self.output_names, len(_flat_outputs(y_pred)))
+        if self.loss_weights is not None and _count(self.loss) != _count(self.loss_weights):
+            # Keras 3.15's check and words: one loss for every output is one loss
+            raise ValueError(f"`loss_weights` must match the number of losses, got "
+                             f"{_count(self.loss)} losses and {_count(self.loss_weights)} "
+                             f"weights. Give compile one loss per output (a list or a dict by "
+                             f"output name, {names}) to weigh them, or one weight per loss")
         losses = _per_output(self.loss, names, "loss")
         weights = ([None] * len(names) if self.loss_weights is None else
                    _per_output(self.loss_weights, names, "loss_weights"))
@@ -201,6 +207,11 @@ def _leaves(spec):
     if isinstance(spec, (list, tuple)):
         return [x for v in spec for x in _leaves(v)]
     return [spec]
+
+
+def _count(spec):
+    """How many losses or loss weights compile was given: one per item of a list or dict."""
+    return len(spec) if isinstance(spec, (list, tuple, dict)) else 1
 
 
 def _flat_outputs(y_pred):

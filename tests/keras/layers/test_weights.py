@@ -42,6 +42,35 @@ def test_add_weight_takes_names_objects_and_callables_and_rejects_the_old_order(
         layer.add_weight("kernel", (2, 2))
 
 
+def test_add_weight_calls_the_initializer_as_keras_does_shape_then_dtype_by_keyword():
+    # Keras 3.15 calls initializer(shape, dtype="float32"): the dtype by keyword, as a name
+    calls = []
+
+    def spy(*args, **kwargs):
+        calls.append((args, kwargs))
+        return np.ones(args[0], kwargs["dtype"])
+
+    layer = layers.Layer()
+    layer.add_weight(shape=(3, 2), initializer=spy)
+    layer.add_weight(shape=(2,), initializer=spy, dtype="float64")
+    assert calls == [(((3, 2),), {"dtype": "float32"}), (((2,),), {"dtype": "float64"})]
+    # so TF's random functions, whose second parameter is not the dtype, are initializers:
+    # Keras 3.15 builds Dense(2, kernel_initializer=tf.random.normal) with a float32 normal
+    # kernel (this call used to hand tk.random.normal the dtype as its mean and fail)
+    tk.random.set_seed(3)
+    dense = layers.Dense(2, kernel_initializer=tk.random.normal)
+    dense.build((None, 3))
+    tk.random.set_seed(3)
+    np.testing.assert_array_equal(dense.kernel.numpy(), tk.random.normal((3, 2)).numpy())
+    uniform = layers.Dense(2, kernel_initializer=tk.random.uniform)   # in [0, 1)
+    uniform.build((None, 3))
+    k = uniform.kernel.numpy()
+    assert k.dtype == np.float32 and k.min() >= 0.0 and k.max() < 1.0 and k.std() > 0
+    # Keras 3.15: an initializer without a dtype parameter fails with TypeError, as here
+    with pytest.raises(TypeError, match="dtype"):
+        layers.Layer().add_weight(shape=(2,), initializer=lambda shape: np.ones(shape))
+
+
 def test_weights_get_set_and_freezing():
     dense = layers.Dense(2, input_shape=(3,))
     dense.set_weights([np.ones((3, 2)), np.array([1.0, -1.0])])

@@ -211,6 +211,68 @@ def test_a_saturated_sigmoid_model_evaluates_from_its_logits():
     assert model.evaluate(x, np.array([0.0, 1.0, 1.0, 0.0]), verbose=0) == pytest.approx(15.0, rel=1e-6)
 
 
+_Z = [[40.0, -45.0, 5.0], [12.0, -2.5, 6.5]]        # saturated: softmax(z)[0, 1] is 0 in float32
+_Y = [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+
+
+def near(value, expected, rtol=1e-7, atol=0.0):
+    np.testing.assert_allclose(np.asarray(value, np.float64), expected, rtol=rtol, atol=atol)
+
+
+def _loss_and_grad(loss_of, z):
+    z = tk.constant(z)
+    with tk.GradientTape() as tape:
+        tape.watch(z)
+        value = loss_of(z)
+    return float(value), tape.gradient(value, z).numpy()
+
+
+def _eager_and_traced(loss_of, z):
+    return _loss_and_grad(loss_of, z), tk.function(lambda z: _loss_and_grad(loss_of, z))(z)
+
+
+@pytest.mark.parametrize("loss_of", [
+    lambda z: losses.CategoricalCrossentropy()(_Y, tk.nn.softmax(z)),
+    lambda z: losses.SparseCategoricalCrossentropy()([1, 2], tk.nn.softmax(z)),
+    lambda z: tk.reduce_mean(losses.categorical_crossentropy(_Y, tk.nn.softmax(z))),
+])
+def test_a_softmax_op_is_read_from_its_logits_inside_tk_function_only(loss_of):
+    # Keras 3.15 on TF 2.21: eager, tf.nn.softmax's output is clipped: 10.81109 and the
+    # gradient [[0, 0, 0], [0.49796, 0, -0.49796]]; in tf.function the loss reads the Softmax
+    # op's input: 45.25204 (mean of 85 and 5.5041) and softmax - one_hot, [[0.5, -0.5, 0], ...]
+    # (per example; the mean halves it). tapekit clipped in tk.function too
+    (eager, eager_grad), (traced, traced_grad) = _eager_and_traced(loss_of, _Z)
+    near(eager, 10.81109, rtol=1e-6)
+    near(eager_grad, [[0.0, 0.0, 0.0], [0.49796, 0.0, -0.49796]], atol=1e-5)
+    near(traced, 45.25204, rtol=1e-6)
+    near(traced_grad, [[0.5, -0.5, 0.0], [0.49796, 0.0, -0.49796]], atol=1e-5)
+
+
+def test_a_sigmoid_op_is_read_from_its_logits_inside_tk_function_only():
+    # Keras 3.15 on TF 2.21: eager 10.72913, gradient [0, 0, -0.03973]; in tf.function
+    # 16.70897 = (30 + 20 + softplus(-2)) / 3, gradient (sigmoid(z) - y) / 3
+    labels = [[0.0], [1.0], [1.0]]
+    loss_of = lambda z: losses.BinaryCrossentropy()(labels, tk.sigmoid(z))   # noqa: E731
+    (eager, eager_grad), (traced, traced_grad) = _eager_and_traced(loss_of, [[30.0], [-20.0], [2.0]])
+    near(eager, 10.72913, rtol=1e-6)
+    near(eager_grad, [[0.0], [0.0], [-0.03973]], atol=1e-5)
+    near(traced, 16.70897, rtol=1e-6)
+    near(traced_grad, [[1 / 3], [-1 / 3], [-0.03973]], atol=1e-5)
+
+
+@pytest.mark.parametrize("loss_of", [
+    lambda z: losses.CategoricalCrossentropy()(_Y, tk.nn.softmax(z, axis=0)),
+    lambda z: losses.CategoricalCrossentropy()(_Y, tk.identity(tk.nn.softmax(z))),
+])
+def test_an_op_between_the_softmax_and_the_loss_keeps_the_clipping(loss_of):
+    # Keras 3.15 in tf.function as eager: another axis (a Transpose in TF's graph) 8.45851,
+    # an identity after the softmax 10.81109: the loss sees no Softmax op and clips
+    (eager, eager_grad), (traced, traced_grad) = _eager_and_traced(loss_of, _Z)
+    near(traced, eager, rtol=1e-6)
+    near(traced_grad, eager_grad, atol=1e-6)
+    assert eager == pytest.approx(8.45851, rel=1e-6) or eager == pytest.approx(10.81109, rel=1e-6)
+
+
 def test_per_sample_weights_on_one_dimensional_data_say_how_to_shape_it():
     # Keras 3.15 gives MSE()(y, p, sample_weight=w) = mean((y - p)^2) * mean(w) for 1-D y and p
     # (one loss, broadcast against the weights); tapekit refuses, and now says why

@@ -107,3 +107,68 @@ def test_a_metric_function_is_named_in_snake_case_as_keras():
                           np.array([[1.0], [2.0], [4.0]], np.float32), verbose=0, return_dict=True)
     assert set(logs) == {"loss", "lambda", "mean_diff"}
     assert logs["lambda"] == pytest.approx(2.0) and logs["mean_diff"] == pytest.approx(-1 / 3)
+
+
+# --- each output's loss: Keras 3.15's numbers ---------------------------------------------------
+X4 = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5], [-2.0, 1.0]], "float32")
+Y4 = [np.array([[1.0], [2.0], [0.0], [-1.0]], "float32"),
+      np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 0.0], [0.0, 1.0]], "float32")]
+
+
+def regression_and_classes(regularized=False):
+    tk.layers.clear_session()
+    i = tk.Input((2,))
+    reg = tk.regularizers.L2(0.1) if regularized else None
+    o1 = tk.layers.Dense(1, name="out1", kernel_initializer="ones", kernel_regularizer=reg)(i)
+    o2 = tk.layers.Dense(2, activation="softmax", name="out2", kernel_initializer="ones")(i)
+    return tk.Model(i, [o1, o2])
+
+
+@pytest.mark.parametrize("run_eagerly", [False, True])
+@pytest.mark.parametrize("loss_weights", [[2.0, 0.5], {"out1": 2.0, "out2": 0.5}])
+def test_each_outputs_loss_is_its_own_unweighted_value_and_the_total_is_weighted(
+        run_eagerly, loss_weights):
+    # Keras 3.15 logs "<output>_loss" as that output's loss before its weight, and "loss" as
+    # the weighted sum: 2 * 1.25 + 0.5 * 0.69315 = 2.84657
+    m = regression_and_classes()
+    m.compile(optimizer=tk.optimizers.SGD(0.01), loss=["mse", "categorical_crossentropy"],
+              loss_weights=loss_weights, run_eagerly=run_eagerly)
+    got = m.evaluate(X4, Y4, batch_size=2, verbose=0, return_dict=True)
+    assert got == pytest.approx({"loss": 2.84657, "out1_loss": 1.25, "out2_loss": 0.69315}, rel=1e-5)
+    # sample weights [1, 2, 0, 1]: Keras 3.15 gives loss 2.34657, out1_loss 1.0, out2_loss 0.69315
+    got = m.evaluate(X4, Y4, batch_size=2, verbose=0, return_dict=True,
+                     sample_weight=np.array([1.0, 2.0, 0.0, 1.0], "float32"))
+    assert got == pytest.approx({"loss": 2.34657, "out1_loss": 1.0, "out2_loss": 0.69315}, rel=1e-5)
+    # Keras 3.15, two epochs of two batches, SGD(0.01)
+    history = m.fit(X4, Y4, epochs=2, batch_size=2, shuffle=False, verbose=0).history
+    np.testing.assert_allclose(history["loss"], [2.75136, 2.13818], rtol=1e-5)
+    np.testing.assert_allclose(history["out1_loss"], [1.2029, 0.89879], rtol=1e-5)
+    np.testing.assert_allclose(history["out2_loss"], [0.69113, 0.68118], rtol=1e-5)
+    # evaluate's list: loss, then each output's loss (Keras 3.15: 1.74877, 0.70603, 0.67342)
+    np.testing.assert_allclose(m.evaluate(X4, Y4, verbose=0), [1.74877, 0.70603, 0.67342], rtol=1e-5)
+
+
+def test_a_regularizer_counts_in_the_total_and_in_no_outputs_loss():
+    # Keras 3.15: L2(0.1) on out1's kernel ones (0.1 * 2 = 0.2) joins "loss" only: 3.04657
+    m = regression_and_classes(regularized=True)
+    m.compile(optimizer=tk.optimizers.SGD(0.01), loss=["mse", "categorical_crossentropy"],
+              loss_weights=[2.0, 0.5])
+    got = m.evaluate(X4, Y4, batch_size=2, verbose=0, return_dict=True)
+    assert got == pytest.approx({"loss": 3.04657, "out1_loss": 1.25, "out2_loss": 0.69315}, rel=1e-5)
+    history = m.fit(X4, Y4, epochs=2, batch_size=2, shuffle=False, verbose=0).history
+    np.testing.assert_allclose(history["loss"], [2.93751, 2.27804], rtol=1e-5)
+    np.testing.assert_allclose(history["out1_loss"], [1.20196, 0.88728], rtol=1e-5)
+    np.testing.assert_allclose(history["out2_loss"], [0.69113, 0.68118], rtol=1e-5)
+
+
+@pytest.mark.parametrize("loss, loss_weights, counts", [
+    ("mse", [2.0, 0.5], "1 losses and 2 weights"),
+    (["mse", "categorical_crossentropy"], {"out1": 2.0}, "2 losses and 1 weights"),
+])
+def test_loss_weights_must_match_the_losses_as_keras_requires(loss, loss_weights, counts):
+    # Keras 3.15 raises this ValueError at the first batch; tapekit weighed each output of
+    # one loss, and gave an output missing from the weights the weight 1
+    m = regression_and_classes()
+    m.compile(optimizer="sgd", loss=loss, loss_weights=loss_weights)
+    with pytest.raises(ValueError, match=f"`loss_weights` must match the number of losses, got {counts}"):
+        m.evaluate(X4, Y4, verbose=0)

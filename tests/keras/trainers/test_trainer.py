@@ -906,3 +906,32 @@ def test_sparse_crossentropy_and_accuracy_on_a_masked_lstm_sequence():
     # Keras 3.15.1: 2 of the 10 steps with data right
     assert model.evaluate(TOKENS, labels, verbose=0, return_dict=True) == pytest.approx(
         {"accuracy": 0.2, "loss": 1.102036952972412}, rel=1e-6)
+
+
+@pytest.mark.parametrize("run_eagerly", [False, True])
+@pytest.mark.parametrize("output", ["dense", "lambda"])
+def test_a_softmax_op_output_is_read_from_its_logits_in_compiled_steps_only(run_eagerly, output):
+    # Keras 3.15 on TF 2.21, Dense(3, activation=tf.nn.softmax) or Dense(3) + Lambda(tf.nn.softmax)
+    # (tf.nn.softmax is not Keras's softmax: its output carries no logits): in fit's compiled
+    # steps (tf.function) the loss reads the Softmax op's input; with run_eagerly=True it clips.
+    # tapekit clipped in the compiled steps (39.6 against 9.96 and other weights after fit).
+    keras = {False: dict(ev=41.38346, tob=45.25204, fit=[39.59637, 37.29902],
+                         w=[2.63866, -1.77, 1.13134, -0.86162, 2.26, 0.60162, -0.02801, 0.005, 0.02301]),
+             True: dict(ev=10.31751, tob=10.81109, fit=[9.96219, 9.44308],
+                        w=[2.86872, -2.0, 1.13128, -1.10151, 2.5, 0.60152, -0.02301, 0.0, 0.02301])}
+    want = keras[run_eagerly]
+    x = np.array([[10.0, -10.0], [5.0, 3.0], [-8.0, 9.0], [7.0, 7.0]], np.float32)
+    y = np.array([[0, 1, 0], [0, 0, 1], [1, 0, 0], [0, 0, 1]], np.float32)
+    init = tk.initializers.Constant([[3.0, -2.0, 1.0], [-1.0, 2.5, 0.5]])
+    last = ([tk.layers.Dense(3, activation=tk.nn.softmax, kernel_initializer=init)] if output == "dense"
+            else [tk.layers.Dense(3, kernel_initializer=init), tk.layers.Lambda(tk.nn.softmax)])
+    model = tk.Sequential([tk.Input((2,))] + last)
+    model.compile(optimizer=tk.optimizers.SGD(0.01), loss="categorical_crossentropy",
+                  run_eagerly=run_eagerly)
+    assert model.evaluate(x, y, batch_size=2, verbose=0) == pytest.approx(want["ev"], rel=1e-6)
+    assert model.test_on_batch(x[:2], y[:2]) == pytest.approx(want["tob"], rel=1e-6)
+    assert model.train_on_batch(x[:2], y[:2]) == pytest.approx(want["tob"], rel=1e-6)
+    history = model.fit(x, y, epochs=2, batch_size=2, shuffle=False, verbose=0)
+    np.testing.assert_allclose(history.history["loss"], want["fit"], rtol=1e-6)
+    np.testing.assert_allclose(np.concatenate([w.ravel() for w in weights(model)]), want["w"],
+                               atol=1e-5)
