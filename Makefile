@@ -155,7 +155,9 @@ test-unit: $(VENV)/.stamp-test
 	$(run_piece)
 
 # The browser tests (JupyterLab + Chromium; tests/ui/conftest.py fails them under CI without a browser).
-test-ui: PIECE = $(PY) -m pytest --timeout=$(PYTEST_TIMEOUT) $(PYTEST_ARGS) tests/ui
+# The site they test is built first, outside any test's timeout (a minute or more on a busy
+# machine: the lessons' stored pictures are most of it); tests/ui/test_site.py then finds it fresh.
+test-ui: PIECE = $(PY) docs/build.py && $(PY) -m pytest --timeout=$(PYTEST_TIMEOUT) $(PYTEST_ARGS) tests/ui
 test-ui: $(VENV)/.stamp-test
 	$(run_piece)
 
