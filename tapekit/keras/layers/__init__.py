@@ -18,6 +18,8 @@ from .activation import Activation, LeakyReLU, ReLU
 from .base import Layer
 from .conv import Conv1D, Conv2D, Conv2DTranspose
 from .core import Dense, Dropout, Embedding, Flatten, Lambda, Masking, Reshape
+from .image_augmentation import (RandomContrast, RandomCrop, RandomFlip, RandomRotation,
+                                 RandomTranslation, RandomZoom)
 from .input_layer import Input, InputLayer
 from .merging import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract, add,
                       average, concatenate, dot, multiply, subtract)
@@ -26,6 +28,7 @@ from .merging import minimum_ as minimum
 from .normalization import BatchNormalization, LayerNormalization
 from .pooling import (AveragePooling2D, GlobalAveragePooling1D, GlobalAveragePooling2D,
                       GlobalMaxPooling1D, GlobalMaxPooling2D, MaxPooling2D)
+from .preprocessing import CenterCrop, Normalization, Rescaling, Resizing
 from .recurrent import GRU, LSTM, SimpleRNN
 from .reshaping import UpSampling2D
 
