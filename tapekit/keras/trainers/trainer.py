@@ -46,7 +46,8 @@ class Trainer:
 
     compiled = False
     stop_training = False
-    history = None
+    # `history`, the History of the last fit, is set by that History (on_train_begin); before
+    # any fit the model has none (AttributeError), as in Keras 3
     run_eagerly = False
     train_function = test_function = predict_function = None
     _compile_loss = _compile_metrics = None     # compile's CompileLoss and CompileMetrics

@@ -902,3 +902,14 @@ def test_sparse_crossentropy_and_accuracy_on_a_masked_lstm_sequence():
     # Keras 3.15.1: 2 of the 10 steps with data right
     assert model.evaluate(TOKENS, labels, verbose=0, return_dict=True) == pytest.approx(
         {"accuracy": 0.2, "loss": 1.102036952972412}, rel=1e-6)
+
+
+def test_model_history_is_the_last_fits_history():
+    model = tk.Sequential([tk.Input((1,)), tk.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    with pytest.raises(AttributeError):       # Keras 3.15: no history before fit
+        model.history
+    first = model.fit(np.ones((2, 1)), np.ones((2, 1)), epochs=2, verbose=0)
+    assert model.history is first and first.epoch == [0, 1]
+    second = model.fit(np.ones((2, 1)), np.ones((2, 1)), epochs=1, verbose=0)
+    assert model.history is second and second is not first
