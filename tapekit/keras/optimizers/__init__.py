@@ -29,7 +29,7 @@ from .sgd import SGD
 
 
 def get(identifier):
-    """An optimizer from its name, with Keras's defaults ("sgd", "adam", "rmsprop"), or the
+    """An optimizer from its name, with Keras's defaults ("sgd", "adam", "nadam", ...), or the
     optimizer itself (`keras.optimizers.get`, as compile(optimizer="adam") uses it).
 
     >>> tk.optimizers.get("adam")
