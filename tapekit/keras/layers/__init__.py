@@ -25,7 +25,7 @@ from .merging import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply
                       average, concatenate, dot, multiply, subtract)
 from .merging import maximum_ as maximum
 from .merging import minimum_ as minimum
-from .normalization import BatchNormalization, LayerNormalization
+from .normalization import BatchNormalization, GroupNormalization, LayerNormalization
 from .pooling import (AveragePooling2D, GlobalAveragePooling1D, GlobalAveragePooling2D,
                       GlobalMaxPooling1D, GlobalMaxPooling2D, MaxPool1D, MaxPooling1D,
                       MaxPooling2D)
