@@ -29,7 +29,7 @@ from .normalization import BatchNormalization, GroupNormalization, LayerNormaliz
 from .pooling import (AveragePooling2D, GlobalAveragePooling1D, GlobalAveragePooling2D,
                       GlobalMaxPooling1D, GlobalMaxPooling2D, MaxPool1D, MaxPooling1D,
                       MaxPooling2D)
-from .preprocessing import CenterCrop, Normalization, Rescaling, Resizing
+from .preprocessing import CategoryEncoding, CenterCrop, Normalization, Rescaling, Resizing
 from .recurrent import GRU, LSTM, SimpleRNN
 from .reshaping import RepeatVector, UpSampling2D, ZeroPadding2D
 

@@ -1,5 +1,6 @@
 """Preprocessing layers that put data into the range and shape a model expects (Keras 3's):
-Rescaling, Normalization (its statistics from `adapt`), Resizing and CenterCrop.
+Rescaling, Normalization (its statistics from `adapt`), Resizing, CenterCrop and
+CategoryEncoding.
 
     model = tk.Sequential([tk.Input((64, 80, 3)), tk.layers.Resizing(32, 32),
                            tk.layers.Rescaling(1 / 255), ...])
@@ -12,7 +13,7 @@ import math
 
 import numpy as np
 
-from ...ops import cast, maximum, reshape, sqrt
+from ...ops import cast, maximum, one_hot, reduce_max, reduce_sum, reshape, sqrt
 from ...ops.image import RESIZE_METHODS, resize
 from ..backend import EPSILON          # keras.backend.epsilon(): the smallest std divided by
 from .arguments import positive_int
@@ -319,3 +320,63 @@ class CenterCrop(Layer):
     def get_config(self):
         return {**super().get_config(), "data_format": self.data_format,
                 "height": self.height, "width": self.width}
+
+
+class CategoryEncoding(Layer):
+    """Integer category ids (0 .. num_tokens - 1) as vectors of length num_tokens:
+    output_mode "one_hot" (one vector per id; a trailing axis of 1 is dropped), "multi_hot"
+    (one vector per sample: 1 where any of its ids is), or "count" (how many times each id
+    occurs, or the sum of `count_weights` given with the call). A rank-1 input is one sample
+    in multi_hot and count modes, as in Keras 3.
+
+    >>> tk.layers.CategoryEncoding(num_tokens=4)(np.array([[0, 1], [3, 3]]))
+    tk.Tensor(
+    [[1. 1. 0. 0.]
+     [0. 0. 0. 1.]], shape=(2, 4), dtype=float32)
+
+    Beyond Keras: an id outside 0 .. num_tokens - 1 raises ValueError (Keras 3.15 leaves it
+    out silently).
+    """
+
+    def __init__(self, num_tokens=None, output_mode="multi_hot", sparse=False, **kwargs):
+        if num_tokens is None:
+            raise ValueError("num_tokens must be set to use this layer. If the number of "
+                             "tokens is not known beforehand, use the IntegerLookup layer "
+                             "instead.")
+        if output_mode not in ("one_hot", "multi_hot", "count"):
+            raise ValueError(f"Unknown arg for output_mode: {output_mode}")
+        if sparse:
+            raise NotImplementedError("CategoryEncoding: sparse=True is not supported by "
+                                      "tapekit (it has no sparse tensors)")
+        self.num_tokens = positive_int(num_tokens, "num_tokens", "CategoryEncoding")
+        self.output_mode, self.sparse = output_mode, sparse
+        super().__init__(**kwargs)
+
+    def call(self, inputs, count_weights=None):
+        ids = np.asarray(inputs.numpy())
+        if ids.size and (ids.min() < 0 or ids.max() >= self.num_tokens):
+            bad = ids[(ids < 0) | (ids >= self.num_tokens)].ravel()[:5].tolist()
+            raise ValueError(f"CategoryEncoding {self.name!r}: ids must be in 0 .. "
+                             f"{self.num_tokens - 1} (num_tokens={self.num_tokens}), got "
+                             f"{bad}")
+        if self.output_mode == "one_hot" and ids.ndim > 1 and ids.shape[-1] == 1:
+            inputs = reshape(inputs, ids.shape[:-1])
+        encoded = one_hot(cast(inputs, "int64"), self.num_tokens, dtype=self.dtype)
+        if self.output_mode == "one_hot":
+            return encoded
+        if self.output_mode == "multi_hot":
+            return reduce_max(encoded, axis=-2)
+        if count_weights is not None:
+            encoded = encoded * cast(count_weights, self.dtype)[..., None]
+        return reduce_sum(encoded, axis=-2)
+
+    def compute_output_shape(self, input_shape):
+        if self.output_mode == "one_hot":
+            kept = input_shape[:-1] if len(input_shape) > 1 and input_shape[-1] == 1 \
+                else input_shape
+            return (*kept, self.num_tokens)
+        return (*input_shape[:-1], self.num_tokens)
+
+    def get_config(self):
+        return {**super().get_config(), "num_tokens": self.num_tokens,
+                "output_mode": self.output_mode}

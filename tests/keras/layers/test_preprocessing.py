@@ -184,3 +184,49 @@ def test_bad_arguments_are_refused(make, error, message):
 def test_a_non_image_input_is_refused():
     with pytest.raises(ValueError, match=r"Resizing 'resizing.*': expected images .* \(2, 5\)"):
         tk.layers.Resizing(2, 2)(np.ones((2, 5)))
+
+
+IDS = np.array([[0, 1], [0, 0], [1, 2], [3, 1]])
+
+
+@pytest.mark.parametrize("mode, expected", [
+    # Keras 3.15 gives these
+    ("multi_hot", [[1, 1, 0, 0], [1, 0, 0, 0], [0, 1, 1, 0], [0, 1, 0, 1]]),
+    ("count", [[1, 1, 0, 0], [2, 0, 0, 0], [0, 1, 1, 0], [0, 1, 0, 1]]),
+    ("one_hot", [[[1, 0, 0, 0], [0, 1, 0, 0]], [[1, 0, 0, 0], [1, 0, 0, 0]],
+                 [[0, 1, 0, 0], [0, 0, 1, 0]], [[0, 0, 0, 1], [0, 1, 0, 0]]]),
+])
+def test_category_encoding_as_keras(mode, expected):
+    layer = tk.layers.CategoryEncoding(num_tokens=4, output_mode=mode)
+    y = layer(IDS)
+    assert y.dtype == tk.float32 and y.numpy().tolist() == expected
+    assert layer.compute_output_shape((None, 2)) == tuple(
+        [None, 2, 4] if mode == "one_hot" else [None, 4])
+
+
+def test_category_encoding_rank_one_count_weights_and_a_trailing_one():
+    # Keras 3.15: a rank-1 input is one sample (multi_hot), one id a row (one_hot)
+    assert tk.layers.CategoryEncoding(num_tokens=4)(np.array([3, 2, 0, 1])).numpy().tolist() == [
+        1, 1, 1, 1]
+    counts = tk.layers.CategoryEncoding(num_tokens=4, output_mode="count")(
+        np.array([[0, 1], [0, 0]]), count_weights=np.array([[0.5, 2.0], [1.0, 1.0]]))
+    assert counts.numpy().tolist() == [[0.5, 2.0, 0, 0], [2.0, 0, 0, 0]]    # Keras 3.15's
+    one = tk.layers.CategoryEncoding(num_tokens=3, output_mode="one_hot")(np.array([[0], [2]]))
+    assert one.numpy().tolist() == [[1, 0, 0], [0, 0, 1]]
+
+
+def test_category_encoding_config_saving_and_errors(tmp_path):
+    config = {"name": "category_encoding", "trainable": True, "dtype": POLICY,
+              "num_tokens": 4, "output_mode": "multi_hot"}          # Keras 3.15's config
+    assert tk.layers.CategoryEncoding.from_config(config).get_config() == config
+    model = tk.Sequential([tk.Input((2,), dtype="int64"),
+                           tk.layers.CategoryEncoding(num_tokens=4, output_mode="count")])
+    model.save(tmp_path / "m.keras")
+    loaded = tk.models.load_model(tmp_path / "m.keras")
+    np.testing.assert_array_equal(loaded.predict(IDS, verbose=0), model.predict(IDS, verbose=0))
+    with pytest.raises(ValueError, match=r"ids must be in 0 .. 3 \(num_tokens=4\), got \[5\]"):
+        tk.layers.CategoryEncoding(num_tokens=4)(np.array([[5, 1]]))       # Keras drops it
+    with pytest.raises(ValueError, match="num_tokens must be set to use this layer"):
+        tk.layers.CategoryEncoding()
+    with pytest.raises(ValueError, match="Unknown arg for output_mode: x"):
+        tk.layers.CategoryEncoding(num_tokens=4, output_mode="x")
