@@ -1,5 +1,6 @@
 """`keras.backend.get_value` / `set_value`: read and write a variable's value as NumPy (what
-callbacks written for Keras use on `model.optimizer.learning_rate`).
+callbacks written for Keras use on `model.optimizer.learning_rate`); `epsilon()`, the fuzz
+factor; `clear_session()`, which restarts the default names (utils/naming.py keeps them).
 
     lr = float(tk.keras.backend.get_value(model.optimizer.learning_rate))
     tk.keras.backend.set_value(model.optimizer.learning_rate, lr / 2)
@@ -8,12 +9,22 @@ import numpy as np
 
 from ..tensor import Tensor, Variable
 from ..namespaces import public_dir
+from .utils.naming import clear_session
 
-__all__ = ["get_value", "set_value"]
+__all__ = ["clear_session", "epsilon", "get_value", "set_value"]
 
 # keras.backend.epsilon() (Keras 3's keras.config.epsilon()): the clipping of probabilities and
 # of denominators in the losses, the metrics and BatchNormalization's masked moments.
 EPSILON = 1e-7
+
+
+def epsilon():
+    """The fuzz factor of numeric expressions, 1e-7 (`keras.backend.epsilon()`).
+
+    >>> tk.keras.backend.epsilon()
+    1e-07
+    """
+    return EPSILON
 
 
 def get_value(x):

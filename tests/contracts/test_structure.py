@@ -28,6 +28,7 @@ LAZY_OK = {
     ("keras/callbacks/progbar.py", "tqdm.auto"),    # tqdm only when fit shows a bar (verbose=1)
     ("keras/callbacks/progbar.py", None),           # MonitorCallback makes a TrainingMonitor
     ("keras/saving/weights_h5.py", "h5py"),         # h5py only when a weights file is used
+    ("keras/utils/image_utils.py", "PIL"),          # Pillow (not a dependency) in array_to_img
     ("teach/__main__.py", None),    # build/table/minutes load jupytext and nbformat; sanitize-path
                                     # runs with nbval alone (no [teach] extra)
 }

@@ -11,3 +11,12 @@ def test_keras_backend_get_and_set_value_on_the_learning_rate():
     assert float(opt.learning_rate) == pytest.approx(0.05)
     with pytest.raises(TypeError, match="must be a tk.Variable"):
         tk.keras.backend.set_value(tk.constant(1.0), 2.0)
+
+
+def test_epsilon_and_clear_session_are_keras_backends():
+    assert tk.keras.backend.epsilon() == 1e-7          # Keras 3.15 gives 1e-07
+    tk.layers.Dense(1)
+    tk.keras.backend.clear_session()
+    assert tk.layers.Dense(1).name == "dense"
+    tk.keras.backend.clear_session(free_memory=False)
+    assert tk.layers.Dense(1).name == "dense"

@@ -107,7 +107,8 @@ def test_optimizers_get():
     opt = tk.optimizers.SGD(0.5)
     assert tk.optimizers.get(opt) is opt
     with pytest.raises(ValueError, match=r"optimizer identifier: <function double.*Known "
-                                         r"names: 'adam', 'rmsprop', 'sgd'; or pass an optimizer"):
+                                         r"names: 'adagrad', 'adam', 'adamw', 'nadam', "
+                                         r"'rmsprop', 'sgd'; or pass an optimizer"):
         tk.optimizers.get(double)
 
 

@@ -13,10 +13,13 @@ The progress printing is one more callback (`ProgbarLogger`), added when verbose
 """
 from ... import namespaces
 from .. import identifiers
+from .backup_and_restore import BackupAndRestore
 from .callback import Callback, History, LambdaCallback
 from .callback_list import CallbackList
 from .early_stopping import EarlyStopping, LearningRateScheduler
+from .model_checkpoint import ModelCheckpoint
 from .progbar import MonitorCallback, ProgbarLogger, format_logs
+from .reduce_lr_on_plateau import ReduceLROnPlateau
 from .terminate_on_nan import TerminateOnNaN
 
 __all__ = identifiers.exported(globals())   # the names imported above

@@ -14,20 +14,24 @@ from .. import identifiers
 from ..activations import get_activation
 from ..saving import lookup
 from ..utils.naming import clear_session
-from .activation import Activation, LeakyReLU, ReLU
+from .activation import Activation, LeakyReLU, ReLU, Softmax
 from .base import Layer
 from .conv import Conv1D, Conv2D, Conv2DTranspose
 from .core import Dense, Dropout, Embedding, Flatten, Lambda, Masking, Reshape
+from .image_augmentation import (RandomContrast, RandomCrop, RandomFlip, RandomRotation,
+                                 RandomTranslation, RandomZoom)
 from .input_layer import Input, InputLayer
 from .merging import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract, add,
                       average, concatenate, dot, multiply, subtract)
 from .merging import maximum_ as maximum
 from .merging import minimum_ as minimum
-from .normalization import BatchNormalization, LayerNormalization
+from .normalization import BatchNormalization, GroupNormalization, LayerNormalization
 from .pooling import (AveragePooling2D, GlobalAveragePooling1D, GlobalAveragePooling2D,
-                      GlobalMaxPooling1D, GlobalMaxPooling2D, MaxPooling2D)
+                      GlobalMaxPooling1D, GlobalMaxPooling2D, MaxPool1D, MaxPooling1D,
+                      MaxPooling2D)
+from .preprocessing import CategoryEncoding, CenterCrop, Normalization, Rescaling, Resizing
 from .recurrent import GRU, LSTM, SimpleRNN
-from .reshaping import UpSampling2D
+from .reshaping import RepeatVector, UpSampling2D, ZeroPadding2D
 
 __all__ = identifiers.exported(globals())
 lookup.register_builtins("keras.layers", {name: globals()[name] for name in __all__})

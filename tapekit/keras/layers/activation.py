@@ -1,4 +1,5 @@
-"""Activation layers: Activation, ReLU, LeakyReLU (Keras 3's names and defaults)."""
+"""Activation layers: Activation, ReLU, LeakyReLU, Softmax (Keras 3's names and defaults)."""
+from ...ops import cast, exp, reduce_logsumexp, softmax
 from .. import activations
 from .base import Layer
 
@@ -80,3 +81,30 @@ class LeakyReLU(_Elementwise):
 
     def get_config(self):
         return {**super().get_config(), "negative_slope": self.negative_slope}
+
+
+class Softmax(_Elementwise):
+    """The softmax along `axis` (an int or a list of them); with a mask (True: keep) the
+    masked entries get probability 0 and the kept ones share 1, as in Keras 3 (a row with
+    nothing kept is all zeros).
+
+    >>> tk.layers.Softmax()(tk.constant([[1.0, 1.0, 5.0]]), mask=np.array([[True, True, False]]))
+    tk.Tensor([[0.5 0.5 0. ]], shape=(1, 3), dtype=float32)
+    """
+
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis
+
+    def call(self, inputs, mask=None):
+        if mask is not None:
+            keep = cast(mask, inputs.dtype)
+            inputs = inputs + (1.0 - keep) * cast(-1e9, inputs.dtype)   # Keras's large negative
+        if isinstance(self.axis, (list, tuple)):
+            out = exp(inputs - reduce_logsumexp(inputs, axis=list(self.axis), keepdims=True))
+        else:
+            out = softmax(inputs, axis=self.axis)
+        return out if mask is None else out * keep
+
+    def get_config(self):
+        return {**super().get_config(), "axis": self.axis}

@@ -1,6 +1,6 @@
-"""BatchNormalization and LayerNormalization (`keras.layers.BatchNormalization`,
-`keras.layers.LayerNormalization`): the first normalizes each feature over the batch, the
-second each example over its own features."""
+"""BatchNormalization, LayerNormalization and GroupNormalization (`keras.layers.*`): the first
+normalizes each feature over the batch, the second each example over its own features, the
+third each example over each group of its channels."""
 import numbers
 import warnings
 
@@ -224,6 +224,95 @@ class LayerNormalization(Layer):
         g_reg, b_reg, g_con, b_con = self._regs
         return {**super().get_config(), "axis": self.axis, "epsilon": self.epsilon,
                 "center": self.center, "scale": self.scale, "rms_scaling": self.rms_scaling,
+                "beta_initializer": initializers.serialize(b_init),
+                "gamma_initializer": initializers.serialize(g_init),
+                "beta_regularizer": serialize_keras_object(b_reg),
+                "gamma_regularizer": serialize_keras_object(g_reg),
+                "beta_constraint": serialize_keras_object(b_con),
+                "gamma_constraint": serialize_keras_object(g_con)}
+
+
+class GroupNormalization(Layer):
+    """Split the channels (`axis`) into `groups` and normalize each example over each group
+    (its positions and the group's channels): `gamma * (x - mean) / sqrt(var + epsilon) +
+    beta`, gamma and beta one per channel (Keras 3's). groups=-1: one group per channel
+    (instance normalization); groups=1: like LayerNormalization over all the axes.
+
+    >>> x = tk.constant([[1.0, 3.0, 10.0, 30.0]])
+    >>> tk.layers.GroupNormalization(groups=2, epsilon=0.0)(x)     # (1, 3) and (10, 30)
+    tk.Tensor([[-1.  1. -1.  1.]], shape=(1, 4), dtype=float32)
+    """
+
+    _cast_integer_inputs = True
+    _supports_masking = True
+
+    def __init__(self, groups=32, axis=-1, epsilon=1e-3, center=True, scale=True,
+                 beta_initializer="zeros", gamma_initializer="ones", beta_regularizer=None,
+                 gamma_regularizer=None, beta_constraint=None, gamma_constraint=None, **kwargs):
+        if not is_int(groups) or (groups < 1 and groups != -1):
+            raise ValueError(f"GroupNormalization: groups must be a positive integer or -1 "
+                             f"(one group per channel), got {groups!r}")
+        if not is_int(axis):
+            raise TypeError(f"GroupNormalization: axis must be an int, got {axis!r}")
+        _check_constraints("GroupNormalization", gamma_constraint, beta_constraint)
+        self.groups, self.axis, self.epsilon = int(groups), int(axis), float(epsilon)
+        self.center, self.scale = center, scale
+        self._inits = (gamma_initializer, beta_initializer)
+        self._regs = (regularizers.get(gamma_regularizer), regularizers.get(beta_regularizer),
+                      gamma_constraint, beta_constraint)
+        super().__init__(**kwargs)
+
+    def build(self, input_shape):
+        ndim = len(input_shape)
+        if not -ndim <= self.axis < ndim:
+            raise ValueError(f"GroupNormalization {self.name!r}: axis={self.axis} is out of "
+                             f"range for inputs of shape {tuple(input_shape)}")
+        self._channel_axis = self.axis % ndim
+        channels = input_shape[self._channel_axis]
+        if channels is None:
+            raise ValueError(f"Axis {self.axis} of input tensor should have a defined "
+                             f"dimension but the layer received an input with shape "
+                             f"{tuple(input_shape)}.")
+        if self.groups == -1:
+            self.groups = channels
+        if channels < self.groups:
+            raise ValueError(f"Number of groups ({self.groups}) cannot be more than the number "
+                             f"of channels ({channels}).")
+        if channels % self.groups:
+            raise ValueError(f"Number of groups ({self.groups}) must be a multiple of the "
+                             f"number of channels ({channels}).")
+        self._broadcast = [channels if i == self._channel_axis else 1 for i in range(ndim)]
+        g_init, b_init = self._inits
+        g_reg, b_reg, g_con, b_con = self._regs
+        self.gamma = self.add_weight(shape=(channels,), initializer=g_init, regularizer=g_reg,
+                                     constraint=g_con, name="gamma") if self.scale else None
+        self.beta = self.add_weight(shape=(channels,), initializer=b_init, regularizer=b_reg,
+                                    constraint=b_con, name="beta") if self.center else None
+
+    def call(self, inputs):
+        shape = inputs.shape
+        c = self._channel_axis
+        # (batch, ..., groups, channels / groups, ...): statistics over all but batch and group
+        grouped = reshape(inputs, (*shape[:c], self.groups, shape[c] // self.groups,
+                                   *shape[c + 1:]))
+        axes = [i for i in range(1, len(grouped.shape)) if i != c]
+        mean = reduce_mean(grouped, axis=axes, keepdims=True)
+        variance = reduce_mean(square(grouped - mean), axis=axes, keepdims=True)
+        y = reshape((grouped - mean) * rsqrt(variance + self.epsilon), shape)
+        if self.gamma is not None:
+            y = y * reshape(self.gamma, self._broadcast)
+        if self.beta is not None:
+            y = y + reshape(self.beta, self._broadcast)
+        return y
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        g_init, b_init = self._inits
+        g_reg, b_reg, g_con, b_con = self._regs
+        return {**super().get_config(), "groups": self.groups, "axis": self.axis,
+                "epsilon": self.epsilon, "center": self.center, "scale": self.scale,
                 "beta_initializer": initializers.serialize(b_init),
                 "gamma_initializer": initializers.serialize(g_init),
                 "beta_regularizer": serialize_keras_object(b_reg),

@@ -1,10 +1,11 @@
 """Pooling layers: MaxPooling2D and AveragePooling2D over windows of NHWC inputs (one base,
-_Pooling2D, as Keras 3's BasePooling), global pooling over height and width, and global
-pooling over the steps of (batch, steps, features) inputs."""
+_Pooling2D, as Keras 3's BasePooling), MaxPooling1D over the steps of (batch, steps,
+features) inputs (the 2-D pooling of a height of 1), global pooling over height and width,
+and global pooling over the steps of (batch, steps, features) inputs."""
 from ... import nn
-from ...ops import cast, expand_dims, reduce_max, reduce_mean, reduce_sum, where
+from ...ops import cast, expand_dims, reduce_max, reduce_mean, reduce_sum, squeeze, where
 from .. import masking
-from .arguments import check_padding, conv_length, pair
+from .arguments import check_padding, conv_length, pair, positive_int
 from .base import Layer
 
 
@@ -60,6 +61,50 @@ class AveragePooling2D(_Pooling2D):
 
     _cast_integer_inputs = True
     _pool = staticmethod(nn.avg_pool2d)
+
+
+class MaxPooling1D(Layer):
+    """Max over pool_size steps of (batch, steps, features) inputs, every `strides` steps
+    (pool_size by default); `keras.layers.MaxPool1D` is the same class, as in Keras 3.
+
+    >>> x = tk.reshape(tk.constant([1.0, 3.0, 2.0, 5.0, 4.0]), [1, 5, 1])
+    >>> tk.reshape(tk.layers.MaxPool1D(2)(x), [2])          # the fifth step has no pair
+    tk.Tensor([3. 5.], shape=(2,), dtype=float32)
+    """
+
+    ndim = 3
+
+    def __init__(self, pool_size=2, strides=None, padding="valid", data_format=None,
+                 name=None, **kwargs):
+        layer = type(self).__name__
+        pool_size = pool_size[0] if isinstance(pool_size, (list, tuple)) and len(pool_size) == 1 \
+            else pool_size
+        strides = strides[0] if isinstance(strides, (list, tuple)) and len(strides) == 1 \
+            else strides
+        self.pool_size = positive_int(pool_size, "pool_size", layer)
+        self.strides = self.pool_size if strides is None else positive_int(strides, "strides",
+                                                                           layer)
+        self.padding = check_padding(padding)
+        if data_format not in (None, "channels_last"):
+            raise ValueError(f"{layer}: only data_format='channels_last' (batch, steps, "
+                             f"features) is supported, got {data_format!r}")
+        super().__init__(name=name, **kwargs)
+
+    def call(self, inputs):
+        pooled = nn.max_pool2d(expand_dims(inputs, 1), ksize=[1, 1, self.pool_size, 1],
+                               strides=[1, 1, self.strides, 1], padding=self.padding.upper())
+        return squeeze(pooled, 1)
+
+    def compute_output_shape(self, input_shape):
+        b, steps, c = input_shape
+        return (b, conv_length(steps, self.pool_size, self.strides, self.padding), c)
+
+    def get_config(self):
+        return {**super().get_config(), "pool_size": [self.pool_size], "padding": self.padding,
+                "strides": [self.strides], "data_format": "channels_last"}
+
+
+MaxPool1D = MaxPooling1D          # Keras 3's alias: one class
 
 
 class _GlobalPooling2D(Layer):

@@ -1,4 +1,5 @@
-"""Optimizers with Keras 3 (TensorFlow 2.11+) update rules: SGD, Adam, RMSprop.
+"""Optimizers with Keras 3 (TensorFlow 2.11+) update rules: SGD, Adam, AdamW, Nadam, RMSprop,
+Adagrad.
 
     optimizer = tk.optimizers.SGD(learning_rate=0.01)
     grads = tape.gradient(loss, model.trainable_variables)
@@ -18,14 +19,17 @@ from ... import namespaces
 from .. import identifiers
 from ..saving import lookup
 from . import schedules
+from .adagrad import Adagrad
 from .adam import Adam
+from .adamw import AdamW
 from .base_optimizer import Optimizer
+from .nadam import Nadam
 from .rmsprop import RMSprop
 from .sgd import SGD
 
 
 def get(identifier):
-    """An optimizer from its name, with Keras's defaults ("sgd", "adam", "rmsprop"), or the
+    """An optimizer from its name, with Keras's defaults ("sgd", "adam", "nadam", ...), or the
     optimizer itself (`keras.optimizers.get`, as compile(optimizer="adam") uses it).
 
     >>> tk.optimizers.get("adam")
@@ -35,7 +39,8 @@ def get(identifier):
                    accepts="an optimizer such as tk.optimizers.Adam(1e-3)")
 
 
-_BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop}
+_BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "nadam": Nadam, "rmsprop": RMSprop,
+            "adagrad": Adagrad}
 
 
 # tk.optimizers: the names imported and defined above, and the schedules' namespace.

@@ -45,6 +45,8 @@ class Optimizer:
     # ("velocity_hat",); RMSprop's ("velocity",), ("momentum",), ("average_gradient",). None:
     # one group of all the slots.
     _slot_groups = None
+    # The value each slot starts at, where it is not 0 (Adagrad's accumulator).
+    _slot_initial = {}
 
     def __init__(self, learning_rate, name, weight_decay=None, clipnorm=None, clipvalue=None,
                  global_clipnorm=None):
@@ -132,8 +134,9 @@ class Optimizer:
         ['RMSprop/iteration:0', 'RMSprop/learning_rate:0', 'RMSprop/a/velocity:0', 'RMSprop/b/velocity:0', 'RMSprop/a/momentum:0', 'RMSprop/b/momentum:0']
         """
         order = self._keras_slot_order([var for var, _ in self._slots.values()])
+        tail = [v for _, v in self._keras_tail()] if self._slots else []
         return [v for _, v in self._keras_head()] + [self._slots[id(var)][1][slot]
-                                                    for slot, var in order]
+                                                    for slot, var in order] + tail
 
     def _keras_head(self):
         """[(name, Variable)] before the slots in Keras 3's optimizer.variables: iterations,
@@ -142,6 +145,15 @@ class Optimizer:
         if self._schedule is None:
             head.append(("learning_rate", self._learning_rate))
         return head
+
+    def _keras_tail(self):
+        """[(name, Variable)] after the slots in Keras 3's optimizer.variables, made by its
+        build beside the slots (Nadam's product of momentum decays); none by default."""
+        return []
+
+    def _begin_step(self):
+        """Called once per apply_gradients, before the variables' updates (Nadam moves its
+        product of momentum decays there, as Keras 3 does)."""
 
     def _keras_slot_order(self, variables):
         """[(slot name, variable)] in the order Keras 3 keeps the slots of an optimizer built on
@@ -153,7 +165,8 @@ class Optimizer:
     def _describe_slot_order(self):
         """_keras_head and _keras_slot_order in words, for error messages."""
         return ", then ".join([name for name, _ in self._keras_head()] + [
-            f"{' and '.join(group)} of each trainable variable" for group in self._groups()])
+            f"{' and '.join(group)} of each trainable variable" for group in self._groups()]
+            + [name for name, _ in self._keras_tail()])
 
     def _groups(self):
         if self._slot_groups is not None:
@@ -193,6 +206,7 @@ class Optimizer:
         checked = self._clip(checked)
         with self._lock:
             hold_in_traces(self._lock)   # a tk.function's replay of this step holds it too
+            self._begin_step()
             for g, v in checked:
                 dtype = v._value.dtype
                 lr = lr32 if dtype == lr32._value.dtype else cast(lr32, dtype)
@@ -217,8 +231,9 @@ class Optimizer:
         entry = self._slots.get(id(var))
         if entry is None:
             base = var.path
-            named = {s: Variable(np.zeros(var.shape, var.dtype), trainable=False,
-                                 name=join_path(self.name, base, s)) for s in self._slot_names}
+            named = {s: Variable(np.full(var.shape, self._slot_initial.get(s, 0), var.dtype),
+                                 trainable=False, name=join_path(self.name, base, s))
+                     for s in self._slot_names}
             entry = self._slots[id(var)] = (var, named)  # keeps var alive: ids stay unique
         return entry[1]
 

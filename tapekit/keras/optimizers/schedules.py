@@ -18,7 +18,8 @@ from ...namespaces import public_dir
 from ...ops import cast, pow, where
 from ..saving import lookup
 
-__all__ = ["LearningRateSchedule", "ExponentialDecay", "PiecewiseConstantDecay"]
+__all__ = ["LearningRateSchedule", "ExponentialDecay", "InverseTimeDecay",
+           "PiecewiseConstantDecay"]
 
 
 class LearningRateSchedule:
@@ -60,6 +61,30 @@ class ExponentialDecay(LearningRateSchedule):
         if self.staircase:    # floor of a non-negative number: a cast to int truncates
             p = cast(cast(p, "int64"), "float32")
         return self.initial_learning_rate * pow(self.decay_rate, p)
+
+
+class InverseTimeDecay(LearningRateSchedule):
+    """initial_learning_rate / (1 + decay_rate * step / decay_steps), with step / decay_steps
+    rounded down to an integer when `staircase=True`.
+
+    >>> lr = tk.optimizers.schedules.InverseTimeDecay(0.1, decay_steps=10, decay_rate=0.5)
+    >>> [round(float(lr(tk.constant(s))), 6) for s in (0, 5, 10, 25)]    # as Keras 3.15
+    [0.1, 0.08, 0.066667, 0.044444]
+    """
+
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
+                 name="InverseTimeDecay"):
+        if decay_steps <= 0:
+            raise ValueError(f"InverseTimeDecay: decay_steps must be > 0, got {decay_steps!r}")
+        self.initial_learning_rate = float(initial_learning_rate)
+        self.decay_steps, self.decay_rate = decay_steps, float(decay_rate)
+        self.staircase, self.name = staircase, name
+
+    def __call__(self, step):
+        p = cast(step, "float32") / float(self.decay_steps)
+        if self.staircase:    # floor of a non-negative number: a cast to int truncates
+            p = cast(cast(p, "int64"), "float32")
+        return self.initial_learning_rate / (1.0 + self.decay_rate * p)
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):

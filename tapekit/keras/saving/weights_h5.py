@@ -207,7 +207,9 @@ def _plan(model, f, h5py):
 def optimizer_state(model):
     """[(what, array)] of the model's optimizer in Keras 3's order (what optimizer/vars holds),
     or None without an optimizer. Once the optimizer has slots, every trainable variable's are
-    listed (zeros for a variable that had no step yet: Keras 3 builds them all at once).
+    listed (each at its start value, 0 or Adagrad's initial_accumulator_value, for a variable
+    that had no step yet: Keras 3 builds them all at once), then what Keras keeps after the
+    slots (Nadam's product of momentum decays).
 
     >>> tk.layers.clear_session()
     >>> model = tk.Sequential([tk.Input(shape=(2,)), tk.layers.Dense(1)])
@@ -232,9 +234,10 @@ def optimizer_state(model):
         return out                         # no slots yet: Keras 3 writes none either
     for slot, var in opt._keras_slot_order(model.trainable_variables):
         entry = opt._slots.get(id(var))
-        value = entry[1][slot].numpy() if entry is not None else np.zeros(var.shape, var.dtype)
+        value = entry[1][slot].numpy() if entry is not None else np.full(
+            var.shape, opt._slot_initial.get(slot, 0), var.dtype)
         out.append((_slot_label(slot, var), value))
-    return out
+    return out + [(name, v.numpy()) for name, v in opt._keras_tail()]
 
 
 def write_optimizer(model, f):
@@ -273,7 +276,7 @@ def optimizer_plan(model, f, h5py, where, build=True):
         opt.build(trainable)
     head = opt._keras_head()
     expected = head + [(_slot_label(slot, var), opt._slots_for(var)[slot])
-                       for slot, var in opt._keras_slot_order(trainable)]
+                       for slot, var in opt._keras_slot_order(trainable)] + opt._keras_tail()
     name, n = type(opt).__name__, len(group)
 
     def unfit(why):

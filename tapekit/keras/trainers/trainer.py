@@ -46,10 +46,12 @@ class Trainer:
 
     compiled = False
     stop_training = False
-    history = None
+    # `history`, the History of the last fit, is set by that History (on_train_begin); before
+    # any fit the model has none (AttributeError), as in Keras 3
     run_eagerly = False
     train_function = test_function = predict_function = None
     _compile_loss = _compile_metrics = None     # compile's CompileLoss and CompileMetrics
+    _initial_epoch = None       # set by a callback's on_train_begin (BackupAndRestore's resume)
 
     def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None,
                 weighted_metrics=None, run_eagerly=False, steps_per_execution=1,
@@ -301,6 +303,8 @@ class Trainer:
         train_function = self.make_train_function()
         self.stop_training = False
         callbacks.on_train_begin()
+        # a backup restored in on_train_begin says where to go on; read once, as Keras 3 does
+        initial_epoch, self._initial_epoch = self._initial_epoch or initial_epoch, None
         logs = epoch_logs = {}
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()

@@ -2,6 +2,7 @@
 `dense_1`, ...), the rule a name given by hand must follow (Keras 3's: no `/`) and the paths
 of weights. Keras 3 keeps these in keras/src/utils/naming.py too: layers, models, optimizers
 and saving (a weights file's group names) all import them from here, below each of them."""
+import gc
 import itertools
 import re
 from collections import defaultdict
@@ -15,15 +16,18 @@ def unique_name(base):
     return base if n == 0 else f"{base}_{n}"
 
 
-def clear_session():
+def clear_session(free_memory=True):
     """Restart layer naming at `dense`, `dense_1`, ... (`tf.keras.backend.clear_session`):
-    every counter of unique_name starts again.
+    every counter of unique_name starts again. free_memory=True (Keras 3's default) also
+    runs Python's garbage collector, so the models of before can be freed at once.
 
     >>> tk.layers.clear_session()
     >>> tk.layers.Dense(1).name, tk.layers.Dense(1).name
     ('dense', 'dense_1')
     """
     _name_counters.clear()
+    if free_memory:
+        gc.collect()
 
 
 def snake_name(cls_name):

@@ -281,3 +281,51 @@ def test_batch_normalization_leaves_masked_steps_out_of_the_batch_statistics():
         bn(x, training=True, mask=np.ones((2, 3, 2), bool))
     check_grads(lambda v: tk.layers.BatchNormalization(dtype="float64")(v, training=True, mask=mask),
                 x.astype(np.float64), modes=("rev",))
+
+
+GN_X = np.sin(np.arange(2 * 3 * 4, dtype="float32")).reshape(2, 3, 4) * 2 + 1
+
+
+@pytest.mark.parametrize("kwargs, first, squares", [
+    # Keras 3.15 gives these first outputs and sums of squares
+    (dict(groups=2), [-0.1184086799621582, 1.0155086517333984, 1.396894097328186,
+                      0.24136686325073242], 23.987533569335938),
+    (dict(groups=-1, epsilon=0.1, center=False),
+     [-0.10586404800415039, 0.9481401443481445, 1.3517475128173828, 0.29347938299179077],
+     22.7921085357666),
+])
+def test_group_normalization_as_keras(kwargs, first, squares):
+    tk.layers.clear_session()
+    layer = tk.layers.GroupNormalization(**kwargs)
+    y = layer(GN_X).numpy()
+    np.testing.assert_allclose(y.ravel()[:4], first, rtol=1e-6)
+    assert float((y ** 2).sum()) == pytest.approx(squares, rel=1e-6)
+    assert [w.path for w in layer.weights] == (
+        ["group_normalization/gamma", "group_normalization/beta"] if kwargs.get("center", True)
+        else ["group_normalization/gamma"])
+
+
+def test_group_normalization_gradients_and_saving(tmp_path):
+    tk.layers.clear_session()
+    layer = tk.layers.GroupNormalization(groups=2, dtype="float64")
+    x = tk.constant(GN_X.astype("float64"))
+    w = np.cos(np.arange(24)).reshape(2, 3, 4)
+    theoretical, numerical = tk.test.compute_gradient(lambda v: tk.reduce_sum(layer(v) * w), [x])
+    np.testing.assert_allclose(theoretical[0], numerical[0], rtol=1e-5, atol=1e-6)
+    model = tk.Sequential([tk.Input((3, 4)), tk.layers.GroupNormalization(groups=4)])
+    model.layers[0].gamma.assign([1.0, 2.0, 3.0, 4.0])
+    model.save(tmp_path / "m.keras")
+    loaded = tk.models.load_model(tmp_path / "m.keras")
+    np.testing.assert_allclose(loaded.predict(GN_X, verbose=0), model.predict(GN_X, verbose=0))
+    config = loaded.layers[0].get_config()
+    assert (config["groups"], config["axis"], config["epsilon"]) == (4, -1, 0.001)
+
+
+@pytest.mark.parametrize("groups, message", [
+    # Keras 3.15's message
+    (3, r"Number of groups \(3\) must be a multiple of the number of channels \(4\)"),
+    (8, r"Number of groups \(8\) cannot be more than the number of channels \(4\)"),
+])
+def test_group_normalization_refuses_groups_that_do_not_divide(groups, message):
+    with pytest.raises(ValueError, match=message):
+        tk.layers.GroupNormalization(groups=groups)(GN_X)

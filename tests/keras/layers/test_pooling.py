@@ -111,3 +111,30 @@ def test_global_average_pooling_1d_averages_the_steps_the_mask_keeps():
                                          r"the mask must have shape \(batch, steps\) = \(2, 4\) "
                                          r"for inputs of shape \(2, 4, 3\), got a mask of shape \(2, 5\)"):
         gap(x, mask=np.ones((2, 5), bool))
+
+
+SEQ = np.sin(np.arange(2 * 7 * 3, dtype="float32")).reshape(2, 7, 3)
+
+
+@pytest.mark.parametrize("kwargs, shape, total, config", [
+    # Keras 3.15's shapes, sums and configs
+    ({}, (2, 3, 3), 11.205848693847656, {"pool_size": [2], "padding": "valid", "strides": [2]}),
+    (dict(pool_size=3, strides=2, padding="same"), (2, 4, 3), 15.390426635742188,
+     {"pool_size": [3], "padding": "same", "strides": [2]}),
+])
+def test_max_pooling1d_as_keras(kwargs, shape, total, config):
+    layer = tk.layers.MaxPool1D(**kwargs)
+    y = layer(SEQ).numpy()
+    assert y.shape == shape and float(y.sum()) == pytest.approx(total, rel=1e-6)
+    assert layer.compute_output_shape((None, 7, 3)) == (None, *shape[1:])
+    assert {k: layer.get_config()[k] for k in config} == config
+    assert tk.layers.MaxPooling1D.from_config(layer.get_config())(SEQ).numpy().tolist() == \
+        y.tolist()
+    assert tk.layers.MaxPool1D is tk.layers.MaxPooling1D        # one class, as in Keras 3
+
+
+def test_max_pooling1d_gradient_goes_to_each_windows_max():
+    x = tk.constant(SEQ[:1])
+    theoretical, numerical = tk.test.compute_gradient(
+        lambda v: tk.reduce_sum(tk.layers.MaxPooling1D(2)(v) * 3.0), [x])
+    np.testing.assert_allclose(theoretical[0], numerical[0], rtol=1e-3, atol=1e-3)

@@ -316,7 +316,10 @@ OPTIMIZERS = {
     "rmsprop_momentum": lambda: tk.optimizers.RMSprop(0.01, momentum=0.5),
     "rmsprop_centered": lambda: tk.optimizers.RMSprop(0.01, centered=True),
     "rmsprop_centered_momentum": lambda: tk.optimizers.RMSprop(0.01, centered=True,
-                                                               momentum=0.5)}
+                                                               momentum=0.5),
+    "nadam": lambda: tk.optimizers.Nadam(0.05),
+    "adamw": lambda: tk.optimizers.AdamW(0.05, weight_decay=0.1),
+    "adagrad": lambda: tk.optimizers.Adagrad(0.1)}
 # Keras 3.15's optimizer.variables of each, for the "mixed" model (v.path, read in the TF venv);
 # the "same" model's is the same without the biases.
 _M, _V, _H = "momentum", "velocity", "velocity_hat"
@@ -336,6 +339,10 @@ KERAS_ORDER = {
     "rmsprop_centered_momentum": ["iteration", "learning_rate"] + [
         f"{w}_{s}" for s in (_V, _M, "average_gradient") for w in _W]}
 KERAS_ORDER["sgd_nesterov"] = KERAS_ORDER["sgd_momentum"]
+KERAS_ORDER["adamw"] = KERAS_ORDER["adam"]
+# Nadam's product of momentum decays, unnamed in Keras 3.15 ("variable"), after the slots
+KERAS_ORDER["nadam"] = KERAS_ORDER["adam"] + ["variable"]
+KERAS_ORDER["adagrad"] = ["iteration", "learning_rate"] + [f"{w}_accumulator" for w in _W]
 # The weights after one train_on_batch(X_STEP, Y_STEP) of Keras 3.15.1 (TF 2.21) from each file
 KERAS_NEXT = {
     "adam/mixed": [[[-0.5987583, -0.1677253], [0.2664561, 0.6979521]], [-0.49778327, 0.6472681],
@@ -378,6 +385,19 @@ KERAS_NEXT = {
         [-0.53255314, 0.69279903], [[-0.41066766], [0.6085582]], [-0.401886]],
     "sgd_nesterov/same": [[[-0.6045335, -0.14880106], [0.2900327, 0.71415067]],
         [[-0.50924826, -0.158932], [0.2784091, 0.67945427]]],
+    # Keras 3.15.1's weights after one step from the same files: Nadam, AdamW, Adagrad
+    "nadam/mixed": [[[-0.59926254, -0.16896701], [0.26712328, 0.6977957]], [-0.49958706,
+            0.6493097], [[-0.39806098], [0.59734595]], [-0.30043358]],
+    "nadam/same": [[[-0.5991859, -0.16567335], [0.26710218, 0.6994188]], [[-0.4986067,
+            -0.11801838], [0.26607987, 0.6488659]]],
+    "adamw/mixed": [[[-0.59575826, -0.16689196], [0.26512277, 0.6944521]], [-0.49528328,
+            0.6440181], [[-0.39418027], [0.5920938]], [-0.29523778]],
+    "adamw/same": [[[-0.5957188, -0.16519801], [0.26511192, 0.6952863]], [[-0.4947794,
+            -0.11647363], [0.26390225, 0.64379]]],
+    "adagrad/mixed": [[[-0.5643441, -0.24994032], [0.2991855, 0.6222979]], [-0.5004654,
+            0.63763136], [[-0.32935238], [0.5211989]], [-0.36576137]],
+    "adagrad/same": [[[-0.56017375, -0.11367145], [0.29806304, 0.6767648]], [[-0.44246137,
+            -0.1862976], [0.24406473, 0.6119555]]],
 }
 
 
@@ -398,7 +418,7 @@ def start_weights(kind):
 def slot_value(slot, k, shape):
     """The k-th slot entry's value: distinct, velocities positive, average gradients small."""
     ramp = np.linspace(0.0, 1.0, int(np.prod(shape)), dtype="float32").reshape(shape)
-    if slot in (_V, _H):
+    if slot in (_V, _H, "accumulator"):
         return (0.02 + 0.01 * k + 0.03 * ramp).astype("float32")
     if slot == "average_gradient":
         return (0.01 * (k + 1) * (ramp - 0.5)).astype("float32")
@@ -416,7 +436,9 @@ def keras_state(name, kind):
     head = len(out)
     for path in KERAS_ORDER[name]:
         owner = next((w for w in weights if path.startswith(w + "_")), None)
-        if owner is not None:
+        if path == "variable":       # Nadam's u_product after 3 steps of beta_1 = 0.9: about
+            out.append(("u_product", None, np.float32(0.107)))      # 0.468 * 0.475 * 0.483
+        elif owner is not None:
             slot, var = path[len(owner) + 1:], weights.index(owner)
             out.append((slot, var, slot_value(slot, len(out) - head, shapes[var])))
     return out
@@ -455,7 +477,9 @@ def test_a_keras_3_file_resumes_with_keras_3s_next_step(tmp_path, name, kind):
     opt, variables = model.optimizer, model.trainable_variables
     assert int(opt.iterations) == 3
     for slot, var, value in keras_state(name, kind):     # each slot where Keras keeps it
-        if slot is not None:
+        if slot == "u_product":
+            np.testing.assert_array_equal(opt._u_product.numpy(), value)
+        elif slot is not None:
             np.testing.assert_array_equal(opt._slots_for(variables[var])[slot].numpy(), value)
     model.train_on_batch(X_STEP, Y_STEP[kind])
     for got, expected in zip(model.get_weights(), KERAS_NEXT[f"{name}/{kind}"]):
@@ -473,7 +497,8 @@ def test_tapekit_writes_the_optimizers_state_in_keras_3s_order(tmp_path, name):
     with zipfile.ZipFile(tmp_path / "t.keras") as archive:
         (tmp_path / "t.h5").write_bytes(archive.read("model.weights.h5"))
     opt = model.optimizer
-    by_path = {"iteration": opt.iterations, "learning_rate": opt._learning_rate}
+    by_path = {"iteration": opt.iterations, "learning_rate": opt._learning_rate,
+               "variable": getattr(opt, "_u_product", None)}
     for var in model.trainable_variables:
         for slot, value in opt._slots.get(id(var), (var, {}))[1].items():
             by_path[f"{var.path.replace('/', '_')}_{slot}"] = value    # Keras 3's slot path

@@ -935,3 +935,14 @@ def test_a_softmax_op_output_is_read_from_its_logits_in_compiled_steps_only(run_
     np.testing.assert_allclose(history.history["loss"], want["fit"], rtol=1e-6)
     np.testing.assert_allclose(np.concatenate([w.ravel() for w in weights(model)]), want["w"],
                                atol=1e-5)
+
+
+def test_model_history_is_the_last_fits_history():
+    model = tk.Sequential([tk.Input((1,)), tk.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    with pytest.raises(AttributeError):       # Keras 3.15: no history before fit
+        model.history
+    first = model.fit(np.ones((2, 1)), np.ones((2, 1)), epochs=2, verbose=0)
+    assert model.history is first and first.epoch == [0, 1]
+    second = model.fit(np.ones((2, 1)), np.ones((2, 1)), epochs=1, verbose=0)
+    assert model.history is second and second is not first
