@@ -30,7 +30,7 @@ BROKEN = {
                          r"untagged code cell inside the exercise block|no cell tagged 'exercise'"),
     "no solution tag": ("tags: [solution]", "tags: [other]", r"untagged code cell"),
     "solution first line": ("# Solution\n", "# the answer\n", r"first line must be '# Solution'"),
-    "no grade cell": ("tags: [check, remove-cell, grade]", "tags: [check, remove-cell]",
+    "no grade cell": ("tags: [check, remove-cell, grade, raises-exception]", "tags: [check, remove-cell]",
                       r"check cell inside the exercise block without the 'grade' tag"),
     "points missing": ("tapekit:\n  points: 1\n", "", r"needs metadata 'tapekit: \{points: N\}'.*got None"),
     "points zero": ("points: 1", "points: 0", r"int N >= 1, got 0"),
