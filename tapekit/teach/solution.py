@@ -61,11 +61,15 @@ def run_apart(source):
     shell = get_ipython()
     names = dict(shell.user_ns)         # a copy: what the solution binds stays in it
     body = source.split("\n", 1)[1] if "\n" in source else ""
-    tree = ast.parse(shell.transform_cell(body), "<solution>")    # %magics as Python
+    code = shell.transform_cell(body)                          # %magics as Python
+    # IPython's cache keeps the text under a file name, as for any cell: inspect.getsource
+    # (a check reading a function's source, tk.function) finds the solution's code.
+    filename = shell.compile.cache(code)
+    tree = ast.parse(code, filename)
     last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-    exec(compile(tree, "<solution>", "exec"), names)
+    exec(compile(tree, filename, "exec"), names)
     if last is not None:
-        value = eval(compile(ast.Expression(last.value), "<solution>", "eval"), names)
+        value = eval(compile(ast.Expression(last.value), filename, "eval"), names)
         if value is not None:
             display(value)
     exercise = _LESSONS.get(id(shell))

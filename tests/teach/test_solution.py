@@ -63,3 +63,13 @@ def test_a_solution_that_fails_a_check_says_which(shell):
 def test_without_keep_apart_a_cell_runs_as_it_is(shell):
     assert shell.run_cell("# Solution\nslope = 1.0").success
     assert shell.user_ns["slope"] == 1.0
+
+
+def test_the_solutions_functions_have_their_source(shell):
+    # lesson 16's check reads clip_global's source (inspect.getsource); tk.function reads it too
+    shell.run_cell('import tapekit.teach.solution\n'
+                   'tapekit.teach.solution.keep_apart("no_such_lesson.md")')   # no checks: runs apart
+    result = shell.run_cell("# Solution\ndef twice(v):\n    return 2 * v\n\n"
+                            "import inspect\nsource = inspect.getsource(twice)")
+    assert result.success, result.error_in_exec
+    assert "twice" not in shell.user_ns
