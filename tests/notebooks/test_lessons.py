@@ -173,7 +173,7 @@ INSTRUCTIONS = ("Write your answer in the cell below that says `# your code here
                 "Shift+Enter as often as you like, or choose Run All: your cell runs, then the "
                 "checks after it judge your answer and say what is missing or wrong (before you "
                 "answer: what is not set yet). The solution is the last cell, collapsed after the "
-                "checks: click its ⋯ to show the code and its result. It runs in a namespace of "
+                "checks: click its ⋯ to show the code and its result; it runs in a namespace of "
                 "its own, so it never replaces your answer.")
 
 
