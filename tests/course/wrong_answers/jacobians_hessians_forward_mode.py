@@ -6,6 +6,6 @@ with tk.GradientTape() as tape:
 J_polar = tape.jacobian(xy, p).numpy()
 det_polar = float(np.linalg.det(J_polar))
 
-with tk.ForwardAccumulator(p, tk.constant([1.0, 0.0])) as acc:
+with tk.autodiff.ForwardAccumulator(p, tk.constant([1.0, 0.0])) as acc:
     xy = tk.stack([p[0] * tk.cos(p[1]), p[0] * tk.sin(p[1])])
 col0 = acc.jvp(xy).numpy()
