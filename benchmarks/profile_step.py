@@ -65,7 +65,7 @@ def steps():
 
 # (file, function) -> the unit_costs piece it is, for the calls-per-step x cost estimate
 COUNTED = {("tensor.py", "shape"): "Tensor.shape (a TensorShape per access)",
-           ("dispatch.py", "apply2"): "apply2(add) of two (4,) tensors",
+           ("registry.py", "run"): "Op.run(add) of two (4,) tensors",
            ("gradient_args.py", "warn_if_not_floating"): "warn_if_not_floating (per source of gradient)",
            ("cross_entropy.py", "_check_labels"): "_check_labels, 128 labels (sparse cross-entropy)",
            ("tensor.py", "_update"): "with threading.Lock(): (a function with an empty block)",
@@ -105,7 +105,6 @@ def unit_costs():
 
     from tapekit.gradient_args import warn_if_not_floating
     from tapekit.ops.cross_entropy import _check_labels
-    from tapekit.ops.dispatch import apply2
     from tapekit.ops.registry import OPS
 
     init, x, y = make_inputs()
@@ -127,7 +126,7 @@ def unit_costs():
         "ndarray.shape": lambda: t._value.shape,
         "tk add of two (4,) tensors, no tape (dispatch + wrap)": lambda: small + small,
         "np.add of two (4,) arrays": lambda: np.add(small._value, small._value),
-        "apply2(add) of two (4,) tensors": lambda: apply2(add, small, small),
+        "Op.run(add) of two (4,) tensors": lambda: add.run((small, small), {}),
         "with threading.Lock(): (a function with an empty block)": locked,
         "a function with an empty block, no lock": lambda: None,
         "warn_if_not_floating (per source of gradient)": lambda: warn_if_not_floating(t, "source", 0),

@@ -73,7 +73,6 @@ from .gradient_args import GradientDtypeWarning, UnconnectedGradients
 from .tape import GradientTape
 from .convert import constant, convert_to_tensor
 from .tensor import Tensor, Variable
-from . import variable_slice  # noqa: E402,F401  (v[i].assign(...): binds Variable.__getitem__)
 
 # Training: the Keras-style stack lives in tapekit/keras/ (the core never imports it).
 # `tk.layers`, `tk.keras.layers`, `keras.layers` after `import tapekit as keras`, and

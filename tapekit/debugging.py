@@ -14,7 +14,7 @@ detect_anomaly does): while checking is on, each recorded op notes where it was
 called from, keyed by its output's tape id.
 
 Why it costs nothing while off: when enabled, a `NumericsChecker` is appended to
-`state.accumulators`, the list dispatch.apply already walks after every op (the
+`state.accumulators`, the list Op.run already walks after every op (the
 ForwardAccumulator hook; an emptiness test that was there before), and is put in
 `state.check_numerics`, which a tape reads once per gradient call to add the checker's
 `backward_step` to the observers of its backward walk (record.py). Disabled,
@@ -224,7 +224,7 @@ class NumericsChecker(TapeObserver):
 
     reports_by_raising = True    # its NumericsError is the report: it reaches the user
 
-    # --- forward: called by dispatch.apply after every op, like a ForwardAccumulator ---
+    # --- forward: called by Op.run after every op, like a ForwardAccumulator ---
     def _propagate(self, op, args, values, tids, result, attrs):
         recorded = _recorded_on(result._tid)
         if has_nonfinite(result._value):

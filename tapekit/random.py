@@ -15,7 +15,8 @@ import numpy as np
 from . import dtypes
 from .convert import convert_to_tensor
 from .ops import cast
-from .ops.registry import defop, python_value
+from .ops.inputs import python_value
+from .ops.registry import defop
 from .tensor import Variable
 from .namespaces import public_dir
 

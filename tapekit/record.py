@@ -96,7 +96,7 @@ class Recorder:
     """Base class of the recorders in the active-tape list: GradientTape, and tk.function's
     tracer. Each method is one event a recorder is shown; each does nothing here.
 
-    dispatch.apply (and custom_gradient) call `_record(op, args, values, tids, result,
+    Op.run (and custom_gradient) call `_record(op, args, values, tids, result,
     attrs)` for every op: each recorder defines it. The rest come from tensor.py (Variable,
     Tensor's Python reads), printing.py, debugging.py and optimizers (compiler/trace.py's
     hold_in_traces), only while some recorder is active.

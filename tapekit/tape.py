@@ -22,7 +22,6 @@ from .gradient_args import (UnconnectedGradients, as_result, check_batch_shapes,
                             warn_if_not_floating, warn_watch_dtype)
 from .memory import tape_memory
 from .ops.passthrough import stop_gradient_op
-from .ops.registry import meta
 from .ops.shapes import transpose
 from .record import Record, Recorder, RecordList
 from .tensor import Tensor, Variable, wrap_array
@@ -142,7 +141,7 @@ class GradientTape(Recorder):
         self._watched = {}
         self._used = False
 
-    # --- recording (called by dispatch.apply for every op while this tape is active) ---
+    # --- recording (called by Op.run for every op while this tape is active) ---
     def _record(self, op, args, values, tids, result, attrs):
         tracked = self._tracked
         hit = not tracked.isdisjoint(tids)
@@ -155,31 +154,13 @@ class GradientTape(Recorder):
                     hit = True
         if not hit:
             return
-        # What the rules read is kept; the rest only as shape and dtype (Meta). Written out
-        # for one and two inputs: a comprehension costs more than the rest of this method.
-        n = len(values)
-        if op.save_all:
-            inputs = values
-        elif op.save_none:
-            if n == 1:
-                inputs = (meta(values[0]),)
-            elif n == 2:
-                inputs = (meta(values[0]), meta(values[1]))
-            else:
-                inputs = tuple([meta(v) for v in values])
-        elif n == 2:
-            sx, sy = op.save_mask
-            x, y = values
-            inputs = (x if sx else meta(x), y if sy else meta(y))
-        else:
-            inputs = tuple([v if s else meta(v) for v, s in zip(values, op.save_mask)])
         out = result._value
+        inputs, ans = op.keep(values, out)   # what the rules read; the rest as Meta (registry.py)
         tracked.add(result._tid)
         inert = self._inert
         if out.dtype.kind not in "fc" or op is stop_gradient_op or (
                 inert and all(t is None or t not in tracked or t in inert for t in tids)):
             inert.add(result._tid)
-        ans = out if op.save_ans else meta(out)
         # A Record's fields, kept as a plain tuple: a Record object per op costs 6% of W1, and
         # more in garbage collection (docs/PERFORMANCE.md). Readers get Records: tape.records,
         # and every observer (record.py).

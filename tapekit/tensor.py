@@ -8,9 +8,8 @@ The methods that run an op are not written here: this module comes before the op
 are built on Tensor. tapekit.ops sets them when it loads, from the tables of
 ops/operators.py: the operators (`+`, `-`, `*`, `/`, `**`, `@`, `%`, `//`, comparisons, `&`,
 `|`, unary `-`, `abs`, `~`), `x[i]`, NumPy's `__array_ufunc__` and `__array_function__`, and
-Variable's `read_value` (and `_cast`, for a traced assign_add). `v[i]` of a Variable comes
-from variable_slice.py. Values become tensors in ops/conversion.py (`tk.constant`,
-`tk.convert_to_tensor`).
+Variable's `v[i]` (a read that can be assigned to), `read_value` (and `_cast`, for a traced
+assign_add). Values become tensors in ops/conversion.py (`tk.constant`, `tk.convert_to_tensor`).
 """
 import itertools
 import os as _os
@@ -364,7 +363,7 @@ def to_array(value, dtype=None, copy=True, what="convert_to_tensor"):
     nor what a tape saved may change with it. Not copied: a tensor's value (immutable), a
     new array made from a Python list or number, and an array that cannot change (read-only
     and owning its memory, such as np.asarray(tensor) hands out). `copy=False` (op inputs:
-    dispatch.apply decides) never copies. Conversions that would change numbers (1.5 to an
+    ops/inputs.py's copy rule decides) never copies. Conversions that would change numbers (1.5 to an
     int dtype, 2**40 to int32) raise (dtypes.check_cast); `what` names the operation.
     """
     if isinstance(value, Tensor):

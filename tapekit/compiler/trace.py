@@ -1,7 +1,7 @@
 """Tracing for tk.function: record one call of a Python function as a flat program.
 
 The first call with a new signature runs the function for real while a `Tracer` sits
-among the active tapes. Every op goes through `dispatch.apply`, which shows it to every
+among the active tapes. Every op goes through `Op.run`, which shows it to every
 active tape, so the tracer sees them all: the forward pass, the derivative rules of any
 `tape.gradient` inside (a tracer counts as a tape, so backward passes run on tensors
 and are recorded too), the optimizer's arithmetic and random draws. Variables and tensors
@@ -111,7 +111,7 @@ class Tracer(Recorder):
         self._values[id(value)] = (self.n_slots - 1, value)
         return self.n_slots - 1
 
-    # --- called by dispatch.apply for every op ------------------------------------------
+    # --- called by Op.run for every op ------------------------------------------------
     def _record(self, op, args, values, tids, result, attrs):
         # An op with no forward of its own (custom_gradient: its value comes from user Python)
         # cannot be replayed; the program then runs eagerly.
