@@ -66,7 +66,7 @@ def steps():
 # (file, function) -> the unit_costs piece it is, for the calls-per-step x cost estimate
 COUNTED = {("tensor.py", "shape"): "Tensor.shape (a TensorShape per access)",
            ("registry.py", "run"): "Op.run(add) of two (4,) tensors",
-           ("gradient_args.py", "warn_if_not_floating"): "warn_if_not_floating (per source of gradient)",
+           ("backprop.py", "is_floating"): "is_floating (per source of gradient)",
            ("cross_entropy.py", "_check_labels"): "_check_labels, 128 labels (sparse cross-entropy)",
            ("tensor.py", "_update"): "with threading.Lock(): (a function with an empty block)",
            ("replay.py", "_update"): "with threading.Lock(): (a function with an empty block)"}
@@ -103,7 +103,7 @@ def unit_costs():
 
     import numpy as np
 
-    from tapekit.gradient_args import warn_if_not_floating
+    from tapekit.backprop import is_floating
     from tapekit.ops.cross_entropy import _check_labels
     from tapekit.ops.registry import OPS
 
@@ -129,7 +129,7 @@ def unit_costs():
         "Op.run(add) of two (4,) tensors": lambda: add.run((small, small), {}),
         "with threading.Lock(): (a function with an empty block)": locked,
         "a function with an empty block, no lock": lambda: None,
-        "warn_if_not_floating (per source of gradient)": lambda: warn_if_not_floating(t, "source", 0),
+        "is_floating (per source of gradient)": lambda: is_floating(t, "source", 0),
         "_check_labels, 128 labels (sparse cross-entropy)": lambda: _check_labels(labels, 10, "x"),
         "Variable.assign_sub(d), d a tensor, W1 784x256 (a new array, checks, lock)": lambda: v.assign_sub(dt),
         "p -= d, W1 784x256 (NumPy, in place)": lambda: np.subtract(p, d, out=p),

@@ -69,7 +69,7 @@ from .ops.shapes import broadcast_to_shape as broadcast_to  # noqa: E402 - tf.br
 from .printing import print  # noqa: E402,A004 - tf.print
 from .record import Record
 from .observers import TapeObserver, observe_all_tapes, stop_observing_all_tapes
-from .gradient_args import GradientDtypeWarning, UnconnectedGradients
+from .backprop import GradientDtypeWarning, UnconnectedGradients
 from .tape import GradientTape
 from .convert import constant, convert_to_tensor
 from .tensor import Tensor, Variable

@@ -4,11 +4,13 @@ Read from the source with `ast`, so a test fails the day someone adds a cycle ba
 """
 import ast
 import pathlib
+import sys
 import warnings
 
 import pytest
 
 import tapekit
+from tapekit.display import tape_log
 
 ROOT = pathlib.Path(tapekit.__file__).parent
 TESTS = pathlib.Path(__file__).parent.parent
@@ -267,3 +269,47 @@ def test_rooms_import_each_other_one_way():
         for t in targets:
             graph.setdefault(t, set())
     assert _cycles(graph) == [], f"rooms importing each other: {_cycles(graph)}"
+
+
+# --- One place decides "is this recorded?" (issue 44) ------------------------------------------
+def test_whether_something_records_is_decided_in_one_place():
+    """`state.tapes or state.accumulators` is context.recording(): a backward pass runs on
+    tensors when it is true, a tk.function replays op by op. It was written out at 6 places."""
+    places = []
+    for path in ROOT.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.BoolOp):
+                attrs = {n.attr for v in node.values for n in ast.walk(v) if isinstance(n, ast.Attribute)}
+                if {"tapes", "accumulators"} <= attrs:
+                    places.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert len(places) == 1 and places[0].startswith("context.py:"), places
+
+
+# --- A gradient call's route (issue 44) ----------------------------------------------------------
+def test_a_gradient_call_changes_file_at_most_20_times():
+    """tape.gradient on a 4-op tape (W1's mul, add, sin, tanh), followed call by call: the file of
+    each tapekit function entered, a run of calls in one file counted once. Its argument checks
+    and seeds sit beside the walk (backprop.py), so the route goes tape -> backprop -> the
+    rules and back, without bouncing between the tape and a module of checks (27 changes
+    before; 19 now). The tape's observers are left out: display's, on every tape, is display's
+    code, reached through observers.py's hook (with it: 33 before, 27 now)."""
+    x, c = tapekit.Variable([0.1, 0.2, 0.3, 0.4]), tapekit.constant([1.0, 2.0, 3.0, 4.0])
+    with tapekit.GradientTape() as tape:
+        tape.remove_observer(tape_log.STRUCTURE)
+        y = tapekit.tanh(tapekit.sin(x * c + c))
+    files = []
+
+    def trace(frame, event, arg):
+        name = frame.f_code.co_filename
+        if event == "call" and name.startswith(str(ROOT)):
+            here = str(pathlib.Path(name).relative_to(ROOT))
+            if not files or files[-1] != here:
+                files.append(here)
+        return None
+    sys.settrace(trace)
+    try:
+        tape.gradient(y, x)
+    finally:
+        sys.settrace(None)
+    assert len(files) - 1 <= 20, " -> ".join(files)
+    assert files[:3] == ["traceback_utils.py", "tape.py", "backprop.py"]
