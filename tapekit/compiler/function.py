@@ -13,7 +13,7 @@ call with a new signature (signature.py: each tensor's shape and dtype, the valu
 other argument) runs the function for real while a `Tracer` (trace.py) records it: every
 op, variable read and write, tk.print, and every Python decision on a traced value (`if x
 > 0`, `float(x)`, `range(n)`, `x.numpy()`) as a guard. Later calls with that signature
-replay the program (replay.py) without the Python function. A replay whose values would
+replay the program (program.py) without the Python function. A replay whose values would
 decide a guard differently stops there and the function traces that path too; each
 signature keeps up to MAX_PATHS programs, one per path, then runs eagerly (with a
 warning). Variables are read and written when the replay runs, under their locks.
@@ -50,10 +50,11 @@ from ..tensor import Tensor, TracedValueWarning
 from ..traceback_utils import filter_traceback
 from .codegen import inert
 from .concrete import ConcreteFunction, dummy_arguments
-from .replay import Program
+from .program import Program
 from .signature import (TensorSpec, bind_input_signature, describe_change, fast_key,
                         is_tensor_arg, signature)
-from .trace import GuardFailed, Tracer
+from .steps import GuardFailed
+from .trace import Tracer
 
 MAX_PATHS = 8          # programs per signature (paths through its Python), then eager
 MAX_SIGNATURES = 64    # signatures kept per function; the oldest goes first
