@@ -30,6 +30,7 @@ import numpy as np
 from . import nest
 from .callsite import warn_at_user
 from .context import enter_raw, leave_raw, recording
+from .namespaces import missing, public_dir
 from .ops.passthrough import cast_op
 from .ops.registry import Meta
 from .ops.shapes import reshape, sum_to, transpose
@@ -342,3 +343,7 @@ def _sum_to(g, shape, nlead):
 
 def _cast(g, dtype):
     return cast_op(g, dtype=dtype)
+
+
+__dir__ = public_dir(globals())   # dir(tk.backprop): its __all__, not np, enter_raw, ...
+__getattr__ = missing(__name__)

@@ -46,7 +46,7 @@ from .convert import convert_to_tensor
 from .tensor import Tensor
 from .traceback_utils import (disable_traceback_filtering, enable_traceback_filtering,
                               is_traceback_filtering_enabled)
-from .namespaces import public_dir
+from .namespaces import missing, public_dir
 
 __all__ = ["NumericsChecker", "NumericsError", "check_numerics", "check_numerics_enabled",
            "disable_check_numerics", "enable_check_numerics", "is_check_numerics_enabled",
@@ -328,3 +328,4 @@ def _forward_site(tape, rec):
 
 
 __dir__ = public_dir(globals())   # dir() and tab completion: the public names only
+__getattr__ = missing(__name__)   # a TensorFlow name tapekit refuses says what to use instead

@@ -37,7 +37,7 @@ tk.Tensor([  1 300], shape=(2,), dtype=int16)
 """
 import numpy as np
 
-from .namespaces import public_dir
+from .namespaces import missing, public_dir
 
 # tk.dtypes as TensorFlow's tf.dtypes names it (the helpers below serve tapekit itself).
 __all__ = ["as_dtype", "bool", "complex64", "complex128", "double", "float16", "float32", "float64",
@@ -203,3 +203,4 @@ def short_repr(value, n=60):
 
 
 __dir__ = public_dir(globals())   # dir() and tab completion: the public names only
+__getattr__ = missing(__name__)   # a TensorFlow name tapekit refuses says what to use instead

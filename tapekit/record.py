@@ -24,6 +24,10 @@ so a GradientTape overrides only what it records.
 from collections import namedtuple
 from collections.abc import Sequence
 
+from .namespaces import missing, public_dir
+
+__all__ = ["Record", "RecordList", "Recorder"]
+
 
 class Record(namedtuple("Record", "op in_tids inputs ans attrs out_tid")):
     """One executed op, as a tape keeps it for the backward pass.
@@ -147,3 +151,7 @@ class Recorder:
 
     def record_lock(self, lock):
         """Code holding `lock` runs as one step for other threads (hold_in_traces)."""
+
+
+__dir__ = public_dir(globals())   # dir(tk.record): its __all__, not namedtuple, Sequence
+__getattr__ = missing(__name__)

@@ -1,5 +1,5 @@
 """Convolution and pooling layers over NHWC inputs (Conv1D over (batch, steps, channels))."""
-from ... import nn
+from ... import ops   # tk.nn's ops, from where they are defined
 from ...ops import expand_dims, pad, squeeze
 from .. import activations, initializers, regularizers
 from ..activations import get_activation
@@ -9,7 +9,7 @@ from .base import Layer
 
 
 def nn_op(name):
-    op = getattr(nn, name, None)
+    op = getattr(ops, name, None)
     if op is None:
         raise NotImplementedError(f"tk.nn.{name} is not available in this version of tapekit")
     return op
