@@ -42,6 +42,9 @@ class Tensor:
     NumPy functions on a tensor (`np.mean(t)`) are recorded too, or refused: unlike TensorFlow,
     where they leave the tape and the gradient comes back None (ops/numpy_dispatch.py).
     """
+    # Set from outside this file: the operators (+, *, @, comparisons, -x, abs, ~), x[i],
+    # __array_ufunc__ and __array_function__, by ops/operators.py (attach(), from its tables),
+    # when tapekit.ops loads: they run ops, which are built on Tensor.
 
     # `_keras_mask`: the mask a Keras layer attached to its output (Keras 3 keeps it there as
     # `tensor._keras_mask`); set only by tapekit.keras's layers, unset on every other tensor.
@@ -173,6 +176,8 @@ class Variable(Tensor):
     >>> tape.gradient(y, v)
     tk.Tensor([3. 5.], shape=(2,), dtype=float32)
     """
+    # Set from outside this file: v[i] (ops/indexing.py's variable_getitem), read_value and
+    # _cast, by ops/operators.py (attach(), its METHODS table), as Tensor's operators.
 
     __slots__ = ("_trainable", "_lock", "_path")
     _count = itertools.count()

@@ -39,7 +39,9 @@ def _explain_method(self, target, source):
     return explain(self, target, source)
 
 
-# The core tape stays free of display code: its notebook display and `explain` live here.
+# The core tape stays free of display code: its notebook display and `explain` live here
+# (noted at GradientTape, tape.py).
+_explain_method.__name__, _explain_method.__qualname__ = "explain", "GradientTape.explain"
 GradientTape._repr_mimebundle_ = tape_mimebundle
 GradientTape.explain = _explain_method
 
