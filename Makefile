@@ -11,7 +11,7 @@
 #   make assignments  the lessons' exercises as an nbgrader course in build/course (source/
 #                   and release/; installs the [teach] extra: nbgrader). LESSON_URL= for no
 #                   link back to the lessons, LESSON_URL='https://.../{file}' for your copies
-#   make bench      benchmarks against NumPy and PyTorch (torch's CPU wheel from /opt/wheels)
+#   make bench      benchmarks against NumPy and PyTorch (torch's CPU wheel: TORCH_WHEELS=DIR for a local one)
 #   make sysdeps    apt-get install graphviz + chromium if missing (root only)
 #   make clean      caches and build artefacts; `make distclean` also removes the venvs
 #
@@ -25,7 +25,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
-TORCH_WHEELS ?= /opt/wheels
+TORCH_WHEELS ?=
 # pytest-timeout: per test item. UI tests set their own (longer) limit with a marker.
 PYTEST_TIMEOUT ?= 300
 # nbval: per notebook cell; the pytest-timeout limit below must stay above it.
@@ -103,7 +103,7 @@ $(VENV)/.stamp-%: pyproject.toml | $(PY)
 	echo "pip: .[$*] installed in $$(( $$(date +%s) - t0 ))s"
 
 # torch==2.13.0 resolves to the local CPU wheel; from PyPI alone it is the CUDA build (GBs).
-$(VENV)/.stamp-bench: PIP_FLAGS = $(if $(wildcard $(TORCH_WHEELS)/torch-*.whl),--find-links $(TORCH_WHEELS),$(warning no torch wheel in $(TORCH_WHEELS): pip will take torch from PyPI))
+$(VENV)/.stamp-bench: PIP_FLAGS = $(if $(wildcard $(TORCH_WHEELS)/torch-*.whl),--find-links $(TORCH_WHEELS),$(info no torch wheel in TORCH_WHEELS: pip takes torch from PyPI))
 
 # The lessons open untrusted on purpose, as a downloaded copy or Binder would: every stored
 # graph and widget output carries a PNG, which JupyterLab shows untrusted. Trusting them would

@@ -12,7 +12,7 @@ SGD in place (`assign_sub`), the same function and update as the NumPy floor. Ve
 timing: the loss and every gradient against the NumPy step (rtol 1e-4). glibc's malloc
 thresholds are set as `import tapekit` sets them (fit_tf.tune_malloc), as for the Keras comparison.
 
-    /work/tfvenv/bin/python benchmarks/cnn_tf.py --reps 300 --budget 30
+    $TF_PYTHON benchmarks/cnn_tf.py --reps 300 --budget 30
 """
 import os
 

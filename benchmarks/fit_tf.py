@@ -15,7 +15,7 @@ glibc's malloc thresholds are set as `import tapekit` sets them in the main proc
 same file, tapekit/_malloc.py, loaded on its own), so the two NumPy floors run on the same
 allocator settings.
 
-    /work/tfvenv/bin/python benchmarks/fit_tf.py CNN      # then type: rep, rep, ..., end
+    $TF_PYTHON benchmarks/fit_tf.py CNN      # then type: rep, rep, ..., end
 """
 import os
 

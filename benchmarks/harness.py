@@ -26,7 +26,7 @@ def import_torch():
         import torch
     except Exception as e:  # ImportError, or a broken wheel
         return None, (f"PyTorch not importable ({type(e).__name__}: {e}); its columns are skipped. "
-                      f"Install the CPU wheel: pip install torch==2.13.0 --find-links /opt/wheels")
+                      f"Install the CPU wheel: pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu (or --find-links DIR with a local wheel)")
     torch.set_num_threads(1)
     try:
         torch.set_num_interop_threads(1)

@@ -3,8 +3,8 @@
     python benchmarks/run.py                 # every workload (about 2-3 minutes)
     python benchmarks/run.py W1 W6           # only some (names: W1 W3 W4 W6 MLP CNN FIT KCNN KMLP)
     python benchmarks/run.py --quick         # fewer repetitions, for a smoke check
-    python benchmarks/run.py W1 --tf-python /work/tfvenv/bin/python   # + tf.function (its own Python)
-    python benchmarks/run.py KCNN KMLP --tf-python /work/tfvenv/bin/python   # fit vs Keras 3's fit
+    python benchmarks/run.py W1 --tf-python $TF_PYTHON   # + tf.function (its own Python)
+    python benchmarks/run.py KCNN KMLP --tf-python $TF_PYTHON   # fit vs Keras 3's fit
     make bench                               # the same as the first line, in .venv
 
 Prints one table per workload (medians over interleaved repetitions, ratios to the
@@ -146,7 +146,9 @@ def markdown(data):
     out = [f"Measured {meta.get('date', '?')[:10]} on {meta.get('cpus', '?')} cores ({meta.get('cpu', '?')}), "
            f"shared and noisy, one thread each; tapekit {meta.get('tapekit_commit', '?')}"
            f"{' + uncommitted changes' if meta.get('tapekit_dirty') else ''}, numpy {meta.get('numpy')}, "
-           f"torch {meta.get('torch') or 'not installed'}, Python {meta.get('python')}.", "",
+           f"torch {meta.get('torch') or 'not installed'}, Python {meta.get('python')}; vector "
+           f"extensions {' '.join(meta.get('vector_extensions') or ['?'])}, BLAS "
+           f"{meta.get('blas', '?')} (kernel {meta.get('blas_kernel') or '?'}).", "",
            "| workload | contender | median (W6: bytes held) | spread | vs NumPy | vs PyTorch |",
            "|---|---|---:|---:|---:|---:|"]
     targets = []
@@ -195,14 +197,15 @@ def machine_info(torch):
             info["cpu"] = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), None)
     except OSError:
         pass
+    info.update(vector_info())
     try:
         info["loadavg_at_start"] = os.getloadavg()
     except OSError:
         pass
     try:
         # The checkout tapekit was imported from (PYTHONPATH may point at another worktree).
+        # The commit names the tree; the path would name this machine, so it is not kept.
         src = os.path.dirname(os.path.dirname(os.path.abspath(tapekit.__file__)))
-        info["tapekit_path"] = src
         info["tapekit_commit"] = subprocess.run(
             ["git", "-C", src, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
             timeout=5).stdout.strip() or None
@@ -211,6 +214,39 @@ def machine_info(torch):
         info["tapekit_dirty"] = bool(dirty)
     except (OSError, subprocess.SubprocessError):
         pass
+    return info
+
+
+# The x86 flags (/proc/cpuinfo) that decide which kernels NumPy, OpenBLAS, PyTorch and
+# TensorFlow run: ratios move with them (AVX-512 helps PyTorch's and TensorFlow's kernels more
+# than OpenBLAS's), so every result names them. ARM lists its own ("Features": asimd, sve, ...).
+VECTOR_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_vnni",
+                "avx512_bf16", "amx_tile", "asimd", "sve", "sve2")
+
+
+def vector_info():
+    """The processor's vector extensions, NumPy's SIMD dispatch, and the BLAS kernel in use."""
+    info = {}
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((set(ln.split(":", 1)[1].split()) for ln in f
+                          if ln.startswith(("flags", "Features"))), set())
+        info["vector_extensions"] = [x for x in VECTOR_FLAGS if x in flags]
+    except OSError:
+        pass
+    try:
+        simd = np.show_config(mode="dicts")["SIMD Extensions"]
+        info["numpy_simd"] = simd.get("found", [])
+        blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+        info["blas"] = f"{blas.get('name')} {blas.get('version')}"
+    except (AttributeError, KeyError, TypeError):   # an older NumPy's show_config
+        pass
+    try:   # the kernel OpenBLAS chose on this processor at load time (Haswell, SkylakeX, Zen...)
+        from threadpoolctl import threadpool_info
+        kernels = [p.get("architecture") for p in threadpool_info() if p.get("user_api") == "blas"]
+        info["blas_kernel"] = ", ".join(k for k in kernels if k) or None
+    except ImportError:
+        info["blas_kernel"] = None
     return info
 
 
@@ -259,6 +295,9 @@ def main(argv=None):
     print(f"tapekit {meta['tapekit']} ({meta.get('tapekit_commit')}{'+dirty' if meta.get('tapekit_dirty') else ''}), "
           f"numpy {meta['numpy']}, torch {meta['torch'] or 'not installed'}, python {meta['python']}; "
           f"{meta['cpus']} CPUs ({meta.get('cpu')}), 1 thread each; {'quick' if args.quick else 'full'} run")
+    print(f"vector extensions: {' '.join(meta.get('vector_extensions') or ['?'])}; NumPy's SIMD: "
+          f"{' '.join(meta.get('numpy_simd') or ['?'])}; BLAS: {meta.get('blas', '?')}, kernel "
+          f"{meta.get('blas_kernel') or '? (pip install threadpoolctl)'}")
     print(f"malloc tuning (tapekit/_malloc.py, process-wide, every contender): {meta['malloc_tuning']}")
     if torch is None:
         print(f"note: {torch_missing}")

@@ -8,7 +8,7 @@ one thread each, exactly as harness.interleaved times the contenders in the main
 prints one JSON object: the medians and the ratio tf.function / NumPy. Only that ratio
 crosses processes; the absolute times of two interpreters are not compared.
 
-    /work/tfvenv/bin/python benchmarks/w1_tf.py --reps 300 --budget 30
+    $TF_PYTHON benchmarks/w1_tf.py --reps 300 --budget 30
 """
 import os
 

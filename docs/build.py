@@ -36,7 +36,8 @@ def is_stale(out=OUT):
         p = REPO / src
         files = [p] if p.is_file() else (f for f in p.rglob("*") if f.is_file()
                                           and "_build" not in f.parts and f.suffix in
-                                          (".py", ".md", ".ipynb", ".rst", ".png", ".svg"))
+                                          (".py", ".md", ".ipynb", ".rst", ".png", ".svg",
+                                                         ".js", ".css"))
         if any(f.stat().st_mtime > built for f in files):
             return True
     return False

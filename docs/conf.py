@@ -25,6 +25,7 @@ extensions = [
     "sphinx.ext.autodoc",      # the API reference from the docstrings
     "sphinx.ext.autosummary",
     "sphinx.ext.viewcode",
+    "tapekit_a11y",            # docs/_ext: WCAG fixes of the theme's HTML (axe: tests/ui/test_site.py)
 ]
 
 # --- sources -------------------------------------------------------------------------------
@@ -75,16 +76,17 @@ exclude_patterns = ["_build", "notebooks/*.md", "notebooks/.ipynb_checkpoints", 
 nb_execution_mode = "off"          # show the stored outputs; nbval keeps them honest
 nb_merge_streams = True            # consecutive prints are one output area, as in Jupyter
 nb_ipywidgets_js = {}              # no widget JavaScript (it would come from a CDN)
-# HTML prefers a static picture over everything else; a widget view is never rendered (it
-# needs that JavaScript): a widget output shows its picture (image/svg+xml or image/png, when
-# the notebook stores one) and otherwise its text/plain. SVG before PNG: a graph stored in
-# both stays sharp and its labels stay text.
+# HTML first: a tapekit picture (a graph, a widget's stored state, a lesson's plot through
+# tk.display.figure) is stored as HTML that carries its PNG with its alt text and long
+# description (tapekit/display/picture.py); image/png and image/svg+xml would be an <img>
+# with no text alternative. A widget view is never rendered (it needs that JavaScript): a
+# widget output shows its HTML picture, else its image, else its text/plain.
 nb_mime_priority_overrides = [
+    ("html", "text/html", 5),
     ("html", "image/svg+xml", 10),
     ("html", "image/png", 20),
     ("html", "image/jpeg", 30),
     ("html", "image/gif", 40),
-    ("html", "text/html", 50),
     ("html", "text/markdown", 60),
     ("html", "text/latex", 70),
     ("html", "text/plain", 80),

@@ -14,7 +14,8 @@
                        missing(__name__)`
     tk.layers, tk.losses, ... (Keras)
                        tapekit.keras's modules, also named tapekit.layers, ... (KERAS:
-                       the one place those names are made, `alias_keras`)
+                       the one place those names are made, `alias_keras`); each one's
+                       table is what its __init__ imports (keras/identifiers.exported)
 
 What a namespace gets from its table:
 - its names, and `__all__`, which the API reference documents (docs/_ext/tapekit_api.py);

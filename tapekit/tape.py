@@ -34,8 +34,9 @@ class GradientTape(Recorder):
     >>> tape.gradient(y, x)
     tk.Tensor(6.0, shape=(), dtype=float32)
     """
-    # Set from outside this file: explain and _repr_mimebundle_ (the tape's picture in a
-    # notebook), by display/__init__.py: display reads tapes, and the core never imports it.
+    # Set from outside this file: the tape's read-only display methods, explain, describe and
+    # _repr_mimebundle_ (its picture in a notebook), by display/__init__.py: display reads
+    # tapes, and the core never imports it.
 
     def __init__(self, persistent=False, watch_accessed_variables=True):
         self._persistent = bool(persistent)

@@ -22,7 +22,7 @@ NAMESPACES = [m for m, _, _ in tapekit_api.NAMESPACES if m != "tapekit"] + [
     "tapekit.autodiff", "tapekit.dtypes", "tapekit.compiler.autograph", "tapekit.keras",
     "tapekit.keras.metrics", "tapekit.keras.callbacks", "tapekit.keras.activations",
     "tapekit.keras.initializers", "tapekit.keras.regularizers", "tapekit.keras.utils",
-    "tapekit.keras.backend", "tapekit.keras.schedules"]
+    "tapekit.keras.backend", "tapekit.keras.optimizers.schedules"]
 
 
 def shown(module):

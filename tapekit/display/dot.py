@@ -6,12 +6,17 @@ How the picture reads (the legend):
   watched tensor;
   grey dashed box: a constant (a tensor the tape does not watch);
 - white rounded box: a recorded op, with its arguments, shape, dtype, value and,
-  in red, the gradient that flowed into it during the last `gradient` call;
+  in red, the gradient that flowed into it during the last `gradient` call (the line
+  starts with "grad": colour is never the only carrier of a meaning);
 - grey octagon: stop_gradient; its input edge is dashed (no gradient flows back);
   a dotted edge is an input without a gradient (comparisons, ...);
 - yellow 3-D box: collapsed records (summarised graphs);
-- red: the path from the target to the sources; grey: nodes off that path;
-  pink with a double border: where the gradient path breaks (`tape.explain`).
+- red and thicker: the path from the target to the sources; grey: nodes off that path;
+  pink with a double border and the words "path breaks": where the gradient path breaks
+  (`tape.explain`); a thick orange border and the word "current step" (or "selected"):
+  the node a stepper or inspector is on.
+Text has a contrast of at least 4.5:1 with its node's fill (WCAG 2.1 AA; the test of this
+module checks every pair), also in a dimmed node; only borders and arrows are pale there.
 This module is the one place where user strings (tensor, variable, scope and layer names,
 op attributes) reach Graphviz, and every one is escaped here, once: labels are HTML-like
 labels built from escaped text (format.dot_text), a long name's tooltip is a quoted string
@@ -32,7 +37,9 @@ from .format import (args_text, clip, clip_words, dot_quoted, dot_text, plain, s
                      summary)
 
 FONT = "Helvetica"
-RED, GREY, DIM = "#d62728", "#666666", "#b0b0b0"
+RED, GREY, DIM = "#d62728", "#555555", "#b0b0b0"   # lines: path, small text, dimmed lines
+DIM_TEXT, GRAD_TEXT, BROKEN_TEXT = "#666666", "#a61b1b", "#c00000"   # text colours (>= 4.5:1)
+DIM_FILL = "#fafafa"
 STYLES = {
     "variable": dict(shape="ellipse", style="filled", fillcolor="#cfe2ff", color="#1f4e99"),
     "unwatched": dict(shape="ellipse", style="filled,dashed", fillcolor="#f4f4f4", color="#1f4e99"),
@@ -61,12 +68,14 @@ MAX_WIDTH_INCHES = 9.5
 NODE_MARGIN = "0.2,0.06"
 
 
-def to_digraph(model, *, rankdir="TB", show_values=True, precision=4, highlight=None, grads=None):
+def to_digraph(model, *, rankdir="TB", show_values=True, precision=4, highlight=None, grads=None,
+               highlight_word="current step"):
     """The picture as a `graphviz.Digraph`: `.source` is the DOT text, `.render()` saves it.
 
     highlight: a node id drawn as the current one (thick orange border, class "current"
-    in the SVG); grads: {node id: gradient} to show instead of the model's gradients
-    (only those nodes show one). Both only change the picture, never the model.
+    in the SVG, and `highlight_word` in its label); grads: {node id: gradient} to show
+    instead of the model's gradients (only those nodes show one). Both only change the
+    picture, never the model.
 
     >>> x = tk.Variable(2.0, name="x")
     >>> with tk.display.option_context(record=True):   # on by default in Jupyter
@@ -90,12 +99,14 @@ def to_digraph(model, *, rankdir="TB", show_values=True, precision=4, highlight=
         if grads is not None:  # a copy with the given gradient (the model stays as it is)
             node = replace(node, grad=grads.get(node.id))
         style = _node_style(node)
+        word = None
         if highlight is not None and node.id == highlight:
             style.update(HIGHLIGHT)
+            word = highlight_word
         name = plain(node.label)   # one line: control characters as \x.. escapes
         if len(name) > NAME_WIDTH:  # the picture shows the name clipped; hover shows it all
             style["tooltip"] = dot_quoted(clip(name, TOOLTIP_WIDTH))
-        g.node(_node_id(node.id), _label(node, show_values, precision), **_checked(style))
+        g.node(_node_id(node.id), _label(node, show_values, precision, word), **_checked(style))
     for e in model.edges:
         g.edge(_node_id(e.src), _node_id(e.dst), **_checked(_edge_style(e)))
     if not model.nodes:
@@ -168,11 +179,11 @@ def to_png(digraph):
     return base64.b64encode(data).decode("ascii")
 
 
-def _label(node, show_values, precision):
+def _label(node, show_values, precision, word=None):
     dim = node.dimmed
-    small = f'<FONT POINT-SIZE="9" COLOR="{DIM if dim else GREY}">'
+    small = f'<FONT POINT-SIZE="9" COLOR="{DIM_TEXT if dim else GREY}">'
     head = f"<B>{dot_text(clip(plain(node.label), NAME_WIDTH))}</B> {small}{node.id}</FONT>"
-    lines = [head]
+    lines = [f"<B>{dot_text(word)}</B>", head] if word else [head]
     if node.args:  # the op's inputs, in argument order
         lines.append(small + dot_text(clip("(" + args_text(node.args) + ")", WIDTH)) + "</FONT>")
     kind = KIND_WORDS.get(node.kind, node.label)
@@ -189,17 +200,17 @@ def _label(node, show_values, precision):
         text = summary(node.grad, precision)
         if node.shape is not None and node.grad.shape != node.shape:
             text = f"{shape_text(node.grad.shape)} {text}"
-        color = DIM if dim else "#c0392b"
+        color = DIM_TEXT if dim else GRAD_TEXT
         lines.append(f'<FONT COLOR="{color}">{dot_text(clip_words("grad " + text, VALUE_WIDTH))}</FONT>')
     if node.broken:
-        lines.append(f'<FONT COLOR="#c00000"><B>{dot_text("path breaks: " + node.broken)}</B></FONT>')
+        lines.append(f'<FONT COLOR="{BROKEN_TEXT}"><B>{dot_text("path breaks: " + node.broken)}</B></FONT>')
     return "<" + "<BR/>".join(lines) + ">"
 
 
 def _node_style(node):
     style = dict(STYLES[node.kind])
     if node.dimmed:
-        style.update(color=DIM, fontcolor=DIM, fillcolor="#fafafa")
+        style.update(color=DIM, fontcolor=DIM_TEXT, fillcolor=DIM_FILL)
     if node.on_path:
         style.update(color=RED, penwidth="2")
     if node.is_target:

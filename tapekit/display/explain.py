@@ -16,6 +16,7 @@ or computed outside the `with` block), stop_gradient, not_differentiable
 import textwrap
 from dataclasses import dataclass, field
 
+from .describe import Description
 from .format import html_text
 from .mimebundle import TapeView
 from .why import REASONS, SHORT, why
@@ -49,6 +50,13 @@ class Explanation:
     def connected(self):
         return self.reason == "connected"
 
+    def describe(self):
+        """The marked picture in words (a Description), after the answer itself: what a
+        screen reader reads for the picture `tape.explain` shows."""
+        if self.reason == "not_a_tensor":
+            return Description(str(self.message))
+        return self.view().describe().with_lines(intro=[self.message])
+
     def view(self):
         """The marked picture (a tk.show view) of this answer's tape, target and source."""
         breaks = {self.node: SHORT.get(self.reason, self.reason)} if (
@@ -70,9 +78,7 @@ class Explanation:
     def _ipython_display_(self):
         """In a notebook: two outputs, the words (HTML, so they are page text, also in an
         untrusted notebook, whose sanitizer keeps text) and then the marked picture, the
-        same output as `tk.show` gives: SVG in a trusted notebook (sharp; a clipped name's
-        tooltip), PNG in an untrusted one. In one HTML output the picture could only be a
-        PNG, since JupyterLab ranks HTML above SVG."""
+        same output as `tk.show` gives (its PNG with alt text and description, as HTML)."""
         from IPython.display import display  # lazy: only IPython calls this, and IPython is slow to import
         display({"text/html": self.words_html(), "text/plain": str(self)}, raw=True)
         if self.reason != "not_a_tensor":
@@ -80,16 +86,14 @@ class Explanation:
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         """One bundle, for callers that take one (an ipywidgets Output, a trusted page): the
-        words with the marked picture as a PNG inside the HTML, beside the picture's SVG and
-        PNG; text/plain is the message. IPython's display uses `_ipython_display_`."""
+        words, then the marked picture as HTML (its PNG with its alt text and description, or
+        the table when `dot` is missing), beside the picture's SVG and PNG; text/plain is the
+        message. IPython's display uses `_ipython_display_`."""
         words = {"text/html": self.words_html(), "text/plain": str(self)}
         if self.reason == "not_a_tensor":
             return words
         bundle = self.view()._repr_mimebundle_(include, exclude)
-        picture = bundle.get("text/html", "")  # the table, when `dot` is missing
-        if "image/png" in bundle:
-            picture = (f'<img class="tapekit-picture" alt="the tape, marked" style="max-width:100%" '
-                       f'src="data:image/png;base64,{bundle["image/png"]}">')
+        picture = bundle.get("text/html", "")
         bundle.update(words)
         bundle["text/html"] = words["text/html"] + picture
         return bundle

@@ -92,7 +92,7 @@ def to_html(model, *, show_values=True, precision=4, message=None):
     parts += [f'<th style="text-align:left;padding:1px 6px">{html_text(h)}</th>' for h in heads]
     parts.append("</tr></thead><tbody>")
     for k, (node, cells) in enumerate(zip(model.nodes, rows(model, show_values, precision))):
-        style = "color:#b0b0b0" if node.dimmed else "font-weight:bold" if node.on_path else ""
+        style = "color:#666666" if node.dimmed else "font-weight:bold" if node.on_path else ""
         if node.broken:
             style = "background:#ffd9d9;color:#c00000"
         parts.append(f'<tr style="{style}">')

@@ -1,20 +1,25 @@
 """Notebook display: `tk.show(...)` and the rich display of a GradientTape.
 
 IPython asks an object for `_repr_mimebundle_(include, exclude)` and shows the
-richest type it can. A tape answers with an SVG picture (Graphviz's `dot`), the
+richest type it can. A tape answers with the picture as HTML (the PNG with its alt text
+and the long description, picture.figure_html), an SVG picture (Graphviz's `dot`), the
 same picture as a PNG, and a plain-text table; when `dot` is missing, an HTML table
 and one line saying how to install Graphviz instead of the picture, never a traceback.
 
-Why a PNG too: a lesson opened as downloaded is untrusted, and JupyterLab then shows
-only "safe" types. SVG is not one of them (it could carry script), PNG is, so the
-untrusted notebook shows the PNG and the trusted one the SVG (JupyterLab ranks SVG
-first). No text/html beside the picture: JupyterLab ranks HTML above both.
+Why HTML first: JupyterLab, Notebook 7, nbconvert and the docs site all rank text/html
+above pictures and show it (sanitized, when the notebook is untrusted, as a downloaded
+lesson is), and only an <img> inside HTML carries a text alternative there: the image/png
+and image/svg+xml renderers draw an <img> with no alt. So the HTML carries the picture (the
+PNG: an untrusted notebook shows no SVG) and its description (`describe`, describe.py); the
+SVG and PNG stay for readers that show no HTML.
 """
 import graphviz
 
 from . import dot, html, why
+from .describe import describe_model
 from .graph import build
 from .options import OPTIONS
+from .picture import figure_html
 from .snapshot import snapshot
 
 class TapeView:
@@ -63,6 +68,13 @@ class TapeView:
         return html.to_html(self.model, show_values=self.options["show_values"],
                             precision=self.options["precision"], message=message)
 
+    def describe(self):
+        """What the picture shows, in words (a Description: `print` it; `.name` is its alt
+        text): every node in the order the forward pass made it, with its op, inputs,
+        value and gradient, and what is highlighted."""
+        return describe_model(self.model, precision=self.options["precision"],
+                              show_values=self.options["show_values"])
+
     def svg(self):
         """The picture as SVG text (needs Graphviz's `dot`)."""
         return dot.to_svg(self.digraph)
@@ -84,8 +96,11 @@ class TapeView:
                 digraph = self.digraph
                 if wanted("image/svg+xml"):
                     bundle["image/svg+xml"] = dot.to_svg(digraph)
+                png = dot.to_png(digraph) if wanted("image/png") or wanted("text/html") else None
                 if wanted("image/png"):
-                    bundle["image/png"] = dot.to_png(digraph)
+                    bundle["image/png"] = png
+                if wanted("text/html"):   # the picture with its text alternative
+                    bundle["text/html"] = figure_html(png, self.describe())
                 return bundle
             except graphviz.ExecutableNotFound:
                 message = html.INSTALL_GRAPHVIZ
@@ -126,3 +141,25 @@ def show(tape, target=None, sources=None, **options):
 def tape_mimebundle(tape, include=None, exclude=None):
     """GradientTape._repr_mimebundle_: a bare `tape` at the end of a cell shows its graph."""
     return TapeView(tape)._repr_mimebundle_(include, exclude)
+
+
+def describe(tape, target=None, sources=None, **options):
+    """What `tk.show(tape, target, sources, **options)` shows, in words (GradientTape.describe).
+
+    The text a screen reader reads for the picture, and a student may print: the nodes in
+    the order the forward pass made them, each with its op and inputs, shape, value and
+    gradient (once gradient() has run), then the gradient path and what is dimmed or broken.
+
+    >>> x = tk.Variable(2.0, name="x")
+    >>> with tk.display.option_context(record=True):   # on by default in Jupyter
+    ...     with tk.GradientTape() as tape:
+    ...         y = tk.sin(x) * x
+    >>> print(tk.display.describe(tape, y, [x]))
+    Graph of a GradientTape: 2 ops (sin and multiply) recorded from 1 watched tensor (x:0); the target is n1 (multiply).
+    Its 1 input and 2 ops, in the order the forward pass made them:
+      s0: the variable x:0, watched; scalar, float32; value 2.0; a source.
+      n0: sin of s0 (x:0); scalar, float32; value 0.9093.
+      n1: multiply of n0 (sin) and s0 (x:0); scalar, float32; value 1.8186; the target.
+    Highlighted with thick red lines: the gradient path from the target n1 to s0, through s0, n0 and n1.
+    """
+    return TapeView(tape, target, sources, **options).describe()

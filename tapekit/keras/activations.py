@@ -18,6 +18,7 @@ from ..ops import sigmoid as sigmoid_op
 from .identifiers import resolve
 from .saving.serialization_lib import deserialize_keras_object, serialize_keras_object
 from ..namespaces import public_dir
+from .saving import lookup
 
 __all__ = ["deserialize", "elu", "exponential", "gelu", "get", "get_activation", "hard_sigmoid",
            "hard_silu", "leaky_relu", "linear", "log_sigmoid", "log_softmax", "mish", "relu",
@@ -170,5 +171,9 @@ def deserialize(config, custom_objects=None):
         return get_activation(deserialize_keras_object(config, custom_objects=custom_objects))
     return get_activation(config)
 
+
+# A Keras config names these as keras.activations (saving/lookup.py finds them in this table).
+lookup.register_builtins("keras.activations", {name: globals()[name] for name in __all__},
+                         functions=("activations", ACTIVATIONS))
 
 __dir__ = public_dir(globals())   # dir() and tab completion: the public names only

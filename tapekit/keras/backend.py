@@ -11,6 +11,10 @@ from ..namespaces import public_dir
 
 __all__ = ["get_value", "set_value"]
 
+# keras.backend.epsilon() (Keras 3's keras.config.epsilon()): the clipping of probabilities and
+# of denominators in the losses, the metrics and BatchNormalization's masked moments.
+EPSILON = 1e-7
+
 
 def get_value(x):
     """x's value as a NumPy array (x a tensor, a variable, or already a number/array).

@@ -13,7 +13,26 @@ An identifier is, in this order:
 - a config dict, made into an object by `configs` when the kind reads them;
 - a function (any callable but a class), returned as is when `functions=True`.
 Anything else raises a ValueError naming the identifier, the kind and every known name.
+
+And `exported`, the rule for a namespace package's public names (`__all__`): what its
+__init__ imports or defines under a public name is its table, so no second list is kept.
 """
+from types import ModuleType
+
+
+def exported(namespace, modules=()):
+    """The public names of a namespace package, `__all__`, from its own __init__ (`namespace`
+    is its globals()): every name it binds that does not start with `_`, except modules (the
+    import system binds each submodule there) other than those named in `modules`. A namespace
+    keeps its tools out by importing them as modules (`from ..saving import lookup`) or under a
+    `_` name.
+
+    >>> from tapekit.keras.identifiers import exported
+    >>> tk.optimizers.__all__ == exported(vars(tk.optimizers), modules=("schedules",))
+    True
+    """
+    return sorted(name for name, value in namespace.items() if not name.startswith("_")
+                  and (not isinstance(value, ModuleType) or name in modules))
 
 
 def resolve(identifier, table, kind, *, base, accepts, none=False, functions=True, configs=None):

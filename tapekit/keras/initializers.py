@@ -21,6 +21,7 @@ from .. import dtypes, random
 from .identifiers import resolve
 from .saving.serialization_lib import deserialize_keras_object, serialize_keras_object
 from ..namespaces import public_dir
+from .saving import lookup
 
 __all__ = ["Constant", "GlorotNormal", "GlorotUniform", "HeNormal", "HeUniform", "Initializer",
            "Ones", "Orthogonal", "RandomNormal", "RandomUniform", "TruncatedNormal", "Zeros", "deserialize",
@@ -302,5 +303,8 @@ def deserialize(config, custom_objects=None):
     """The initializer a config describes (serialize's inverse)."""
     return get(deserialize_keras_object(config, custom_objects=custom_objects))
 
+
+# A Keras config names these as keras.initializers (saving/lookup.py finds them in this table).
+lookup.register_builtins("keras.initializers", {name: globals()[name] for name in __all__})
 
 __dir__ = public_dir(globals())   # dir() and tab completion: the public names only

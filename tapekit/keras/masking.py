@@ -13,7 +13,7 @@ takes `mask=` (the recurrent layers, GlobalAveragePooling1D, BatchNormalization)
 `compute_mask`'s answer on the output of a layer that `supports_masking` (Dense, Dropout,
 the activations pass it on). A layer that does not support masking drops it, with Keras 3's
 warning. The losses and metrics of compile weigh each step by the mask of the prediction
-(loss_base.py, metrics/base.py). Functional models: models/functional.py runs the graph with
+(losses/loss.py, metrics/base.py). Functional models: models/functional.py runs the graph with
 masks, ZeroMasks below gives symbolic tensors theirs.
 """
 import warnings

@@ -18,6 +18,7 @@ from ..tensor import Tensor
 from .identifiers import resolve
 from .saving.serialization_lib import deserialize_keras_object
 from ..namespaces import public_dir
+from .saving import lookup
 
 __all__ = ["L1", "L1L2", "L2", "Regularizer", "get", "l1", "l1_l2", "l2"]
 
@@ -165,5 +166,8 @@ def _from_config(config):
 
 _MODULES = (None, "keras.regularizers", "tapekit.keras.regularizers")
 
+
+# A Keras config names these as keras.regularizers (saving/lookup.py finds them in this table).
+lookup.register_builtins("keras.regularizers", {name: globals()[name] for name in __all__})
 
 __dir__ = public_dir(globals())   # dir() and tab completion: the public names only

@@ -1,11 +1,14 @@
-"""What every view shares: its display (the live widget, a PNG of its last state, and text),
-and small output helpers. The views live one per module (stepper, inspector, explorer,
-monitor); `views.py` says what a notebook stores for each and re-exports them.
+"""What every view shares: its display (the live widget, a PNG of its last state with its
+text alternative, and text), and small output helpers. The views live one per module
+(stepper, inspector, explorer, monitor); `views.py` says what a notebook stores for each and
+re-exports them.
 """
 import html
 
 import ipywidgets as w
 
+from ..display.describe import Description
+from ..display.picture import figure_html
 from . import plots
 
 
@@ -27,12 +30,23 @@ def text_output(text):
 
 
 class Pictured:
-    """Shared display: the widget where a front end runs, a PNG and text elsewhere."""
+    """Shared display: the widget where a front end runs, a PNG and text elsewhere; the PNG
+    also as HTML with its alt text and long description (`describe()`), the form in which a
+    picture keeps its words in JupyterLab, nbconvert and the docs site (display/picture.py)."""
 
     widget = None       # the ipywidgets object shown (the view itself for a View)
+    # The stored picture's HTML changes when code moves the view (its display is updated):
+    # notebooks/nbval_sanitize.cfg compares these figures by their class, not their words.
+    FIGURE_CLASS = "tapekit-view"
 
     def text(self):
         raise NotImplementedError
+
+    def describe(self):
+        """What the view's picture shows now, in words (a Description: `.name` is its alt
+        text). Views say more than their first line of text."""
+        lines = self.text().splitlines() or [type(self).__name__]
+        return Description(lines[0], intro=tuple(line.strip() for line in lines[1:]))
 
     def bundle_text(self):
         """The bundle's text/plain (the monitor's stays the same from first to last draw)."""
@@ -76,6 +90,12 @@ class Pictured:
             png = None
         if png:
             bundle["image/png"] = plots.png_base64(png)
+            try:
+                words = self.describe()
+            except Exception:  # noqa: BLE001 - a view that cannot say more says its text
+                words = Pictured.describe(self)
+            bundle["text/html"] = figure_html(bundle["image/png"], words,
+                                              css_class=self.FIGURE_CLASS)
         return bundle
 
     # --- the stored picture follows the view ------------------------------------------

@@ -1,9 +1,14 @@
-"""FunctionExplorer: sliders for f's inputs and a plot of f, f' and f'' (matplotlib)."""
+"""FunctionExplorer: sliders for f's inputs and a plot of f, f' and f'' (matplotlib).
+
+The sliders are named native range inputs (controls.FloatSlider: "x", "y"), the plot's
+alt text says what it shows at the point (plots.explorer_description), and each move is said
+in a polite live region ("x = 1.0: f = 0.8415, f' = 1.3818, f'' = 0.2391").
+"""
 import ipywidgets as w
 import numpy as np
 
 from ..display.format import number
-from . import plots
+from . import controls, plots
 from .base import error_html, esc, View
 from .models import ExplorerModel
 
@@ -56,19 +61,20 @@ class FunctionExplorer(View):
             self.model, self.error = None, f"{type(e).__name__}: {e}"
         lo, hi = (self.model.x_range if self.model else (0.0, 1.0))
         x0 = self.model.x if self.model else lo
-        self.x_slider = w.FloatSlider(value=x0, min=lo, max=hi, step=slider_step(lo, hi, [x0]),
-                                      description="x", readout_format=".2f")
+        self.x_slider = controls.FloatSlider(value=x0, min=lo, max=hi,
+                                             step=slider_step(lo, hi, [x0]), description="x")
         sliders = [self.x_slider]
         self.y_slider = None
         if self.model is not None and self.model.two:
             ylo, yhi = self.model.y_range
-            self.y_slider = w.FloatSlider(value=self.model.y, min=ylo, max=yhi,
-                                          step=slider_step(ylo, yhi, [self.model.y]),
-                                          description="y", readout_format=".2f")
+            self.y_slider = controls.FloatSlider(value=self.model.y, min=ylo, max=yhi,
+                                                 step=slider_step(ylo, yhi, [self.model.y]),
+                                                 description="y")
             sliders.append(self.y_slider)
         self.plot = w.Output()
         self.readout = w.HTML()
-        super().__init__(sliders + [self.readout, self.plot])
+        self.live = controls.LiveRegion(shown=False)   # the readout shows the same numbers
+        super().__init__(sliders + [self.readout, self.live, self.plot])
         self.add_class("tk-function-explorer")
         if self.model is None:
             for s in sliders:
@@ -123,6 +129,22 @@ class FunctionExplorer(View):
             self._figure = plots.ExplorerFigure(self.model)
         return self._figure.png()
 
+    def describe(self):
+        """The plot in words (a Description: `.name` is its alt text): the curves over the
+        range, and the values and tangent at the point."""
+        if self.model is None:
+            return super().describe()
+        return plots.explorer_description(self.model)
+
+    def announcement(self):
+        """The point in one sentence, what the live region says after each move."""
+        p = self.model.point()
+        if self.model.two:
+            return (f"x = {number(p['x'])}, y = {number(p['y'])}: f = {number(p['f'])}, "
+                    f"df/dx = {number(p['dfdx'])}, df/dy = {number(p['dfdy'])}")
+        return (f"x = {number(p['x'])}: f = {number(p['f'])}, f' = {number(p['df'])}, "
+                f"f'' = {number(p['d2f'])}")
+
     def ylim(self):
         """The plot's y-range (the same wherever the point is)."""
         return plots.explorer_ylim(self.model)
@@ -142,6 +164,10 @@ class FunctionExplorer(View):
             self.readout.value = (f'<span class="tk-readout">f(x) = <b>{esc(number(p["f"]))}</b>, '
                                   f"f'(x) = <b>{esc(number(p['df']))}</b> (tape), "
                                   f"f''(x) = <b>{esc(number(p['d2f']))}</b> (nested tapes)</span>")
-        self.plot.outputs = (plots.png_output(self._png(), self.text()),)
+        self.plot.outputs = (plots.png_output(self._png(), self.text(), self.describe()),)
+        self.live.text = self.announcement()
+        for s in (self.x_slider, self.y_slider):
+            if s is not None:
+                s.value_text = f"{s.description} = {number(s.value)}"
 
 

@@ -64,6 +64,10 @@ class GraphExplorer(Pictured, w.HBox):
     def text(self):
         return self.inspector.text()
 
+    def describe(self):
+        """What its picture (the inspector's) shows, in words."""
+        return self.inspector.describe()
+
     def picture(self):
         return self.inspector.picture()
 

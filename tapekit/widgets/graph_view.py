@@ -2,7 +2,12 @@
 
 The kernel renders the SVG once (Graphviz's `dot`); the browser (static/graph_view.js)
 adds hover tooltips, click-to-select, highlighting by restyling SVG elements, pan and
-zoom, and arrow-key stepping. Everything the browser changes is a synced trait:
+zoom, and arrow-key stepping. A keyboard and a screen reader reach all of it: Tab reaches
+the graph (its accessible name: `label`, the picture's one-sentence description), the
+arrow keys move from node to node and a polite live region says where ("n1: sin of n0;
+value 0.1411; gradient 3.0"), Enter or Space selects, Escape leaves; the long description
+(`describe()`, the same words as `tape.describe()`) is under the picture. Everything the
+browser changes is a synced trait:
 
     view = tk.widgets.GraphView.from_tape(tape, loss, [w, b])
     view                                   # in a notebook cell
@@ -24,8 +29,10 @@ import traitlets
 from ..display import dot as _dot
 from ..display import graph as _graph
 from ..display import html as _html
+from ..display.describe import Description, describe_model
 from ..display.format import shape_text, summary
 from ..display.options import OPTIONS
+from ..display.picture import figure_html
 
 _DEFAULT = object()
 STATIC = pathlib.Path(__file__).parent / "static"
@@ -51,6 +58,21 @@ def node_summary(node, precision=4):
             "target": bool(node.is_target)}
 
 
+def node_sentence(node_id, info):
+    """One node's summary (node_summary) as the sentence the live region says; the browser
+    makes the same one (static/graph_view.js `sentence`)."""
+    if not info:
+        return f"{node_id}."
+    parts = [f"{node_id}: {info['op']}" + (f" of {info['args']}" if info.get("args") else "")]
+    if info.get("value"):
+        parts.append(f"value {info['value']}")
+    if info.get("grad"):
+        parts.append(f"gradient {info['grad']}")
+    if info.get("note"):
+        parts.append(info["note"])
+    return "; ".join(parts) + "."
+
+
 def with_grads(nodes, grads, precision=4):
     """`nodes` (id -> node_summary) with each node's gradient taken from `grads` (id -> array)."""
     return {node_id: {**info, "grad": summary(grads[node_id], precision)
@@ -66,7 +88,10 @@ class GraphView(anywidget.AnyWidget):
     (short strings for the tooltip); order: node ids the arrow keys step through;
     current: the node of the current step ("" for none; must be in `order`);
     selected: the clicked node ("" for none); highlighted: node ids drawn as a path
-    (edges between two highlighted nodes are highlighted too).
+    (edges between two highlighted nodes are highlighted too); label and description:
+    the graph in words (its accessible name, and the long description under it);
+    announcement: a line the live region says (a stepper's "step 3 of 7: ..."); narrate:
+    whether the browser says each node the keys move to (a stepper says its steps instead).
 
     >>> x = tk.Variable(2.0, name="x")
     >>> with tk.display.option_context(record=True):   # on by default in Jupyter
@@ -91,13 +116,23 @@ class GraphView(anywidget.AnyWidget):
     selected = traitlets.Unicode("").tag(sync=True)
     highlighted = traitlets.List(traitlets.Unicode()).tag(sync=True)
     max_height = traitlets.Int(480).tag(sync=True)   # px; taller graphs pan inside the view
+    label = traitlets.Unicode("computation graph").tag(sync=True)
+    description = traitlets.Dict().tag(sync=True)    # {intro, items, outro}: lists of sentences
+    announcement = traitlets.Unicode("").tag(sync=True)
+    narrate = traitlets.Bool(True).tag(sync=True)
 
     def __init__(self, svg="", nodes=None, *, order=None, current="", selected="",
-                 highlighted=(), text=None, png=None, **kwargs):
+                 highlighted=(), text=None, png=None, description=None, **kwargs):
         self._ids = frozenset()
         self._png = png            # base64 PNG of the graph: what untrusted/static views show
         self._order_pos = {}
         self._text = text
+        self._description = description     # a Description of the picture drawn, if known
+        if description is not None:
+            kwargs.setdefault("label", description.name)
+            kwargs.setdefault("description", {"intro": list(description.intro),
+                                              "items": list(description.items),
+                                              "outro": list(description.outro)})
         super().__init__(svg=svg, nodes=dict(nodes or {}), order=list(order or ()),
                          current=current, selected=selected, highlighted=list(highlighted),
                          **kwargs)
@@ -137,7 +172,9 @@ class GraphView(anywidget.AnyWidget):
                                  f"a list of node ids, got {order!r}")
             order = ops if order == "forward" else ops[::-1]
         text = _html.to_text(model, precision=precision)
-        view = cls(svg, nodes, order=order, text=text, png=png, **kwargs)
+        given = {} if grads is None else {"grads_are": "those given to this view"}
+        words = describe_model(model, precision=precision, grads=grads, **given)
+        view = cls(svg, nodes, order=order, text=text, png=png, description=words, **kwargs)
         view.graph_model = model   # what was drawn (the stepper maps records to blocks with it)
         return view
 
@@ -218,6 +255,24 @@ class GraphView(anywidget.AnyWidget):
         self.selected = node_id
         return self.nodes.get(node_id)
 
+    # --- the graph in words ---------------------------------------------------------------
+    def describe(self):
+        """The picture in words (a Description: `.name`, its alt text, and the long
+        description), and what the view marks now: the current, selected and highlighted
+        nodes."""
+        words = self._description
+        if words is None:                  # a view made from an SVG and node summaries
+            items = tuple(node_sentence(node_id, info) for node_id, info in self.nodes.items())
+            words = Description(f"Graph of {len(self._ids)} nodes.", items=items)
+        marks = []
+        for what, node_id in (("The current step", self.current), ("Selected", self.selected)):
+            if node_id:
+                marks.append(f"{what}: {node_sentence(node_id, self.nodes.get(node_id))}")
+        if self.highlighted:
+            marks.append("Highlighted (drawn with a dotted purple border): "
+                         + ", ".join(self.highlighted) + ".")
+        return words.with_lines(outro=marks)
+
     # --- display: the widget, plus a static picture for renderers without a kernel -------
     def text(self):
         head = f"GraphView: {len(self._ids)} nodes"
@@ -236,6 +291,9 @@ class GraphView(anywidget.AnyWidget):
             data["image/svg+xml"] = self.svg
         if self._png:              # JupyterLab shows an untrusted notebook's PNG, not its SVG
             data["image/png"] = self._png
+            # the picture with its words, where no widget runs (static/graph_view.js draws
+            # the same words in the live view)
+            data["text/html"] = figure_html(self._png, self._description or self.describe())
         return data, metadata
 
     def __repr__(self):

@@ -1,11 +1,16 @@
-"""NodeInspector: any node's numbers and a finite-difference check of its gradient."""
+"""NodeInspector: any node's numbers and a finite-difference check of its gradient.
+
+Its list is a labelled <select> ("node"), its details a table with header cells, and a polite
+live region says each node chosen and each check's result.
+"""
 import ipywidgets as w
 
 from ..display import dot as _dot
 from ..display import graph as _graph
+from ..display.describe import Description, describe_model
 from ..display.format import args_text, summary
 from ..display.options import OPTIONS
-from . import plots
+from . import controls, plots
 from .base import error_html, esc, text_output, View
 from .models import InspectorModel
 
@@ -45,10 +50,11 @@ class NodeInspector(View):
         self.details = w.HTML()
         self.check_button = w.Button(description="check gradient", icon="check")
         self.result = w.Output()
+        self.live = controls.LiveRegion(shown=False)   # the details show the same numbers
         chooser = [self.dropdown, self.check_button]
         rows = [w.HBox(chooser)] if self.search is None else [
             w.HBox(chooser), w.HBox([self.search, self.found])]
-        super().__init__(rows + [self.details, self.result])
+        super().__init__(rows + [self.live, self.details, self.result])
         self.add_class("tk-node-inspector")
         self.last_check = None
         self._picture_model = None
@@ -131,6 +137,7 @@ class NodeInspector(View):
         result = self.model.check(self.selected, **kw)
         self.last_check = result
         self.result.outputs = (text_output(str(result)),)
+        self.live.text = str(result).splitlines()[0]
         return result
 
     def _render(self):
@@ -146,9 +153,19 @@ class NodeInspector(View):
                 ("dtype", info.dtype or "?"), ("value", value),
                 (f"gradient (d {self.model.target_node or 'target'} / d {info.id})", grad)]
         self.details.value = ('<table class="tk-node-details" style="font-family:sans-serif">'
-                              + "".join(f"<tr><th style='text-align:left'>{esc(k)}</th>"
+                              + "".join(f"<tr><th scope='row' style='text-align:left'>{esc(k)}</th>"
                                         f"<td><code>{esc(v)}</code></td></tr>" for k, v in rows)
                               + "</table>")
+        self.live.text = self.node_sentence()
+
+    def node_sentence(self):
+        """The selected node in one sentence: its op, inputs, value and gradient."""
+        info = self.node()
+        parts = [f"{info.id}: {info.op}" + (f" of {', '.join(info.inputs)}" if info.inputs else "")]
+        if info.value is not None:
+            parts.append(f"value {summary(info.value)}")
+        parts.append(f"gradient {summary(info.grad)}" if info.grad is not None else "no gradient")
+        return "; ".join(parts) + "."
 
     def text(self):
         if self.model is None or not self.model.node_ids:
@@ -158,6 +175,32 @@ class NodeInspector(View):
             text += f"\ncheck: {self.last_check}"
         return text
 
+    def describe(self):
+        """The inspector's picture in words (a Description): the selected node, its check, and
+        the graph with that node marked."""
+        if self.model is None or not self.model.node_ids:
+            return Description(self.text())
+        info = self.node()
+        value = summary(info.value) if info.value is not None else "not kept"
+        grad = summary(info.grad) if info.grad is not None else "none"
+        name = (f"The tape's graph with node {info.id} ({info.op}) selected: value {value}, "
+                f"gradient {grad}.")
+        check = (f"Gradient check: {self.last_check}",) if self.last_check is not None else ()
+        target = self.model.target_node or "the target"
+        shown = self._shown()
+        graph = describe_model(shown, grads=self.model.grads,
+                               highlight=shown.shown_as(self.selected), highlight_word="selected",
+                               grads_are=f"d {target} / d node, for each node")
+        return Description(name, intro=check + graph.intro, items=graph.items,
+                           outro=graph.outro)
+
+    def _shown(self):
+        """The graph the picture and its words show: the tape's own picture, summarised past
+        max_nodes (made once)."""
+        if self._picture_model is None:
+            self._picture_model = _graph.build(self.model.snapshot, max_nodes=OPTIONS["max_nodes"])
+        return self._picture_model
+
     def _state_key(self):
         return None if self.model is None else (self.selected, str(self.last_check))
 
@@ -165,12 +208,11 @@ class NodeInspector(View):
         """PNG of the selected node: the graph with it highlighted, its numbers, its check."""
         if self.model is None or not self.model.node_ids:
             return None
-        if self._picture_model is None:   # the tape's own picture, summarised past max_nodes
-            self._picture_model = _graph.build(self.model.snapshot, max_nodes=OPTIONS["max_nodes"])
-        shown = self._picture_model
+        shown = self._shown()
         try:
             graph = _dot.to_digraph(shown, highlight=shown.shown_as(self.selected),
-                                    grads=self.model.grads).pipe(format="png", quiet=True)
+                                    grads=self.model.grads,
+                                    highlight_word="selected").pipe(format="png", quiet=True)
         except Exception:  # noqa: BLE001 - no `dot`: the numbers alone
             graph = None
         return plots.text_panel_png(plots.wrap(self.text()), image=graph)

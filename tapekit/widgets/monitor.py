@@ -1,11 +1,15 @@
-"""TrainingMonitor: a progress bar (tqdm's numbers) and a live loss curve (matplotlib)."""
+"""TrainingMonitor: a progress bar (tqdm's numbers) and a live loss curve (matplotlib).
+
+The curve's alt text says what it shows (plots.monitor_description: where the loss started,
+ended and was lowest), and a polite live region says the final line when the loop ends.
+"""
 import sys
 import time
 
 import ipywidgets as w
 
 from ..display.format import number
-from . import plots
+from . import controls, plots
 from .base import error_html, esc, Pictured, walk_widgets
 from .models import TrainingLog
 
@@ -94,7 +98,9 @@ class TrainingMonitor(Pictured):
             self.label = w.HTML()
             self.curve = w.Output()
             self.note = w.HTML(error_html(self.message) if self.message else "")
-            self.widget = w.VBox([w.HBox([self.bar, self.label]), self.note, self.curve])
+            self.live = controls.LiveRegion(shown=False)   # says the end of the run
+            self.widget = w.VBox([w.HBox([self.bar, self.label]), self.note, self.live,
+                                  self.curve])
             self.widget.add_class("tk-training-monitor")
             self._draw(curve=True)
 
@@ -188,6 +194,7 @@ class TrainingMonitor(Pictured):
         self._finished = True
         if self.mode == "widget":
             self._draw(done=True, curve=True)
+            self.live.text = f"done: {self.line()}"
             self._refresh_displays()           # the stored bundle: the final picture
             if self._shown and self.count:
                 print(self.line())             # the final numbers, for text-only views too
@@ -246,6 +253,10 @@ class TrainingMonitor(Pictured):
     def text(self):
         return self.line() + (f"\n{self.message}" if self.message else "")
 
+    def describe(self):
+        """The loss curve in words (a Description: `.name` is its alt text)."""
+        return plots.monitor_description(self.log_, self.total, self.title)
+
     def bundle_text(self):
         """The same text from the first display to the final update (nbval compares it, and
         it does not see updates); the final numbers are the line printed at the end."""
@@ -267,7 +278,8 @@ class TrainingMonitor(Pictured):
         t = now()
         if curve or self._last_curve is None or t - self._last_curve >= self.CURVE_INTERVAL:
             self._last_curve = t
-            self.curve.outputs = (plots.png_output(self.picture(progress=False), self.line()),)
+            self.curve.outputs = (plots.png_output(self.picture(progress=False), self.line(),
+                                                   self.describe()),)
 
 
 def now():

@@ -14,7 +14,9 @@ import io
 
 import numpy as np
 
+from ..display.describe import Description
 from ..display.format import number
+from ..display.picture import figure_html, figure_png
 
 DPI = 100
 COLORS = {"f": "#1f77b4", "df": "#ff7f0e", "d2f": "#2ca02c", "tangent": "#d62728"}
@@ -43,11 +45,8 @@ def new_figure(width=6.0, height=3.4):
 
 def png_bytes(fig):
     """The figure as PNG bytes, without metadata that changes between runs or versions."""
-    buf = io.BytesIO()
     with _mpl().rc_context(RC):
-        fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None},
-                    facecolor="white")
-    return buf.getvalue()
+        return figure_png(fig, dpi=DPI, facecolor="white")
 
 
 def png_base64(data):
@@ -55,10 +54,15 @@ def png_base64(data):
     return base64.b64encode(data).decode("ascii")
 
 
-def png_output(data, text):
-    """One display_data output (for an Output widget) with the PNG and its text form."""
-    return {"output_type": "display_data", "metadata": {},
-            "data": {"image/png": png_base64(data), "text/plain": text}}
+def png_output(data, text, description=None):
+    """One display_data output (for an Output widget) with the PNG and its text form; with a
+    Description, the PNG also as HTML with its alt text (what JupyterLab shows first)."""
+    png = png_base64(data)
+    out = {"output_type": "display_data", "metadata": {},
+           "data": {"image/png": png, "text/plain": text}}
+    if description is not None:
+        out["data"]["text/html"] = figure_html(png, description)
+    return out
 
 
 def _draw(build, width, height):
@@ -177,7 +181,69 @@ def _heatmap(fig, m):
                  f"arrow: gradient ({number(p['dfdx'], 4)}, {number(p['dfdy'], 4)})")
 
 
+def explorer_description(model):
+    """What the explorer's plot shows, in words: the curves over the range, and the point."""
+    p = model.point()
+    lo, hi = model.x_range
+    if model.two:
+        (ylo, yhi), grid = model.y_range, np.asarray(model.grid, dtype=float)
+        finite = grid[np.isfinite(grid)]
+        span = (f"f goes from {number(finite.min(), 4)} to {number(finite.max(), 4)} over the "
+                f"square" if finite.size else "f has no finite value there")
+        return Description(
+            f"Heat map of f(x, y) for x from {number(lo)} to {number(hi)} and y from "
+            f"{number(ylo)} to {number(yhi)}; at the white dot (x, y) = ({number(p['x'], 4)}, "
+            f"{number(p['y'], 4)}): f = {number(p['f'], 4)} and the gradient, the black arrow, "
+            f"is ({number(p['dfdx'], 4)}, {number(p['dfdy'], 4)}).",
+            intro=(f"Colour is f(x, y), from dark (low) to yellow (high); {span}.",))
+    curves = []
+    for label, ys in (("f", model.fs), ("f' (tape)", model.dfs),
+                      ("f'' (nested tapes)", model.d2fs)):
+        ys = np.where(np.isfinite(ys), np.asarray(ys, dtype=float), np.nan)
+        if np.isnan(ys).all():
+            curves.append(f"{label} has no finite value over the range.")
+            continue
+        i, j = int(np.nanargmin(ys)), int(np.nanargmax(ys))
+        curves.append(f"{label} goes from {number(ys[i], 4)} at x = {number(model.xs[i], 4)} "
+                      f"(its lowest) to {number(ys[j], 4)} at x = {number(model.xs[j], 4)} "
+                      f"(its highest).")
+    return Description(
+        f"Plot of f (solid blue), f' from the tape (orange) and f'' from nested tapes (dashed "
+        f"green) for x from {number(lo)} to {number(hi)}; at x = {number(p['x'], 4)}: "
+        f"f = {number(p['f'], 4)}, f' = {number(p['df'], 4)}, f'' = {number(p['d2f'], 4)}; the "
+        f"dotted red line is the tangent there, of slope f'.",
+        intro=tuple(curves))
+
+
 # --- TrainingMonitor ----------------------------------------------------------------------
+
+def monitor_description(log, total, title):
+    """What the loss curve shows, in words: where the loss started and ended, its lowest
+    point, and the gradient norms (the finding a reader looks at the curve for)."""
+    pts = [(s, v) for s, v in zip(log.steps, log.losses) if v is not None]
+    done = f"{len(log.steps)} of {total} steps" if total else f"{len(log.steps)} steps"
+    if not pts:
+        return Description(f"{title}: loss curve, {done}, no loss logged yet.")
+    (s0, first), (s1, last) = pts[0], pts[-1]
+    finite = [(s, v) for s, v in pts if np.isfinite(v)]
+    if len(pts) == 1:
+        name = f"{title}: loss curve, {done}: loss {number(first)} at step {s0}."
+    else:
+        trend = ("falls" if last < first else "rises" if last > first else "stays")
+        name = (f"{title}: loss curve, {done}: the loss {trend} from {number(first)} at step "
+                f"{s0} to {number(last)} at step {s1}")
+        if finite:
+            lo = min(finite, key=lambda sv: sv[1])
+            name += f" (lowest {number(lo[1])}, at step {lo[0]})"
+        name += "."
+    notes = []
+    if len(finite) < len(pts):
+        notes.append(f"{len(pts) - len(finite)} logged losses are nan or inf.")
+    for name_, norms in log.grad_norms.items():
+        notes.append(f"The norm of the gradient of {name_} (a dashed line, right axis) goes from "
+                     f"{number(norms[0])} to {number(norms[-1])} (largest {number(max(norms))}).")
+    return Description(name, intro=tuple(notes))
+
 
 def loss_ylim(losses, yscale="linear"):
     """A loss axis: from 0 (losses are >= 0 almost always) to a little above the largest

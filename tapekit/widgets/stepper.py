@@ -7,14 +7,19 @@ nodes' hover text and the chain-rule table, so stepping costs no `dot` run at an
 and the picture never shows a gradient the walk has not reached (nor the tape's last
 `gradient` call's). Large tapes get the summarised graph the tape's own display uses: a step
 inside a collapsed block highlights the block.
+
+By keyboard alone: Tab reaches the buttons, the step slider (a native range input named
+"step", which says "step 3 of 7") and the graph; every step is said in a polite live region,
+one sentence ("step 3 of 7: pow (n2) sends 6.0 to x:0 (s0)"), shown above the graph too.
 """
 import graphviz
 import ipywidgets as w
 
 from ..display import dot as _dot
+from ..display.describe import Description, describe_model
 from ..display.format import args_text, summary
 from ..display.options import OPTIONS
-from . import plots
+from . import controls, plots
 from .base import error_html, esc, View
 from .graph_view import GraphView, with_grads
 from .models import BackpropModel
@@ -68,14 +73,15 @@ class BackpropStepper(View):
         self.reset_button = w.Button(description="reset", icon="fast-backward", layout=button_layout())
         self.prev_button = w.Button(description="prev", icon="step-backward", layout=button_layout())
         self.next_button = w.Button(description="next", icon="step-forward", layout=button_layout())
-        self.slider = w.IntSlider(value=0, min=0, max=max(n - 1, 0), description="step",
-                                  layout=w.Layout(min_width="260px"))
+        self.slider = controls.IntSlider(value=0, min=0, max=max(n - 1, 0), description="step",
+                                         layout=w.Layout(min_width="260px"))
+        self.live = controls.LiveRegion()    # each step, said (and shown) in one sentence
         self.chain = w.HTML()
-        controls = w.HBox([self.reset_button, self.prev_button, self.next_button, self.slider],
-                          layout=w.Layout(flex_flow="row wrap"))
+        buttons = w.HBox([self.reset_button, self.prev_button, self.next_button, self.slider],
+                         layout=w.Layout(flex_flow="row wrap"))
         graph = self.view if self.view is not None else w.HTML(
             "<pre>(no picture: Graphviz's dot is missing or failed)</pre>")
-        super().__init__([controls, graph, self.chain])
+        super().__init__([buttons, self.live, graph, self.chain])
         self.add_class("tk-backprop-stepper")
         self.chain.add_class("tk-chain-rule")
         if self.model is None:
@@ -94,6 +100,7 @@ class BackpropStepper(View):
         self.slider.observe(self._on_slider, names="value")
         if self.view is not None:
             self.view.order = list(dict.fromkeys(self._shown))      # arrow keys: the same walk
+            self.view.narrate = False        # the live region says the steps, not the nodes
             self.view.observe(self._on_view_current, names="current")
         self._render()
 
@@ -201,6 +208,47 @@ class BackpropStepper(View):
                 graph = None
         return plots.text_panel_png(plots.wrap(self.text()), image=graph)
 
+    def announcement(self):
+        """The current step in one sentence, what the live region says: "step 3 of 7: pow (n2)
+        sends 6.0 to x:0 (s0)"; at the last step, the sources' gradients too."""
+        if self.model is None:
+            return ""
+        s, n, p = self.model.current, len(self.model) - 1, self.precision
+        head = f"step {s.index} of {n}: "
+        if s.record is None:
+            text = (head + f"the seed: d target / d {s.node} = {summary(s.grad_in, p)}, the "
+                    f"target's gradient with respect to itself")
+        elif s.contributions:
+            sends = [f"{summary(c.sent, p)} to {c.label} ({c.node})" for c in s.contributions]
+            sends = ", ".join(sends[:-1]) + " and " + sends[-1] if len(sends) > 1 else sends[0]
+            text = head + f"{s.op} ({s.node}) sends {sends}"
+        else:
+            text = head + f"{s.op} ({s.node}) sends nothing on: no input is on a path to a source"
+        if self.model.at_end:
+            grads = [f"{self.model.ids[src._tid]} {summary(g, p) if g is not None else 'none'}"
+                     for src, g in zip(self.model.sources, self.model.gradients())]
+            text += f". Done: the sources' gradients are {', '.join(grads)}"
+        return text + "."
+
+    def describe(self):
+        """The stepper's picture in words (a Description): the current step in one sentence
+        (`name`), the chain rule in numbers, then the graph as it is drawn at this step: the
+        current node and the gradients accumulated so far."""
+        if self.model is None:
+            return Description(self.text())
+        chain = tuple(line.strip() for line in str(self.model.current).splitlines())
+        name = f"The backward pass at {self.announcement()}"
+        if self.view is None:
+            return Description(name, intro=chain)
+        shown = self.view.node_ids
+        graph = describe_model(
+            self.view.graph_model, precision=self.precision,
+            grads={k: v for k, v in self.model.grads_so_far.items() if k in shown},
+            highlight=self._shown[self.model.position],
+            grads_are=f"accumulated so far, after step {self.model.position}")
+        return Description(name, intro=chain + graph.intro, items=graph.items,
+                           outro=graph.outro)
+
     def chain_html(self):
         """The chain-rule panel of the current step, as HTML with the numbers."""
         s, p = self.model.current, self.precision
@@ -267,5 +315,8 @@ class BackpropStepper(View):
             finally:
                 self._rendering = False
         self.chain.value = self.chain_html()
+        said = self.announcement()
+        self.slider.value_text = f"step {self.model.position} of {len(self.model) - 1}"
+        self.live.text = said
         self.prev_button.disabled = self.model.position == 0
         self.next_button.disabled = self.model.at_end

@@ -449,3 +449,42 @@ def test_only_noted_classes_get_attributes_from_another_module():
             if target in imported and target not in noted:
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno} sets an attribute of {target}")
     assert found == [], found
+
+
+# --- Inside tapekit/keras too: no arrow back up, few loose modules (issue 44) ---------------
+KERAS = ROOT / "keras"
+MAX_LOOSE_KERAS_MODULES = 8
+
+
+def _keras_room(module):
+    """Inside tapekit.keras a subpackage is one room (tapekit.keras.layers.*: layers), and each
+    loose module (tapekit.keras.masking) is its own."""
+    parts = module.split(".")
+    if len(parts) > 3 and (KERAS / parts[2] / "__init__.py").exists():
+        return ".".join(parts[:3])
+    return module
+
+
+def test_rooms_inside_keras_import_each_other_one_way():
+    """tapekit/keras/__init__.py is the face that hands the namespaces on; below it the rooms
+    (layers/, losses/, saving/, masking.py, ...) import one way, so they can be read and
+    imported bottom up, in any order."""
+    mods = _modules()
+    graph = {}
+    for module in mods:
+        if not module.startswith("tapekit.keras."):
+            continue
+        room = _keras_room(module)
+        graph.setdefault(room, set()).update(
+            _keras_room(t) for t in _imports(mods, module)
+            if t.startswith("tapekit.keras.") and _keras_room(t) != room)
+    for targets in list(graph.values()):
+        for t in targets:
+            graph.setdefault(t, set())
+    assert _cycles(graph) == [], f"rooms of tapekit/keras importing each other: {_cycles(graph)}"
+
+
+def test_keras_keeps_few_loose_modules():
+    loose = sorted(p.name for p in KERAS.glob("*.py") if p.name != "__init__.py")
+    assert len(loose) <= MAX_LOOSE_KERAS_MODULES, (
+        f"tapekit/keras/ has {len(loose)} loose modules {loose}: a family of them is a package")

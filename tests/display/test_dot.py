@@ -45,7 +45,7 @@ def test_svg_has_labels_values_gradients_and_path(record):
     tape, x, c, w = small_tape()
     tape.gradient(w, x)
     bundle = tk.show(tape, w, x)._repr_mimebundle_()
-    assert set(bundle) == {"text/plain", "image/svg+xml", "image/png"}
+    assert set(bundle) == {"text/plain", "image/svg+xml", "image/png", "text/html"}
     svg = bundle["image/svg+xml"]
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg
     for text in ("x:0", "pow", "stop_gradient", "value 9.0", "grad 3.0", "#d62728"):
@@ -170,3 +170,83 @@ def test_a_long_value_or_gradient_is_cut_between_numbers_never_inside_one():
         for token in body.replace("[", " ").replace("]", " ").split():
             if token not in ("min", "mean", "max"):
                 float(token.replace("&#45;", "-"))                   # a whole number, not '0.'
+
+
+# --- contrast (WCAG 2.1 AA: text at least 4.5:1 against what it is drawn on) ---------------
+
+def _luminance(hex_colour):
+    """WCAG 2.1's relative luminance of an sRGB colour '#rrggbb'."""
+    rgb = [int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def _contrast(a, b):
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_contrast_formula_against_known_pairs():
+    assert _contrast("#000000", "#ffffff") == pytest.approx(21.0)
+    assert _contrast("#767676", "#ffffff") == pytest.approx(4.54, abs=0.01)   # the AA edge grey
+    assert _contrast("#b0b0b0", "#fafafa") < 4.5      # the dimmed text of old: it failed
+
+
+def _label_texts(src):
+    """{(node id, text colour)} of every node's label in the DOT text, with its fill."""
+    out = []
+    for line in src.splitlines():
+        m = re.match(r"\s*([nsb]\d+) \[label=<(.*)>(.*)\]$", line)
+        if not m:
+            continue
+        node_id, label, attrs = m.groups()
+        fill = re.search(r'fillcolor="(#[0-9a-f]{6})"', attrs).group(1)
+        base = re.search(r'fontcolor="(#[0-9a-f]{6})"', attrs)
+        colours = set(re.findall(r'COLOR="(#[0-9a-f]{6})"', label))
+        colours.add(base.group(1) if base else "#000000")
+        out += [(node_id, c, fill) for c in colours]
+    return out
+
+
+def test_every_text_colour_on_every_node_fill_has_4_5_to_1():
+    """Every kind of node, on the path, dimmed, broken and highlighted as current: the
+    text colours of the DOT labels against the node's fill (issue 46)."""
+    x = tk.Variable(2.0, name="x")
+    u = tk.Variable(1.0, name="u", trainable=False)
+    c = tk.constant(3.0, name="c")
+    with tk.GradientTape(persistent=True) as tape:
+        tape.watch(c)
+        a = x * c + u
+        b = tk.stop_gradient(a) * x
+        d = tk.reduce_sum(tk.square(x) + c)
+        for _ in range(3):
+            d = tk.sin(d)
+    tape.gradient(b, [x, c])
+    sources = {}
+    for target in (b, d, a):
+        view = tk.show(tape, target, [x, u])     # u: a Variable the tape does not watch
+        for node in view.model.nodes:
+            sources[node.id] = node
+        model = view.model
+        for highlight in [None] + [n.id for n in model.nodes]:
+            src = dot.to_digraph(model, highlight=highlight).source
+            for node_id, colour, fill in _label_texts(src):
+                assert _contrast(colour, fill) >= 4.5, (node_id, colour, fill, _contrast(colour, fill))
+    kinds = {n.kind for n in sources.values()}
+    assert {"variable", "unwatched", "watched", "op", "stop_gradient"} <= kinds
+    broken = tk.show(tape, b, [x], breaks={"n2": "stop_gradient"}).source
+    assert all(_contrast(colour, fill) >= 4.5 for _, colour, fill in _label_texts(broken))
+    big = tk.show(tape, d, [x], max_nodes=3)       # summarised: a collapsed box
+    assert any(n.kind == "block" for n in big.model.nodes)
+    assert all(_contrast(colour, fill) >= 4.5 for _, colour, fill in _label_texts(big.source))
+
+
+def test_the_current_node_says_so_in_words_not_only_in_orange(record):
+    tape, x, c, w = small_tape()
+    model = tk.show(tape, w, x).model
+    src = dot.to_digraph(model, highlight="n1").source
+    line = next(l for l in src.splitlines() if l.strip().startswith("n1 "))
+    assert "<B>current step</B>" in line and "#ff7f0e" in line
+    picked = dot.to_digraph(model, highlight="n1", highlight_word="selected").source
+    assert "<B>selected</B>" in picked and "current step" not in picked
+    assert "current step" not in dot.to_digraph(model).source

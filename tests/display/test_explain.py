@@ -266,12 +266,15 @@ def test_explain_on_a_200k_op_tape_stays_short():
     assert e.connected and len(str(e)) < 400 and "(199993 more steps)" in e.message
     view = e.view()                          # what a notebook cell `tape.explain(y, x)` shows
     bundle = view._repr_mimebundle_()
-    assert len(view.model.nodes) <= 110 and sum(len(v) for v in bundle.values()) < 1_000_000
+    # the HTML carries the PNG again (with its alt text): count the picture once
+    assert len(view.model.nodes) <= 110 and sum(len(v) for k, v in bundle.items()
+                                                if k != "text/html") < 1_000_000
+    assert len(bundle["text/html"]) < len(bundle["image/png"]) + 60_000
 
 
 def test_in_a_notebook_explain_shows_the_words_then_the_picture():
     """IPython gets two outputs: the words (HTML + text) and the picture, the same output as
-    tk.show gives (SVG + PNG + the table as text; JupyterLab would rank HTML above the SVG)."""
+    tk.show gives (its PNG with alt text as HTML, SVG + PNG + the table as text)."""
     pytest.importorskip("IPython")
     from IPython.core.interactiveshell import InteractiveShell
     from IPython.display import display
@@ -286,7 +289,9 @@ def test_in_a_notebook_explain_shows_the_words_then_the_picture():
     words, picture = [o.data for o in cap.outputs]
     assert set(words) == {"text/html", "text/plain"} and words["text/plain"] == str(e)
     assert "Remove the stop_gradient" in words["text/html"] and "<img" not in words["text/html"]
-    assert "text/html" not in picture and "path breaks: stop_gradient" in picture["text/plain"]
+    assert "path breaks: stop_gradient" in picture["text/plain"]
+    assert picture["text/html"] == tk.show(tape, y, x, breaks={"n0": "stop_gradient"})._repr_mimebundle_()["text/html"]
+    assert f'alt="{e.view().describe().name}"' in picture["text/html"]
     with capture_output() as cap:
         display(tape.explain(y, None))
     assert [set(o.data) for o in cap.outputs] == [{"text/html", "text/plain"}]

@@ -95,3 +95,26 @@ def test_the_picture_of_an_op_over_5000_variables_is_small_and_not_empty():
     assert 200 < width <= 9.5 * 96 + 1 and 200 < height < 3000
     dark = sum(png.histogram()[:128])                 # pixels of text and lines
     assert dark > 0.01 * width * height
+
+
+needs_dot = pytest.mark.skipif(__import__("shutil").which("dot") is None,
+                               reason="Graphviz dot not installed")
+
+
+@needs_dot
+def test_the_picture_is_html_with_its_alt_text_and_description():
+    """Issue 46: JupyterLab draws image/png and image/svg+xml as an <img> with no alt; HTML
+    ranks above both, so it carries the picture (the same PNG) with the words."""
+    tape, x, c, w = small_tape()
+    tape.gradient(w, x)
+    view = tk.show(tape, w, x)
+    bundle = view._repr_mimebundle_()
+    words = view.describe()
+    assert set(bundle) == {"text/plain", "text/html", "image/svg+xml", "image/png"}
+    html = bundle["text/html"]
+    assert html.startswith('<figure class="tapekit-figure"')
+    assert f'alt="{words.name}"' in html and f'base64,{bundle["image/png"]}"' in html
+    assert "<summary>Text description</summary>" in html
+    assert "s0: the variable x:0, watched; scalar, float32; value 3.0; gradient 47.0; a source." in html
+    assert tape._repr_mimebundle_()["text/html"].count("<li>") == len(tape.describe().items)
+    assert view._repr_mimebundle_(exclude=["image/png"])["text/html"] == html   # needs the PNG

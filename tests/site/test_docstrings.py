@@ -85,7 +85,7 @@ def test_a_class_page_lists_what_its_own_mixins_give_it():
     def inherited(cls):
         lines = [ln for ln in tapekit_api._entry("x", cls) if "inherited-members" in ln]
         return lines[0].split(":inherited-members:")[1].strip().split(", ") if lines else None
-    assert inherited(tapekit.Model)[0] == "Layer"          # Trainer's fit, LossAndMetrics's
+    assert inherited(tapekit.Model)[0] == "Layer"          # Trainer's fit and compute_loss
     assert inherited(tapekit.keras.layers.Layer)[0] == "Module"   # LayerConfig, LayerWeights
     assert inherited(tapekit.keras.layers.Dense) is None
     assert inherited(tapekit.GradientTape) is None         # Recorder's record_* hooks stay out

@@ -28,7 +28,9 @@ WIDGET = "application/vnd.jupyter.widget-view+json"
 
 @pytest.mark.parametrize("bundle, shown", [
     ({WIDGET, "image/png", "text/plain"}, "image/png"),                 # widget + its picture
-    ({WIDGET, "image/svg+xml", "text/html", "text/plain"}, "image/svg+xml"),
+    # a tapekit widget or graph: its picture as HTML, with alt text (display/picture.py)
+    ({WIDGET, "image/png", "text/html", "text/plain"}, "text/html"),
+    ({"image/svg+xml", "image/png", "text/html", "text/plain"}, "text/html"),
     ({WIDGET, "text/plain"}, "text/plain"),       # no picture yet: text, never a blank widget
     ({"image/svg+xml", "image/png", "text/plain"}, "image/svg+xml"),   # a graph stays sharp
     ({"text/html", "text/plain"}, "text/html"),

@@ -211,8 +211,9 @@ def pytest_terminal_summary(terminalreporter):
     if not LESSON_STATS:
         return
     cols = ("lesson", "run all (s)", "pictures shipped", "pictures after run",
-            "explain words shown", "static blank outputs")
-    keys = ("run_all_s", "shipped", "after_run", "explain", "static_blank")
+            "explain words shown", "static blank outputs", "axe shipped", "axe after run")
+    keys = ("run_all_s", "shipped", "after_run", "explain", "static_blank", "axe_shipped",
+            "axe_run")
     rows = [cols] + [(name,) + tuple(str(LESSON_STATS[name].get(k, "-")) for k in keys)
                      for name in sorted(LESSON_STATS)]
     widths = [max(len(r[i]) for r in rows) for i in range(len(cols))]

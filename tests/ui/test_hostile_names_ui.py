@@ -92,13 +92,12 @@ def test_hostile_names_in_jupyterlab_click_every_node(lab_server, page, screensh
     url = page.url
     loaded = len(seen["navigations"])
     assert "Error" not in page.locator(PANEL).inner_text()[-3000:]
-    # the tape's stored SVG outputs (JupyterLab shows them as <img>/inline SVG): no link in them
-    svgs = page.evaluate(f"""() => [...document.querySelectorAll('{PANEL} .jp-RenderedSVG')]
-        .map(e => e.innerHTML + ' ' + [...e.querySelectorAll('img')].map(i =>
-             decodeURIComponent(i.src)).join(' '))""")
-    assert len(svgs) >= 2, "the tape's pictures did not render"
-    for s in svgs:
-        assert not _links_in(s), _links_in(s)
+    # the tape's pictures (JupyterLab shows their HTML: the PNG as an <img> with alt text, its
+    # description as text; display/picture.py): no link, no script in them
+    pictures = page.evaluate(f"""() => [...document.querySelectorAll('{PANEL} figure.tapekit-figure')]
+        .map(f => f.querySelectorAll('a, [href], script, svg').length)""")
+    assert len(pictures) >= 2, "the tape's pictures did not render"
+    assert not any(pictures), pictures
     gv = page.locator(f"{PANEL} .tk-gv").count()
     assert gv == 2                                      # the GraphView and the stepper's
     assert page.evaluate(SVG_LINKS) == 0
@@ -164,6 +163,8 @@ def _open_and_click(browser, uri, screenshot):
         page.screenshot(path=screenshot, full_page=True)
         svg_imgs = page.evaluate("""() => [...document.querySelectorAll('img')]
             .map(i => i.src).filter(s => s.startsWith('data:image/svg+xml'))""")
+        png_imgs = page.evaluate("""() => [...document.querySelectorAll('img')]
+            .filter(i => i.src.startsWith('data:image/png')).length""")
         clicked = _click_every_node(page)
         pictures = page.locator("img")
         for i in range(pictures.count()):
@@ -172,16 +173,18 @@ def _open_and_click(browser, uri, screenshot):
         page.wait_for_timeout(500)
         return {"dialogs": seen["dialogs"], "navigated": len(seen["navigations"]) - loaded,
                 "same_url": page.url == url, "pwned": page.evaluate("() => window.__pwned"),
-                "links": page.evaluate(SVG_LINKS), "clicked": clicked, "svg_imgs": svg_imgs}
+                "links": page.evaluate(SVG_LINKS), "clicked": clicked, "svg_imgs": svg_imgs,
+                "png_imgs": png_imgs}
     finally:
         ctx.close()
 
 
 def test_the_nbconvert_page_has_no_link_and_no_dialog(browser, exported, screenshot_dir, tmp_path):
     nb_path, page_path = exported
-    # nbconvert's page: each SVG output as an <img> data: URI (a picture that cannot act)
+    # nbconvert's page: each picture an <img> data: URI (a picture that cannot act): the PNG
+    # inside the output's HTML (display/picture.py), or an SVG where no HTML was stored
     seen = _open_and_click(browser, page_path.as_uri(), str(screenshot_dir / "hostile_names_static.png"))
-    assert len(seen["svg_imgs"]) >= 2            # the tape and tk.show (widgets: their own)
+    assert len(seen["svg_imgs"]) + seen["png_imgs"] >= 2   # the tape and tk.show (widgets: their own)
     for src in seen["svg_imgs"]:
         head, _, body = src.partition(",")
         svg = base64.b64decode(body).decode() if ";base64" in head else urllib.parse.unquote(body)

@@ -7,7 +7,11 @@ For each notebooks/*.ipynb, in JupyterLab (one shared server, windowingMode "non
    every graph output a picture that fits the output column (no sideways scrolling), every
    explain() output's words on the page;
 and, for the static page `jupyter nbconvert --to html` makes of the stored notebook, opened in
-Chromium: no blank output area (one whose rendered content is empty).
+Chromium: no blank output area (one whose rendered content is empty), and no picture without
+a text alternative.
+Accessibility (issue 46): as shipped and after Run All, axe-core (WCAG 2.0/2.1 A and AA rules)
+over the notebook's outputs (what tapekit and the lessons draw) finds no serious or critical
+violation, and every image in an output has alt text.
 
 Numbers per lesson (Run All time, pictures, blank static outputs) are printed as a table at
 the end of the run and written to tests/ui/output/lessons.txt; screenshots go there too.
@@ -21,6 +25,7 @@ import urllib.request
 import nbformat
 import pytest
 
+import axe  # tests/ui/axe.py
 from conftest import LESSON_STATS, NOTEBOOKS  # tests/ui/conftest.py (no package)
 from lab_page import ALL_PROMPTS_NUMBERED, KERNEL_READY
 
@@ -41,7 +46,8 @@ OUTPUTS = """() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-
     const kids = area ? [...area.querySelectorAll(':scope > .jp-OutputArea-child')] : [];
     return kids.map(o => {
       const out = o.querySelector('.jp-OutputArea-output');
-      const pics = [...o.querySelectorAll('.jp-RenderedImage img, .jp-RenderedSVG img, .jp-RenderedSVG svg')]
+      const pics = [...o.querySelectorAll('.jp-RenderedImage img, .jp-RenderedSVG img, .jp-RenderedSVG svg, ' +
+                                          '.jp-RenderedHTMLCommon img.tapekit-picture')]
         .filter(i => i.tagName !== 'IMG' || (i.complete && i.naturalWidth > 0));
       const widest = Math.max(0, ...pics.map(i => i.getBoundingClientRect().width));
       return {mime: out?.dataset.mimeType || '', pictures: pics.length,
@@ -60,6 +66,24 @@ BLANK_STATIC = """() => [...document.querySelectorAll('.jp-OutputArea-output')].
             html: o.outerHTML.slice(0, 300)};
   }).filter(x => x.blank)"""
 TABLE_HEADER = "node  kind"   # the first line of a tape's text table (html.to_text)
+# Every image in the outputs, and whether it has a text alternative (alt, or a name by aria).
+IMAGES_WITHOUT_ALT = """(scope) => [...document.querySelectorAll(scope + ' img')]
+  .filter(i => !(i.getAttribute('alt') || i.getAttribute('aria-label') || '').trim()
+               && i.getAttribute('role') !== 'presentation')
+  .map(i => i.outerHTML.slice(0, 120))"""
+
+
+def _accessibility(page, when):
+    """axe's serious and critical violations in the outputs, and images without alt text."""
+    found = axe.severe(axe.run(page, axe.OUTPUTS))
+    bare = page.evaluate(IMAGES_WITHOUT_ALT, axe.OUTPUTS)
+    problems = []
+    if found:
+        problems.append(f"{when}: axe finds {axe.count(found)[1]} serious/critical nodes in the "
+                        f"outputs:\n{axe.report(found)}")
+    if bare:
+        problems.append(f"{when}: {len(bare)} images without alt text: {bare[:3]}")
+    return problems, axe.count(found)[1]
 
 
 # Per cell of the open notebook: is its source shown (an editor with height), and does
@@ -208,6 +232,8 @@ def test_lesson_as_shipped_and_after_run_all(lab_server, page, screenshot_dir, l
     problems += _check_inputs(page, shipped_nb)
     graphs = sum(g for g, _ in _expected(shipped_nb))
     stats["shipped"] = f"{pictures}/{graphs}"
+    found, stats["axe_shipped"] = _accessibility(page, "as shipped")
+    problems += found
     _screenshot(page, screenshot_dir / f"{stem}-shipped.png")
     shipped_problems = problems
 
@@ -230,6 +256,8 @@ def test_lesson_as_shipped_and_after_run_all(lab_server, page, screenshot_dir, l
               and "raises-exception" not in c.metadata.get("tags", [])
               for o in c.outputs if o.get("output_type") == "error"]
     problems, pictures, words = _check_page(page, saved, "after Run All")
+    found, stats["axe_run"] = _accessibility(page, "after Run All")
+    problems += found
     graphs = sum(g for g, _ in _expected(saved))
     explains = sum(len(m) for _, m in _expected(saved))
     stats["after_run"] = f"{pictures}/{graphs}"
@@ -265,12 +293,14 @@ def test_static_html_has_no_blank_output(browser, static_pages, screenshot_dir, 
         page.goto((static_pages / f"{stem}.html").as_uri(), wait_until="load")
         page.wait_for_timeout(500)
         blank = page.evaluate(BLANK_STATIC)
+        bare = page.evaluate(IMAGES_WITHOUT_ALT, ".jp-OutputArea-output")
         LESSON_STATS.setdefault(stem, {})["static_blank"] = len(blank)
         page.screenshot(path=str(screenshot_dir / f"{stem}-static.png"), full_page=True)
     finally:
         ctx.close()
     assert not blank, f"{lesson}: blank output areas in the nbconvert page:\n" + "\n".join(
         f"cell {b['cell']}: {b['html']}" for b in blank)
+    assert not bare, f"{lesson}: pictures without alt text in the nbconvert page: {bare[:3]}"
 
 
 def test_what_an_untrusted_notebook_shows(lab_server, page):
@@ -284,7 +314,7 @@ def test_what_an_untrusted_notebook_shows(lab_server, page):
         with tk.GradientTape() as tape:
             x * x
         view = tk.show(tape)
-        picture = view._repr_mimebundle_()
+        picture = view._repr_mimebundle_(exclude=["text/html"])   # the picture types alone
     if "image/png" not in picture:
         pytest.skip("Graphviz dot not installed")
     img = f'<img src="data:image/png;base64,{picture["image/png"]}">'

@@ -6,7 +6,9 @@
 - no page fetches anything from another host (formulas use the site's own MathJax), except
   the README's Binder badge;
 - the API pages have an entry (an element with the qualified name as its id) for every public
-  name, as computed from the package by docs/_ext/tapekit_api.py.
+  name, as computed from the package by docs/_ext/tapekit_api.py;
+- axe-core (WCAG 2.0/2.1 A and AA rules) finds no serious or critical violation on any page,
+  the module-source pages included, and every picture has alt text (issue 46).
 
 The site is built by the `site` fixture when docs/_build/html is missing or older than any of
 its sources (README.md, docs/, notebooks/, tapekit/): the same command as `make docs`
@@ -24,6 +26,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
+
+import axe  # tests/ui/axe.py
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(300)]
 
@@ -230,3 +234,47 @@ def test_api_pages_list_every_public_name(site_url, site_page, site_shots):
 def test_design_page(site_url, site_page):
     _open(site_page, f"{site_url}/DESIGN.html")
     assert "How tapekit works" in site_page.locator("h1").first.inner_text()
+
+
+IMAGES_WITHOUT_ALT = """() => [...document.querySelectorAll('article img, .cell_output img')]
+  .filter(i => !(i.getAttribute('alt') || '').trim()).map(i => i.outerHTML.slice(0, 120))"""
+
+
+@pytest.mark.timeout(3600)
+def test_every_page_has_no_serious_or_critical_accessibility_violation(site, site_url, site_page,
+                                                                        site_shots):
+    """Issue 46: the theme's toctree captions (aria-required-attr) and code/output blocks that
+    scroll without taking focus (scrollable-region-focusable) were on every page."""
+    pages = sorted(str(p.relative_to(site)) for p in Path(site).rglob("*.html")
+                   if "_static" not in p.parts and "_sources" not in p.parts)
+    assert len(pages) > 50
+    problems, counts = [], {}
+    for name in pages:
+        _open(site_page, f"{site_url}/{name}")
+        found = axe.severe(axe.run(site_page))
+        bare = site_page.evaluate(IMAGES_WITHOUT_ALT)
+        counts[name] = axe.count(found)[1]
+        if found:
+            problems.append(f"{name}:\n{axe.report(found, limit=3)}")
+        if bare:
+            problems.append(f"{name}: images without alt text: {bare[:3]}")
+    lines = [f"{n}  {c}" for n, c in counts.items()]
+    (site_shots / "axe.txt").write_text("\n".join(lines) + "\n")
+    print(f"axe: {len(pages)} pages, {sum(counts.values())} serious/critical nodes")
+    assert not problems, "\n".join(problems)
+
+
+def test_a_scrolling_code_block_takes_focus_and_a_fitting_one_does_not(site_url, site_page):
+    """docs/_ext/a11y_static/tapekit_a11y.js: only a block that scrolls becomes a tab stop."""
+    _open(site_page, f"{site_url}/notebooks/02_the_chain_rule_and_finite_differences.html")
+    marks = site_page.evaluate("""() => [...document.querySelectorAll('div.highlight pre')].map(p => ({
+        scrolls: p.scrollWidth > p.clientWidth + 1, tab: p.getAttribute('tabindex'),
+        role: p.getAttribute('role'), name: p.getAttribute('aria-label')}))""")
+    scrolling = [m for m in marks if m["scrolls"]]
+    assert scrolling, "no code block scrolls on this page: nothing to test"
+    assert all(m["tab"] == "0" and m["role"] == "region" and m["name"] == "code, scrolls sideways"
+               for m in scrolling)
+    assert all(m["tab"] is None for m in marks if not m["scrolls"])
+    level = site_page.evaluate("""() => [...document.querySelectorAll('[role="heading"]')]
+        .map(e => e.getAttribute('aria-level'))""")
+    assert level and all(v == "2" for v in level)

@@ -189,5 +189,5 @@ def test_stepper_controls_wrap_in_a_narrow_window_instead_of_shrinking(lab_serve
         .filter(b => b.scrollWidth > b.clientWidth + 1 || b.getBoundingClientRect().width < 80)
         .map(b => b.innerText)""")
     assert not cut, f"buttons cut short at 700 px: {cut}"
-    slider = stepper.locator(".widget-slider").first.bounding_box()
+    slider = stepper.locator(".tk-slider").first.bounding_box()
     assert slider["width"] >= 200, slider

@@ -54,7 +54,8 @@ def test_untrusted_notebook_shows_each_widgets_last_picture(lab_server, page, sc
     assert len(pngs) == 4                               # stepper, inspector, explorer, monitor
     page.goto(f"{base}/lab/tree/widgets_static.ipynb?reset&token={token}")   # reset: no tabs of other tests
     page.wait_for_function(KERNEL_READY, timeout=90_000, polling=100)
-    shown = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output.jp-RenderedImage img"
+    # the picture inside the HTML that carries it with its alt text (display/picture.py)
+    shown = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output img.tapekit-picture"
     imgs = page.locator(shown)
     page.wait_for_function(f"() => document.querySelectorAll({shown!r}).length >= 4")
     assert imgs.count() == 4
@@ -64,6 +65,7 @@ def test_untrusted_notebook_shows_each_widgets_last_picture(lab_server, page, sc
         assert img.evaluate("e => e.complete && e.naturalWidth > 0")   # decoded by the browser
         src = img.get_attribute("src")
         assert base64.b64decode(src.split(",", 1)[1]) == pngs[k]       # the stored final picture
+        assert img.get_attribute("alt")                                  # with its words
     assert page.locator("text=Error displaying widget").count() == 0
     assert page.locator(".jp-OutputArea-output .widget-slider").count() == 0   # no live widgets
     page.screenshot(path=str(screenshot_dir / "widgets-static-untrusted.png"), full_page=True)
@@ -90,12 +92,11 @@ def test_lesson10_explorer_holds_2_and_inspector_agrees(lab_server, page, screen
     fe = page.locator(".tk-function-explorer").first
     fe.scroll_into_view_if_needed()
     fe.wait_for()
-    handle = fe.locator(".noUi-handle[role='slider']").first
+    slider = fe.get_by_role("slider", name="x")           # a named range input (controls.py)
     page.wait_for_function(
-        "() => document.querySelector('.tk-function-explorer .noUi-handle')"
-        "?.getAttribute('aria-valuenow') !== null")
-    assert float(handle.get_attribute("aria-valuenow")) == 2.0
-    assert fe.locator(".widget-readout").first.inner_text().strip() == "2.00"
+        "() => document.querySelector('.tk-function-explorer input[type=range]')?.value === '2'")
+    assert float(slider.input_value()) == 2.0
+    assert fe.locator(".tk-slider-readout").first.inner_text().strip() == "2.00"
     assert "f(x) = <b>1.8186</b>" in fe.locator(".tk-readout").evaluate("e => e.outerHTML") \
         or "1.8186" in fe.locator(".tk-readout").inner_text()
     fe.screenshot(path=str(screenshot_dir / "explorer-live.png"))

@@ -81,3 +81,25 @@ def test_explorer_picture_is_the_same_however_the_point_was_reached():
     fe._png_cache.clear()
     fe.set_point(1.0)
     assert fe.picture() == at1
+
+
+def test_the_plot_says_what_it_shows_and_each_move_is_said():
+    """Issue 46: the plot's alt text (and description) say the curves and the point; the
+    sliders are named; the live region says each move."""
+    fe = FunctionExplorer(lambda x: x * x, x_range=(-2, 2), x=1.0)
+    words = fe.describe()
+    assert words.name == ("Plot of f (solid blue), f' from the tape (orange) and f'' from nested "
+                          "tapes (dashed green) for x from -2.0 to 2.0; at x = 1.0: f = 1.0, "
+                          "f' = 2.0, f'' = 2.0; the dotted red line is the tangent there, of slope f'.")
+    # x^2 on [-2, 2]: lowest 0 at 0, highest 4 at the ends; 2x from -4 to 4; 2 everywhere
+    assert words.intro[0] == "f goes from 0.0 at x = 0.0 (its lowest) to 4.0 at x = -2.0 (its highest)."
+    assert words.intro[1].startswith("f' (tape) goes from -4.0 at x = -2.0")
+    assert fe.live.text == "x = 1.0: f = 1.0, f' = 2.0, f'' = 2.0" and fe.live.shown is False
+    assert fe.x_slider.description == "x" and fe.x_slider.value_text == "x = 1.0"
+    fe.x_slider.value = -0.5
+    assert fe.live.text == "x = -0.5: f = 0.25, f' = -1.0, f'' = 2.0"
+    (out,) = fe.plot.outputs                    # the picture inside the live widget has alt too
+    assert 'alt="Plot of f (solid blue)' in out["data"]["text/html"] and "x = -0.5" in out["data"]["text/html"]
+    two = FunctionExplorer(lambda x, y: x * x + 3 * y, (-1, 1), (-2, 2), samples=5)
+    assert two.describe().name.startswith("Heat map of f(x, y) for x from -1.0 to 1.0 and y from -2.0 to 2.0")
+    assert "df/dy = 3.0" in two.live.text

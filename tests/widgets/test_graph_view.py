@@ -7,7 +7,7 @@ import pytest
 import traitlets
 
 import tapekit as tk
-from tapekit.widgets.graph_view import GraphView, svg_node_ids
+from tapekit.widgets.graph_view import GraphView, node_sentence, svg_node_ids
 
 from .shared import needs_dot  # noqa: E402
 
@@ -146,3 +146,26 @@ def test_scale_1000_records_a_step_redraws_nothing():
         view.current = view.order[i]
         assert view.position == i
     assert view.svg is svg and view.nodes is nodes and view._ids is ids
+
+
+@needs_dot
+def test_the_graph_has_a_name_a_description_and_speaks_its_nodes(small):
+    """Issue 46: the accessible name and long description are the tape's describe() words;
+    the sentence the live region says for a node; the stored picture carries the words."""
+    tape, x, y = small                             # y = sin(x) * x at x = 3, after gradient
+    view = GraphView.from_tape(tape, y, [x])
+    words = tk.show(tape, y, [x]).describe()
+    assert view.label == words.name and view.narrate is True
+    assert view.description == {"intro": list(words.intro), "items": list(words.items),
+                                "outro": list(words.outro)}
+    assert view.trait_metadata("label", "sync") and view.trait_metadata("announcement", "sync")
+    assert node_sentence("n0", view.nodes["n0"]) == "n0: sin of s0; value 0.1411; gradient 3.0."
+    view.current, view.selected, view.highlighted = "n1", "s0", ["n0"]
+    marks = view.describe().outro[-3:]
+    assert marks == ("The current step: n1: multiply of n0, s0; value 0.4234; gradient 1.0.",
+                     "Selected: s0: x:0; value 3.0; gradient -2.8289.",     # 3 cos 3 + sin 3
+                     "Highlighted (drawn with a dotted purple border): n0.")
+    data, _ = view._repr_mimebundle_()
+    assert f'alt="{words.name}"' in data["text/html"] and data["image/png"] in data["text/html"]
+    bare = GraphView(view.svg, view.nodes)          # made from parts: words from the nodes
+    assert bare.describe().name == "Graph of 3 nodes." and len(bare.describe().items) == 3

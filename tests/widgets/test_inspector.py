@@ -92,3 +92,21 @@ def test_the_picture_of_a_long_tape_is_its_summary_with_the_box_of_the_node_mark
     insp.select("n500")
     png(insp._repr_mimebundle_())
     assert drawn == {"nodes": 4, "highlight": "b0"}     # was all 1,003 nodes, laid out by dot
+
+
+def test_the_inspector_says_the_node_chosen_and_the_check():
+    """Issue 46: the live region says each node chosen and each check; the picture's words say
+    which node is selected and its numbers."""
+    tape, y, x, w = scalar_tape()                # y = sin(x * w) + x at x = 2, w = 3
+    insp = NodeInspector(tape, y)
+    assert insp.live.text == "s0: x:0; value 2.0; gradient 3.8805."      # 1 + 3 cos 6
+    insp.select("n1")
+    assert insp.live.text == "n1: sin of n0; value -0.2794; gradient 1.0."   # sin 6
+    insp.check()
+    assert insp.live.text.startswith("n1: OK. tape gradient 1.0; central differences 1.0")
+    words = insp.describe()
+    assert words.name == "The tape's graph with node n1 (sin) selected: value -0.2794, gradient 1.0."
+    assert words.intro[0].startswith("Gradient check: n1: OK.")
+    assert words.intro[1] == "Gradients shown: d n2 / d node, for each node."
+    assert "n1: sin of n0 (multiply); scalar, float32; value -0.2794; gradient 1.0; marked 'selected'." in words.items
+    assert "<label" not in insp.details.value and "scope='row'" in insp.details.value

@@ -137,3 +137,24 @@ def test_monitor_live_label_shows_timing(monkeypatch):
     for _ in range(8):                              # 11 steps of a total of 10: nothing left
         mon.log(loss=0.5)
     assert mon.timing().startswith("00:00<00:00, ") and mon.count == 11
+
+
+def test_the_loss_curve_says_its_finding():
+    """Issue 46: the curve's alt text says where the loss started, ended and was lowest."""
+    mon = TrainingMonitor(range(5), mode="widget", title="fit")
+    updates = _run(mon, 5, loss=lambda k: [2.0, 1.0, 0.5, 0.25, 0.3][k])
+    words = mon.describe()
+    assert words.name == ("fit: loss curve, 5 of 5 steps: the loss falls from 2.0 at step 0 to "
+                          "0.3 at step 4 (lowest 0.25, at step 3).")
+    assert 'alt="fit: loss curve, 5 of 5 steps: the loss falls' in updates[-1]["text/html"]
+    (curve,) = mon.curve.outputs
+    assert curve["data"]["text/html"].count("<img") == 1 and "lowest 0.25" in curve["data"]["text/html"]
+    assert mon.live.text == "done: fit: step 5/5  loss 0.3"
+    rising = TrainingMonitor(total=3, mode="text", file=io.StringIO())
+    for k in range(3):
+        rising.log(loss=1.0 + k, grads={"w": np.full(4, 0.5 * (k + 1))})
+    assert rising.describe().name.startswith("training: loss curve, 3 of 3 steps: the loss rises from 1.0")
+    assert rising.describe().intro == ("The norm of the gradient of w (a dashed line, right axis) "
+                                       "goes from 1.0 to 3.0 (largest 3.0).",)
+    assert TrainingMonitor(total=4, mode="text").describe().name == \
+        "training: loss curve, 0 of 4 steps, no loss logged yet."

@@ -9,6 +9,7 @@ import pytest
 ipywidgets = pytest.importorskip("ipywidgets")
 import tapekit as tk  # noqa: E402
 from tapekit.display import dot  # noqa: E402
+from tapekit.display.format import html_text  # noqa: E402
 from tapekit.widgets import BackpropStepper, NodeInspector  # noqa: E402
 
 from .shared import VIEW, needs_dot, png, scalar_tape  # noqa: E402
@@ -97,6 +98,35 @@ def test_stepper_static_fallback_and_display_unchanged():
     assert 'class="current"' not in before
 
 
+@needs_dot
+def test_each_step_is_said_in_one_sentence_and_the_slider_says_where_it_is():
+    """Issue 46: a student who cannot see the graph hears each step from the live region
+    ("step 3 of 7: pow sends 6.0 to x"); the step slider is a named control saying "step k of n"."""
+    tape, y, x, w = scalar_tape()                 # y = sin(x * w) + x at x = 2, w = 3
+    s = BackpropStepper(tape, y, [x, w])
+    assert s.live.text == ("step 0 of 3: the seed: d target / d n2 = 1.0, the target's "
+                           "gradient with respect to itself.")
+    assert s.slider.description == "step" and s.slider.value_text == "step 0 of 3"
+    assert s.view.narrate is False                # the graph does not talk over the steps
+    s.next_button.click()
+    assert s.live.text == "step 1 of 3: add (n2) sends 1.0 to sin (n1) and 1.0 to x:0 (s0)."
+    assert s.slider.value_text == "step 1 of 3"
+    s.view.current = "n1"                         # ArrowRight in the graph: the same sentence
+    assert s.live.text == "step 2 of 3: sin (n1) sends 0.9602 to multiply (n0)."   # cos 6
+    s.slider.value = 3                            # the arrow keys on the slider
+    # multiply sends cos 6 * w = 2.8805 to x and cos 6 * x = 1.9203 to w; x had 1.0 already
+    assert s.live.text == ("step 3 of 3: multiply (n0) sends 2.8805 to x:0 (s0) and 1.9203 to "
+                           "w:0 (s1). Done: the sources' gradients are s0 3.8805, s1 1.9203.")
+    assert s.announcement() == s.live.text
+    words = s.describe()
+    assert words.name == "The backward pass at " + s.live.text
+    assert "n0: multiply of s0 (x:0) and s1 (w:0); scalar, float32; value 6.0; gradient 0.9602; " \
+           "marked 'current step'." in words.items
+    assert words.intro[0] == "step 3: n0 = multiply(s0, s1) = 6.0"
+    html = s._repr_mimebundle_()["text/html"]
+    assert 'class="tapekit-figure tapekit-view"' in html and f'alt="{html_text(words.name)}"' in html
+
+
 def test_stepper_bad_target_shows_message_not_traceback():
     tape, y, *_ = scalar_tape()
     s = BackpropStepper(tape, tk.constant(1.0))
@@ -172,7 +202,8 @@ def test_stepper_without_dot_falls_back_to_text(monkeypatch):
     stepper = BackpropStepper(tape, y, [x])
     stepper.step()
     assert stepper.svg() is None and stepper.view is None
-    assert "no picture" in stepper.children[1].value
+    assert "no picture" in stepper.children[2].value           # after the controls and live line
+    assert stepper.live.text.startswith("step 1 of 2: multiply (n1) sends")
     assert "step 1" in stepper._repr_mimebundle_()["text/plain"]
 
 

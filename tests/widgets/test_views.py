@@ -45,14 +45,18 @@ def test_stored_notebook_keeps_final_pictures():
     NotebookClient(nb, timeout=60, kernel_name="python3", store_widget_state=True).execute()
     mon_out = [o for o in nb.cells[0].outputs if o.output_type == "display_data"]
     (display,) = mon_out
-    assert set(display.data) == {VIEW, "image/png", "text/plain"}
+    assert set(display.data) == {VIEW, "image/png", "text/plain", "text/html"}
     png = base64.b64decode(display.data["image/png"])
+    # the stored HTML is the final picture too, with the final words as its alt text
+    assert f'base64,{display.data["image/png"]}"' in display.data["text/html"]
+    assert 'alt="fit: loss curve, 12 of 12 steps: the loss falls from 1.0 at step 0 to 0.08333 ' \
+           'at step 11 (lowest 0.08333, at step 11)."' in display.data["text/html"]
 
     assert hashlib.md5(png).hexdigest() == nb.cells[1].outputs[0].text.strip()   # the final one
     assert nb.cells[0].outputs[-1].text == "fit: step 12/12  loss 0.08333\n"
     assert "widgets" in nb.metadata                       # the live widget's state, too
     (insp_out,) = nb.cells[2].outputs
-    assert set(insp_out.data) == {VIEW, "image/png", "text/plain"}
+    assert set(insp_out.data) == {VIEW, "image/png", "text/plain", "text/html"}
 
 
 def test_matplotlib_and_tqdm_are_imported_only_when_needed():

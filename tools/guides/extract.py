@@ -22,7 +22,7 @@ import re
 import subprocess
 import sys
 
-DOCS_GIT = os.environ.get("TAPEKIT_TF_DOCS", "/work/.mirror/tensorflow+docs/repo")
+DOCS_GIT = os.environ.get("TAPEKIT_TF_DOCS", "tensorflow-docs")
 HERE = os.path.dirname(os.path.abspath(__file__))
 KERAS_IO_FILE = os.environ.get(
     "TAPEKIT_KERAS_IO_GUIDE",

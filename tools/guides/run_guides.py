@@ -2,7 +2,7 @@
 """Run TensorFlow's guides on tapekit and report, cell by cell, what runs (issue 23).
 
 usage: python tools/guides/run_guides.py [GUIDE ...] [--timeout 120] [--out REPORT.md]
-                                         [--compare [--tf-python /work/tfvenv/bin/python]]
+                                         [--compare [--tf-python $TF_PYTHON]]
 
 For each guide (default: all of extract.SOURCES), from the local copies extract.py reads:
 1. take every code cell, apply patches.py (out-of-scope cells skipped, stand-in data for
@@ -223,7 +223,7 @@ def main(argv=None):
     ap.add_argument("--out", help="write the markdown report here (default: stdout)")
     ap.add_argument("--python", default=sys.executable, help="python that runs tapekit")
     ap.add_argument("--compare", action="store_true", help="also run under TensorFlow")
-    ap.add_argument("--tf-python", default="/work/tfvenv/bin/python")
+    ap.add_argument("--tf-python", default=os.environ.get("TF_PYTHON", "tf-venv/bin/python"))
     ap.add_argument("--docs", default=extract.DOCS_GIT)
     ap.add_argument("--keras-io", default=extract.KERAS_IO_FILE)
     ap.add_argument("--outputs", help="directory: save each cell's printed output as JSON")

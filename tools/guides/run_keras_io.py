@@ -43,7 +43,7 @@ def main(argv=None):
     ap.add_argument("--out", help="write the markdown report here (default: stdout)")
     ap.add_argument("--python", default=sys.executable, help="python that runs tapekit")
     ap.add_argument("--compare", action="store_true", help="also run under TensorFlow")
-    ap.add_argument("--tf-python", default="/work/tfvenv/bin/python")
+    ap.add_argument("--tf-python", default=os.environ.get("TF_PYTHON", "tf-venv/bin/python"))
     ap.add_argument("--outputs", help="directory: save each cell's printed output as JSON")
     args = ap.parse_args(argv)
     lines, summaries = ["# tapekit on keras-io's guides (issue 32)", ""], []

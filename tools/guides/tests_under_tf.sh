@@ -4,9 +4,9 @@
 # (and `import tapekit as keras` -> `import keras`) in a TensorFlow venv that has pytest.
 # Expected: every plain test passes and every xfail XPASSes (strict -> reported as failed),
 # except the tapekit-only ones (tk.Sequential alias; np.mean on a tensor, which tapekit records on purpose).
-# usage: tools/guides/tests_under_tf.sh [/work/tfvenv/bin/python]
+# usage: tools/guides/tests_under_tf.sh [$TF_PYTHON]
 set -euo pipefail
-PY=${1:-/work/tfvenv/bin/python}
+PY=${1:-${TF_PYTHON:?give the TensorFlow venv's python, or set TF_PYTHON}}
 here=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -35,7 +35,7 @@ momentum, centered, both), on a model whose variables share one shape and on one
    takes the same step: its weights must equal the first side's own continuation.
 TensorFlow runs in its own venv and is never a dependency of tapekit.
 
-    PYTHONPATH=. .venv/bin/python tools/keras_interop/roundtrip.py [--tf-python /work/tfvenv/bin/python]
+    PYTHONPATH=. .venv/bin/python tools/keras_interop/roundtrip.py [--tf-python $TF_PYTHON]
 """
 import argparse
 import json
@@ -402,7 +402,7 @@ def config_differences(mine, theirs):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--tf-python", default="/work/tfvenv/bin/python")
+    parser.add_argument("--tf-python", default=os.environ.get("TF_PYTHON", "tf-venv/bin/python"))
     parser.add_argument("--side", help=argparse.SUPPRESS)     # lib:step:folder, in a subprocess
     args = parser.parse_args(argv)
     if args.side:

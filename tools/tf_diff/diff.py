@@ -3,7 +3,7 @@
     python tools/tf_diff/diff.py [--seed S] [-n N] [--tf-python PY] [--tapekit-python PY]
                                  [--only ID,...] [--show ID] [--out mismatches.json]
 
-Run from the tapekit tree to test (tapekit's side runs through /work/wt/wtpy.py, or with
+Run from the tapekit tree to test (tapekit's side runs through a wrapper script (--wtpy), or with
 PYTHONPATH set to the tree when --wtpy is ''). Both sides run in subprocesses, each over the
 whole batch. Compares every step's value, dtype and shape, every gradient (or None), or that
 both raise. Prints one line per mismatching program and a summary; exit status 1 on mismatches.
@@ -96,9 +96,9 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("-n", type=int, default=500)
-    p.add_argument("--tf-python", default="/work/tfvenv/bin/python")
-    p.add_argument("--tapekit-python", default="/work/main/.venv/bin/python")
-    p.add_argument("--wtpy", default="/work/wt/wtpy.py")
+    p.add_argument("--tf-python", default=os.environ.get("TF_PYTHON", "tf-venv/bin/python"))
+    p.add_argument("--tapekit-python", default=os.environ.get("TAPEKIT_PYTHON", sys.executable))
+    p.add_argument("--wtpy", default=os.environ.get("TAPEKIT_WTPY", ""))
     p.add_argument("--only", default="", help="program indices to run, comma separated")
     p.add_argument("--show", type=int, default=None, help="print this program and both results")
     p.add_argument("--out", default=None, help="write the mismatches (programs and results) here")

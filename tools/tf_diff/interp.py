@@ -4,7 +4,7 @@
 the modes "eager" and "function" (the same program inside m.function, called twice), where every
 value is summarised as {"dt": dtype name, "sh": shape, "v": flat values} or None or
 "error: Type". Used by diff.py; as a script, `python interp.py tf|tk programs.json` prints the
-results as JSON on stdout (tapekit's side runs through wtpy.py, TensorFlow's in /work/tfvenv).
+results as JSON on stdout (tapekit's side runs through wtpy.py, TensorFlow's in a TensorFlow venv).
 """
 import json
 import sys

@@ -2,7 +2,7 @@
 
 Run in the TensorFlow venv (a dev tool: TensorFlow is never a tapekit dependency):
 
-    /work/tfvenv/bin/python tools/tf_sweep/sweep.py [--tapekit-python PY] [--pythonpath DIR]
+    $TF_PYTHON tools/tf_sweep/sweep.py [--tapekit-python PY] [--pythonpath DIR]
 
 TensorFlow's side runs here; tapekit's side runs in a subprocess of tapekit's venv with
 PYTHONPATH set to the tree to test. Prints a table of every point where the two differ
@@ -41,7 +41,7 @@ def same(a, b):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--tapekit-python", default="/work/main/.venv/bin/python")
+    p.add_argument("--tapekit-python", default=os.environ.get("TAPEKIT_PYTHON", sys.executable))
     p.add_argument("--pythonpath", default=os.path.dirname(os.path.dirname(HERE)))
     args = p.parse_args()
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")

@@ -11,16 +11,14 @@
 `self.model.stop_training = True` ends `fit` after the current batch or epoch.
 The progress printing is one more callback (`ProgbarLogger`), added when verbose != 0.
 """
+from ... import namespaces
+from .. import identifiers
 from .callback import Callback, History, LambdaCallback
 from .callback_list import CallbackList
 from .early_stopping import EarlyStopping, LearningRateScheduler
 from .progbar import MonitorCallback, ProgbarLogger, format_logs
 from .terminate_on_nan import TerminateOnNaN
-from ...namespaces import public_dir
 
-__all__ = ["Callback", "CallbackList", "History", "ProgbarLogger", "LambdaCallback",
-           "EarlyStopping", "LearningRateScheduler", "MonitorCallback", "TerminateOnNaN",
-           "format_logs"]
+__all__ = identifiers.exported(globals())   # the names imported above
 
-
-__dir__ = public_dir(globals())   # dir() and tab completion: the public names only
+__dir__ = namespaces.public_dir(globals())   # dir() and tab completion: the public names only

@@ -30,25 +30,57 @@ class Callback:
     def set_params(self, params):
         self.params = params
 
+    # The hooks (HOOKS): each does nothing until a subclass overrides it. `logs` holds the
+    # numbers so far ({"loss": 0.25, ...}); `epoch` and `batch` count from 0.
+    def on_train_begin(self, logs=None):
+        """fit starts."""
 
-def _no_op(self, *args, **kwargs):
-    pass
+    def on_train_end(self, logs=None):
+        """fit ends (after its last epoch, or when stop_training was set)."""
 
+    def on_epoch_begin(self, epoch, logs=None):
+        """An epoch of fit starts."""
 
-for _hook in HOOKS + ("on_batch_begin", "on_batch_end"):
-    setattr(Callback, _hook, _no_op)
+    def on_epoch_end(self, epoch, logs=None):
+        """An epoch of fit ends: `logs` has the epoch's numbers, the `val_` ones too."""
 
+    def on_train_batch_begin(self, batch, logs=None):
+        """A training step starts; calls on_batch_begin, Keras's older name."""
+        self.on_batch_begin(batch, logs)
 
-def _train_batch_begin(self, batch, logs=None):
-    self.on_batch_begin(batch, logs)          # Keras's older name, still called
+    def on_train_batch_end(self, batch, logs=None):
+        """A training step ends; calls on_batch_end, Keras's older name."""
+        self.on_batch_end(batch, logs)
 
+    def on_batch_begin(self, batch, logs=None):
+        """Keras's older name of on_train_batch_begin, still called."""
 
-def _train_batch_end(self, batch, logs=None):
-    self.on_batch_end(batch, logs)
+    def on_batch_end(self, batch, logs=None):
+        """Keras's older name of on_train_batch_end, still called."""
 
+    def on_test_begin(self, logs=None):
+        """evaluate starts (fit's validation too)."""
 
-Callback.on_train_batch_begin = _train_batch_begin
-Callback.on_train_batch_end = _train_batch_end
+    def on_test_end(self, logs=None):
+        """evaluate ends."""
+
+    def on_test_batch_begin(self, batch, logs=None):
+        """A batch of evaluate starts."""
+
+    def on_test_batch_end(self, batch, logs=None):
+        """A batch of evaluate ends."""
+
+    def on_predict_begin(self, logs=None):
+        """predict starts."""
+
+    def on_predict_end(self, logs=None):
+        """predict ends."""
+
+    def on_predict_batch_begin(self, batch, logs=None):
+        """A batch of predict starts."""
+
+    def on_predict_batch_end(self, batch, logs=None):
+        """A batch of predict ends: `logs["outputs"]` holds its outputs."""
 
 
 class History(Callback):

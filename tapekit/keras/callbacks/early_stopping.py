@@ -37,8 +37,8 @@ def resolve_mode(callback, monitor, mode):
                 return found
     if _direction(name) is not None and not any(m.name == name for m in metrics):
         return _direction(name)          # a well-known name the model does not log (yet)
-    if model is not None and getattr(model, "_compile_metrics", True) is None and (
-            getattr(model, "_metric_specs", None) or getattr(model, "_weighted_metric_specs", None)):
+    compiled = getattr(model, "_compile_metrics", None)
+    if compiled is not None and not compiled.built:
         return None                      # decided at the first epoch's end, as Keras does
     raise ValueError(f"{type(callback).__name__} callback received monitor={monitor}, but "
                      f"Keras isn't able to automatically determine whether that metric should "

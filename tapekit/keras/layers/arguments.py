@@ -1,5 +1,6 @@
-"""Checks of the sizes a layer is given (units, kernel_size, strides): a wrong one raises when
-the layer is made, naming the layer and the argument."""
+"""Checks of the sizes a layer is given (units, kernel_size, strides, padding): a wrong one
+raises when the layer is made, naming the layer and the argument; and the output length a
+window of those sizes makes (convolutions and pooling share it)."""
 import numpy as np
 
 
@@ -26,3 +27,18 @@ def positive_int(value, what, layer):
     if not is_int(value) or value <= 0:
         raise ValueError(f"{layer}: {what} must be a positive integer, got {value!r}")
     return int(value)
+
+
+def check_padding(padding):
+    """"valid" or "same" (in any case), as the lower-case name Keras's configs hold."""
+    padding = str(padding).lower()
+    if padding not in ("valid", "same"):
+        raise ValueError(f"padding must be 'valid' or 'same', got {padding!r}")
+    return padding
+
+
+def conv_length(n, k, stride, padding):
+    """The output length of windows of size k, every `stride`, over n steps (None: unknown)."""
+    if n is None:
+        return None
+    return -(-n // stride) if padding == "same" else (n - k) // stride + 1

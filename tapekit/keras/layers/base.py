@@ -34,21 +34,12 @@ from .. import regularizers
 from ..activations import ACTIVATIONS
 from ..keras_tensor import KerasTensor, Node, any_symbolic
 from .. import masking
-from .naming import check_name, reset_names, snake_name, unique_name
+from ..saving.keras_saveable import KerasSaveable
+from ..utils.naming import check_name, snake_name, unique_name
 from .shapes import batchless, check_input, shape_list
 from .config import ALLOWED_KWARGS, LayerConfig
 from .output_spec import returned_none, run_on_zeros
 from .weights import LayerWeights, regularized
-
-
-def clear_session():
-    """Restart layer naming at `dense`, `dense_1`, ... (`tf.keras.backend.clear_session`).
-
-    >>> tk.layers.clear_session()
-    >>> tk.layers.Dense(1).name, tk.layers.Dense(1).name
-    ('dense', 'dense_1')
-    """
-    reset_names()
 
 
 _signatures = {}     # class -> (call takes training, call takes mask, training's default)
@@ -100,7 +91,10 @@ def _marks_built(build):
     return build_and_mark
 
 
-class Layer(LayerConfig, LayerWeights, Module):
+# The config and the weights are the mixins of config.py and weights.py. KerasSaveable
+# (saving/keras_saveable.py) has no behaviour: a weights file gives each KerasSaveable a group
+# of its own, so saving's walk knows the layers without importing them.
+class Layer(LayerConfig, LayerWeights, KerasSaveable, Module):
     """Base class: subclasses implement `build(input_shape)` and `call(inputs)`.
 
     `call` may take `training=None` (Dropout, BatchNormalization); it then receives the

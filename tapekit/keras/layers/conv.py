@@ -1,31 +1,14 @@
-"""Convolution and pooling layers over NHWC inputs (Conv1D over (batch, steps, channels))."""
+"""Convolution layers over NHWC inputs (Conv1D over (batch, steps, channels)); the pooling
+layers are pooling.py's."""
 from ... import ops   # tk.nn's ops, from where they are defined
 from ...ops import expand_dims, pad, squeeze
 from .. import activations, initializers, regularizers
 from ..activations import get_activation
-from .arguments import is_int, pair, positive_int
-from .core import optional_configs
+from .arguments import check_padding, conv_length, is_int, pair, positive_int
 from .base import Layer
+from .core import optional_configs
+from .pooling import MaxPooling2D  # noqa: F401  (pickles made before issue 44 name it here)
 
-
-def nn_op(name):
-    op = getattr(ops, name, None)
-    if op is None:
-        raise NotImplementedError(f"tk.nn.{name} is not available in this version of tapekit")
-    return op
-
-
-def conv_length(n, k, stride, padding):
-    if n is None:
-        return None
-    return -(-n // stride) if padding == "same" else (n - k) // stride + 1
-
-
-def check_padding(padding):
-    padding = str(padding).lower()
-    if padding not in ("valid", "same"):
-        raise ValueError(f"padding must be 'valid' or 'same', got {padding!r}")
-    return padding
 
 class Conv2D(Layer):
     """2-D convolution over NHWC inputs with an HWIO kernel (`tf.keras.layers.Conv2D`).
@@ -65,7 +48,7 @@ class Conv2D(Layer):
         _add_kernel_and_bias(self, input_shape)
 
     def call(self, x):
-        y = nn_op("conv2d")(x, self.kernel, strides=[1, *self.strides, 1], padding=self.padding.upper())
+        y = ops.conv2d(x, self.kernel, strides=[1, *self.strides, 1], padding=self.padding.upper())
         if self.use_bias:
             y = y + self.bias
         return self.activation(y)
@@ -89,39 +72,6 @@ class Conv2D(Layer):
                 **optional_configs(self, "kernel_regularizer", "bias_regularizer",
                                     "activity_regularizer", "kernel_constraint",
                                     "bias_constraint")}
-
-class MaxPooling2D(Layer):
-    """Max over pool_size windows of NHWC inputs; strides default to pool_size.
-
-    >>> x = tk.reshape(tk.range(1.0, 17.0), [1, 4, 4, 1])
-    >>> tk.reshape(tk.layers.MaxPooling2D(2)(x), [2, 2])
-    tk.Tensor(
-    [[ 6.  8.]
-     [14. 16.]], shape=(2, 2), dtype=float32)
-    """
-
-    ndim = 4
-
-    def __init__(self, pool_size=(2, 2), strides=None, padding="valid", name=None, **kwargs):
-        self.pool_size = pair(pool_size, "pool_size", "MaxPooling2D")
-        self.strides = self.pool_size if strides is None else pair(strides, "strides", "MaxPooling2D")
-        self.padding = check_padding(padding)
-        super().__init__(name=name, **kwargs)
-
-    def call(self, x):
-        return nn_op("max_pool2d")(x, ksize=[1, *self.pool_size, 1], strides=[1, *self.strides, 1],
-                             padding=self.padding.upper())
-
-    def compute_output_shape(self, input_shape):
-        b, h, w, c = input_shape
-        (kh, kw), (sh, sw) = self.pool_size, self.strides
-        return (b, conv_length(h, kh, sh, self.padding), conv_length(w, kw, sw, self.padding), c)
-
-    def get_config(self):
-        return {**super().get_config(), "pool_size": list(self.pool_size),
-                "padding": self.padding, "strides": list(self.strides),
-                "data_format": "channels_last"}
-
 
 def _transpose_length(n, k, stride, padding):
     """Keras's deconv_output_length (no output_padding): the input length of the Conv2D
@@ -155,8 +105,8 @@ class Conv2DTranspose(Conv2D):
 
     def call(self, inputs):
         _, h, w, _ = self.compute_output_shape(inputs.shape)
-        y = nn_op("conv2d_transpose")(inputs, self.kernel, [inputs.shape[0], h, w, self.filters],
-                                       strides=[1, *self.strides, 1], padding=self.padding.upper())
+        y = ops.conv2d_transpose(inputs, self.kernel, [inputs.shape[0], h, w, self.filters],
+                                strides=[1, *self.strides, 1], padding=self.padding.upper())
         if self.use_bias:
             y = y + self.bias
         return self.activation(y)
@@ -233,8 +183,8 @@ class Conv1D(Layer):
         if padding == "causal":
             x = pad(x, [[0, 0], [self.kernel_size[0] - 1, 0], [0, 0]])
             padding = "valid"
-        y = nn_op("conv2d")(expand_dims(x, 1), expand_dims(self.kernel, 0),
-                             strides=[1, 1, self.strides[0], 1], padding=padding.upper())
+        y = ops.conv2d(expand_dims(x, 1), expand_dims(self.kernel, 0),
+                      strides=[1, 1, self.strides[0], 1], padding=padding.upper())
         y = squeeze(y, [1])
         if self.use_bias:
             y = y + self.bias

@@ -7,7 +7,7 @@
 from ... import dtypes
 from ..keras_tensor import KerasTensor, Node
 from ..saving.files import check_declared
-from .naming import unique_name
+from ..utils.naming import unique_name
 from .base import Layer
 from .shapes import checked_shape
 

@@ -7,7 +7,7 @@ import warnings
 from ...ops import (broadcast_to, cast, expand_dims, reduce_mean, reduce_sum, reshape, rsqrt,
                     sqrt, square, stop_gradient, where)
 from .. import initializers, masking, regularizers
-from ..loss_base import EPSILON      # keras.backend.epsilon(), in Keras 3's masked moments
+from ..backend import EPSILON      # keras.backend.epsilon(), in Keras 3's masked moments
 from ..saving.serialization_lib import serialize_keras_object
 from .arguments import is_int
 from .base import Layer

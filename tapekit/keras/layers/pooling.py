@@ -1,31 +1,31 @@
-"""Average pooling and global pooling over NHWC inputs (MaxPooling2D is in conv.py), and
-global pooling over the steps of (batch, steps, features) inputs."""
+"""Pooling layers: MaxPooling2D and AveragePooling2D over windows of NHWC inputs (one base,
+_Pooling2D, as Keras 3's BasePooling), global pooling over height and width, and global
+pooling over the steps of (batch, steps, features) inputs."""
+from ... import ops   # tk.nn's ops, from where they are defined
 from ...ops import cast, expand_dims, reduce_max, reduce_mean, reduce_sum, where
 from .. import masking
-from .arguments import pair
+from .arguments import check_padding, conv_length, pair
 from .base import Layer
-from .conv import check_padding, conv_length, nn_op
 
 
-class AveragePooling2D(Layer):
-    """Mean over pool_size windows of NHWC inputs; strides default to pool_size.
-
-    >>> tk.layers.AveragePooling2D(2).compute_output_shape((None, 4, 6, 3))
-    (None, 2, 3, 3)
-    """
+class _Pooling2D(Layer):
+    """What MaxPooling2D and AveragePooling2D share: pool_size windows of NHWC inputs, strides
+    (pool_size by default) and padding, the output shape and the config; a subclass names its
+    op (`_pool`, one of tk.nn's)."""
 
     ndim = 4
-    _cast_integer_inputs = True
+    _pool = None
 
     def __init__(self, pool_size=(2, 2), strides=None, padding="valid", **kwargs):
-        self.pool_size = pair(pool_size, "pool_size", "AveragePooling2D")
-        self.strides = self.pool_size if strides is None else pair(strides, "strides", "AveragePooling2D")
+        layer = type(self).__name__
+        self.pool_size = pair(pool_size, "pool_size", layer)
+        self.strides = self.pool_size if strides is None else pair(strides, "strides", layer)
         self.padding = check_padding(padding)
         super().__init__(**kwargs)
 
     def call(self, inputs):
-        return nn_op("avg_pool2d")(inputs, ksize=[1, *self.pool_size, 1],
-                                    strides=[1, *self.strides, 1], padding=self.padding.upper())
+        return self._pool(inputs, ksize=[1, *self.pool_size, 1], strides=[1, *self.strides, 1],
+                          padding=self.padding.upper())
 
     def compute_output_shape(self, input_shape):
         b, h, w, c = input_shape
@@ -36,6 +36,30 @@ class AveragePooling2D(Layer):
         return {**super().get_config(), "pool_size": list(self.pool_size),
                 "padding": self.padding, "strides": list(self.strides),
                 "data_format": "channels_last"}
+
+
+class MaxPooling2D(_Pooling2D):
+    """Max over pool_size windows of NHWC inputs; strides default to pool_size.
+
+    >>> x = tk.reshape(tk.range(1.0, 17.0), [1, 4, 4, 1])
+    >>> tk.reshape(tk.layers.MaxPooling2D(2)(x), [2, 2])
+    tk.Tensor(
+    [[ 6.  8.]
+     [14. 16.]], shape=(2, 2), dtype=float32)
+    """
+
+    _pool = staticmethod(ops.max_pool2d)
+
+
+class AveragePooling2D(_Pooling2D):
+    """Mean over pool_size windows of NHWC inputs; strides default to pool_size.
+
+    >>> tk.layers.AveragePooling2D(2).compute_output_shape((None, 4, 6, 3))
+    (None, 2, 3, 3)
+    """
+
+    _cast_integer_inputs = True
+    _pool = staticmethod(ops.avg_pool2d)
 
 
 class _GlobalPooling2D(Layer):

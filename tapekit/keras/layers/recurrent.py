@@ -35,7 +35,7 @@ from .. import activations, initializers, masking, regularizers
 from ..activations import get_activation
 from ..saving.serialization_lib import serialize_keras_object
 from .arguments import positive_int
-from .naming import join_path, snake_name
+from ..utils.naming import join_path, snake_name
 from .base import Layer
 
 

@@ -13,7 +13,7 @@ from ...display.format import plain
 from ...tensor import Variable
 from .. import initializers
 from ..saving.files import check_declared
-from .naming import check_name, join_path
+from ..utils.naming import check_name, join_path
 
 regularized = weakref.WeakSet()     # layers with a weight regularizer (Layer.losses reads it)
 

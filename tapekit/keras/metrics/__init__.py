@@ -7,10 +7,16 @@
 
 The state of each metric lives in tk.Variables, so metric updates inside a `tk.function`
 training step count at every call. `compile(metrics=["accuracy", "mae"])` takes names.
+
+tk.metrics's names are the ones imported and defined here, each once: `__all__` is made from
+them, and a Keras config names their classes as "keras.metrics" and _FUNCTIONS by name
+(saving/lookup.py finds both in the table registered at the end).
 """
+from ... import namespaces
+from .. import identifiers
 from ..losses import mean_absolute_error, mean_squared_error, mae, mse, MAE, MSE
 from ..losses import binary_crossentropy, categorical_crossentropy, sparse_categorical_crossentropy
-from ..identifiers import resolve as _resolve   # not one of tk.metrics's names
+from ..saving import lookup
 from .accuracy import (Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccuracy,
                        SparseTopKCategoricalAccuracy, TopKCategoricalAccuracy, accuracy,
                        binary_accuracy, categorical_accuracy, sparse_categorical_accuracy,
@@ -21,24 +27,15 @@ from .regression import (BinaryCrossentropy, CategoricalCrossentropy, MeanAbsolu
                          MeanAbsolutePercentageError, MeanSquaredError, RootMeanSquaredError,
                          SparseCategoricalCrossentropy, mean_absolute_percentage_error)
 
-_CLASSES = (Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccuracy,
-            TopKCategoricalAccuracy, SparseTopKCategoricalAccuracy, MeanSquaredError,
-            MeanAbsoluteError, RootMeanSquaredError, BinaryCrossentropy, CategoricalCrossentropy,
-            SparseCategoricalCrossentropy, Precision, Recall, Mean, Sum, AUC,
-            MeanAbsolutePercentageError)
 # The metric functions a config may name (Keras writes {"module": "builtins", "class_name":
 # "function", "config": "binary_accuracy"}): these and no other function.
-FUNCTIONS = {f.__name__: f for f in (
+_FUNCTIONS = {f.__name__: f for f in (
     accuracy, binary_accuracy, categorical_accuracy, sparse_categorical_accuracy,
     top_k_categorical_accuracy, sparse_top_k_categorical_accuracy, mean_squared_error,
     mean_absolute_error, mean_absolute_percentage_error, binary_crossentropy, categorical_crossentropy,
     sparse_categorical_crossentropy)}
-FUNCTIONS.update({"mse": mean_squared_error, "mae": mean_absolute_error,
-                  "mape": mean_absolute_percentage_error})
-_BY_NAME = {cls.__name__: cls for cls in _CLASSES}
-_BY_NAME.update(FUNCTIONS)
-_BY_NAME.update({"precision": Precision, "recall": Recall, "auc": AUC,
-                 "root_mean_squared_error": RootMeanSquaredError, "rmse": RootMeanSquaredError})
+_FUNCTIONS.update({"mse": mean_squared_error, "mae": mean_absolute_error,
+                   "mape": mean_absolute_percentage_error})
 
 
 def get(identifier):
@@ -48,12 +45,19 @@ def get(identifier):
     >>> tk.metrics.get("mae") is tk.metrics.mean_absolute_error
     True
     """
-    return _resolve(identifier, _BY_NAME, "metric", base=Metric,
-                    accepts="a tk.metrics.Metric or a function metric(y_true, y_pred)")
+    return identifiers.resolve(identifier, _BY_NAME, "metric", base=Metric,
+                               accepts="a tk.metrics.Metric or a function metric(y_true, y_pred)")
 
 
-__all__ = [name for name in dir() if not name.startswith("_") and name != "FUNCTIONS"]
+__all__ = identifiers.exported(globals())   # the names imported and defined above
+# get's names: each metric class by its own name (not the bases), the functions a config may
+# name, and Keras's short names of some classes
+_BY_NAME = {name: obj for name, obj in ((n, globals()[n]) for n in __all__)
+            if isinstance(obj, type) and obj not in (Metric, MeanMetricWrapper)}
+_BY_NAME.update(_FUNCTIONS)
+_BY_NAME.update({"precision": Precision, "recall": Recall, "auc": AUC,
+                 "root_mean_squared_error": RootMeanSquaredError, "rmse": RootMeanSquaredError})
+lookup.register_builtins("keras.metrics", {name: globals()[name] for name in __all__},
+                         functions=("metrics", _FUNCTIONS))
 
-from ...namespaces import public_dir  # noqa: E402 - after __all__, which lists the names above
-
-__dir__ = public_dir(globals())   # dir() and tab completion: the public names only
+__dir__ = namespaces.public_dir(globals())   # dir() and tab completion: the public names only

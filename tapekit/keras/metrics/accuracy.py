@@ -10,7 +10,7 @@ first index of the largest score), an op, so a `tk.function` replay recomputes i
 """
 from ...convert import convert_to_tensor
 from ...ops import (argmax, cast, equal, expand_dims, greater, less, range, reduce_sum, squeeze, where)
-from ..targets import squeeze_or_expand
+from ..losses.loss import squeeze_or_expand
 from .base import MeanMetricWrapper
 
 __all__ = ["accuracy", "binary_accuracy", "categorical_accuracy", "sparse_categorical_accuracy",

@@ -17,9 +17,8 @@ from ...convert import convert_to_tensor
 from ...module import snake_case   # SparseCategoricalAccuracy -> sparse_categorical_accuracy
 from ...ops import broadcast_to, cast, divide, equal, reduce_mean, reduce_sum, where
 from ...tensor import Tensor, Variable
-from ..loss_base import mask_weights
 from ..masking import keras_mask
-from ..targets import squeeze_or_expand
+from ..losses.loss import mask_weights, squeeze_or_expand
 
 
 class Metric:

@@ -10,7 +10,8 @@ the last `reset_state` (a loss averages one batch; a metric averages the epoch).
 from ...ops import sqrt
 from .. import losses
 from ..losses import mean_absolute_percentage_error   # Keras's own: the loss is the metric
-from ..targets import prepare
+from ..losses.losses import check_label_smoothing
+from ..losses.loss import prepare
 from .base import Mean, MeanMetricWrapper, divide_no_nan
 
 __all__ = ["MeanSquaredError", "MeanAbsoluteError", "MeanAbsolutePercentageError",
@@ -63,7 +64,7 @@ class BinaryCrossentropy(MeanMetricWrapper):
 
     def __init__(self, name="binary_crossentropy", dtype=None, from_logits=False, label_smoothing=0.0):
         super().__init__(losses.binary_crossentropy, name=name, dtype=dtype, from_logits=from_logits,
-                         label_smoothing=losses.check_label_smoothing(label_smoothing, "BinaryCrossentropy"))
+                         label_smoothing=check_label_smoothing(label_smoothing, "BinaryCrossentropy"))
 
 
 class CategoricalCrossentropy(MeanMetricWrapper):
@@ -71,7 +72,7 @@ class CategoricalCrossentropy(MeanMetricWrapper):
 
     def __init__(self, name="categorical_crossentropy", dtype=None, from_logits=False, label_smoothing=0.0):
         super().__init__(losses.categorical_crossentropy, name=name, dtype=dtype, from_logits=from_logits,
-                         label_smoothing=losses.check_label_smoothing(label_smoothing, "CategoricalCrossentropy"))
+                         label_smoothing=check_label_smoothing(label_smoothing, "CategoricalCrossentropy"))
 
 
 class SparseCategoricalCrossentropy(MeanMetricWrapper):

@@ -16,12 +16,12 @@ import json
 
 import numpy as np
 
-from ..layers.naming import unique_name
+from ..utils.naming import unique_name
 from ..layers.base import Layer
 from ..layers.config import as_shapes, build_config_key
 from ..saving import saving_lib, weights_h5
 from ..saving.serialization_lib import serialize_keras_object
-from ..trainer import Trainer
+from ..trainers.trainer import Trainer
 from . import config as _config
 from . import summary as _summary
 from .functional import Graph

@@ -11,11 +11,13 @@ variable for momentum or moments), and every update is written with tapekit ops 
 current slots and step count, just as the eager step does.
 
 The base class, with what every optimizer shares (clipping, weight decay, slots, config), is
-in base_optimizer.py; each update rule is in a module of its own, as in Keras 3.
+in base_optimizer.py; each update rule is in a module of its own, as in Keras 3, and the
+learning-rate schedules (`tk.optimizers.schedules`) are schedules.py.
 """
-from ...namespaces import public_dir
-from .. import schedules
-from ..identifiers import resolve
+from ... import namespaces
+from .. import identifiers
+from ..saving import lookup
+from . import schedules
 from .adam import Adam
 from .base_optimizer import Optimizer
 from .rmsprop import RMSprop
@@ -29,14 +31,16 @@ def get(identifier):
     >>> tk.optimizers.get("adam")
     <Adam learning_rate=0.001, iterations=0>
     """
-    return resolve(identifier, _BY_NAME, "optimizer", base=Optimizer, functions=False,
+    return identifiers.resolve(identifier, _BY_NAME, "optimizer", base=Optimizer, functions=False,
                    accepts="an optimizer such as tk.optimizers.Adam(1e-3)")
 
 
 _BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop}
 
 
-__all__ = ["Optimizer", "SGD", "Adam", "RMSprop", "get", "schedules"]
+# tk.optimizers: the names imported and defined above, and the schedules' namespace.
+__all__ = identifiers.exported(globals(), modules=("schedules",))
+# A Keras config names these as keras.optimizers (saving/lookup.py finds them in this table).
+lookup.register_builtins("keras.optimizers", {name: globals()[name] for name in __all__})
 
-
-__dir__ = public_dir(globals())   # dir() and tab completion: the public names only
+__dir__ = namespaces.public_dir(globals())   # dir() and tab completion: the public names only

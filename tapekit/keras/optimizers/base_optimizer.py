@@ -17,9 +17,9 @@ from ...compiler.trace import hold_in_traces
 from ...convert import convert_to_tensor
 from ...ops import cast, clip_by_global_norm, clip_by_norm, clip_by_value
 from ...tensor import Tensor, Variable
-from ..layers.naming import check_name, join_path, snake_name
+from ..utils.naming import check_name, join_path, snake_name
 from ..saving.serialization_lib import deserialize_keras_object, serialize_keras_object
-from ..schedules import LearningRateSchedule
+from .schedules import LearningRateSchedule
 
 
 _NO_SLOTS = {}  # the slots of every variable of an optimizer that keeps none (plain SGD)

@@ -6,18 +6,15 @@ configs as Keras 3 writes them, and the registry of custom objects.
     model.save_weights("model.weights.h5")         # Keras 3's HDF5 layout (weights_h5.py)
     model.load_weights("model.weights.h5")
 """
+from ... import namespaces
+from .. import identifiers
 from . import serialization_lib  # noqa: F401
 from .registration import get_registered_name, get_registered_object, register_keras_serializable
 from .saving_lib import load_model, save_model
 from .serialization_lib import (custom_object_scope, deserialize_keras_object,
                                 get_custom_objects, serialize_keras_object)
 from .weights_h5 import load_weights, save_weights
-from ...namespaces import public_dir
 
-__all__ = ["custom_object_scope", "deserialize_keras_object", "get_custom_objects",
-           "get_registered_name", "get_registered_object",
-           "load_model", "load_weights", "register_keras_serializable", "save_model",
-           "save_weights", "serialize_keras_object"]
+__all__ = identifiers.exported(globals())   # the names imported above
 
-
-__dir__ = public_dir(globals())   # dir() and tab completion: the public names only
+__dir__ = namespaces.public_dir(globals())   # dir() and tab completion: the public names only

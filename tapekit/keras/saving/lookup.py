@@ -2,14 +2,46 @@
 (`register_keras_serializable`), then tapekit's tables of Keras's public names (keras.layers,
 keras.losses, ...). Nothing named by a file is ever imported.
 
-The tables are made from tapekit.keras's own modules, which tapekit/keras/__init__.py hands
-over with `use_builtins` once all are loaded (they import serialization_lib for their own
-get_config, so the saving modules never import them).
+Each namespace fills its own table as it loads, by one call beside its names:
+`register_builtins("keras.layers", ...)` at the end of layers/__init__.py, and so
+losses/__init__.py, metrics/__init__.py, optimizers/__init__.py, optimizers/schedules.py,
+models/__init__.py, activations.py, initializers.py and regularizers.py. They import saving for
+their own get_config, so saving imports none of them, and they may load in any order.
 """
-import types
-
 from . import registration
 from .dtype_policy import DTypePolicy
+
+# Keras's modules in the order their tables are searched (a name in two, such as
+# MeanSquaredError of keras.losses and of keras.metrics, is the first one's).
+KERAS_MODULES = ("keras.layers", "keras.initializers", "keras.optimizers",
+                 "keras.optimizers.schedules", "keras.losses", "keras.metrics",
+                 "keras.regularizers", "keras.models")
+# The kinds of function a config may name by itself ({"module": "builtins", "class_name":
+# "function", "config": "relu"}), in the order they are searched.
+FUNCTION_KINDS = ("activations", "losses", "metrics")
+
+_NAMES = {}        # Keras module -> {public name: class or function}: each namespace's table
+_FUNCTIONS = {}    # kind -> {name: function}: the functions of that kind a config may name
+_TABLES = None     # builtin_tables(), made again after each registration
+
+
+def register_builtins(module, names, functions=None):
+    """Called by a namespace as it loads: `names` ({public name: object}) are Keras's public
+    names of `module` ("keras.losses"), whose classes a config may name; `functions` (a kind
+    of FUNCTION_KINDS and {name: function}) are the only functions of that kind it may name.
+
+    >>> sorted(tk.saving.lookup.builtin_tables()["keras.optimizers"])
+    ['Adam', 'Optimizer', 'RMSprop', 'SGD']
+    """
+    global _TABLES
+    if module not in KERAS_MODULES + ("keras.activations",):
+        raise ValueError(f"register_builtins: {module!r} is not one of Keras's modules "
+                         f"{KERAS_MODULES}")
+    _NAMES[module] = dict(names)
+    if functions is not None:
+        kind, table = functions
+        _FUNCTIONS[kind] = dict(table)
+    _TABLES = None
 
 
 def retrieve(name, registered_name, module, kind, custom_objects=None):
@@ -39,7 +71,7 @@ def retrieve(name, registered_name, module, kind, custom_objects=None):
     elif module in ("keras.src.models.functional", "keras.src.models.model") \
             or name == "Functional":
         if name in ("Functional", "Model"):
-            return builtin_modules().models.Model
+            return builtin_tables()["keras.models"]["Model"]
     elif module is None or module == "keras" or module.startswith("keras."):
         for table in tables.values():
             if name in table:
@@ -60,20 +92,31 @@ def builtin_function(name):
     """The activation, loss or metric function Keras 3 writes as `{"module": "builtins",
     "class_name": "function", "config": name}`: only names in the activations' table and in
     the losses' and metrics' FUNCTIONS, never any other function those modules define."""
-    b = builtin_modules()
-    for table in (b.activations.ACTIVATIONS, b.losses.FUNCTIONS, b.metrics.FUNCTIONS):
+    for kind in FUNCTION_KINDS:
+        table = _FUNCTIONS.get(kind, {})
         if isinstance(name, str) and name in table:
             return table[name]
     return None
 
 
+def builtin_function_name(fn):
+    """The name a built-in function is written under ("relu"), or None for any other: an
+    activation of the table by identity (ops have no __name__), else one of Keras's functions
+    by its own name (tk.keras.activations.relu, tk.losses.huber)."""
+    for key, value in _FUNCTIONS.get("activations", {}).items():
+        if value is fn:
+            return key
+    name = getattr(fn, "__name__", None)
+    if name is not None and fn in (_NAMES.get("keras.activations", {}).get(name),
+                                   builtin_function(name)):
+        return name
+    return None
+
+
 def known_functions():
     """The function names a config may use, by kind (for error messages)."""
-    b = builtin_modules()
-    tables = (("activations", b.activations.ACTIVATIONS), ("losses", b.losses.FUNCTIONS),
-              ("metrics", b.metrics.FUNCTIONS))
-    return "Known functions: " + "; ".join(f"{kind}: {', '.join(sorted(table))}"
-                                           for kind, table in tables)
+    return "Known functions: " + "; ".join(f"{kind}: {', '.join(sorted(_FUNCTIONS.get(kind, {})))}"
+                                           for kind in FUNCTION_KINDS)
 
 
 # Modules that tapekit wrote before it wrote Keras's own names (files saved then still load).
@@ -85,46 +128,14 @@ class NotRebuilt(TypeError):
     which and how to provide it); raised once, not re-wrapped by each enclosing config."""
 
 
-_PACKAGE = __name__.rsplit(".", 2)[0] + "."     # "tapekit.keras."
-_BUILTINS = None   # tapekit.keras's modules, handed over by tapekit/keras/__init__.py
-_TABLES = None
-
-
-def use_builtins(**modules):
-    """tapekit/keras/__init__.py hands over its modules (layers, losses, models, ...) once all
-    of them are imported; a config names their classes and functions. They import this module
-    for their own get_config, so this module never imports them."""
-    global _BUILTINS, _TABLES
-    _BUILTINS, _TABLES = types.SimpleNamespace(**modules), None
-
-
-def builtin_modules():
-    """tapekit.keras's modules (layers, losses, ...), as tapekit/keras/__init__.py handed them over."""
-    if _BUILTINS is None:
-        raise RuntimeError("tapekit.keras.saving: use it through `import tapekit` (the Keras "
-                           "names a config may use are registered when tapekit.keras loads)")
-    return _BUILTINS
-
-
 def builtin_tables():
-    """{Keras module: {public name: tapekit class}} for the classes a config may name."""
+    """{Keras module: {public name: tapekit class}} for the classes a config may name, in the
+    order of KERAS_MODULES, then "keras" (Keras's top level: Model, Sequential, DTypePolicy)."""
     global _TABLES
     if _TABLES is None:
-        b = builtin_modules()
-
-        def classes(module):      # Keras's classes, not what the module imports (Tensor)
-            return {k: v for k, v in vars(module).items() if isinstance(v, type)
-                    and not k.startswith("_") and v.__module__.startswith(_PACKAGE)}
-        _TABLES = {"keras.layers": classes(b.layers),
-                   "keras.initializers": {**classes(b.initializers), **{
-                       v.__name__: v for v in b.initializers.INITIALIZERS.values()
-                       if isinstance(v, type)}},     # Orthogonal, defined by the RNN layers
-                   "keras.optimizers": classes(b.optimizers),
-                   "keras.optimizers.schedules": classes(b.schedules),
-                   "keras.losses": classes(b.losses),
-                   "keras.metrics": classes(b.metrics),
-                   "keras.regularizers": classes(b.regularizers),
-                   "keras.models": {"Sequential": b.models.Sequential, "Model": b.models.Model},
-                   "keras": {"Sequential": b.models.Sequential, "Model": b.models.Model,
-                             "DTypePolicy": DTypePolicy}}
+        tables = {module: {k: v for k, v in _NAMES.get(module, {}).items() if isinstance(v, type)}
+                  for module in KERAS_MODULES}
+        models = tables["keras.models"]
+        tables["keras"] = {**models, "DTypePolicy": DTypePolicy}
+        _TABLES = tables
     return _TABLES

@@ -32,7 +32,7 @@ from ... import dtypes
 from ...convert import convert_to_tensor
 from ...tensor import Tensor
 from . import files, registration
-from .lookup import NotRebuilt, builtin_function, builtin_modules, builtin_tables, retrieve
+from .lookup import NotRebuilt, builtin_function_name, builtin_tables, retrieve
 
 # The flag Lambda.from_config reads when called inside deserialize_keras_object.
 _scope = threading.local()
@@ -204,18 +204,14 @@ def _public_name(obj):
 
 
 def _serialize_function(fn):
-    activations = builtin_modules().activations
     name = getattr(fn, "__name__", None)
     registered = registration.NAMES.get(fn)
     if registered is not None:
         return {"module": fn.__module__, "class_name": "function", "config": registered,
                 "registered_name": registered}
-    for key, value in activations.ACTIVATIONS.items():    # by identity: ops have no __name__
-        if value is fn:
-            return {"module": "builtins", "class_name": "function", "config": key,
-                    "registered_name": "function"}
-    if name is not None and fn in (vars(activations).get(name), builtin_function(name)):
-        return {"module": "builtins", "class_name": "function", "config": name,
+    builtin = builtin_function_name(fn)
+    if builtin is not None:
+        return {"module": "builtins", "class_name": "function", "config": builtin,
                 "registered_name": "function"}
     module = getattr(fn, "__module__", None)
     return {"module": None if module == "__main__" else module, "class_name": "function",

@@ -37,9 +37,9 @@ import warnings
 import numpy as np
 
 from ...tensor import Variable
+from ..utils.naming import snake_name
 from . import files
-from ..layers.naming import snake_name
-from ..layers.base import Layer
+from .keras_saveable import KerasSaveable
 
 SUFFIX = ".weights.h5"
 
@@ -339,7 +339,7 @@ def _walk(layer, path, found, seen):
     found.append((path, layer))
     for attr, held in _children(layer):
         where = f"{path}/{attr}" if path else attr
-        if isinstance(held, Layer):
+        if isinstance(held, KerasSaveable):
             _walk(held, where, found, seen)
         else:
             _walk_container(held, where, found, seen, set())
@@ -353,7 +353,7 @@ def _walk_container(container, path, found, seen, containers):
     containers.add(id(container))
     used = {}
     for item in container.values() if isinstance(container, dict) else container:
-        if isinstance(item, Layer):
+        if isinstance(item, KerasSaveable):
             _walk(item, f"{path}/{_numbered(snake_name(_keras_class_name(item)), used)}",
                   found, seen)
         elif isinstance(item, (list, tuple, dict)):
@@ -388,7 +388,7 @@ def _children(layer):
         attrs["layers"] = layer.layers
     for attr in sorted(attrs, key=lambda name: f"~{name}" if name.startswith("_") else name):
         value = attrs[attr]
-        if isinstance(value, Layer) or (isinstance(value, (list, tuple, dict))
+        if isinstance(value, KerasSaveable) or (isinstance(value, (list, tuple, dict))
                                         and _holds_layers(value)):
             children.append((attr, value))
     return children
@@ -396,7 +396,7 @@ def _children(layer):
 
 def _holds_layers(container):
     items = container.values() if isinstance(container, dict) else container
-    return any(isinstance(v, Layer) or (isinstance(v, (list, tuple, dict)) and _holds_layers(v))
+    return any(isinstance(v, KerasSaveable) or (isinstance(v, (list, tuple, dict)) and _holds_layers(v))
                for v in items)
 
 

@@ -1,8 +1,12 @@
 // tapekit GraphView: the browser half of tapekit/widgets/graph_view.py (an anywidget ESM
 // module, no build step). The SVG from Graphviz is inserted once; every later change
 // (current step, selection, highlighted path) only toggles CSS classes on its elements.
+// For the keyboard and a screen reader: the viewport is one focusable control (role
+// "application": the arrow keys are its own) named by the graph's one-sentence description,
+// a polite live region says each move, and the long description is a <details> below.
 
 const NS = "tk-gv";
+let uid = 0;                              // ids for aria-describedby, unique in the page
 
 // What a Graphviz picture needs, and nothing else: the sanitizer keeps only these elements
 // and attributes. No <a> (its children are kept, in a <g>), no href/xlink:href, no script,
@@ -80,6 +84,17 @@ function index(svg) {
   return { nodes, edges };
 }
 
+// One node as a sentence (what the live region says when the keys move to it); the same words
+// as graph_view.py `node_sentence`.
+function sentence(id, info) {
+  if (!info) return `${id}.`;
+  const parts = [`${id}: ${info.op}` + (info.args ? ` of ${info.args}` : "")];
+  if (info.value) parts.push(`value ${info.value}`);
+  if (info.grad) parts.push(`gradient ${info.grad}`);
+  if (info.note) parts.push(info.note);
+  return parts.join("; ") + ".";
+}
+
 function tooltipText(id, info) {
   if (!info) return id;
   const lines = [`${info.op}  ${id}`];
@@ -99,30 +114,60 @@ function render({ model, el }) {
     const b = document.createElement("button");
     b.textContent = label;
     b.title = title;
+    b.setAttribute("aria-label", title);    // "zoom out (-)", not "minus"
     b.addEventListener("click", fn);
     bar.appendChild(b);
     return b;
   };
   const status = document.createElement("span");
   status.className = `${NS}-status`;
+  status.setAttribute("role", "status");   // polite: said after what the reader is saying
   status.setAttribute("aria-live", "polite");
+  status.setAttribute("aria-atomic", "true");
+  const help = document.createElement("span");
+  help.className = `${NS}-help`;
+  help.id = `${NS}-help-${++uid}`;
+  help.textContent = "Arrow keys move from node to node in step order, Home and End to the " +
+    "first and last; Enter or Space selects the node (again: unselects); plus and minus zoom, " +
+    "0 shows the whole graph; Escape leaves the graph. The text description follows it.";
   const viewport = document.createElement("div");
   viewport.className = `${NS}-viewport`;
   viewport.tabIndex = 0;
   viewport.setAttribute("role", "application");
-  viewport.setAttribute("aria-label",
-    "computation graph: arrow keys step, Enter selects, + and - zoom, 0 shows the whole graph");
+  viewport.setAttribute("aria-roledescription", "graph");
+  viewport.setAttribute("aria-describedby", help.id);
   // JupyterLab (Lumino) must not treat our arrow keys as notebook shortcuts.
   viewport.setAttribute("data-lm-suppress-shortcuts", "true");
   viewport.setAttribute("data-p-suppress-shortcuts", "true");
   const stage = document.createElement("div");
   stage.className = `${NS}-stage`;
+  stage.setAttribute("aria-hidden", "true");   // the picture; its words are below and in the live region
   viewport.appendChild(stage);
   const tip = document.createElement("div");
   tip.className = `${NS}-tooltip`;
   tip.setAttribute("role", "tooltip");
   tip.hidden = true;
-  el.append(bar, viewport, tip);
+  const details = document.createElement("details");
+  details.className = `${NS}-description`;
+  el.append(bar, viewport, help, tip, details);
+
+  function words() {                 // the accessible name and the long description
+    viewport.setAttribute("aria-label", model.get("label") || "computation graph");
+    const d = model.get("description") || {};
+    details.textContent = "";
+    const summary = document.createElement("summary");
+    summary.textContent = "Text description";
+    details.appendChild(summary);
+    const para = (s) => { const p = document.createElement("p"); p.textContent = s; details.appendChild(p); };
+    (d.intro || []).forEach(para);
+    if ((d.items || []).length) {
+      const ol = document.createElement("ol");
+      for (const s of d.items) { const li = document.createElement("li"); li.textContent = s; ol.appendChild(li); }
+      details.appendChild(ol);
+    }
+    (d.outro || []).forEach(para);
+    details.hidden = !(d.intro || d.items || d.outro);
+  }
 
   let svg = null, idx = { nodes: new Map(), edges: [] };
   let w0 = 1, h0 = 1;                       // the SVG's own size (px)
@@ -177,25 +222,59 @@ function render({ model, el }) {
     apply();
   }
 
+  // Colour is never the only sign: the current node also carries the word "current" above it,
+  // highlighted nodes a dotted border, the selected one a dashed border (graph_view.css).
+  const BADGE = { current: "current", selected: "selected" };
   function mark(kind, ids) {
-    for (const e of marked[kind]) e.classList.remove(`${NS}-${kind}`);
+    for (const e of marked[kind]) {
+      e.classList.remove(`${NS}-${kind}`);
+      e.querySelector(`:scope > text.${NS}-badge-${kind}`)?.remove();
+    }
     const els = [];
     const want = new Set(ids.filter(Boolean));
     for (const id of want) { const g = idx.nodes.get(id); if (g) els.push(g); }
     if (kind === "highlighted" && want.size > 1) {
       for (const [s, d, g] of idx.edges) if (want.has(s) && want.has(d)) els.push(g);
     }
-    for (const e of els) e.classList.add(`${NS}-${kind}`);
+    for (const e of els) {
+      e.classList.add(`${NS}-${kind}`);
+      if (BADGE[kind] && e.classList.contains("node")) badge(e, kind);
+    }
     marked[kind] = els;
   }
+  function badge(g, kind) {          // the word above the node, in the node's own coordinates
+    const shape = g.querySelector(":scope > polygon, :scope > ellipse, :scope > path");
+    if (!shape || !shape.getBBox) return;
+    let box;
+    try { box = shape.getBBox(); } catch (e) { return; }   // not laid out (a hidden tab)
+    const t = document.createElementNS(SVG_NS, "text");
+    t.setAttribute("class", `${NS}-badge ${NS}-badge-${kind}`);
+    t.setAttribute("x", box.x + (kind === "selected" ? box.width : 0));
+    t.setAttribute("y", box.y - 3);
+    t.setAttribute("text-anchor", kind === "selected" ? "end" : "start");
+    t.textContent = BADGE[kind];
+    g.appendChild(t);
+  }
+  let said = "";
+  function say(text) {                // the live region: one line, said politely
+    if (!text || text === said) return;
+    said = text;
+    status.textContent = text;
+  }
   function showStatus() {
-    // node ids only: a view that steps (the BackpropStepper) counts its own steps
-    const cur = model.get("current"), sel = model.get("selected");
-    status.textContent = (cur ? `current ${cur}` : "") + (sel ? `  selected ${sel}` : "");
+    if (!model.get("narrate")) { say(model.get("announcement")); return; }
+    const nodes = model.get("nodes") || {};
+    const cur = model.get("current");
+    if (cur) say(sentence(cur, nodes[cur]));
   }
   function onCurrent() { mark("current", [model.get("current")]); reveal(model.get("current")); showStatus(); }
-  function onSelected() { mark("selected", [model.get("selected")]); showStatus(); }
+  function onSelected() {
+    const sel = model.get("selected");
+    mark("selected", [sel]);
+    if (model.get("narrate") && sel) say(`selected ${sentence(sel, (model.get("nodes") || {})[sel])}`);
+  }
   function onHighlighted() { mark("highlighted", model.get("highlighted")); }
+  function onAnnouncement() { if (!model.get("narrate")) say(model.get("announcement")); }
 
   function load() {
     stage.textContent = "";
@@ -204,7 +283,13 @@ function render({ model, el }) {
     const vb = svg.viewBox && svg.viewBox.baseVal;
     w0 = (vb && vb.width) || parseFloat(svg.getAttribute("width")) || 400;
     h0 = (vb && vb.height) || parseFloat(svg.getAttribute("height")) || 300;
+    // room above the top row of nodes for their "current" / "selected" words
+    const PAD = 14;
+    if (vb && vb.width) svg.setAttribute("viewBox", `${vb.x} ${vb.y - PAD} ${vb.width} ${vb.height + PAD}`);
+    h0 += PAD;
     svg.setAttribute("width", w0); svg.setAttribute("height", h0);
+    svg.setAttribute("aria-hidden", "true");
+    svg.setAttribute("focusable", "false");
     stage.appendChild(svg);
     idx = index(svg);
     for (const k of Object.keys(marked)) marked[k] = [];
@@ -227,6 +312,16 @@ function render({ model, el }) {
     model.set("selected", id);
     model.save_changes();
     onSelected();
+  }
+  function toggle() {                 // Enter / Space: select the current node, or unselect it
+    const cur = model.get("current");
+    select(cur && model.get("selected") === cur ? "" : cur);
+  }
+  function leave() {                  // Escape: focus goes back to the notebook (its cell)
+    let up = el.parentElement;
+    while (up && !(up.hasAttribute("tabindex") && up !== viewport)) up = up.parentElement;
+    viewport.blur();
+    if (up) up.focus({ preventScroll: true });
   }
 
   button("−", "zoom out (-)", () => zoom(1 / 1.25));
@@ -269,9 +364,9 @@ function render({ model, el }) {
       ArrowRight: () => stepBy(1), ArrowDown: () => stepBy(1),
       ArrowLeft: () => stepBy(-1), ArrowUp: () => stepBy(-1),
       Home: () => stepBy(-Infinity), End: () => stepBy(Infinity),
-      Enter: () => select(model.get("current")), " ": () => select(model.get("current")),
+      Enter: toggle, " ": toggle,
       "+": () => zoom(1.25), "=": () => zoom(1.25), "-": () => zoom(1 / 1.25), "0": fit,
-      Escape: () => select(""),
+      Escape: leave,
     };
     const f = keys[ev.key];
     if (!f) return;
@@ -289,20 +384,15 @@ function render({ model, el }) {
   viewport.addEventListener("wheel", onWheel, { passive: false });
   viewport.addEventListener("keydown", onKey);
 
-  model.on("change:svg", load);
-  model.on("change:current", onCurrent);
-  model.on("change:selected", onSelected);
-  model.on("change:highlighted", onHighlighted);
-  model.on("change:order", showStatus);
+  const handlers = [["change:svg", load], ["change:current", onCurrent],
+    ["change:selected", onSelected], ["change:highlighted", onHighlighted],
+    ["change:order", showStatus], ["change:announcement", onAnnouncement],
+    ["change:label", words], ["change:description", words]];
+  for (const [event, fn] of handlers) model.on(event, fn);
+  words();
   load();
 
-  return () => {
-    model.off("change:svg", load);
-    model.off("change:current", onCurrent);
-    model.off("change:selected", onSelected);
-    model.off("change:highlighted", onHighlighted);
-    model.off("change:order", showStatus);
-  };
+  return () => { for (const [event, fn] of handlers) model.off(event, fn); };
 }
 
 export default { render };

@@ -129,7 +129,7 @@ def test_fit_in_a_notebook_stores_the_epoch_lines_not_frozen_bars():
 
 
 def test_epoch_lines_are_keras_3s_without_timings(capsys):
-    # /work/tfvenv (Keras 3.15) printed, for this fit, at verbose=2:
+    # a TensorFlow venv (Keras 3.15) printed, for this fit, at verbose=2:
     #   "3/3 - 0s - 134ms/step - loss: 0.0000e+00 - mae: 0.0000e+00 - val_loss: ..."
     # and at verbose=1 the finished bar "3/3 ━━━━━━━━━━━━━━━━━━━━ 1s 147ms/step - loss: ...".
     m = ones_model()

@@ -1,4 +1,5 @@
-"""Conv1D, Conv2D, Conv2DTranspose and MaxPooling2D (layers/conv.py) against NumPy loops over windows, and their gradients."""
+"""Conv1D, Conv2D and Conv2DTranspose (layers/conv.py) against NumPy loops over windows, and
+their gradients."""
 import math
 
 import numpy as np
@@ -72,19 +73,6 @@ def test_conv2d_gradients_match_finite_differences():
     conv.bias.assign(np.array([0.1, -0.2]))
     check_grads(conv, x)
     weight_grads_match(conv, tk.constant(x))
-
-
-def test_max_pooling_values_shapes_and_gradient():
-    x = np.random.default_rng(5).permutation(2 * 5 * 4 * 3).reshape(2, 5, 4, 3) / 7.0
-    pool = layers.MaxPooling2D()
-    y = pool(x).numpy()
-    assert y.shape == (2, 2, 2, 3) == pool.compute_output_shape(x.shape)
-    expected = x[:, :4].reshape(2, 2, 2, 2, 2, 3).max(axis=(2, 4))
-    np.testing.assert_allclose(y, expected.astype(np.float32), rtol=1e-6)
-    same = layers.MaxPooling2D(pool_size=3, strides=2, padding="same", dtype=tk.float64)
-    assert same(x).shape == (2, 3, 2, 3)
-    check_grads(same, x)
-    check_grads(layers.MaxPooling2D(dtype=tk.float64), x)
 
 
 def test_cnn_stack_shapes():

@@ -1,4 +1,5 @@
-"""GlobalAveragePooling1D and GlobalMaxPooling1D: values, keepdims, shapes, gradients."""
+"""The pooling layers (layers/pooling.py): MaxPooling2D and AveragePooling2D, global pooling over
+height and width and over steps: values, keepdims, shapes, gradients, masks."""
 import numpy as np
 import pytest
 
@@ -32,6 +33,35 @@ def test_global_pooling_1d_gradients():
     np.testing.assert_allclose(tape.gradient(a, x).numpy(), np.full((1, 3, 2), 1 / 3), rtol=1e-6)
     # the max of each feature gets the whole gradient: step 1 for feature 0, step 0 for feature 1
     np.testing.assert_array_equal(tape.gradient(m, x).numpy(), [[[0, 1], [1, 0], [0, 0]]])
+
+
+def test_max_pooling_values_shapes_and_gradient():
+    x = np.random.default_rng(5).permutation(2 * 5 * 4 * 3).reshape(2, 5, 4, 3) / 7.0
+    pool = layers.MaxPooling2D()
+    y = pool(x).numpy()
+    assert y.shape == (2, 2, 2, 3) == pool.compute_output_shape(x.shape)
+    expected = x[:, :4].reshape(2, 2, 2, 2, 2, 3).max(axis=(2, 4))
+    np.testing.assert_allclose(y, expected.astype(np.float32), rtol=1e-6)
+    same = layers.MaxPooling2D(pool_size=3, strides=2, padding="same", dtype=tk.float64)
+    assert same(x).shape == (2, 3, 2, 3)
+    check_grads(same, x)
+    check_grads(layers.MaxPooling2D(dtype=tk.float64), x)
+
+
+@pytest.mark.parametrize("cls", [layers.MaxPooling2D, layers.AveragePooling2D])
+def test_max_and_average_pooling_share_arguments_shapes_and_config(cls):
+    pool = cls(pool_size=3, strides=2, padding="SAME")
+    assert pool.compute_output_shape((None, 7, 6, 4)) == (None, 4, 3, 4)
+    assert pool(np.zeros((1, 7, 6, 4), np.float32)).shape == (1, 4, 3, 4)
+    config = pool.get_config()
+    assert (config["pool_size"], config["strides"], config["padding"], config["data_format"]) \
+        == ([3, 3], [2, 2], "same", "channels_last")
+    assert type(cls.from_config(config)) is cls and cls.from_config(config).strides == (2, 2)
+    assert cls(4).strides == (4, 4)                       # strides default to pool_size
+    with pytest.raises(ValueError, match=f"^{cls.__name__}: strides must be a positive integer"):
+        cls(strides=0)
+    with pytest.raises(ValueError, match="padding must be 'valid' or 'same', got 'full'"):
+        cls(padding="full")
 
 
 def test_global_pooling():

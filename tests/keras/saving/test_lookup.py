@@ -62,7 +62,7 @@ def test_keras_functions_by_name_are_tapekits(name, found):
 @pytest.mark.parametrize("name", ["get", "deserialize", "sigmoid_cross_entropy_with_logits",
                                   "squeeze_or_expand", "convert_to_tensor", "_reduce"])
 def test_only_real_losses_and_metrics_resolve_by_name(name):
-    # each of these is a function in keras/losses.py (or imported there), none a loss
+    # each of these is a function of keras/losses/ (or imported there), none a loss
     with pytest.raises(TypeError) as err:
         de(function(name))
     text = str(err.value)

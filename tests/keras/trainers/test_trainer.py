@@ -487,18 +487,22 @@ def test_a_recompile_without_loss_or_metrics_keeps_the_previous_ones():
     assert list(m.evaluate(XS, YS + 2.0, verbose=0, return_dict=True)) == ["loss", "mse"]
 
 
-def test_a_generator_without_steps_prints_the_count_learned_in_epoch_one(capsys):
-    # Keras 3.15 printed "5/5" for both epochs of this fit (its bar keeps the first epoch's
-    # count), and warned that the second epoch found no data
+def test_a_generator_that_runs_out_stops_training_at_the_empty_epoch(capsys):
+    # Keras 3.15 warns "Your input ran out of data; interrupting training" at epoch 2 of this
+    # fit, then trains epochs 2 and 3 on the two batches it peeked at (losses 0.797, 0.776 on
+    # another model: numbers of data the generator never gave again). tapekit interrupts, as
+    # the warning says: epoch 2 has no batch, so it has no loss (it reported 0.0), and no
+    # later epoch runs.
     def gen():
         for i in range(0, 20, 4):
-            yield XS[i:i + 4], YS[i:i + 4]
+            yield XS[i:i + 4], YS[i:i + 4] + i      # a different loss in every batch
     m = ones_model()
-    m.compile(optimizer="sgd", loss="mse")
-    with pytest.warns(UserWarning, match="ran out of data"):
-        m.fit(gen(), epochs=2, verbose=2)
-    assert capsys.readouterr().out == ("Epoch 1/2\n5/5 - loss: 0.0000e+00\n"
-                                       "Epoch 2/2\n5/5 - loss: 0.0000e+00\n")
+    m.compile(optimizer=tk.optimizers.SGD(0.0), loss="mse")
+    with pytest.warns(UserWarning, match="ran out of data; interrupting training"):
+        history = m.fit(gen(), epochs=3, verbose=2)
+    assert history.history["loss"] == [pytest.approx((0 + 16 + 64 + 144 + 256) / 5)]
+    assert history.epoch == [0] and int(m.optimizer.iterations) == 5
+    assert capsys.readouterr().out == "Epoch 1/3\n5/5 - loss: 96.0000\nEpoch 2/3\n"
 
 
 def test_train_test_and_predict_on_batch_as_keras():

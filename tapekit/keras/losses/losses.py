@@ -1,8 +1,7 @@
-"""Keras losses: MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError,
+"""Keras's regression and cross-entropy losses (Keras 3 keeps its losses in
+keras/src/losses/losses.py): MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError,
 MeanSquaredLogarithmicError, Huber, LogCosh, CosineSimilarity, BinaryCrossentropy,
-CategoricalCrossentropy, SparseCategoricalCrossentropy; and, from the modules beside this one,
-KLDivergence, Poisson (probabilistic_losses.py), Hinge, SquaredHinge, CategoricalHinge
-(hinge_losses.py), on the `Loss` base of loss_base.py.
+CategoricalCrossentropy, SparseCategoricalCrossentropy, on the `Loss` base of loss.py.
 
     loss_fn = tk.losses.MeanSquaredError()
     loss_fn([[1.0], [2.0]], [[1.5], [2.0]])      # tk.Tensor(0.125, shape=(), dtype=float32)
@@ -17,18 +16,14 @@ ops of `tk.nn` (or TensorFlow's stable formula for the sigmoid). Predictions mad
 import math
 import warnings
 
-from ..ops import (abs, cast, clip_by_value, equal, exp, expand_dims, l2_normalize, log, maximum,
-                  minimum, range, reduce_mean, reduce_sum, softmax_cross_entropy_with_logits,
-                  softplus, square, squeeze, where)
-from ..ops.cross_entropy import check_class_ids
-from ..convert import convert_to_tensor
-from .activations import keras_logits
-from .hinge_losses import CategoricalHinge, Hinge, SquaredHinge, categorical_hinge, hinge, squared_hinge
-from .identifiers import resolve
-from .loss_base import EPSILON, Loss
-from .probabilistic_losses import KLDivergence, Poisson, kl_divergence, poisson
-from .targets import as_float, prepare
-from ..namespaces import public_dir
+from ...convert import convert_to_tensor
+from ...ops import (abs, cast, clip_by_value, equal, exp, expand_dims, l2_normalize, log, maximum,
+                   minimum, range, reduce_mean, reduce_sum, softmax_cross_entropy_with_logits,
+                   softplus, square, squeeze, where)
+from ...ops.cross_entropy import check_class_ids
+from ..activations import keras_logits
+from ..backend import EPSILON
+from .loss import Loss, as_float, prepare
 
 
 # --- per-example losses (keras.losses.mean_squared_error and friends) -----------------------
@@ -340,51 +335,3 @@ class SparseCategoricalCrossentropy(Loss):
 
     def __init__(self, from_logits=False, reduction="sum_over_batch_size", name=None):
         super().__init__(reduction, name, from_logits=from_logits)
-
-
-# --- by name, as compile(loss="mse") takes them ----------------------------------------------
-mse = MSE = mean_squared_error
-mae = MAE = mean_absolute_error
-
-# The loss functions a config may name (Keras writes {"module": "builtins", "class_name":
-# "function", "config": "mean_squared_error"}): these and no other function of this module.
-FUNCTIONS = {
-    "mean_squared_error": mean_squared_error, "mse": mean_squared_error,
-    "mean_absolute_error": mean_absolute_error, "mae": mean_absolute_error,
-    "huber": huber, "binary_crossentropy": binary_crossentropy,
-    "categorical_crossentropy": categorical_crossentropy,
-    "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
-    **{fn.__name__: fn for fn in (mean_absolute_percentage_error, mean_squared_logarithmic_error,
-                                  log_cosh, cosine_similarity, kl_divergence, poisson, hinge,
-                                  squared_hinge, categorical_hinge)},
-    "mape": mean_absolute_percentage_error, "msle": mean_squared_logarithmic_error,
-    "kld": kl_divergence,      # Keras's aliases; "MAPE", "KLD", ... resolve by their lower case
-}
-_BY_NAME = {**FUNCTIONS, **{cls.__name__: cls for cls in (
-    MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError, MeanSquaredLogarithmicError,
-    Huber, LogCosh, CosineSimilarity, BinaryCrossentropy, CategoricalCrossentropy,
-    SparseCategoricalCrossentropy, KLDivergence, Poisson, Hinge, SquaredHinge, CategoricalHinge)}}
-
-
-def get(identifier):
-    """A loss from its name ("mse", "sparse_categorical_crossentropy", "MeanSquaredError"),
-    or the loss itself when given a Loss instance or a function (`keras.losses.get`).
-
-    >>> tk.losses.get("mse") is tk.losses.mean_squared_error
-    True
-    """
-    return resolve(identifier, _BY_NAME, "loss", base=Loss, none=True,
-                   accepts="a tk.losses.Loss or a function loss(y_true, y_pred)")
-
-
-__all__ = ["Loss", "MeanSquaredError", "MeanAbsoluteError", "MeanAbsolutePercentageError",
-           "MeanSquaredLogarithmicError", "Huber", "LogCosh", "CosineSimilarity", "BinaryCrossentropy",
-           "CategoricalCrossentropy", "SparseCategoricalCrossentropy", "KLDivergence", "Poisson", "Hinge",
-           "SquaredHinge", "CategoricalHinge", "mean_squared_error", "mean_absolute_error",
-           "mean_absolute_percentage_error", "mean_squared_logarithmic_error", "huber", "log_cosh",
-           "cosine_similarity", "binary_crossentropy", "categorical_crossentropy",
-           "sparse_categorical_crossentropy", "kl_divergence", "poisson", "hinge", "squared_hinge",
-           "categorical_hinge", "mse", "mae", "MSE", "MAE", "get"]
-
-
-__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

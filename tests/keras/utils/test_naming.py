@@ -1,4 +1,4 @@
-"""Layer and weight names (layers/naming.py): Keras's default names, Keras 3's rule for a name
+"""Layer and weight names (keras/utils/naming.py): Keras's default names, Keras 3's rule for a name
 given by hand (any string without `/`), and the paths of weights (issue 43)."""
 import re
 
@@ -6,7 +6,7 @@ import pytest
 
 import tapekit as tk
 from tapekit import layers
-from tapekit.keras.layers import naming
+from tapekit.keras.utils import naming
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,7 @@
-"""compile's losses and metrics per output (tapekit/keras/loss_and_metrics.py): lists and dicts
-keyed by the output layers' names, Keras 3's log names and order, an output without a loss,
-and the errors that name the outputs. Numbers are checked against the predictions by hand."""
+"""compile's losses and metrics per output (tapekit/keras/trainers/compile_utils.py): lists and
+dicts keyed by the output layers' names, Keras 3's log names and order, an output without a
+loss, and the errors that name the outputs. Numbers are checked against the predictions by
+hand."""
 import numpy as np
 import pytest
 

@@ -1,20 +1,25 @@
-"""The base of every Keras loss: `Loss`, which computes one value per example with its
-function and reduces them as Keras 3 does (`reduction="sum_over_batch_size"` by default).
+"""The base of every Keras loss (Keras 3's keras/src/losses/loss.py): `Loss`, which computes
+one value per example with its function and reduces them as Keras 3 does
+(`reduction="sum_over_batch_size"` by default), and `LossFunctionWrapper`, the Loss that a
+plain function becomes (compile(loss="mse") makes one around mean_squared_error).
 
     class MyLoss(tk.losses.Loss):
         fn = staticmethod(my_per_example_loss)     # (y_true, y_pred) -> one value per example
 
-tapekit/keras/losses.py and the modules beside it (hinge_losses.py, probabilistic_losses.py)
-define the losses on it; `tk.losses` gathers them.
-"""
-from ..convert import convert_to_tensor
-from ..module import snake_case   # MeanSquaredError -> mean_squared_error, as Keras names them
-from ..namespaces import public_dir
-from ..ops import broadcast_to, cast, divide_no_nan, logical_and, reduce_sum, where
-from .masking import keras_mask
-from .targets import squeeze_or_expand
+Also what makes labels and predictions comparable before a loss or a metric compares them, as
+Keras does: predictions as floats, labels in the predictions' dtype, ranks that differ by a
+trailing axis of size 1 matched (`prepare`, `squeeze_or_expand`). losses.py, hinge_losses.py and
+probabilistic_losses.py define the losses on this; the metrics use its helpers too.
 
-EPSILON = 1e-7  # keras.backend.epsilon(): the clipping of probabilities and denominators
+>>> from tapekit.keras.losses.loss import prepare
+>>> y_true, y_pred = prepare([1, 0], [[0.8], [0.3]])      # labels (2,), predictions (2, 1)
+>>> y_true.shape, y_true.dtype
+((2, 1), dtype('float32'))
+"""
+from ...convert import convert_to_tensor
+from ...module import snake_case   # MeanSquaredError -> mean_squared_error, as Keras names them
+from ...ops import broadcast_to, cast, divide_no_nan, expand_dims, logical_and, reduce_sum, squeeze, where
+from ..masking import keras_mask
 
 
 class Loss:
@@ -67,6 +72,32 @@ class Loss:
     def __repr__(self):
         args = "".join(f", {k}={v!r}" for k, v in self._fn_kwargs.items())
         return f"{type(self).__name__}(reduction={self.reduction!r}{args})"
+
+
+class LossFunctionWrapper(Loss):
+    """A function fn(y_true, y_pred) -> one value per example, reduced like a Loss (Keras 3's
+    LossFunctionWrapper): what compile makes of a loss given by name ("mse") or as a function.
+
+    >>> from tapekit.keras.losses.loss import LossFunctionWrapper
+    >>> mse = LossFunctionWrapper(tk.losses.mean_squared_error)
+    >>> mse.name
+    'mean_squared_error'
+    >>> mse([1.0, 2.0], [[1.0], [4.0]])     # labels (2,) meet predictions (2, 1): one column
+    tk.Tensor(2.0, shape=(), dtype=float32)
+    """
+
+    def __init__(self, fn):
+        super().__init__(name=getattr(fn, "__name__", "loss"))
+        self._fn = fn
+
+    def call(self, y_true, y_pred):
+        # Keras 3's LossFunctionWrapper: the labels in the loss's dtype (float32), and ranks
+        # that differ by a trailing 1 matched: labels (N,) against predictions (N, 1) are one
+        # column, not an (N, N) grid
+        y_true = convert_to_tensor(y_true)
+        if y_true.dtype != "float32":
+            y_true = cast(y_true, "float32")
+        return self._fn(*squeeze_or_expand(y_true, y_pred))
 
 
 # --- helpers --------------------------------------------------------------------------------
@@ -134,7 +165,34 @@ def _reduce(values, reduction, weights=None):
     return total / values.size
 
 
-__all__ = ["Loss", "REDUCTIONS", "EPSILON"]
+# --- labels and predictions made comparable (losses and metrics) -----------------------------
+def as_float(y):
+    """`y` as a tensor, cast to float32 unless it is a float already."""
+    y = convert_to_tensor(y)
+    return y if y.dtype.kind == "f" else cast(y, "float32")
 
 
-__dir__ = public_dir(globals())   # dir() and tab completion: the public names only
+def prepare(y_true, y_pred, same_rank=True):
+    """y_pred as a float tensor, y_true in its dtype; ranks matched as Keras does."""
+    y_pred = as_float(y_pred)
+    y_true = convert_to_tensor(y_true)
+    if y_true.dtype != y_pred.dtype:
+        y_true = cast(y_true, y_pred.dtype)
+    if same_rank:
+        y_true, y_pred = squeeze_or_expand(y_true, y_pred)
+    return y_true, y_pred
+
+
+def squeeze_or_expand(a, b):
+    """Keras: when the ranks differ by one and the longer ends in 1, make them match."""
+    if a.ndim == b.ndim + 1 and a.shape[-1] == 1:
+        if b.ndim == 1:
+            b = expand_dims(b, -1)
+        else:
+            a = squeeze(a, axis=-1)
+    elif b.ndim == a.ndim + 1 and b.shape[-1] == 1:
+        if a.ndim == 1:
+            a = expand_dims(a, -1)
+        else:
+            b = squeeze(b, axis=-1)
+    return a, b

@@ -4,7 +4,7 @@ import pytest
 
 import tapekit as tk
 from tapekit import losses
-from tapekit.keras.hinge_losses import binary_labels_to_hinge
+from tapekit.keras.losses.hinge_losses import binary_labels_to_hinge
 
 Y = [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]            # 0/1 labels: read as -1/1
 P = [[0.2, 0.7, 0.1], [0.3, 0.3, 0.4]]

@@ -7,10 +7,8 @@ SquaredHinge (labels -1 or 1, or 0 or 1) and CategoricalHinge (one-hot labels).
 As Keras does, labels that are all 0 or 1 are read as -1 or 1 (2 y - 1); any other labels
 are used as they are. Reached as `tk.losses.Hinge`, `keras.losses.hinge`, `loss="hinge"`.
 """
-from ..namespaces import public_dir
-from ..ops import cast, equal, logical_or, maximum, reduce_max, reduce_mean, reduce_min, reduce_sum, square
-from .loss_base import Loss
-from .targets import prepare
+from ...ops import cast, equal, logical_or, maximum, reduce_max, reduce_mean, reduce_min, reduce_sum, square
+from .loss import Loss, prepare
 
 
 def binary_labels_to_hinge(y_true):
@@ -18,7 +16,7 @@ def binary_labels_to_hinge(y_true):
 
     The test is made of recorded ops, so a `tk.function` replay checks its new labels too.
 
-    >>> from tapekit.keras.hinge_losses import binary_labels_to_hinge
+    >>> from tapekit.keras.losses.hinge_losses import binary_labels_to_hinge
     >>> binary_labels_to_hinge(tk.constant([1.0, 0.0])), binary_labels_to_hinge(tk.constant([1.0, -1.0]))
     (tk.Tensor([ 1. -1.], shape=(2,), dtype=float32), tk.Tensor([ 1. -1.], shape=(2,), dtype=float32))
     """
@@ -90,10 +88,3 @@ class CategoricalHinge(Loss):
     """
 
     fn = staticmethod(categorical_hinge)
-
-
-__all__ = ["Hinge", "SquaredHinge", "CategoricalHinge", "hinge", "squared_hinge", "categorical_hinge",
-           "binary_labels_to_hinge"]
-
-
-__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

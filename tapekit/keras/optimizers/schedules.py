@@ -14,8 +14,9 @@ step reads the current step at every replay and the rate keeps decaying.
 >>> round(float(w), 6)
 -1.1
 """
-from ..ops import cast, pow, where
-from ..namespaces import public_dir
+from ...namespaces import public_dir
+from ...ops import cast, pow, where
+from ..saving import lookup
 
 __all__ = ["LearningRateSchedule", "ExponentialDecay", "PiecewiseConstantDecay"]
 
@@ -84,5 +85,8 @@ class PiecewiseConstantDecay(LearningRateSchedule):
             rate = where(step <= float(boundary), float(value), rate)
         return rate
 
+
+# A Keras config names these as keras.optimizers.schedules (saving/lookup.py finds them in this table).
+lookup.register_builtins("keras.optimizers.schedules", {name: globals()[name] for name in __all__})
 
 __dir__ = public_dir(globals())   # dir() and tab completion: the public names only

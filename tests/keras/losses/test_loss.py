@@ -1,8 +1,10 @@
-"""The Loss base: Keras 3's reductions and sample weights, and its float32 cast."""
+"""The Loss base (keras/losses/loss.py): Keras 3's reductions and sample weights, its float32
+cast; and labels and predictions made comparable, as losses and metrics need them."""
 import numpy as np
 
 import tapekit as tk
 from tapekit import losses
+from tapekit.keras.losses.loss import as_float, prepare, squeeze_or_expand
 
 
 def close(t, expected, rtol=1e-6):
@@ -94,3 +96,31 @@ def test_a_mask_and_sample_weights_that_do_not_meet_are_refused_clearly():
         assert "sample_weight of shape (3,) does not broadcast to the mask" in str(err)
     else:
         raise AssertionError("a (3,) weight against a (2, 2) mask was accepted")
+
+
+# --- labels and predictions made comparable ------------------------------------------------
+def test_as_float_casts_ints_and_keeps_floats():
+    assert as_float(np.array([1, 2])).dtype == tk.float32
+    assert as_float(np.array([1.0], np.float64)).dtype == tk.float64
+
+
+def test_prepare_casts_the_labels_to_the_predictions_dtype():
+    y_true, y_pred = prepare(np.array([1, 0]), np.array([0.5, 0.25], np.float64))
+    assert y_true.dtype == y_pred.dtype == tk.float64
+    np.testing.assert_array_equal(y_true.numpy(), [1.0, 0.0])
+
+
+def test_squeeze_or_expand_matches_ranks_one_apart_with_a_trailing_one():
+    a, b = squeeze_or_expand(tk.ones((4, 1)), tk.ones((4,)))        # a vector grows an axis
+    assert (a.shape, b.shape) == ((4, 1), (4, 1))
+    a, b = squeeze_or_expand(tk.ones((2, 3)), tk.ones((2, 3, 1)))    # else the 1 goes
+    assert (a.shape, b.shape) == ((2, 3), (2, 3))
+    a, b = squeeze_or_expand(tk.ones((2, 3)), tk.ones((2,)))         # no trailing 1: unchanged
+    assert (a.shape, b.shape) == ((2, 3), (2,))
+
+
+def test_prepare_leaves_the_ranks_when_asked():
+    y_true, y_pred = prepare(np.array([1, 2]), np.ones((2, 1)), same_rank=False)
+    assert (y_true.shape, y_pred.shape) == ((2,), (2, 1))
+    y_true, y_pred = prepare(np.array([1, 2]), np.ones((2, 1)))
+    assert (y_true.shape, y_pred.shape) == ((2, 1), (2, 1))

@@ -10,8 +10,10 @@ write: per epoch, per batch, `logs = train_function(batch)` between callbacks.
 `train_step` is the override point: one batch's forward pass under a `tk.GradientTape`,
 the gradients, the optimizer update and the metrics. Unless `run_eagerly=True`,
 `train_function` is `train_step` compiled with `tk.function` (traced once per batch shape,
-then replayed), as Keras compiles it with `tf.function`. The losses and metrics per output
-are loss_and_metrics.py's.
+then replayed), as Keras compiles it with `tf.function`. compile's losses and metrics are two
+objects the model holds, as in Keras 3: `_compile_loss` (a CompileLoss) and
+`_compile_metrics` (a CompileMetrics), from compile_utils.py; the data becomes batches in
+epoch_iterator.py.
 
 A training step is all or nothing: it runs in `writes.all_or_nothing()`, so a step that
 raises (its loss, a metric, the optimizer, a custom train_step) leaves every variable it
@@ -21,25 +23,25 @@ As Keras's symbolic build does, compile's losses and metrics and the optimizer's
 are made before the first step (for a model already built), so a traced step creates no
 variable and is not traced twice (tk.function's rule for a first call that creates some).
 """
-import numpy as np
-
 import warnings
 
-from .. import nest
-from ..tape import GradientTape
-from ..compiler import function
-from ..traceback_utils import filter_traceback
-from ..writes import all_or_nothing
-from . import losses as losses_module
-from . import metrics as metrics_module
-from . import optimizers as optimizers_module
-from .callbacks import CallbackList
-from .loss_and_metrics import LossAndMetrics, samples_in
-from .data_adapter import (EpochIterator, is_arrays, is_batch_list, check_data_tuple, single_batch,
-                           train_validation_split, unpack_x_y_sample_weight)
+import numpy as np
+
+from ... import nest
+from ...compiler import function
+from ...tape import GradientTape
+from ...traceback_utils import filter_traceback
+from ...writes import all_or_nothing
+from .. import metrics as metrics_module
+from .. import optimizers as optimizers_module
+from ..callbacks import CallbackList
+from . import compile_utils
+from .compile_utils import CompileLoss, CompileMetrics, samples_in
+from .data_adapter import train_validation_split, unpack_x_y_sample_weight
+from .epoch_iterator import EpochIterator, ran_dry, single_batch, validation_batches
 
 
-class Trainer(LossAndMetrics):
+class Trainer:
     """compile / fit / evaluate / predict / train_step / test_step / predict_step."""
 
     compiled = False
@@ -47,6 +49,7 @@ class Trainer(LossAndMetrics):
     history = None
     run_eagerly = False
     train_function = test_function = predict_function = None
+    _compile_loss = _compile_metrics = None     # compile's CompileLoss and CompileMetrics
 
     def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None,
                 weighted_metrics=None, run_eagerly=False, steps_per_execution=1,
@@ -76,23 +79,119 @@ class Trainer(LossAndMetrics):
                                  f"Received instead: {name}={value!r} of type "
                                  f"{type(value).__name__}; e.g. {name}=[{value!r}]")
         self.optimizer = optimizers_module.get(optimizer)
-        for one in _leaves(loss):                 # unknown names fail here, not in fit
-            losses_module.get(one)
-        for one in _leaves(metrics) + _leaves(weighted_metrics):
-            if not (isinstance(one, str) and one.lower() in ("accuracy", "acc")):
-                metrics_module.get(one)
         # As Keras 3: a compile without loss= keeps the previous loss, one without metrics=
-        # (and weighted_metrics=) the previous metrics.
-        if loss is not None or not self.compiled:
-            self.loss, self.loss_weights = loss, loss_weights
-            self._compiled_losses = None      # [(output index, name, loss, weight, tracker)]
-        if metrics is not None or weighted_metrics is not None or not self.compiled:
-            self._metric_specs, self._weighted_metric_specs = metrics, weighted_metrics
-            self._compile_metrics = None      # made at the first batch (see _build_metrics)
+        # (and weighted_metrics=) the previous metrics. Unknown names fail here, not in fit.
+        new_loss = loss is not None or not self.compiled
+        new_metrics = metrics is not None or weighted_metrics is not None or not self.compiled
+        compile_loss = CompileLoss(loss, loss_weights, self.output_names) \
+            if new_loss and loss is not None else None
+        compile_metrics = CompileMetrics(metrics, weighted_metrics, self.output_names) \
+            if new_metrics and (metrics or weighted_metrics) else None
+        if new_loss:
+            self.loss, self.loss_weights, self._compile_loss = loss, loss_weights, compile_loss
+        if new_metrics:
+            self._compile_metrics = compile_metrics
         self._loss_tracker = metrics_module.Mean(name="loss")
         self.run_eagerly = run_eagerly
         self.train_function = self.test_function = self.predict_function = None
         self.compiled = True
+
+    @property
+    def output_names(self):
+        """The names of the model's outputs: the layers that make them (functional), else None
+        (the logs then say "output_0", ...: see compile_utils.py)."""
+        outputs = getattr(self, "outputs", None)
+        if outputs is not None and self.__dict__.get("_graph") is not None:
+            return [t._keras_history[0].name for t in nest.flatten(outputs)]
+        return None
+
+    # --- losses and metrics (compile_utils.py's objects) ----------------------------------
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        """The compiled loss of (y, y_pred), weighted, plus the model's own `losses`
+        (add_loss, regularizers): the number `train_step` differentiates. With several
+        outputs: the sum of each output's loss times its loss weight."""
+        terms = []
+        if self._compile_loss is not None:
+            compiled = self._compile_loss(y, y_pred, sample_weight)
+            if compiled is not None:
+                terms.append(compiled)
+        terms.extend(getattr(self, "losses", None) or [])
+        if not terms:
+            raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
+        total = terms[0]
+        for term in terms[1:]:
+            total = total + term
+        return total
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None):
+        """Update the compiled metrics with this batch; return every metric's result.
+        `metrics` see no sample weights, `weighted_metrics` do (Keras 3)."""
+        if self._compile_metrics is not None:
+            self._compile_metrics.update_state(y, y_pred, sample_weight)
+        return self.get_metrics_result()
+
+    def get_metrics_result(self):
+        return {m.name: m.result() for m in self.metrics}
+
+    def _get_metrics_result_or_logs(self, logs):
+        """The metrics' results, unless a custom train_step returned other names: then the
+        last batch's logs (as Keras does)."""
+        results = self.get_metrics_result()
+        return results if not isinstance(logs, dict) or set(logs) == set(results) else logs
+
+    @property
+    def metrics(self):
+        """The loss tracker (a Mean named "loss"), the compiled metrics, then (several
+        outputs) each output's loss tracker ("<output>_loss")."""
+        if not self.compiled:
+            return []
+        return ([self._loss_tracker] + self._compiled_metrics() +
+                (self._compile_loss.metrics if self._compile_loss is not None else []))
+
+    @property
+    def metrics_names(self):
+        """Keras 3's names: "loss", "compile_metrics" (all compiled metrics, as one), then
+        each output's loss tracker; the logs and evaluate(return_dict=True) name each metric."""
+        if not self.compiled:
+            return []
+        return (["loss"] + (["compile_metrics"] if self._compiled_metrics() else []) +
+                [t.name for t in (self._compile_loss.metrics if self._compile_loss else [])])
+
+    def _compiled_metrics(self):
+        return self._compile_metrics.metrics if self._compile_metrics is not None else []
+
+    def reset_metrics(self):
+        for m in self.metrics:
+            m.reset_state()
+
+    def _build_compile_metrics(self, batches):
+        """Make compile's losses and metrics before the loop, so `self.metrics` lists them in
+        a custom train_step and callbacks see them (e.g. EarlyStopping's monitor): one
+        forward pass on the first batch (a generator's is kept for its first step), which
+        builds an unbuilt model too. Without compiled losses or metrics an unbuilt model is
+        left to its first step (a build here would draw its initial weights before the
+        epoch's shuffle, and change the numbers)."""
+        unbuilt = [c for c in (self._compile_loss, self._compile_metrics)
+                   if c is not None and not c.built]
+        batch = batches.first_batch() if unbuilt else None
+        if batch is not None:
+            x, y, _ = unpack_x_y_sample_weight(batch)
+            y_pred = self(x, training=False)
+            for compiled in unbuilt:
+                compiled.build(y, y_pred)
+
+    def __setstate__(self, state):
+        """pickle: a model pickled before issue 44 kept compile's losses and metrics in lists
+        of its own (compile_utils.OLD_STATE); they become its CompileLoss and CompileMetrics."""
+        old = None
+        if "_metric_specs" in state:
+            old = {key: state[key] for key in compile_utils.OLD_STATE if key in state}
+            state = {key: value for key, value in state.items() if key not in old}
+        super().__setstate__(state)
+        if old is not None:
+            self._compile_loss, self._compile_metrics = compile_utils.from_old_state(
+                old, self.__dict__.get("loss"), self.__dict__.get("loss_weights"),
+                self.output_names)
 
     # --- the steps: one batch each (override these) ---------------------------------------
     def train_step(self, data):
@@ -193,7 +292,7 @@ class Trainer(LossAndMetrics):
                 x, y, sample_weight, validation_split)
         batches = EpochIterator(x, y, sample_weight, batch_size, shuffle, steps_per_epoch,
                                 class_weight=class_weight)
-        validation_data = _validation_batches(
+        validation_data = validation_batches(
             validation_data, validation_batch_size or batch_size, validation_steps,
             _validations(initial_epoch, epochs, validation_freq))
         callbacks = _callbacks(self, callbacks, verbose, history=True, epochs=epochs,
@@ -213,6 +312,8 @@ class Trainer(LossAndMetrics):
                 callbacks.on_train_batch_end(step, logs)
                 if self.stop_training:
                     break
+            if batches.epoch_was_empty:    # the data ran out: "interrupting training", as warned
+                break
             epoch_logs = _floats(self._get_metrics_result_or_logs(logs))
             if validation_data is not None and (epoch + 1) % validation_freq == 0:
                 val_logs = self.evaluate(validation_data, callbacks=callbacks, return_dict=True)
@@ -246,7 +347,7 @@ class Trainer(LossAndMetrics):
             logs = test_function(*batch)
             callbacks.on_test_batch_end(step, logs)
         if batches.drawn == drawn:   # a generator used up by the epochs before: no number
-            raise _ran_dry("evaluate", batches)
+            raise ran_dry("evaluate", batches)
         logs = _floats(self._get_metrics_result_or_logs(logs))
         callbacks.on_test_end(logs)
         return logs if return_dict else self._flatten_logs_in_order(logs)
@@ -254,9 +355,9 @@ class Trainer(LossAndMetrics):
     def _flatten_logs_in_order(self, logs):
         """evaluate's list, in Keras 3's order: loss, the metrics of a single output, each
         output's loss, then the other names sorted."""
-        first = ["loss"] + ([m.name for m, _, _ in self._compile_metrics or []]
-                            if len(self._compiled_losses or []) <= 1 else []) + \
-            [t.name for *_, t in self._compiled_losses or [] if t is not None]
+        trackers = self._compile_loss.metrics if self._compile_loss is not None else []
+        first = ["loss"] + ([m.name for m in self._compiled_metrics()] if not trackers else []) \
+            + [t.name for t in trackers]
         values = [logs[k] for k in first if k in logs] + \
             [logs[k] for k in sorted(logs) if k not in first]
         return values[0] if len(values) == 1 else values
@@ -277,7 +378,7 @@ class Trainer(LossAndMetrics):
             callbacks.on_predict_batch_end(step, {"outputs": outputs[-1]})
         callbacks.on_predict_end()
         if not outputs:
-            raise _ran_dry("predict", batches)
+            raise ran_dry("predict", batches)
         flat = [nest.flatten(o) for o in outputs]
         joined = [np.concatenate([o[k].numpy() for o in flat]) for k in range(len(flat[0]))]
         return nest.pack_like(outputs[0], joined)
@@ -343,51 +444,9 @@ def _check_compiled(model, what):
                          f"loss='mse'). predict works without compile.")
 
 
-def _leaves(spec):
-    """The items of a (nested) list/dict of losses or metrics, without the Nones."""
-    if spec is None:
-        return []
-    if isinstance(spec, dict):
-        return [x for v in spec.values() for x in _leaves(v)]
-    if isinstance(spec, (list, tuple)):
-        return [x for v in spec for x in _leaves(v)]
-    return [spec]
-
-
 def _validations(initial_epoch, epochs, validation_freq):
     """How many epochs of this fit end with a validation."""
     return sum(1 for epoch in range(initial_epoch, epochs) if (epoch + 1) % validation_freq == 0)
-
-
-def _validation_batches(validation_data, batch_size, steps, validations):
-    """fit's validation_data as an EpochIterator (or None), made and checked before the
-    first training step: (x_val, y_val[, sample_weight_val]), or batches."""
-    if validation_data is None:
-        return None
-    x, y, sample_weight = check_data_tuple(validation_data, "validation_data")
-    arrays = is_arrays(x) and not is_batch_list(x)
-    if steps is None and validations > 1 and hasattr(x, "__next__"):
-        # Keras 3.15 validates the later epochs on the two batches it peeked at, again
-        raise ValueError(f"validation_data is a generator (or iterator) and validation_steps is "
-                         f"None: the first validation runs until the generator ends, which "
-                         f"leaves nothing for the other {validations - 1} (or never ends, if it "
-                         f"is endless). Pass validation_steps=N to take N batches from it at "
-                         f"each epoch's end, or pass a tk.utils.PyDataset or a list of batches, "
-                         f"which every validation reads from its start")
-    # A generator with validation_steps: every validation reads the same first batches, as
-    # Keras 3 promises ("the evaluation will start from the beginning of the dataset at each
-    # epoch"; Keras 3.15 replays the 2 batches it peeked at): they are kept from the first.
-    return EpochIterator(x, y, sample_weight, batch_size if arrays else None, False, steps,
-                         what="validation_data", replay=steps is not None and validations > 1)
-
-
-def _ran_dry(caller, batches):
-    """The error for a pass that got no batch at all: a generator used up before it."""
-    per_epoch = f", {batches.steps_per_epoch} per epoch" if batches.steps_per_epoch else ""
-    return ValueError(f"{caller}: {batches.what} gave no batch: the generator (or iterator) is "
-                      f"used up, after {batches.drawn} batch(es) in all{per_epoch}. Give one "
-                      f"that never ends (`while True:`), or a tk.utils.PyDataset or a list of "
-                      f"batches, which every epoch reads from its start")
 
 
 def _check_verbose(verbose):

@@ -1,5 +1,7 @@
-"""Names of layers and weights: Keras's default names (`dense`, `dense_1`, ...), the rule a
-name given by hand must follow (Keras 3's: no `/`) and the paths of weights."""
+"""Names of layers, models, weights and optimizers: Keras's default names (`dense`,
+`dense_1`, ...), the rule a name given by hand must follow (Keras 3's: no `/`) and the paths
+of weights. Keras 3 keeps these in keras/src/utils/naming.py too: layers, models, optimizers
+and saving (a weights file's group names) all import them from here, below each of them."""
 import itertools
 import re
 from collections import defaultdict
@@ -13,8 +15,14 @@ def unique_name(base):
     return base if n == 0 else f"{base}_{n}"
 
 
-def reset_names():
-    """Start every counter of unique_name again (what clear_session does)."""
+def clear_session():
+    """Restart layer naming at `dense`, `dense_1`, ... (`tf.keras.backend.clear_session`):
+    every counter of unique_name starts again.
+
+    >>> tk.layers.clear_session()
+    >>> tk.layers.Dense(1).name, tk.layers.Dense(1).name
+    ('dense', 'dense_1')
+    """
     _name_counters.clear()
 
 
@@ -31,7 +39,7 @@ def check_name(name, what):
     pastes them into code (tk.function makes its own identifiers) and every display escapes
     them, so no other character is refused.
 
-    >>> from tapekit.keras.layers.naming import check_name
+    >>> from tapekit.keras.utils.naming import check_name
     >>> check_name("密集层", "Dense(name=...)")
     '密集层'
     """
@@ -47,7 +55,7 @@ def join_path(*parts):
     """A weight's path, Keras 3's: the names joined with `/`, an empty name leaving no part
     (a layer named "" holds "kernel", as a Keras layer built outside any scope).
 
-    >>> from tapekit.keras.layers.naming import join_path
+    >>> from tapekit.keras.utils.naming import join_path
     >>> join_path("dense", "kernel"), join_path("", "kernel")
     ('dense/kernel', 'kernel')
     """

@@ -8,10 +8,9 @@ As Keras does, kl_divergence clips both y_true and y_pred to [1e-7, 1] before th
 poisson adds 1e-7 to the rate inside it. Reached as `tk.losses.KLDivergence`,
 `keras.losses.kl_divergence`, `loss="kld"`; the cross-entropies live in losses.py.
 """
-from ..namespaces import public_dir
-from ..ops import clip_by_value, log, reduce_mean, reduce_sum
-from .loss_base import EPSILON, Loss
-from .targets import prepare
+from ...ops import clip_by_value, log, reduce_mean, reduce_sum
+from ..backend import EPSILON
+from .loss import Loss, prepare
 
 
 def kl_divergence(y_true, y_pred):
@@ -54,9 +53,3 @@ class Poisson(Loss):
     """
 
     fn = staticmethod(poisson)
-
-
-__all__ = ["KLDivergence", "Poisson", "kl_divergence", "poisson"]
-
-
-__dir__ = public_dir(globals())   # dir() and tab completion: the public names only
