@@ -35,9 +35,13 @@ tk.Tensor([  1 300], shape=(2,), dtype=int16)
 >>> tk.constant([1 + 2j], dtype=tk.complex64).dtype, tk.complex128.itemsize
 (dtype('complex64'), 16)
 """
+import builtins
+
 import numpy as np
 
 from .namespaces import missing, public_dir
+
+builtins_bool = builtins.bool   # before `bool` below names the dtype
 
 # tk.dtypes as TensorFlow's tf.dtypes names it (the helpers below serve tapekit itself).
 __all__ = ["as_dtype", "bool", "complex64", "complex128", "double", "float16", "float32", "float64",
@@ -71,21 +75,66 @@ DEFAULT_FLOAT = float32
 DEFAULT_INT = int32
 
 
+# TensorFlow's DataType enum (types.proto), as `tf.dtypes.as_dtype(1)` reads it: the numbers
+# tapekit computes with. The others (string 7, quantized 11-16, bfloat16 14, resource 20,
+# variant 21, float8 24-25) are refused by name.
+DATA_TYPE_ENUM = {1: float32, 2: float64, 3: int32, 4: uint8, 5: int16, 6: int8, 8: complex64,
+                  9: int64, 10: bool, 17: uint16, 18: complex128, 19: float16, 22: uint32,
+                  23: uint64}
+_OTHER_ENUM = {7: "string", 11: "qint8", 12: "quint8", 13: "qint32", 14: "bfloat16",
+               15: "qint16", 16: "quint16", 20: "resource", 21: "variant", 24: "float8_e5m2",
+               25: "float8_e4m3fn"}
+# Spellings where TensorFlow and NumPy disagree: TensorFlow's meaning wins ("float" and
+# Python's float are float32, as tf.as_dtype says; NumPy reads them as float64), and the ones
+# TensorFlow refuses are refused with what to write instead.
+_TF_MEANING = {"float": float32, float: float32, builtins_bool: bool}
+_AMBIGUOUS = {"int": "tk.int32 (TensorFlow's dtype for Python ints) or tk.int64",
+              int: "tk.int32 (TensorFlow's dtype for Python ints) or tk.int64",
+              "complex": "tk.complex64 or tk.complex128",
+              complex: "tk.complex64 or tk.complex128"}
+_NAMES = ("use one of tk.float32, tk.float64, tk.int32, tk.int64, tk.bool, or TensorFlow's other "
+          "names (tk.uint8, tk.int8, tk.int16, tk.uint16, ...)")
+
+
 def as_dtype(dtype):
-    """NumPy dtype for `dtype` (a tapekit/NumPy dtype, a type such as float, or a name)."""
+    """NumPy dtype for `dtype`, read as `tf.dtypes.as_dtype` reads it: a tapekit/NumPy dtype or
+    scalar type, TensorFlow's name ("float32", "half", "double", "float"), its DataType enum
+    number (1 is float32, 9 int64), or Python's float and bool.
+
+    >>> tk.dtypes.as_dtype("float"), tk.dtypes.as_dtype(float), tk.dtypes.as_dtype(9)
+    (dtype('float32'), dtype('float32'), dtype('int64'))
+    """
     if dtype is None:
         return None
-    if isinstance(dtype, str) and dtype == "bfloat16":
-        raise TypeError("bfloat16 is not supported: NumPy has no bfloat16 dtype; use "
-                        "tk.float16 or tk.float32")
+    if isinstance(dtype, np.dtype):
+        return dtype
+    if isinstance(dtype, (int, np.integer)) and not isinstance(dtype, builtins_bool):
+        if int(dtype) in DATA_TYPE_ENUM:
+            return DATA_TYPE_ENUM[int(dtype)]
+        name = _OTHER_ENUM.get(int(dtype))
+        raise TypeError(f"{dtype!r} is TensorFlow's DataType number for {name}, which tapekit "
+                        f"does not have; {_NAMES}" if name else
+                        f"{dtype!r} is not a dtype nor a DataType number of TensorFlow's "
+                        f"(1 is float32, 2 float64, 3 int32, 9 int64, 10 bool); {_NAMES}")
     if isinstance(dtype, str) and dtype in NUMERIC:
         return NUMERIC[dtype]
     try:
+        hash(dtype)
+    except TypeError:                           # a list, a dict, ...: not a dtype either
+        raise TypeError(f"{dtype!r} is not a dtype; {_NAMES}") from None
+    if dtype in _TF_MEANING:
+        return _TF_MEANING[dtype]
+    if dtype in _AMBIGUOUS:
+        raise TypeError(f"{dtype!r} is not a TensorFlow dtype (NumPy and TensorFlow read it "
+                        f"differently): use {_AMBIGUOUS[dtype]}")
+    if isinstance(dtype, str) and dtype in {*_OTHER_ENUM.values()}:
+        what = ("NumPy has no bfloat16 dtype; use tk.float16 or tk.float32" if dtype == "bfloat16"
+                else "tapekit has no string tensors" if dtype == "string" else _NAMES)
+        raise TypeError(f"{dtype} is not supported: {what}")
+    try:
         return np.dtype(dtype)
     except TypeError:
-        raise TypeError(f"{dtype!r} is not a dtype; use one of tk.float32, tk.float64, "
-                        f"tk.int32, tk.int64, tk.bool, or TensorFlow's other names "
-                        f"(tk.uint8, tk.int8, tk.int16, tk.uint16, ...)") from None
+        raise TypeError(f"{dtype!r} is not a dtype; {_NAMES}") from None
 
 
 def is_floating(dtype):

@@ -66,8 +66,11 @@ def test_without_dot_on_path_the_notebook_gets_a_table_and_no_traceback():
 @pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot not installed")
 def test_with_dot_the_notebook_gets_svg_and_png():
     bundle = json.loads(run(PROGRAM, "0").stdout)["bundle"]
-    assert set(bundle) == {"text/plain", "image/svg+xml", "image/png"}   # PNG: untrusted notebooks
+    # SVG for JupyterLab; the PNG and an HTML figure carrying it with its alt text and text
+    # description for untrusted notebooks and pages without a kernel (issue 46)
+    assert set(bundle) == {"text/plain", "image/svg+xml", "image/png", "text/html"}
     assert base64.b64decode(bundle["image/png"]).startswith(b"\x89PNG\r\n")
+    assert 'alt="Graph of a GradientTape' in bundle["text/html"]
 
 
 def test_recording_is_on_by_default_inside_ipython_only():

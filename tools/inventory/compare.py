@@ -15,6 +15,10 @@ is `tk.Tensor.numpy`):
   function's inputs, taken by position only, plus `name=None`;
 - for a function walk.py ran on a sample, tapekit's output on the same sample is TensorFlow's
   (samples.close: dtype, shape, values to rtol 1e-5).
+Step 3 also writes tapekit/not_in_tapekit.json, the names tapekit refuses with a message that
+says it lacks them (`refusals`): every name of a module (not a class's member) whose status is
+`missing` or `out-of-scope`, under the tapekit namespace where it would be.
+
 The status: `built` (present, TF's signature, TF's output or no sample), `built-differs`
 (present; what differs is said: the signature, the output, or an alias the material uses that
 tapekit lacks), `missing` (in scope, no alias present), `out-of-scope` (with its reason). The
@@ -23,6 +27,7 @@ tapekit lacks), `missing` (in scope, no alias present), `out-of-scope` (with its
 import collections
 import importlib
 import inspect
+import json
 import re
 import sys
 import warnings
@@ -272,6 +277,67 @@ def instead(row, index):
     return ""
 
 
+def namespaces_of(alias):
+    """(tapekit module, name in it) where a TensorFlow / Keras name would live, per API.md.
+
+    >>> namespaces_of("tf.math.bincount"), namespaces_of("tf.newaxis")
+    ([('tapekit.math', 'bincount')], [('tapekit', 'newaxis')])
+    >>> namespaces_of("keras.layers.RandomFlip")
+    [('tapekit.keras.layers', 'RandomFlip')]
+    >>> namespaces_of("keras.ops"), namespaces_of("tf.keras.utils.plot_model")
+    ([('tapekit.keras', 'ops'), ('tapekit', 'ops')], [('tapekit.keras.utils', 'plot_model')])
+    """
+    parent, _, leaf = alias.rpartition(".")
+    if parent in ("keras", "tf.keras"):
+        return [("tapekit.keras", leaf), ("tapekit", leaf)]   # `import tapekit as keras`
+    if parent == "tf":
+        return [("tapekit", leaf)]
+    for tf_prefix, tk_prefix in (("tf.keras.", "tapekit.keras."), ("keras.", "tapekit.keras."),
+                                 ("tf.", "tapekit.")):
+        if (parent + ".").startswith(tf_prefix):
+            return [(tk_prefix + parent[len(tf_prefix):], leaf)]
+    return []
+
+
+def refusals(rows):
+    """{tapekit module: {name: {tf, status, reason?, instead?}}} for tapekit/not_in_tapekit.json.
+
+    Only a hint that points into the same family is kept as `instead` (keras.constraints.get
+    and tk.activations.get share a name, not a meaning); NumPy's function of the same name is
+    kept, said to have no gradient.
+
+    >>> refusals([{"name": "tf.math.bincount", "aliases": ["tf.bincount"], "kind": "function",
+    ...            "status": "missing", "instead": "numpy.bincount (NumPy: no gradient)"}])
+    {'tapekit': {'bincount': {'instead': 'numpy.bincount (NumPy: no gradient)', 'status': 'missing', 'tf': 'tf.bincount'}}, 'tapekit.math': {'bincount': {'instead': 'numpy.bincount (NumPy: no gradient)', 'status': 'missing', 'tf': 'tf.math.bincount'}}}
+    """
+    table = collections.defaultdict(dict)
+    for r in rows:
+        if r["status"] not in ("missing", "out-of-scope") or r["kind"] in MEMBER_KINDS:
+            continue
+        hint = r.get("instead", "")
+        family = r["name"].split(".")[1] if r["name"].count(".") > 1 else ""
+        if "same name in tapekit" in hint and not (
+                r["name"].startswith("tf.") and not r["name"].startswith("tf.keras.")
+                or family and f".{family}." in hint):
+            hint = ""
+        for alias in [r["name"]] + r["aliases"]:
+            for module, leaf in namespaces_of(alias):
+                entry = {"tf": alias, "status": r["status"]}
+                if r.get("reason"):
+                    entry["reason"] = r["reason"]
+                if hint:
+                    entry["instead"] = hint
+                table[module].setdefault(leaf, dict(sorted(entry.items())))
+
+    def reachable(module):      # tapekit.data.experimental is not, once tk.data is refused
+        parts = module.split(".")
+        return not any(parts[i] in table.get(".".join(parts[:i]), {}) for i in range(1, len(parts)))
+    return {m: dict(sorted(names.items())) for m, names in sorted(table.items()) if reachable(m)}
+
+
+MEMBER_KINDS = ("method", "property", "attribute")
+
+
 def compare_row(row, tk, sample, alias_uses):
     aliases = [row["name"]] + row["aliases"]
     found, absent = {}, []
@@ -353,6 +419,10 @@ def main():
     write_lines(DATA / "inventory.json", header, "names", sorted(rows, key=lambda r: r["name"]))
     docs = ROOT / "docs" / "names.md"
     docs.write_text(render(rows, api, usage))
+    refused = refusals(rows)
+    with open(ROOT / "tapekit" / "not_in_tapekit.json", "w") as f:
+        f.write(json.dumps({"tensorflow": api["tensorflow"], "keras": api["keras"],
+                            "namespaces": refused}, indent=0, sort_keys=True) + "\n")
     tally = collections.Counter(r["status"] for r in rows)
     print(f"compare: {dict(sorted(tally.items()))}; wrote {docs.relative_to(ROOT)}")
 
