@@ -52,8 +52,8 @@ for _name in _namespaces.MADE:
 from . import keras  # noqa: E402
 
 _namespaces.alias_keras(globals())
-# tk.display (after the core): tape pictures, tk.show, and GradientTape.explain / its notebook
-# display; tk.widgets (ipywidgets is imported only when a view is made).
+# tk.display (after the core): tape pictures, tk.show, and GradientTape.explain, .describe and
+# its notebook display; tk.widgets (ipywidgets is imported only when a view is made).
 from . import display, widgets  # noqa: E402,F401
 
 # Every name of TK (dir(tk) shows those and TK_NAMESPACES, not tapekit's own modules).
