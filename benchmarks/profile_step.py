@@ -65,8 +65,8 @@ def steps():
 
 # (file, function) -> the unit_costs piece it is, for the calls-per-step x cost estimate
 COUNTED = {("tensor.py", "shape"): "Tensor.shape (a TensorShape per access)",
-           ("dispatch.py", "apply2"): "apply2(add) of two (4,) tensors",
-           ("gradient_args.py", "warn_if_not_floating"): "warn_if_not_floating (per source of gradient)",
+           ("registry.py", "run"): "Op.run(add) of two (4,) tensors",
+           ("backprop.py", "is_floating"): "is_floating (per source of gradient)",
            ("cross_entropy.py", "_check_labels"): "_check_labels, 128 labels (sparse cross-entropy)",
            ("tensor.py", "_update"): "with threading.Lock(): (a function with an empty block)",
            ("replay.py", "_update"): "with threading.Lock(): (a function with an empty block)"}
@@ -103,9 +103,8 @@ def unit_costs():
 
     import numpy as np
 
-    from tapekit.gradient_args import warn_if_not_floating
+    from tapekit.backprop import is_floating
     from tapekit.ops.cross_entropy import _check_labels
-    from tapekit.ops.dispatch import apply2
     from tapekit.ops.registry import OPS
 
     init, x, y = make_inputs()
@@ -127,10 +126,10 @@ def unit_costs():
         "ndarray.shape": lambda: t._value.shape,
         "tk add of two (4,) tensors, no tape (dispatch + wrap)": lambda: small + small,
         "np.add of two (4,) arrays": lambda: np.add(small._value, small._value),
-        "apply2(add) of two (4,) tensors": lambda: apply2(add, small, small),
+        "Op.run(add) of two (4,) tensors": lambda: add.run((small, small), {}),
         "with threading.Lock(): (a function with an empty block)": locked,
         "a function with an empty block, no lock": lambda: None,
-        "warn_if_not_floating (per source of gradient)": lambda: warn_if_not_floating(t, "source", 0),
+        "is_floating (per source of gradient)": lambda: is_floating(t, "source", 0),
         "_check_labels, 128 labels (sparse cross-entropy)": lambda: _check_labels(labels, 10, "x"),
         "Variable.assign_sub(d), d a tensor, W1 784x256 (a new array, checks, lock)": lambda: v.assign_sub(dt),
         "p -= d, W1 784x256 (NumPy, in place)": lambda: np.subtract(p, d, out=p),

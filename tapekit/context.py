@@ -34,6 +34,15 @@ hints = [0, 0, 0]
 _lock = threading.Lock()
 
 
+def recording():
+    """True when what this thread computes now is itself recorded: a tape (or tk.function's
+    tracer) or a forward accumulator is active. The one place that decides it: a backward
+    pass then runs its rules on tensors, so that they are recorded (backprop.py), and a
+    tk.function call replays its program as ops (compiler/function.py); otherwise both run
+    on plain NumPy arrays."""
+    return bool(state.tapes or state.accumulators)
+
+
 def push_accumulator(acc):
     """Make `acc` see every op of this thread (a ForwardAccumulator, the NaN checker)."""
     with _lock:

@@ -14,7 +14,7 @@ detect_anomaly does): while checking is on, each recorded op notes where it was
 called from, keyed by its output's tape id.
 
 Why it costs nothing while off: when enabled, a `NumericsChecker` is appended to
-`state.accumulators`, the list dispatch.apply already walks after every op (the
+`state.accumulators`, the list Op.run already walks after every op (the
 ForwardAccumulator hook; an emptiness test that was there before), and is put in
 `state.check_numerics`, which a tape reads once per gradient call to add the checker's
 `backward_step` to the observers of its backward walk (record.py). Disabled,
@@ -46,7 +46,7 @@ from .convert import convert_to_tensor
 from .tensor import Tensor
 from .traceback_utils import (disable_traceback_filtering, enable_traceback_filtering,
                               is_traceback_filtering_enabled)
-from .namespaces import public_dir
+from .namespaces import missing, public_dir
 
 __all__ = ["NumericsChecker", "NumericsError", "check_numerics", "check_numerics_enabled",
            "disable_check_numerics", "enable_check_numerics", "is_check_numerics_enabled",
@@ -224,7 +224,7 @@ class NumericsChecker(TapeObserver):
 
     reports_by_raising = True    # its NumericsError is the report: it reaches the user
 
-    # --- forward: called by dispatch.apply after every op, like a ForwardAccumulator ---
+    # --- forward: called by Op.run after every op, like a ForwardAccumulator ---
     def _propagate(self, op, args, values, tids, result, attrs):
         recorded = _recorded_on(result._tid)
         if has_nonfinite(result._value):
@@ -328,3 +328,4 @@ def _forward_site(tape, rec):
 
 
 __dir__ = public_dir(globals())   # dir() and tab completion: the public names only
+__getattr__ = missing(__name__)   # a TensorFlow name tapekit refuses says what to use instead

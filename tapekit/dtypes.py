@@ -39,7 +39,7 @@ import builtins
 
 import numpy as np
 
-from .namespaces import public_dir
+from .namespaces import missing, public_dir
 
 builtins_bool = builtins.bool   # before `bool` below names the dtype
 
@@ -252,3 +252,4 @@ def short_repr(value, n=60):
 
 
 __dir__ = public_dir(globals())   # dir() and tab completion: the public names only
+__getattr__ = missing(__name__)   # a TensorFlow name tapekit refuses says what to use instead

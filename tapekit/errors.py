@@ -16,7 +16,7 @@ do not fit, an axis out of range, the same axis twice). It subclasses ValueError
 InvalidArgumentError True
 """
 
-from .namespaces import public_dir
+from .namespaces import missing, public_dir
 
 
 class InvalidArgumentError(ValueError):
@@ -29,3 +29,4 @@ class InvalidArgumentError(ValueError):
 
 
 __dir__ = public_dir(globals())   # dir() and tab completion: the public names only
+__getattr__ = missing(__name__)   # a TensorFlow name tapekit refuses says what to use instead

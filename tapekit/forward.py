@@ -14,7 +14,7 @@ from . import nest
 from .context import push_accumulator, remove_accumulator, state
 from .ops.passthrough import cast
 from .ops.shapes import broadcast_to_op as broadcast_to
-from .gradient_args import UnconnectedGradients, unconnected
+from .backprop import UnconnectedGradients, unconnected
 from .convert import convert_to_tensor
 from .tensor import Tensor, wrap_array
 

@@ -1,21 +1,63 @@
-"""What a public namespace shows to `dir()` and to tab completion in Jupyter.
+"""tapekit's public namespaces, each from one table: the names it shows, written once.
 
-`tk.optimizers.<Tab>` listed what the module imported for its own use (`np`, `threading`,
-`convert_to_tensor`, its submodules `base`, `conv`, ...) beside the API. Each namespace
-module ends with `__dir__ = public_dir(globals())` (a module-level `__dir__`, PEP 562):
-`dir()` then lists its public names only. Nothing is hidden from code: every name stays
-reachable as an attribute, as before.
+    tk                 TK below; tapekit/__init__.py binds its names (`bind_tk`)
+    tk.math, tk.nn, tk.linalg, tk.image, tk.autodiff, tk.test
+                       made here from their tables (MADE): they only hand on names that
+                       other modules define, so they are no files. `import tapekit.math`
+                       and `from tapekit import nn` work as for any module (`make`)
+    tk.random, tk.debugging, tk.errors, tk.dtypes, tk.testing, tk.autograph, tk.backprop,
+    tk.record, tk.display, tk.widgets
+                       modules with code of their own: their table is their `__all__` (or,
+                       without one, the names they define), and they end with
+                       `__dir__ = public_dir(globals())` and, but for tk.display and
+                       tk.widgets (which load their views lazily), `__getattr__ =
+                       missing(__name__)`
+    tk.layers, tk.losses, ... (Keras)
+                       tapekit.keras's modules, also named tapekit.layers, ... (KERAS:
+                       the one place those names are made, `alias_keras`); each one's
+                       table is what its __init__ imports (keras/identifiers.exported)
 
-A namespace's public names are the ones docs/_ext/tapekit_api.py documents: its `__all__`
-when it has one, otherwise the names defined in the module itself. `tk` itself shows every
-name it imports on purpose (none is a module) and its namespaces, named in its `__init__`.
+What a namespace gets from its table:
+- its names, and `__all__`, which the API reference documents (docs/_ext/tapekit_api.py);
+- `__dir__` (PEP 562): dir() and tab completion show the public names, not what a module
+  imported for its own use (`tk.optimizers.<Tab>` listed np, threading, convert_to_tensor);
+  nothing is hidden from code, every name stays reachable as an attribute;
+- `__getattr__` (PEP 562), asked only for a name the namespace does not have: a TensorFlow
+  name listed in REFUSED raises NotInTapekit, an AttributeError whose message says what to
+  use instead; any other name raises AttributeError as Python does. REFUSED is empty: the
+  names table in the docs (docs/names.md, from tools/inventory/) is where it will be filled
+  from, per namespace.
 """
+import importlib
+import sys
 from types import ModuleType
 
 
+class NotInTapekit(AttributeError):
+    """A TensorFlow name a tapekit namespace refuses: the message says what to use instead
+    (REFUSED)."""
+
+
+# namespace ("tapekit.math") -> {TensorFlow's name in it: what to use in tapekit instead}.
+REFUSED = {}
+
+
+def missing(namespace):
+    """The module-level `__getattr__` of `namespace`: only asked for a name it does not have."""
+    def __getattr__(name):
+        instead = REFUSED.get(namespace, {}).get(name)
+        if instead is not None:
+            tf = "tf" + namespace[len("tapekit"):]
+            raise NotInTapekit(f"tapekit does not have {tf}.{name}: {instead}; see the names "
+                               f"table in the docs (TensorFlow's names in tapekit)")
+        raise AttributeError(f"module {namespace!r} has no attribute {name!r}")
+    return __getattr__
+
+
 def public_names(namespace, namespaces=None):
-    """The public names of a module whose globals are `namespace`, sorted. With `namespaces`
-    (the package `tk`): every public name that is not a module, and those modules."""
+    """The public names of a module whose globals are `namespace`, sorted: its `__all__` when it
+    has one, otherwise the names defined in the module itself. With `namespaces` (the package
+    `tk`): every public name that is not a module, and those modules."""
     names = namespace.get("__all__")
     if namespaces is not None:
         names = [n for n, v in namespace.items() if not n.startswith("_")
@@ -34,3 +76,139 @@ def public_dir(namespace, namespaces=None):
         return (public_names(namespace, namespaces)
                 + sorted(n for n in namespace if n.startswith("__")))
     return __dir__
+
+
+# --- the tables ------------------------------------------------------------------------------
+# Each: {the module that holds the names: "the names", or {shown name: its name there}}.
+
+TK = {   # `import tapekit as tk`, besides the namespaces (TK_NAMESPACES)
+    "tapekit.tensor": "Tensor Variable",
+    "tapekit.ops.conversion": "constant convert_to_tensor",
+    "tapekit.tape": "GradientTape",
+    "tapekit.backprop": "GradientDtypeWarning UnconnectedGradients",
+    "tapekit.forward": "ForwardAccumulator",
+    "tapekit.custom": "custom_gradient",
+    "tapekit.record": "Record",
+    "tapekit.observers": "TapeObserver observe_all_tapes stop_observing_all_tapes",
+    "tapekit.dtypes": "bool complex64 complex128 double float16 float32 float64 half int8 int16 "
+                      "int32 int64 uint8 uint16 uint32 uint64",
+    # The ops TensorFlow has at its top level (tf.asin, tf.atan2, tf.tile, tf.add_n,
+    # tf.cumsum ...; lgamma, xlogy, cumprod only in tf.math): the others are in tk.math,
+    # tk.nn and tk.linalg.
+    "tapekit.ops": "TensorShape abs acos add add_n argmax argmin asin atan2 cast ceil "
+                   "clip_by_global_norm clip_by_norm clip_by_value concat cos count_nonzero cumsum "
+                   "divide einsum equal erf exp expand_dims expm1 eye fill floor floordiv floormod "
+                   "gather global_norm greater greater_equal identity is_finite is_nan less "
+                   "less_equal linspace log log1p logical_and logical_not logical_or matmul maximum "
+                   "minimum mod multiply negative norm not_equal one_hot ones ones_like pad pow "
+                   "range rank reciprocal reduce_all reduce_any reduce_logsumexp reduce_max "
+                   "reduce_mean reduce_min reduce_prod reduce_std reduce_sum reduce_variance "
+                   "reshape round rsqrt shape sigmoid sign sin size sqrt square squared_difference "
+                   "squeeze stack stop_gradient subtract tanh tensordot tile transpose where zeros "
+                   "zeros_like",
+    "tapekit.ops.shapes": {"broadcast_to": "broadcast_to_shape"},   # tf.broadcast_to(input, shape)
+    "tapekit.printing": "print",                                     # tf.print
+    "tapekit.compiler": "TensorSpec autograph function",   # tk.autograph: the module
+    "tapekit.tensor_array": "TensorArray",
+    "tapekit.module": "Module",
+    "tapekit.keras": "Input Model Sequential",
+    "tapekit.display": "show",
+}
+
+# The namespaces dir(tk) shows (tk.backprop and tk.record for what a tape keeps and how it
+# walks). tapekit's other modules (tk.tape, tk.callsite, ...) stay reachable as attributes but
+# are not namespaces: TensorFlow has none such.
+TK_NAMESPACES = ("activations autodiff autograph backend backprop callbacks debugging display dtypes "
+                 "errors image initializers keras layers linalg losses math metrics models nn "
+                 "optimizers random record regularizers saving test testing utils widgets").split()
+
+MADE = {   # namespace -> (its docstring, its table)
+    "tapekit.math": ("tapekit.math: every math function of tapekit (tk.math.log and tk.log are the same).", {
+        "tapekit.ops": "abs acos add add_n argmax argmin asin atan2 cast ceil clip_by_global_norm "
+                       "clip_by_norm clip_by_value concat cos count_nonzero cumprod cumsum digamma "
+                       "divide divide_no_nan equal erf exp expand_dims expm1 floor floordiv floormod "
+                       "gather global_norm greater greater_equal is_finite is_nan l2_normalize less "
+                       "less_equal lgamma linspace log log1p log_sigmoid logical_and logical_not "
+                       "logical_or matmul maximum minimum mod multiply negative not_equal one_hot "
+                       "ones ones_like pow range reciprocal reduce_all reduce_any reduce_logsumexp "
+                       "reduce_max reduce_mean reduce_min reduce_prod reduce_std reduce_sum "
+                       "reduce_variance reshape round rsqrt sigmoid sign sin softplus sqrt square "
+                       "squared_difference squeeze stack subtract tanh transpose where xdivy xlogy "
+                       "zeros zeros_like"}),
+    "tapekit.nn": ("tapekit.nn: activations, convolution and pooling, cross-entropy from logits.", {
+        "tapekit.ops": "avg_pool avg_pool2d conv2d conv2d_transpose elu gelu l2_normalize leaky_relu "
+                       "log_softmax max_pool max_pool2d relu relu6 selu sigmoid silu softmax "
+                       "softmax_cross_entropy_with_logits softplus softsign "
+                       "sparse_softmax_cross_entropy_with_logits swish tanh"}),
+    "tapekit.linalg": ("tapekit.linalg: matrices (tf.linalg). tk.linalg.matmul and tk.matmul are the "
+                       "same function.", {
+        "tapekit.ops": "det diag diag_part einsum eye global_norm inv l2_normalize matmul matvec norm "
+                       "slogdet solve tensordot trace",
+        "tapekit.ops.matrix": "adjoint matrix_transpose"}),
+    "tapekit.image": ("tapekit.image: the tf.image functions tapekit has (see ops/image.py).", {
+        "tapekit.ops.image": "adjust_contrast resize"}),
+    "tapekit.autodiff": ("tk.autodiff, as tf.autodiff: the same ForwardAccumulator and GradientTape "
+                         "as tk.", {
+        "tapekit.forward": "ForwardAccumulator",
+        "tapekit.tape": "GradientTape"}),
+    "tapekit.test": ("tk.test: is the tape's derivative right? Compare it with finite differences.\n\n"
+                     "    theoretical, numerical = tk.test.compute_gradient(f, [x])   # as tf.test.compute_gradient\n"
+                     "    tk.test.check_gradients(f, x, order=2)                       # a readable report\n\n"
+                     "TensorFlow's names for the one gradient checker, tapekit/testing/ (tk.testing), which "
+                     "tapekit's own op table is tested with: the same objects.", {
+        "tapekit.testing": "GradientCheck GradientCheckError GradientReport check_gradients",
+        "tapekit.testing.jacobians": "compute_gradient"}),
+}
+
+# tapekit.keras's modules, also tk.layers, ... and `import tapekit.layers` (and, after
+# `import tapekit as keras`, keras.layers): the same module objects.
+KERAS = ("activations backend callbacks initializers layers losses metrics models optimizers "
+         "regularizers saving utils").split()
+
+
+# --- making them ---------------------------------------------------------------------------
+
+def names_of(table):
+    """{shown name: object} for a table (its modules are imported if they are not yet)."""
+    out = {}
+    for module, names in table.items():
+        source = importlib.import_module(module)
+        pairs = names.items() if isinstance(names, dict) else ((n, n) for n in names.split())
+        for shown, name in pairs:
+            if not hasattr(source, name):   # a submodule not imported yet (tk.autograph)
+                importlib.import_module(f"{module}.{name}")
+            out[shown] = getattr(source, name)
+    return out
+
+
+def make(name):
+    """The namespace `name` of MADE: a module holding its table's names, importable by its name
+    (sys.modules) and an attribute of its package. Made once; later calls return it."""
+    if name in sys.modules:
+        return sys.modules[name]
+    doc, table = MADE[name]
+    module = ModuleType(name, doc)
+    names = names_of(table)
+    vars(module).update(names)
+    module.__all__ = sorted(names)
+    module.__dir__ = public_dir(vars(module))
+    module.__getattr__ = missing(name)
+    sys.modules[name] = module
+    parent, _, attr = name.rpartition(".")
+    setattr(sys.modules[parent], attr, module)
+    return module
+
+
+def bind_tk(tk):
+    """Bind tk's names (TK) in `tk`, the package's globals, and give it `__dir__` and `__getattr__`."""
+    tk.update(names_of(TK))
+    tk["__dir__"] = public_dir(tk, namespaces=TK_NAMESPACES)
+    tk["__getattr__"] = missing("tapekit")
+
+
+def alias_keras(tk):
+    """tk.layers, ... and tapekit.layers, ... (KERAS) for tapekit.keras's modules."""
+    keras = tk["keras"]
+    for name in KERAS:
+        module = tk[name] = getattr(keras, name)
+        sys.modules[f"{tk['__name__']}.{name}"] = module

@@ -15,9 +15,10 @@ import numpy as np
 from . import dtypes
 from .convert import convert_to_tensor
 from .ops import cast
-from .ops.registry import defop, python_value
+from .ops.inputs import python_value
+from .ops.registry import defop
 from .tensor import Variable
-from .namespaces import public_dir
+from .namespaces import missing, public_dir
 
 _global_seed = None
 _generator = np.random.default_rng()
@@ -268,3 +269,4 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
 
 
 __dir__ = public_dir(globals())   # dir() and tab completion: the public names only
+__getattr__ = missing(__name__)   # a TensorFlow name tapekit refuses says what to use instead

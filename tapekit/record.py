@@ -24,6 +24,10 @@ so a GradientTape overrides only what it records.
 from collections import namedtuple
 from collections.abc import Sequence
 
+from .namespaces import missing, public_dir
+
+__all__ = ["Record", "RecordList", "Recorder"]
+
 
 class Record(namedtuple("Record", "op in_tids inputs ans attrs out_tid")):
     """One executed op, as a tape keeps it for the backward pass.
@@ -96,7 +100,7 @@ class Recorder:
     """Base class of the recorders in the active-tape list: GradientTape, and tk.function's
     tracer. Each method is one event a recorder is shown; each does nothing here.
 
-    dispatch.apply (and custom_gradient) call `_record(op, args, values, tids, result,
+    Op.run (and custom_gradient) call `_record(op, args, values, tids, result,
     attrs)` for every op: each recorder defines it. The rest come from tensor.py (Variable,
     Tensor's Python reads), printing.py, debugging.py and optimizers (compiler/trace.py's
     hold_in_traces), only while some recorder is active.
@@ -147,3 +151,7 @@ class Recorder:
 
     def record_lock(self, lock):
         """Code holding `lock` runs as one step for other threads (hold_in_traces)."""
+
+
+__dir__ = public_dir(globals())   # dir(tk.record): its __all__, not namedtuple, Sequence
+__getattr__ = missing(__name__)

@@ -16,21 +16,15 @@ import numpy as np
 
 from . import backprop, nest
 from . import observers as observing
-from .context import state
-from .gradient_args import (UnconnectedGradients, as_result, check_batch_shapes, check_tensors,
-                            output_gradient, refuse_second_call, reshape_result, unconnected,
-                            warn_if_not_floating, warn_watch_dtype)
+from .backprop import UnconnectedGradients, warn_watch_dtype
+from .context import recording, state
 from .memory import tape_memory
 from .ops.passthrough import stop_gradient_op
-from .ops.registry import meta
-from .ops.shapes import transpose
 from .record import Record, Recorder, RecordList
 from .tensor import Tensor, Variable, wrap_array
 from .traceback_utils import filter_traceback
 
 
-# display/__init__.py adds the tape's read-only display methods to this class (its notebook
-# display `_repr_mimebundle_`, `explain` and `describe`), so that the core never imports display.
 class GradientTape(Recorder):
     """Record operations for automatic differentiation (`tf.GradientTape`).
 
@@ -40,6 +34,9 @@ class GradientTape(Recorder):
     >>> tape.gradient(y, x)
     tk.Tensor(6.0, shape=(), dtype=float32)
     """
+    # Set from outside this file: the tape's read-only display methods, explain, describe and
+    # _repr_mimebundle_ (its picture in a notebook), by display/__init__.py: display reads
+    # tapes, and the core never imports it.
 
     def __init__(self, persistent=False, watch_accessed_variables=True):
         self._persistent = bool(persistent)
@@ -107,7 +104,7 @@ class GradientTape(Recorder):
                     f"GradientTape.watch: can only watch tk.Tensor or tk.Variable, got "
                     f"{type(t).__name__} {t!r:.40}. Convert it first: x = tk.constant(...)")
             if t._value.dtype.kind not in "fc":
-                warn_watch_dtype(t)
+                warn_watch_dtype(t)   # its gradient will be None (backprop.py)
             self._watch(t)
 
     def _watch(self, t):
@@ -144,7 +141,7 @@ class GradientTape(Recorder):
         self._watched = {}
         self._used = False
 
-    # --- recording (called by dispatch.apply for every op while this tape is active) ---
+    # --- recording (called by Op.run for every op while this tape is active) ---
     def _record(self, op, args, values, tids, result, attrs):
         tracked = self._tracked
         hit = not tracked.isdisjoint(tids)
@@ -157,31 +154,13 @@ class GradientTape(Recorder):
                     hit = True
         if not hit:
             return
-        # What the rules read is kept; the rest only as shape and dtype (Meta). Written out
-        # for one and two inputs: a comprehension costs more than the rest of this method.
-        n = len(values)
-        if op.save_all:
-            inputs = values
-        elif op.save_none:
-            if n == 1:
-                inputs = (meta(values[0]),)
-            elif n == 2:
-                inputs = (meta(values[0]), meta(values[1]))
-            else:
-                inputs = tuple([meta(v) for v in values])
-        elif n == 2:
-            sx, sy = op.save_mask
-            x, y = values
-            inputs = (x if sx else meta(x), y if sy else meta(y))
-        else:
-            inputs = tuple([v if s else meta(v) for v, s in zip(values, op.save_mask)])
         out = result._value
+        inputs, ans = op.keep(values, out)   # what the rules read; the rest as Meta (registry.py)
         tracked.add(result._tid)
         inert = self._inert
         if out.dtype.kind not in "fc" or op is stop_gradient_op or (
                 inert and all(t is None or t not in tracked or t in inert for t in tids)):
             inert.add(result._tid)
-        ans = out if op.save_ans else meta(out)
         # A Record's fields, kept as a plain tuple: a Record object per op costs 6% of W1, and
         # more in garbage collection (docs/PERFORMANCE.md). Readers get Records: tape.records,
         # and every observer (record.py).
@@ -233,7 +212,7 @@ class GradientTape(Recorder):
         """
         self._observers = self._observers.minus(observer)
 
-    # --- differentiation -------------------------------------------------------------
+    # --- differentiation: reverse mode's front doors, in backprop.py ------------------------
     @filter_traceback
     def gradient(self, target, sources, output_gradients=None,
                  unconnected_gradients=UnconnectedGradients.NONE):
@@ -244,32 +223,8 @@ class GradientTape(Recorder):
         again by the same tape; that costs time and memory, so call it after the block
         when you do not need it.
         """
-        if_unconnected = unconnected(unconnected_gradients)
         self._check_usable("gradient")
-        targets = nest.flatten(target)
-        flat_sources = nest.flatten(sources)
-        check_tensors("target", targets)
-        check_tensors("source", flat_sources)
-        seeds = {}
-        ogs = None if output_gradients is None else nest.flatten(output_gradients)
-        if ogs is not None and len(ogs) != len(targets):
-            raise ValueError(f"GradientTape.gradient: {len(targets)} target(s) but {len(ogs)} "
-                             f"output_gradients; a list holds one per target: for one target give "
-                             f"a tensor, tk.constant([...])")
-        for k, t in enumerate(targets):
-            if not warn_if_not_floating(t, "target", k):   # it adds nothing; the others count
-                continue
-            seed = backprop.seed_like(t) if ogs is None or ogs[k] is None else output_gradient(t, ogs[k])
-            seeds[t._tid] = seed if t._tid not in seeds else seeds[t._tid] + seed
-        src_ok = [warn_if_not_floating(s, "source", k) for k, s in enumerate(flat_sources)]
-        grads = self._run_backward(seeds, flat_sources, src_ok)
-        results = []
-        for s, ok in zip(flat_sources, src_ok):
-            g = grads.get(s._tid) if ok else None
-            if g is None and ok and if_unconnected is UnconnectedGradients.ZERO:
-                g = np.zeros(s.shape, s.dtype)
-            results.append(as_result(g))
-        return nest.pack_like(sources, results) if nest.is_nested(sources) else results[0]
+        return backprop.gradient(self, target, sources, output_gradients, unconnected_gradients)
 
     @filter_traceback
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
@@ -279,32 +234,8 @@ class GradientTape(Recorder):
         Vectorised: one backward pass pushes a batch of one-hot cotangents (one per
         target element) through every rule at once, instead of a loop over rows.
         """
-        if_unconnected = unconnected(unconnected_gradients)
         self._check_usable("jacobian")
-        if not isinstance(target, Tensor):
-            raise TypeError(f"GradientTape.jacobian: target must be one tensor, got {type(target).__name__}")
-        flat_sources = nest.flatten(sources)
-        check_tensors("source", flat_sources)
-        ok_t = warn_if_not_floating(target, "target", 0)
-        src_ok = [warn_if_not_floating(s, "source", k) for k, s in enumerate(flat_sources)]
-        n = target.size
-        # A target the tape does not track has no Jacobian, not even w.r.t. itself (TensorFlow
-        # gives None there, though gradient(x, x) gives ones). A trainable Variable counts as
-        # tracked when the tape watches what is read: TensorFlow's jacobian reads it on the tape.
-        tracked = self._differentiable(target._tid) or (
-            self._watch_accessed and type(target) is Variable and target._trainable)
-        seeds = {target._tid: backprop.seed_like(target, lead_eye=True)} if ok_t and tracked else {}
-        grads = self._run_backward(seeds, flat_sources, src_ok, lead=(n,))
-        results = []
-        for s, ok in zip(flat_sources, src_ok):
-            g = grads.get(s._tid) if ok else None
-            if g is None:
-                if ok and if_unconnected is UnconnectedGradients.ZERO:
-                    g = np.zeros(target.shape + s.shape, s.dtype)
-            else:
-                g = reshape_result(g, target.shape + s.shape)
-            results.append(as_result(g))
-        return nest.pack_like(sources, results) if nest.is_nested(sources) else results[0]
+        return backprop.jacobian(self, target, sources, unconnected_gradients)
 
     @filter_traceback
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
@@ -314,35 +245,32 @@ class GradientTape(Recorder):
         Assumes example i of target depends only on example i of source, as TensorFlow
         does. Shape: (batch,) + target.shape[1:] + source.shape[1:].
         """
-        # Checked, then not used: TensorFlow's batch_jacobian returns zeros for an unconnected
-        # source either way (kept there for compatibility), and so does this one.
-        unconnected(unconnected_gradients)
         self._check_usable("batch_jacobian")
-        check_tensors("target", [target])
-        check_tensors("source", [source])
-        check_batch_shapes(target, source)
-        b, ys = target.shape[0], target.shape[1:]
-        m = int(np.prod(ys, dtype=np.int64))
-        ok = warn_if_not_floating(target, "target", 0) and warn_if_not_floating(source, "source", 0)
-        seed = np.zeros((m, b, m), dtype=target.dtype)
-        seed[np.arange(m), :, np.arange(m)] = 1
-        seeds = {target._tid: seed.reshape((m, b) + ys)} if ok else {}
-        grads = self._run_backward(seeds, [source], [ok], lead=(m,))
-        g = grads.get(source._tid) if ok else None
-        if g is None:
-            if not ok:
-                return None
-            g = np.zeros((b,) + ys + source.shape[1:], target.dtype)   # TensorFlow's dtype here
-            return as_result(g)
-        perm = (1, 0) + tuple(range(2, g.ndim))
-        g = reshape_result(transpose(g, perm=perm), (b,) + ys + source.shape[1:])
-        return as_result(g)
+        return backprop.batch_jacobian(self, target, source, unconnected_gradients)
 
+    # --- what reverse mode (backprop.py) asks of the tape ----------------------------------
     def _check_usable(self, what):
-        if self._used and not self._persistent:
-            refuse_second_call(what, self._failed)
+        """A non-persistent tape allows one gradient/jacobian call: the next one says why not
+        (and what the first call raised, if it raised)."""
+        if not self._used or self._persistent:
+            return
+        failed = self._failed
+        if failed is not None:
+            first = str(failed).splitlines()[0] if str(failed) else ""
+            raise RuntimeError(
+                f"GradientTape.{what}: this non-persistent tape's first gradient call raised "
+                f"{type(failed).__name__}: {first}. That call already released the tape's records, so "
+                f"nothing is left to differentiate. Fix what it raised and record again, or use "
+                f"tk.GradientTape(persistent=True) to keep the records across gradient calls")
+        raise RuntimeError(
+            f"GradientTape.{what}: a non-persistent GradientTape can only be used to compute one set "
+            f"of gradients (or jacobians). Create it with tk.GradientTape(persistent=True) to call "
+            f"gradient() more than once.")
 
-    def _run_backward(self, seeds, sources, src_ok, lead=()):
+    def _walk(self, seeds, sources, src_ok, lead=()):
+        """The backward walk over this tape's records from `seeds` ({tid: cotangent}) to the
+        sources whose `src_ok` is True; {tid: cotangent}. The tape's part: which ids are
+        sources, releasing the records (non-persistent), what reaches a source, the observers."""
         # Only what the tape tracks, and is not inert, gets a gradient (and a target is its own
         # source): a constant it never watched gets None even when a recorded op read it, and so
         # does stop_gradient's output, as in TensorFlow.
@@ -354,7 +282,8 @@ class GradientTape(Recorder):
         # (backward walks the records that exist now; those it appends are not walked.)
         if self in state.tapes and not self._persistent:
             state.tapes.remove(self)
-        if state.tapes or state.accumulators:
+        recorded = recording()
+        if recorded:
             seeds = {tid: v if isinstance(v, Tensor) else wrap_array(v) for tid, v in seeds.items()}
         records, record_list = self._records, self._record_list
         if not self._persistent:   # its one gradient: the records go when this call ends
@@ -363,7 +292,7 @@ class GradientTape(Recorder):
             self._used = True
         # When the sources cover everything watched, every tracked id leads to a source.
         covered = set(self._watched) <= set(source_tids)
-        if state.tapes or state.accumulators:
+        if recorded:
             # This walk is recorded: the rules see tensors, which refuse mixed dtypes, so no
             # rule may be asked for an integer input's cotangent (float64 g / an int32 y raised
             # in a tk.function's backward). Raw NumPy rules compute one; it ends as None anyway.
@@ -372,6 +301,9 @@ class GradientTape(Recorder):
                 reach &= self._tracked   # as the eager walk: only what the tape tracks
         else:
             reach = self._tracked if covered else None
+        # Observers of the walk (display, check_numerics): called after each record, if any.
+        watching = self._observers.backward_step or state.check_numerics is not None
+        observe = observing.backward_observer(self, self._backward_steps) if watching else None
         try:
             # An exploding gradient gives inf/nan as TensorFlow does, silently: NumPy's
             # overflow/invalid warnings would point at tapekit's rules, not the user's line.
@@ -379,21 +311,22 @@ class GradientTape(Recorder):
             # W1's 3.6 us/op; here it is 0.001 us/op for a 1,000-op tape.)
             with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
                 grads = backprop.backward(records, seeds, source_tids, lead=lead, reach=reach,
-                                          observe=observing.backward_observer(self, self._backward_steps))
+                                          observe=observe)
         except Exception as e:
             if not self._persistent:
                 self._failed = e
             raise
-        results = {s._tid: grads.get(s._tid) if ok else None for s, ok in zip(sources, src_ok)}
         methods = self._observers.gradient_done
-        if methods and record_list is None:   # the view of the list walked (made now if no one asked)
-            record_list = self.record_list if self._persistent else RecordList(records)
-        try:
-            for gradient_done in methods:
-                gradient_done(self, record_list, results)
-        except Exception as e:   # noqa: BLE001 - warned about, detached (observers.py)
-            observing.observer_failed(self, "gradient_done", methods, gradient_done, e,
-                                      (record_list, results))
+        if methods:
+            results = {s._tid: grads.get(s._tid) if ok else None for s, ok in zip(sources, src_ok)}
+            if record_list is None:   # the view of the list walked (made now if no one asked)
+                record_list = self.record_list if self._persistent else RecordList(records)
+            try:
+                for gradient_done in methods:
+                    gradient_done(self, record_list, results)
+            except Exception as e:   # noqa: BLE001 - warned about, detached (observers.py)
+                observing.observer_failed(self, "gradient_done", methods, gradient_done, e,
+                                          (record_list, results))
         return grads
 
     def _backward_steps(self):

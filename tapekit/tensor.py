@@ -8,9 +8,8 @@ The methods that run an op are not written here: this module comes before the op
 are built on Tensor. tapekit.ops sets them when it loads, from the tables of
 ops/operators.py: the operators (`+`, `-`, `*`, `/`, `**`, `@`, `%`, `//`, comparisons, `&`,
 `|`, unary `-`, `abs`, `~`), `x[i]`, NumPy's `__array_ufunc__` and `__array_function__`, and
-Variable's `read_value` (and `_cast`, for a traced assign_add). `v[i]` of a Variable comes
-from variable_slice.py. Values become tensors in ops/conversion.py (`tk.constant`,
-`tk.convert_to_tensor`).
+Variable's `v[i]` (a read that can be assigned to), `read_value` (and `_cast`, for a traced
+assign_add). Values become tensors in ops/conversion.py (`tk.constant`, `tk.convert_to_tensor`).
 """
 import itertools
 import os as _os
@@ -43,6 +42,9 @@ class Tensor:
     NumPy functions on a tensor (`np.mean(t)`) are recorded too, or refused: unlike TensorFlow,
     where they leave the tape and the gradient comes back None (ops/numpy_dispatch.py).
     """
+    # Set from outside this file: the operators (+, *, @, comparisons, -x, abs, ~), x[i],
+    # __array_ufunc__ and __array_function__, by ops/operators.py (attach(), from its tables),
+    # when tapekit.ops loads: they run ops, which are built on Tensor.
 
     # `_keras_mask`: the mask a Keras layer attached to its output (Keras 3 keeps it there as
     # `tensor._keras_mask`); set only by tapekit.keras's layers, unset on every other tensor.
@@ -174,6 +176,8 @@ class Variable(Tensor):
     >>> tape.gradient(y, v)
     tk.Tensor([3. 5.], shape=(2,), dtype=float32)
     """
+    # Set from outside this file: v[i] (ops/indexing.py's variable_getitem), read_value and
+    # _cast, by ops/operators.py (attach(), its METHODS table), as Tensor's operators.
 
     __slots__ = ("_trainable", "_lock", "_path")
     _count = itertools.count()
@@ -364,7 +368,7 @@ def to_array(value, dtype=None, copy=True, what="convert_to_tensor"):
     nor what a tape saved may change with it. Not copied: a tensor's value (immutable), a
     new array made from a Python list or number, and an array that cannot change (read-only
     and owning its memory, such as np.asarray(tensor) hands out). `copy=False` (op inputs:
-    dispatch.apply decides) never copies. Conversions that would change numbers (1.5 to an
+    ops/inputs.py's copy rule decides) never copies. Conversions that would change numbers (1.5 to an
     int dtype, 2**40 to int32) raise (dtypes.check_cast); `what` names the operation.
     """
     if isinstance(value, Tensor):

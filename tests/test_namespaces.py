@@ -10,7 +10,10 @@ from pathlib import Path
 
 import pytest
 
+import numpy as np
+
 import tapekit as tk
+from tapekit import namespaces
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs" / "_ext"))
 import tapekit_api  # noqa: E402 - the docs' definition of "public"
@@ -68,3 +71,69 @@ def test_tab_completion_in_ipython_offers_the_public_names():
     offered = set(ast.literal_eval(done.stdout.strip().splitlines()[-1]))
     assert {"SGD", "Adam", "Optimizer"} <= offered
     assert not {"np", "threading", "convert_to_tensor", "hold_in_traces"} & offered
+
+
+# --- the tables (tapekit/namespaces.py) -------------------------------------------------------
+
+PUBLIC = ["tapekit"] + [f"tapekit.{n}" for n in namespaces.TK_NAMESPACES]
+LEAKED = {"np", "numpy", "state", "enter_raw", "leave_raw", "namedtuple", "enum", "sys",
+          "importlib", "ModuleType", "public_dir", "missing"}
+
+
+@pytest.mark.parametrize("name", PUBLIC)
+def test_no_public_namespace_shows_a_tool_it_imported(name):
+    # tk.backprop showed np, state, enter_raw; tk.record namedtuple, Sequence (issue 44).
+    module = tk if name == "tapekit" else getattr(tk, name.split(".")[1])
+    names = shown(module)
+    assert not LEAKED & set(names), (name, sorted(LEAKED & set(names)))
+    for n in names:
+        value = getattr(module, n)
+        home = value.__name__ if isinstance(value, types.ModuleType) else getattr(value, "__module__", None)
+        if isinstance(home, str) and not isinstance(value, np.dtype):
+            assert home.split(".")[0] == "tapekit" or home == "builtins", (name, n, home)
+
+
+def test_backprop_and_record_show_their_api_only():
+    assert shown(tk.backprop) == ["GradientDtypeWarning", "UnconnectedGradients", "backward",
+                                  "batch_jacobian", "gradient", "jacobian", "reachable"]
+    assert shown(tk.record) == ["Record", "RecordList", "Recorder"]
+    assert tk.backprop.np is np                  # hidden from dir(), still reachable
+
+
+@pytest.mark.parametrize("name", sorted(namespaces.MADE))
+def test_a_made_namespace_is_its_table_and_imports_as_a_module(name):
+    module = importlib.import_module(name)
+    assert sys.modules[name] is module is getattr(tk, name.split(".")[1])
+    _, table = namespaces.MADE[name]
+    assert module.__all__ == sorted(namespaces.names_of(table)) == shown(module)
+    for shown_name, value in namespaces.names_of(table).items():
+        assert getattr(module, shown_name) is value
+    assert module.__doc__
+
+
+def test_made_namespaces_hand_on_the_same_objects():
+    from tapekit import nn
+    import tapekit.math
+    assert tapekit.math.log is tk.log and nn.relu is tk.nn.relu
+    assert tk.test.check_gradients is tk.testing.check_gradients
+    assert tk.linalg.adjoint is tk.ops.matrix.adjoint and tk.broadcast_to is tk.ops.shapes.broadcast_to_shape
+
+
+def test_keras_namespaces_are_one_module_under_every_name():
+    for name in namespaces.KERAS:
+        module = getattr(tk.keras, name)
+        assert getattr(tk, name) is module
+        assert sys.modules[f"tapekit.{name}"] is module
+        assert importlib.import_module(f"tapekit.{name}") is module
+
+
+def test_a_missing_name_is_an_attribute_error_and_a_refused_one_says_what_instead(monkeypatch):
+    with pytest.raises(AttributeError, match="module 'tapekit.math' has no attribute 'no_such_op'"):
+        tk.math.no_such_op
+    assert not hasattr(tk, "no_such_name") and not hasattr(tk.backprop, "no_such_name")
+    monkeypatch.setitem(namespaces.REFUSED, "tapekit.math", {"bessel_i0": "use tk.math.exp ..."})
+    with pytest.raises(namespaces.NotInTapekit, match=r"tapekit does not have tf\.math\.bessel_i0: "
+                                                      r"use tk\.math\.exp"):
+        tk.math.bessel_i0
+    assert issubclass(namespaces.NotInTapekit, AttributeError)
+    assert not hasattr(tk.math, "bessel_i0")     # getattr(..., default) and hasattr still work

@@ -519,16 +519,16 @@ def test_reading_records_mid_recording_changes_nothing():
 
 
 def test_every_dispatch_route_records_the_same():
-    # Operators and calls on tensors and Python numbers take dispatch.apply1/apply2; a call
-    # with an array input takes dispatch.apply. The records must not differ.
-    from tapekit.ops import dispatch, registry
+    # Every call enters Op.__call__: operators and calls on tensors and Python numbers are
+    # read there directly, a call with an array input or inputs given by name converts them
+    # first (dispatch.take_inputs, Op._bind). The records must not differ.
     x = tk.constant([1.0, 2.0])
     c = np.array([3.0, 4.0], np.float32)
     routes = {
         "operator": lambda: x * tk.constant(c),
         "function": lambda: tk.multiply(x, tk.constant(c)),
         "array input": lambda: tk.multiply(x, c),
-        "generic": lambda: dispatch.apply(registry.OPS["multiply"], (x, tk.constant(c)), {}),
+        "inputs by name": lambda: tk.multiply(y=tk.constant(c), x=x),
         "reflected scalar": lambda: 3.0 * x,
     }
     for name, call in routes.items():

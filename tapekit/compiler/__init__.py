@@ -7,16 +7,15 @@ Read in this order:
     signature.py      input signatures and TensorSpec: which calls can share a trace
     trace.py          the Tracer: records one call's ops, variable reads and writes, and a
                       guard on each Python decision the call made from a tensor's value
-    steps.py          the records a trace is made of: Op, Read, Assign, Update, Check, Guard,
-                      Print
+    steps.py          each kind of step a trace is made of (Op, Read, Assign, Update, Check,
+                      Guard, Print) in one place: its record, its line of the program (emit)
+                      and its run on tensors (run); GuardFailed, what a replay raises
     passes.py         the analyses, once: live values, constant folding, late guards, donors
-    program.py        each kind of step in one place: its line of the program (emit) and its
-                      run on tensors (run); `generate` writes the whole program
+    program.py        Program: the passes applied, the source written (`generate`), the
+                      replays: on NumPy arrays (all or nothing after a late guard) and op by
+                      op on tensors, for when a tape records the call
     codegen.py        the program's text: identifiers (Namespace), literals, inert comments,
                       compile
-    replay.py         Program: the passes applied, the compiled source run on NumPy arrays
-    transaction.py    a replay that may stop at a guard after a write: all of it or none
-    tensor_replay.py  a replay on tensors, step by step, for when a tape records the call
     concrete.py       get_concrete_function: one trace, for one signature
     autograph.py      tk.autograph.to_code: the source a tk.function runs
 

@@ -11,7 +11,7 @@ import inspect
 import textwrap
 
 from .function import Function
-from ..namespaces import public_dir
+from ..namespaces import missing, public_dir
 
 _HEADER = """\
 # tapekit does not convert this source (TensorFlow's AutoGraph would rewrite its loops and ifs
@@ -55,3 +55,4 @@ def to_code(entity, recursive=True, experimental_optional_features=None):
 
 
 __dir__ = public_dir(globals())   # dir() and tab completion: the public names only
+__getattr__ = missing(__name__)   # a TensorFlow name tapekit refuses says what to use instead

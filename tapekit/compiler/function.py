@@ -13,7 +13,7 @@ call with a new signature (signature.py: each tensor's shape and dtype, the valu
 other argument) runs the function for real while a `Tracer` (trace.py) records it: every
 op, variable read and write, tk.print, and every Python decision on a traced value (`if x
 > 0`, `float(x)`, `range(n)`, `x.numpy()`) as a guard. Later calls with that signature
-replay the program (replay.py) without the Python function. A replay whose values would
+replay the program (program.py) without the Python function. A replay whose values would
 decide a guard differently stops there and the function traces that path too; each
 signature keeps up to MAX_PATHS programs, one per path, then runs eagerly (with a
 warning). Variables are read and written when the replay runs, under their locks.
@@ -42,7 +42,7 @@ import numpy as np
 
 from .. import nest
 from ..callsite import warn_at_user
-from ..context import state
+from ..context import recording, state
 from ..convert import convert_to_tensor
 from ..ops.passthrough import identity
 from ..random import restore_state, save_state
@@ -50,10 +50,11 @@ from ..tensor import Tensor, TracedValueWarning
 from ..traceback_utils import filter_traceback
 from .codegen import inert
 from .concrete import ConcreteFunction, dummy_arguments
-from .replay import Program
+from .program import Program
 from .signature import (TensorSpec, bind_input_signature, describe_change, fast_key,
                         is_tensor_arg, signature)
-from .trace import GuardFailed, Tracer
+from .steps import GuardFailed
+from .trace import Tracer
 
 MAX_PATHS = 8          # programs per signature (paths through its Python), then eager
 MAX_SIGNATURES = 64    # signatures kept per function; the oldest goes first
@@ -149,7 +150,7 @@ class Function:
         # arguments' types, shapes and dtypes, without flattening the call.
         fkey = None if kwargs else fast_key(args)
         paths = self._by_fast_key.get(fkey) if fkey is not None else None
-        if paths is not None and paths.first is not None and not (state.tapes or state.accumulators):
+        if paths is not None and paths.first is not None and not recording():
             # A caller's array is copied (as when tracing): a result may be a view of it.
             values = [a._value if type(a) is Tensor else a.copy() for a in args]
             try:
@@ -176,7 +177,7 @@ class Function:
         """Run the program of the path this call takes, tracing it if it is new."""
         if paths.eager or any(p.unsupported for p in paths.programs[:1]):
             return self.python_function(*args, **kwargs)
-        recording = bool(state.tapes or state.accumulators)
+        recorded = recording()
         observed = ()
         tried = set()
         if failed is not None:
@@ -188,7 +189,7 @@ class Function:
                             and p.guard_outcomes[:len(observed)] == observed), None)
             if program is None:
                 break
-            if recording and program.transactional:
+            if recorded and program.transactional:
                 # Undoing writes that an outer tape or tracer already saw is not safe: the
                 # Python runs eagerly (it is recorded as any eager code is).
                 return self.python_function(*args, **kwargs)
@@ -196,7 +197,7 @@ class Function:
             if leaves is None:
                 leaves = [leaf for leaf in nest.flatten((args, kwargs)) if is_tensor_arg(leaf)]
             try:
-                if recording:
+                if recorded:
                     return program.run_tensors([convert_to_tensor(t) for t in leaves])
                 return program.run_fast([t._value if isinstance(t, Tensor) else np.array(t)
                                          for t in leaves])

@@ -1,6 +1,6 @@
 """What a traced program is worth knowing before it runs: the analyses over its steps.
 
-replay.Program applies them once, in this order:
+program.Program applies them once, in this order:
 
     drop_dead        a step nothing needs goes (a layer's initializer draw while building)
     fold_constants   a step on constants only is computed now and becomes a constant
@@ -12,7 +12,7 @@ replay.Program applies them once, in this order:
                      the program runs it once (a replay on tensors runs every step as
                      traced, so an outer tape sums gradients as eager mode does)
     has_late_guard   does a guard follow a write, a draw or a print? Then the program runs
-                     as a transaction (transaction.py)
+                     as a transaction (program.py)
 
 and program.generate asks two more while writing the source:
 
@@ -28,8 +28,7 @@ import numpy as np
 
 from .. import random
 from ..ops.cross_entropy import check_class_ids, sparse_softmax_cross_entropy_op
-from .steps import Assign, Check, Guard, Op, Print, Read, Update
-from .trace import Hole
+from .steps import Assign, Check, Guard, Hole, Op, Print, Read, Update
 
 # Ops whose forward checks its inputs' values (and raises) as an eager call does: a replay
 # keeps them even when nothing reads their result, so the check still runs at every call.
@@ -217,7 +216,7 @@ def donors(steps, last_reads, keep):
     made and nobody else can hold: the result of an earlier ufunc step of this program (a
     ufunc's result is a new array, never a view), read only by ufunc steps (no view of it
     lives on), not in `keep` (an output, a constant), and of the result's dtype and (traced)
-    shape. Only pure programs donate (replay.py): when the shapes at a call differ from the
+    shape. Only pure programs donate (program.py): when the shapes at a call differ from the
     trace's, NumPy refuses the write (the result must fill the input exactly) and the
     program runs again without donation."""
     other_readers = set()

@@ -1,38 +1,200 @@
-"""What each kind of step does, in one place: its line of the program and its run on tensors.
+"""Program: one trace of a tk.function (one path through its Python code), made runnable.
 
-    KINDS[type(step)].emit(step, k, source) -> (line, comment)   the generated program
-    KINDS[type(step)].run(step, env)                             ops on tensors
+`Program` takes a `trace.Tracer`'s steps (steps.py), runs the passes over them once
+(passes.py: drop what no call needs, fold what depends on constants only, compute a
+repeated step once, find late guards), and replays them:
+- nothing records (no tape or accumulator active): `run_fast`, the program generated as
+  Python source (`generate`: one line per step, each kind's `emit`), compiled once
+  (codegen.compile_program) and called on NumPy arrays. A program with a guard after a
+  write, a draw or a print runs as a transaction (`_run_as_transaction`);
+- a tape or accumulator is active: `run_tensors`, each step run as ops on tensors (each
+  kind's `run`), so an outer tape can differentiate through the call.
 
-`emit` writes the step as a line of Python (`generate` joins the lines into the program
-that `replay.Program.run_fast` compiles and calls on NumPy arrays). `run` does the same as
-ops on tensors, for a replay that the active tapes record (tensor_replay.py). A new kind
-of step is a record in steps.py, the tracer hook that makes it (trace.py), and its two
-functions and its row of KINDS here.
+The generated code frees each slot after its last reader (`del`). See docs/PERFORMANCE.md
+for what these are worth.
 
-The functions a program's lines call for writes and prints are here too, beside their
-kind: Assign and Update hold the variable's lock as eager code does, or not, inside a
-transaction (transaction.py), which holds them all; a transaction's prints wait until it
-has succeeded (`hold_prints`).
+**Side effects before a failed guard.** Ops are pure, so a replay that stops at a guard can
+simply start again; variable writes, random draws and tk.print are not. A transaction holds
+the locks of the variables it writes (in id order), holds back its prints, and on a failed
+guard puts the variables' values and the random streams back as they were, so the fallback
+starts from exactly the state the call found.
 """
-import functools
-import threading
-from typing import Callable, NamedTuple
-
 import numpy as np
 
-from ..printing import print_
+from .. import nest
+from ..context import UNDO, hints, state
+from ..random import restore_state, save_state
 from ..tensor import wrap_array
-from .codegen import (Namespace, clip, describe_guard, inert, keyword_args, literal, short_site,
-                      shown_name, typed_number)
-from .passes import donors, liveness
-from .steps import Assign, Check, Guard, Op, Print, Read, Update
-from .trace import GUARD_KINDS, GuardFailed, fill_holes, outcome_of
+from .codegen import Namespace, clip, compile_program, inert, literal
+from .passes import donors, drop_dead, fold_constants, has_late_guard, is_random, liveness, merge_common
+from .steps import Assign, Guard, GuardFailed, Op, Print, Update, held_prints, hold_prints, show_print
+from .trace import hold_in_traces
 
 
-class StepKind(NamedTuple):
-    emit: Callable   # (step, k, Source) -> (line, comment): the step in the program's source
-    run: Callable    # (step, TensorEnv): the step as ops on tensors
+class Program:
+    """The recorded steps of one trace (one path through the Python code), ready to replay."""
 
+    def __init__(self, name, tracer, outputs, skeleton):
+        self.name = name
+        self.n_args = tracer.n_args
+        self.skeleton = skeleton
+        self.unsupported = tracer.unsupported
+        self.created = list(tracer.created)
+        output_slots = {s for is_slot, s in outputs if is_slot}
+        self.consts = dict(tracer.consts)
+        steps = fold_constants(drop_dead(tracer.steps, output_slots), self.consts)
+        # A replay on tensors (run_tensors) runs every step as traced: an outer tape then
+        # sums the gradients of repeated steps as it does in eager mode, bit for bit.
+        self.traced = (steps, outputs)
+        self.steps, merged = merge_common(steps, self.consts)
+        self.outputs = [(True, merged.get(s, s)) if is_slot else (False, s) for is_slot, s in outputs]
+        guards = [s for s in self.steps if type(s) is Guard]
+        # What each guard must see, in program order: programs of one signature that agree
+        # on the first k outcomes made the same first k+1 decisions (function.py).
+        self.guard_outcomes = tuple(g.outcome for g in guards)
+        self.guard_sites = tuple(g.site for g in guards)
+        self.transactional = has_late_guard(self.steps)
+        written = {id(s.variable): s.variable for s in self.steps if type(s) in (Assign, Update)}
+        self.written = [written[k] for k in sorted(written)]   # lock order: by id, always
+        # Locks an eager step holds (an optimizer's): held through the whole replay, in one order.
+        self.locks = [lock for _, lock in sorted(tracer.locks.items())]
+        self.draws = any(type(s) is Op and is_random(s.op) for s in self.steps)
+        self._code = self._fn = None   # generated and compiled at the first replay
+        # A program that only computes (no writes, prints or random draws) may write a step's
+        # result into a dead input's array (passes.donors); it can always run again without that.
+        self.pure = not self.draws and not any(type(s) in (Assign, Update, Print) for s in self.steps)
+        self._plain = None
+        self._n_slots_out = sum(1 for is_slot, _ in outputs if is_slot)
+        self._single = len(outputs) == 1 and outputs[0][0] and skeleton is None
+        self.tensor_consts = None   # the constants as tensors: made at the first run_tensors
+
+    @property
+    def code(self):
+        """The program as Python source (generate): what run_fast runs."""
+        if self._code is None:
+            self._code, self._globals, self._fn_name = generate(self, donate=self.pure)
+        return self._code
+
+    def _compile(self):
+        # A trace that is never replayed (a check run, a Python float new at every call)
+        # never pays for generating and compiling its source.
+        self._fn = compile_program(self.code, self._globals, self._fn_name, self.name)
+
+    # --- the replay on NumPy arrays ------------------------------------------------------
+    def run_fast(self, arg_values):
+        """Replay on NumPy arrays: the generated function, nothing else."""
+        if self._fn is None:
+            self._compile()
+        if hints[UNDO] and state.undo is not None:   # in writes.all_or_nothing: log what it writes
+            state.undo.extend([(v, v._value) for v in self.written])
+        if not self.locks:
+            return self._run_fast(arg_values)
+        for lock in self.locks:
+            lock.acquire()
+        try:
+            return self._run_fast(arg_values)
+        finally:
+            for lock in reversed(self.locks):
+                lock.release()
+
+    def _run_fast(self, arg_values):
+        if self.transactional:
+            out = self._run_as_transaction(arg_values)
+        else:
+            try:
+                out = self._fn(*arg_values)
+            except GuardFailed:
+                raise
+            except Exception:
+                if not self.pure:
+                    raise
+                out = self._without_donation()(*arg_values)
+        if self._single:
+            return wrap_array(out)
+        out = iter((out,) if self._n_slots_out == 1 else out)
+        return self.pack([wrap_array(next(out)) if is_slot else s for is_slot, s in self.outputs])
+
+    def _run_as_transaction(self, arg_values):
+        """The compiled program on `arg_values`: all of it, or, if a guard fails, none of it
+        (see the module's docstring)."""
+        written = self.written
+        locks = [v._lock for v in written]
+        for lock in locks:
+            lock.acquire()
+        saved = [(v, v._value) for v in written]
+        rng = save_state() if self.draws else None
+        hold_prints()
+        try:
+            out = self._fn(*arg_values)
+        except GuardFailed:
+            for v, old in saved:
+                v._value = old
+            if rng is not None:
+                restore_state(rng)
+            raise
+        finally:
+            for lock in reversed(locks):
+                lock.release()
+            prints = held_prints()
+        for printer, template, values in prints:
+            show_print(printer, template, *values)
+        return out
+
+    def _without_donation(self):
+        """The program with every result in a new array: what a pure program runs again when
+        its replay raised. A step that writes into a dead input's array (passes.donors) raises
+        where the arrays' shapes at this call differ from the trace's (an input_signature with
+        None, a data-dependent shape); this run gives eager's result, or eager's error."""
+        if self._plain is None:
+            source, g, fn_name = generate(self, donate=False)
+            self._plain = compile_program(source, g, fn_name, self.name)
+        return self._plain
+
+    # --- the replay on tensors -----------------------------------------------------------
+    def run_tensors(self, arg_tensors):
+        """Replay op by op on tensors (each step's `run`), so the active tapes and
+        accumulators record the call as eager code would be recorded: an outer tape can
+        differentiate through it, an outer tracer records its ops. A guard reads its tensor
+        as the Python code did (bool(t), float(t)), so a tk.function tracing around this one
+        records that decision too. Callers run transactional programs eagerly instead
+        (function.py): undoing writes an outer tape saw is not safe."""
+        for lock in self.locks:
+            lock.acquire()
+            hold_in_traces(lock)    # a tk.function tracing this call holds it in its replays
+        try:
+            if self.tensor_consts is None:
+                self.tensor_consts = {
+                    slot: (tensor if tensor is not None else wrap_array(value))
+                    if isinstance(value, (np.ndarray, np.generic)) else value   # scalars stay weak
+                    for slot, (value, tensor) in self.consts.items()}
+            env = TensorEnv(self.tensor_consts)
+            env.update(enumerate(arg_tensors))
+            steps, outputs = self.traced   # before merge_common: each op as the tape saw it eagerly
+            for step in steps:
+                step.run(env)
+            return self.pack([env[s] if is_slot else s for is_slot, s in outputs])
+        finally:
+            for lock in reversed(self.locks):
+                lock.release()
+
+    def pack(self, leaves):
+        """The result's leaves, packed into the nesting the traced call returned."""
+        return leaves[0] if self.skeleton is None else nest.pack_like(self.skeleton, leaves)
+
+    def __str__(self):
+        return self.code
+
+    def __repr__(self):
+        return (f"<tk.function program {inert(self.name)}: {self.n_args} tensor argument(s), "
+                f"{len(self.steps)} steps, {len(self.guard_outcomes)} guard(s)>\n{self.code}")
+
+
+class TensorEnv(dict):
+    """slot -> tensor (or Variable, or Python scalar) while a replay runs on tensors."""
+    guards_passed = 0
+
+
+# --- the program's source -------------------------------------------------------------------
 
 class Source:
     """What the lines of one program share while it is written: the identifiers, the
@@ -61,232 +223,10 @@ class Source:
         return self.names.bind(self.g, variable._path or variable._name, variable)
 
 
-class TensorEnv(dict):
-    """slot -> tensor (or Variable, or Python scalar) while a replay runs on tensors."""
-    guards_passed = 0
-
-
-# --- Op -------------------------------------------------------------------------------------
-
-def _emit_op(step, k, source):
-    args = [source.ref(i) for i in step.inputs]
-    names, g, out = source.names, source.g, step.result
-    if step.holes:
-        fn = _with_holes(step.op.forward, step.attrs, len(step.inputs))
-        name = names.bind(g, f"{step.op.name}_{out}", fn)
-        holes = [f"s{h}" for h in step.holes]
-        return f"s{out} = {name}({', '.join(args + holes)})", f"attributes filled from {', '.join(holes)}"
-    kernel, dtype = step.kernel, step.dtype
-    name = names.bind(g, step.op.name, kernel)
-    if isinstance(kernel, np.ufunc) and dtype is not None and dtype.kind == "f":
-        args = [typed_number(names, g, source.consts[i][0], dtype, a) if i in source.consts else a
-                for i, a in zip(step.inputs, args)]
-    if k in source.donating:
-        d = source.donating[k]
-        return f"s{out} = {name}({', '.join(args)}, s{d})", \
-            f"written into s{d}'s array: nothing reads s{d} again"
-    kw = keyword_args(step.attrs)
-    if kw is None:
-        g[f"a{out}"] = dict(step.attrs)
-        kw = [f"**a{out}"]
-    return f"s{out} = {name}({', '.join(args + kw)})", ""
-
-
-def _with_holes(forward, attrs, n):
-    return lambda *v: forward(*v[:n], **fill_holes(attrs, v[n:]))
-
-
-def _run_op(step, env):
-    attrs = step.attrs
-    if step.holes:
-        attrs = fill_holes(attrs, [env[i]._value for i in step.holes])
-    env[step.result] = step.op(*[env[i] for i in step.inputs], **attrs)
-
-
-# --- Read -----------------------------------------------------------------------------------
-
-def _emit_read(step, k, source):
-    return f"s{step.result} = {source.bind_variable(step.variable)}._value", \
-        f"read {shown_name(step.variable)}"
-
-
-def _run_read(step, env):
-    env[step.result] = step.variable   # the Variable itself: tapes watch it as in eager mode
-
-
-# --- Assign and Update ----------------------------------------------------------------------
-
-def _emit_assign(step, k, source):
-    var = source.bind_variable(step.variable)
-    fn = source.names.bind(source.g, "assign", _assign_unlocked if source.transactional else _assign)
-    value = source.ref(step.value)
-    return f"{fn}({var}, {value})", f"{shown_name(step.variable)} = {value}"
-
-
-def _assign(variable, value):
-    value = np.asarray(value)
-    if value.dtype != variable._value.dtype:
-        value = value.astype(variable._value.dtype)
-    with variable._lock:   # the lock eager Variable.assign holds
-        variable._value = value
-
-
-def _assign_unlocked(variable, value):   # inside a transaction: its locks are held
-    value = np.asarray(value)
-    variable._value = value if value.dtype == variable._value.dtype \
-        else value.astype(variable._value.dtype)
-
-
-def _run_assign(step, env):
-    _keep_earlier_reads(env, step.variable)
-    step.variable.assign(env[step.value])
-
-
-def _emit_update(step, k, source):
-    var = source.bind_variable(step.variable)
-    what, sign = ("assign_add", "+=") if step.ufunc is np.add else ("assign_sub", "-=")
-    update = _update_unlocked if source.transactional else _update
-    fn = source.names.bind(source.g, what, functools.partial(update, step.ufunc), key=(what, update))
-    delta = source.ref(step.delta)
-    return f"{fn}({var}, {delta})", f"{shown_name(step.variable)} {sign} {delta}"
-
-
-def _update(ufunc, variable, delta):
-    with variable._lock:   # read, update, write as one, as eager assign_add does
-        variable._value = ufunc(variable._value, delta)
-
-
-def _update_unlocked(ufunc, variable, delta):
-    variable._value = ufunc(variable._value, delta)
-
-
-def _run_update(step, env):
-    _keep_earlier_reads(env, step.variable)
-    (step.variable.assign_add if step.ufunc is np.add else step.variable.assign_sub)(env[step.delta])
-
-
-def _keep_earlier_reads(env, variable):
-    """Earlier reads of `variable` keep the value they read (a Read put the Variable itself)."""
-    for k, v in env.items():
-        if v is variable:
-            env[k] = wrap_array(variable._value, variable._tid)
-
-
-# --- Check ----------------------------------------------------------------------------------
-
-def _emit_check(step, k, source):
-    name = source.names.bind(source.g, f"check_{k}", step.check, key=("check", k))
-    return f"{name}({source.ref(step.value)})", "tk.debugging.check_numerics"
-
-
-def _run_check(step, env):
-    step.check(env[step.value]._value)
-
-
-# --- Guard ----------------------------------------------------------------------------------
-
-def _emit_guard(step, k, source):
-    n = source.n_guard
-    source.n_guard += 1
-    name = source.names.bind(source.g, f"guard_{n}", _guard(n, step.kind, step.outcome),
-                             key=("guard", k))
-    value = source.ref(step.value)
-    return f"{name}({value})", \
-        f"{describe_guard(step.kind, step.outcome, value)} at {short_site(step.site)}, else trace again"
-
-
-def _guard(n, kind, expected):
-    def guard(value):
-        got = outcome_of(kind, value)
-        if got != expected:
-            raise GuardFailed(n, got)
-    guard.__name__ = f"guard_{n}"
-    return guard
-
-
-def _run_guard(step, env):
-    tensor = env[step.value]
-    _PYTHON_READS[step.kind](tensor)    # the same Python read, seen by outer tracers
-    got = outcome_of(step.kind, tensor._value)
-    if got != step.outcome:
-        raise GuardFailed(env.guards_passed, got)
-    env.guards_passed += 1
-
-
-def _safe_read(kind):
-    def read(t):
-        try:
-            return getattr(t, _PYTHON_METHODS[kind])()
-        except (TypeError, ValueError, OverflowError):
-            return None
-    return read
-
-
-_PYTHON_METHODS = {"bool": "__bool__", "int": "__int__", "index": "__index__",
-                   "float": "__float__", "numpy": "numpy"}
-_PYTHON_READS = {kind: _safe_read(kind) for kind in GUARD_KINDS}
-
-
-# --- Print ----------------------------------------------------------------------------------
-
-def _emit_print(step, k, source):
-    show = _buffer_print if source.transactional else show_print
-    name = source.names.bind(source.g, f"print_{k}", functools.partial(show, step.printer, step.template),
-                             key=("print", k))
-    args = [source.ref(i) for i in step.values]
-    shown = ", ".join(args[v] if is_slot else clip(repr(v)) for is_slot, v in step.template)
-    return f"{name}({', '.join(args)})", f"tk.print({shown})"
-
-
-def show_print(printer, template, *values):
-    """What a program's tk.print line calls: print the items now."""
-    values = _fill(template, values)
-    printer.show([np.asarray(v) if is_slot else v for (is_slot, _), v in zip(template, values)])
-
-
-def _fill(template, values):
-    return [values[v] if is_slot else v for is_slot, v in template]
-
-
-_held = threading.local()   # a transaction's prints, shown once it succeeds
-
-
-def hold_prints():
-    """From now on (in this thread) a transactional program's prints wait in a list."""
-    _held.prints = []
-
-
-def held_prints():
-    """The prints held since hold_prints, as (printer, template, values); holds no more."""
-    prints, _held.prints = _held.prints, None
-    return prints
-
-
-def _buffer_print(printer, template, *values):
-    _held.prints.append((printer, template, values))
-
-
-def _run_print(step, env):
-    p = step.printer
-    print_(*_fill(step.template, [env[i] for i in step.values]), sep=p.sep, end=p.end,
-           output_stream=p.stream, summarize=p.summarize)
-
-
-KINDS = {
-    Op: StepKind(_emit_op, _run_op),
-    Read: StepKind(_emit_read, _run_read),
-    Assign: StepKind(_emit_assign, _run_assign),
-    Update: StepKind(_emit_update, _run_update),
-    Check: StepKind(_emit_check, _run_check),
-    Guard: StepKind(_emit_guard, _run_guard),
-    Print: StepKind(_emit_print, _run_print),
-}
-
-
 def generate(program, donate=False):
-    """(source, globals, name) of `program` (a replay.Program): `name` is the generated
-    function's identifier in `globals`. `donate`: a step may write its result into a dead
-    input's array (passes.donors).
+    """(source, globals, name) of `program`: `name` is the generated function's identifier in
+    `globals`. One line per step (its kind's `emit`, steps.py). `donate`: a step may write its
+    result into a dead input's array (passes.donors).
 
     Every identifier in the source is made by one `Namespace`: user text (a variable's
     path, an op's or the function's name) only suggests a readable name, and reaches the
@@ -298,7 +238,7 @@ def generate(program, donate=False):
                     program.transactional)
     lines = []
     for k, step in enumerate(steps):
-        line, comment = KINDS[type(step)].emit(step, k, source)
+        line, comment = step.emit(k, source)
         lines.append(f"    {line:<36}  # {inert(comment)}" if comment else f"    {line}")
         if last_reads[k]:
             lines.append(f"    del {', '.join(f's{d}' for d in last_reads[k])}")

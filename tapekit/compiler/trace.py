@@ -1,7 +1,7 @@
 """Tracing for tk.function: record one call of a Python function as a flat program.
 
 The first call with a new signature runs the function for real while a `Tracer` sits
-among the active tapes. Every op goes through `dispatch.apply`, which shows it to every
+among the active tapes. Every op goes through `Op.run`, which shows it to every
 active tape, so the tracer sees them all: the forward pass, the derivative rules of any
 `tape.gradient` inside (a tracer counts as a tape, so backward passes run on tensors
 and are recorded too), the optimizer's arithmetic and random draws. Variables and tensors
@@ -16,11 +16,11 @@ flat list of steps over numbered slots, one record per kind (steps.py):
 A Guard is a Python decision the traced call made on a traced value: `if x > 0`
 (bool), `range(n)` (index), `float(x)`, `x.numpy()` in user code. The program is only
 valid for calls that decide the same way; a replay checks each guard when it reaches
-it and, on a different outcome, gives up (`GuardFailed`) so function.py can trace that
+it and, on a different outcome, gives up (steps.GuardFailed) so function.py can trace that
 path too. Why guards rather than converting the source (AutoGraph): see docs/DESIGN.md.
 
-`replay.Program` turns the steps into something to run (passes.py, program.py);
-function.py ties the two.
+`program.Program` turns the steps into something to run (passes.py, the steps' `emit`
+and `run`); function.py ties the two.
 """
 import sys
 
@@ -31,53 +31,9 @@ from ..callsite import user_frame
 from ..context import state
 from ..record import Recorder
 from ..tensor import Tensor, Variable, wrap_array
-from .steps import Assign, Check, Guard, Op, Print, Read, Update
+from .steps import Assign, Check, Guard, Hole, Op, Print, Read, Update, outcome_of
 
 _SCALARS = (int, float, bool)
-
-
-class GuardFailed(Exception):
-    """A replay reached guard `k` and the live value decided differently (`outcome`)."""
-
-    def __init__(self, k, outcome):
-        super().__init__(k, outcome)
-        self.k, self.outcome = k, outcome
-
-
-def _scalar_item(a):
-    a = np.asarray(a)
-    if a.size != 1:
-        raise TypeError("not one element")
-    return a.reshape(()).item()
-
-
-# What each Python decision reads from a value (Tensor._scalar, Tensor.numpy), as a
-# comparable outcome: floats by their bits (-0.0 is not 0.0, NaN equals NaN), arrays by
-# shape, dtype and bytes.
-GUARD_KINDS = {
-    "bool": lambda a: bool(_scalar_item(a)),
-    "int": lambda a: int(_scalar_item(a)),
-    "index": lambda a: int(_scalar_item(a)),
-    "float": lambda a: float(_scalar_item(a)).hex(),
-    "numpy": lambda a: (np.shape(a), np.asarray(a).dtype.str, np.asarray(a).tobytes()),
-}
-
-
-def outcome_of(kind, value):
-    """The guard outcome of `kind` on an array, or ("error",) if that raises (eager would)."""
-    try:
-        return GUARD_KINDS[kind](value)
-    except (TypeError, ValueError, OverflowError):
-        return ("error",)
-
-
-class Hole:
-    """An attribute array that is a traced tensor's value: filled in at every replay."""
-
-    __slots__ = ("k",)
-
-    def __init__(self, k):
-        self.k = k
 
 
 class Tracer(Recorder):
@@ -112,7 +68,7 @@ class Tracer(Recorder):
         self._values[id(value)] = (self.n_slots - 1, value)
         return self.n_slots - 1
 
-    # --- called by dispatch.apply for every op ------------------------------------------
+    # --- called by Op.run for every op ------------------------------------------------
     def _record(self, op, args, values, tids, result, attrs):
         # An op with no forward of its own (custom_gradient: its value comes from user Python)
         # cannot be replayed; the program then runs eagerly.
@@ -271,7 +227,7 @@ class Tracer(Recorder):
     def finish(self, result):
         """What the function returned, as slots: ([(is_slot, slot or value)], skeleton).
 
-        The skeleton is the result's nesting (None for a single value); replay.Program
+        The skeleton is the result's nesting (None for a single value); program.Program
         packs its leaves back into it.
         """
         flat = nest.flatten(result) if nest.is_nested(result) else [result]
@@ -298,14 +254,3 @@ def _user_site(frame):
     """(file, line) of the innermost frame outside tapekit: where the decision was made."""
     frame = user_frame(frame)
     return (frame.f_code.co_filename, frame.f_lineno) if frame is not None else ("?", 0)
-
-
-def fill_holes(attrs, arrays):
-    """`attrs` with each Hole replaced by its array (the traced tensor's value at this call)."""
-    def fill(v):
-        if isinstance(v, Hole):
-            return arrays[v.k]
-        if isinstance(v, tuple):
-            return tuple([fill(x) for x in v])
-        return v
-    return {k: fill(v) for k, v in attrs.items()}

@@ -62,7 +62,10 @@ def _describe_method(self, target=None, sources=None, **options):
 
 
 # The core tape stays free of display code: its notebook display, `explain` and `describe`
-# live here.
+# live here (noted at GradientTape, tape.py).
+for _method, _name in ((_explain_method, "explain"), (_describe_method, "describe")):
+    _method.__name__, _method.__qualname__ = _name, f"GradientTape.{_name}"
+del _method, _name
 GradientTape._repr_mimebundle_ = tape_mimebundle
 GradientTape.explain = _explain_method
 GradientTape.describe = _describe_method

@@ -12,7 +12,7 @@ argument names and defaults.
 """
 import weakref
 
-from .. import nn
+from .. import ops   # tk.nn's activations, from where they are defined
 from ..compiler.trace import Tracer
 from ..context import state as _tape_state
 from ..ops import clip_by_value, exp, log_sigmoid, tanh, where, zeros_like
@@ -34,32 +34,32 @@ def linear(x):
 
 def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
     """Keras's relu: x above `threshold` (0 at it), clipped to [0, `max_value`], plus
-    `negative_slope * (x - threshold)` below it; with the defaults, tk.nn.relu."""
+    `negative_slope * (x - threshold)` below it; with the defaults, tk.ops.relu."""
     if max_value is None and threshold == 0:
-        return nn.relu(x) if negative_slope == 0 else nn.leaky_relu(x, alpha=negative_slope)
+        return ops.relu(x) if negative_slope == 0 else ops.leaky_relu(x, alpha=negative_slope)
     # Keras's formula, so the values and gradients at the threshold (0) are its own
-    y = where(x > threshold, x, zeros_like(x)) if threshold != 0 else nn.relu(x)
+    y = where(x > threshold, x, zeros_like(x)) if threshold != 0 else ops.relu(x)
     if max_value is not None:
         y = clip_by_value(y, 0.0, max_value)     # Keras clips to [0, max_value]
     if negative_slope != 0:
-        y = y - negative_slope * nn.relu(threshold - x)
+        y = y - negative_slope * ops.relu(threshold - x)
     return y
 
 
 def leaky_relu(x, negative_slope=0.2):
-    return nn.leaky_relu(x, alpha=negative_slope)
+    return ops.leaky_relu(x, alpha=negative_slope)
 
 
 def elu(x, alpha=1.0):
-    y = nn.elu(x)
+    y = ops.elu(x)
     return y if alpha == 1.0 else where(x > 0, y, alpha * y)
 
 
 def gelu(x, approximate=False):
-    return nn.gelu(x, approximate=approximate)
+    return ops.gelu(x, approximate=approximate)
 
 
-selu, relu6, softplus, softsign, silu = nn.selu, nn.relu6, nn.softplus, nn.softsign, nn.silu
+selu, relu6, softplus, softsign, silu = ops.selu, ops.relu6, ops.softplus, ops.softsign, ops.silu
 
 
 # Keras 3 keeps the input of its sigmoid and softmax on their output (`_keras_logits`), and
@@ -106,11 +106,11 @@ def sigmoid(x):
 
 def softmax(x, axis=-1):
     """e^x / sum(e^x) along `axis`; the crossentropy losses read the loss from x (Keras 3)."""
-    return _with_logits(nn.softmax(x, axis=axis), x)
+    return _with_logits(ops.softmax(x, axis=axis), x)
 
 
 def log_softmax(x, axis=-1):
-    return nn.log_softmax(x, axis=axis)
+    return ops.log_softmax(x, axis=axis)
 
 
 def exponential(x):
@@ -119,7 +119,7 @@ def exponential(x):
 
 def hard_sigmoid(x):
     """Keras 3's: relu6(x + 3) / 6 (0 below -3, 1 above 3, x / 6 + 1/2 between)."""
-    return nn.relu6(x + 3.0) / 6.0
+    return ops.relu6(x + 3.0) / 6.0
 
 
 def hard_silu(x):
@@ -129,14 +129,14 @@ def hard_silu(x):
 
 def mish(x):
     """x * tanh(softplus(x)) (Misra, 2019), as Keras."""
-    return x * tanh(nn.softplus(x))
+    return x * tanh(ops.softplus(x))
 
 
 # TensorFlow's own sigmoid and softmax, given as activations: kept as they are (their outputs
 # carry no logits when eager), written in a config by their Keras names.
-_TF_OPS = {sigmoid_op: "sigmoid", nn.softmax: "softmax"}
+_TF_OPS = {sigmoid_op: "sigmoid", ops.softmax: "softmax"}
 
-ACTIVATIONS = {"linear": linear, "relu": nn.relu, "sigmoid": sigmoid, "tanh": tanh,
+ACTIVATIONS = {"linear": linear, "relu": ops.relu, "sigmoid": sigmoid, "tanh": tanh,
                "softmax": softmax, "elu": elu, "leaky_relu": leaky_relu, "relu6": relu6,
                "selu": selu, "softplus": softplus, "softsign": softsign, "silu": silu,
                "swish": silu, "gelu": gelu, "exponential": exponential,
@@ -155,8 +155,8 @@ def get_activation(activation):
     """
     if activation is None:
         return linear
-    if activation is sigmoid_op or activation is nn.softmax:
-        return activation       # as Keras keeps tf.nn.softmax: not Keras's (see keras_logits)
+    if activation is sigmoid_op or activation is ops.softmax:
+        return activation       # as Keras keeps tf.ops.softmax: not Keras's (see keras_logits)
     # base=type: a class is returned as it is (callable, as Keras's get returns it), and a
     # dict is a config as Keras 3 writes a custom function.
     return resolve(activation, ACTIVATIONS, "activation", base=type,
@@ -176,7 +176,7 @@ def serialize(activation):
     'linear'
     """
     fn = get_activation(activation)
-    if fn is sigmoid_op or fn is nn.softmax:
+    if fn is sigmoid_op or fn is ops.softmax:
         return _TF_OPS[fn]      # Keras 3 writes tf.sigmoid as "sigmoid"
     for name, known in ACTIVATIONS.items():
         if known is fn:

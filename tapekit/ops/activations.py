@@ -68,7 +68,7 @@ relu_grad = defop("relu_grad", lambda g, ans: np.multiply(g, ans > 0), args="g a
                   vjp=[lambda gg, out, g, ans: relu_grad(gg, ans), lambda gg, out, g, ans: zeros_cotangent(gg)],
                   jvp=[lambda t, out, g, ans: relu_grad(t, ans), lambda t, out, g, ans: zeros_cotangent(t)])
 
-relu = defop("relu", lambda x: np.maximum(x, 0), save="ans",
+relu = defop("relu", lambda x: np.maximum(x, 0), args="features", save="ans",   # tf.nn.relu(features)
              vjp=[lambda g, ans, x: relu_grad(g, ans)],
              jvp=[lambda t, ans, x: relu_grad(t, ans)])
 

@@ -50,7 +50,8 @@ import math
 import numpy as np
 
 from .passthrough import identity
-from .registry import binary, check_alike, defop, input_shape, unary
+from .inputs import check_alike, input_shape
+from .registry import binary, defop, unary
 from .selection import where
 from .transcendental import log
 

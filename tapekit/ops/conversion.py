@@ -11,7 +11,6 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor, Variable, to_array, wrap_array
-from .dispatch import apply1
 from .passthrough import identity
 from .shapes import shape_argument, stack
 
@@ -87,7 +86,7 @@ def _convert(value, dtype, name, what):
     if isinstance(value, Tensor):
         _check_tensor_dtype(value, dtype, what)
         if isinstance(value, Variable):
-            return apply1(identity, value)
+            return identity(value)
         return value
     if isinstance(value, (list, tuple)) and _holds_tensor(value):
         return stack([convert_to_tensor(v, dtype) for v in value])

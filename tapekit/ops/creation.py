@@ -5,7 +5,8 @@ import numpy as np
 from .. import dtypes
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor, wrap_array
-from .registry import as_axis, as_int, defop, python_value
+from .inputs import as_axis, as_int, python_value
+from .registry import defop
 from .shapes import reshape_op, shape_argument, sum_to
 
 

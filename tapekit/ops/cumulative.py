@@ -38,7 +38,8 @@ from ..errors import InvalidArgumentError
 from ..tensor import Tensor
 from .indexing import ndim_of
 from .reductions import reduce_sum_op
-from .registry import as_axis, defop
+from .inputs import as_axis
+from .registry import defop
 from .selection import where
 from .shapes import expand_dims_op, transpose_op
 

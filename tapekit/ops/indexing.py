@@ -1,11 +1,15 @@
-"""Ops that pick elements: `x[index]` (getitem, whose adjoint is scatter_add) and gather.
+"""Ops that pick elements: `x[index]` (getitem, whose adjoint is scatter_add) and gather;
+and `v[index]` of a Variable, a read that can be written back (`v[0, 0].assign(5.0)`).
 
 Their gradients are dense: an array of the input's shape, zeros where nothing was picked,
 and the cotangents added where an element was picked (twice picked: added twice).
 """
 import numpy as np
 
-from .registry import as_axis, defop, numpy_function
+from ..context import state
+from ..tensor import Tensor, to_array, writes_are_traced
+from .inputs import as_axis
+from .registry import defop, numpy_function
 
 
 # --- indexing: getitem and its adjoint scatter_add ----------------------------------------------
@@ -64,6 +68,74 @@ scatter_add = defop("scatter_add", _scatter_add,
 def getitem(x, index):
     """x[index] with NumPy's basic and advanced indexing."""
     return getitem_op(x, index=_normalize_index(index, ndim_of(x)))
+
+
+# --- v[index] of a Variable: a recorded read, and a place to write into (TensorFlow's sliced variables)
+def variable_getitem(variable, index):
+    """`v[index]`: a read (recorded, as `x[index]` is) that can also be written back,
+    `v[0, 0].assign(5.0)`, as in TensorFlow. As there, the write is not differentiable: later
+    reads see the new value, and no gradient flows into the assigned value through the variable.
+
+    >>> v = tk.Variable([[1.0, 2.0], [3.0, 4.0]])
+    >>> _ = v[0, 0].assign(5.0)
+    >>> _ = v[1].assign([7.0, 8.0])
+    >>> _ = v[:, 1].assign_add([1.0, 1.0])
+    >>> v.numpy()
+    array([[5., 3.],
+           [7., 9.]], dtype=float32)
+    """
+    read = getitem(variable, index)
+    out = VariableSlice.__new__(VariableSlice)
+    out._value, out._tid, out._name = read._value, read._tid, read._name
+    out._variable, out._index = variable, index
+    return out
+
+
+class VariableSlice(Tensor):
+    """The value of `v[index]` (a recorded read), with `assign`, `assign_add` and `assign_sub`
+    writing into that part of the variable (TensorFlow's sliced variables have `assign` only):
+    each writes the whole variable with that part replaced."""
+
+    __slots__ = ("_variable", "_index")
+
+    def assign(self, value):
+        return self._write(None, value, "assign")
+
+    def assign_add(self, delta):
+        return self._write(np.add, delta, "assign_add")
+
+    def assign_sub(self, delta):
+        return self._write(np.subtract, delta, "assign_sub")
+
+    def _write(self, ufunc, value, what):
+        var = self._variable
+        where = f"{var.path!r}[{_index_text(self._index)}].{what}"
+        part = to_array(value._value if isinstance(value, Tensor) else value, var.dtype,
+                        what=where)
+        if state.tapes and writes_are_traced():
+            raise NotImplementedError(f"{where}: assigning to a slice of a variable inside a "
+                                      f"tk.function is not supported yet; assign the whole "
+                                      f"variable, v.assign(new_value)")
+        current = var._value[self._index]
+        try:
+            np.broadcast_to(part, np.shape(current))
+        except ValueError:
+            raise ValueError(f"{where}: the slice has shape {np.shape(current)}, got a value of "
+                             f"shape {part.shape}") from None
+        new = np.array(var._value)
+        new[self._index] = part if ufunc is None else ufunc(new[self._index], part)
+        return var.assign(new)       # the whole variable's write: its checks and notes apply
+
+
+def _index_text(index):
+    parts = index if isinstance(index, tuple) else (index,)
+
+    def one(i):
+        if isinstance(i, slice):
+            return ":".join("" if v is None else str(v) for v in (i.start, i.stop)) + \
+                ("" if i.step is None else f":{i.step}")
+        return "..." if i is Ellipsis else repr(i)
+    return ", ".join(one(i) for i in parts)
 
 
 # --- gather: a dense gradient --------------------------------------------------------------------

@@ -10,7 +10,6 @@ import numpy as np
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor
 from .conversion import convert_to_tensor
-from .dispatch import apply2
 from .registry import UFUNCS, defop
 from .indexing import getitem_op
 from .shapes import expand_dims_op, swapaxes_last2
@@ -126,7 +125,7 @@ def check_matmul(a, b, transpose_a=False, transpose_b=False, what="matmul"):
 def matmul_operator(a, b):
     """`a @ b` on tensors (Tensor.__matmul__, np.matmul): tk.matmul's checks, then the op."""
     check_matmul(a, b, what="matmul (a @ b)")
-    return apply2(matmul_op, a, b)
+    return matmul_op(a, b)
 
 
 UFUNCS[np.matmul] = matmul_operator     # np.matmul(a, b) on tensors: the same checks as a @ b

@@ -52,7 +52,8 @@ from .arithmetic import abs, pow, rsqrt, sqrt, square
 from .linalg import matmul
 from .reductions import reduce_max, reduce_sum, reduce_sum_op
 from .conversion import convert_to_tensor
-from .registry import as_int, defop
+from .inputs import as_int
+from .registry import defop
 from .selection import maximum
 from .shapes import expand_dims_op, reshape, squeeze, swapaxes_last2, transpose
 

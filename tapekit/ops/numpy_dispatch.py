@@ -30,7 +30,8 @@ import numpy as np
 from ..context import state
 from ..tensor import Tensor, Variable
 from .passthrough import cast
-from .registry import FUNCTIONS, UFUNCS, python_value
+from .inputs import python_value
+from .registry import FUNCTIONS, UFUNCS
 from .shapes import reshape
 
 # Functions that only read values and return no differentiable result.

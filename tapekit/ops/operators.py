@@ -2,23 +2,23 @@
 
 tensor.py cannot import the ops, which are built on Tensor, so the ops give Tensor its
 operators: `attach()`, which tapekit.ops calls once when it loads, sets every method listed
-in the tables below, as JAX and TensorFlow do for their arrays. Those tables are the only
-place a method of Tensor or Variable is set from outside tensor.py (besides `v[i]` for a
-Variable, variable_slice.py).
+in the tables below, as JAX and TensorFlow do for their arrays. These tables are the only
+place a method of Tensor or Variable is set from outside tensor.py (its classes say so).
 """
 from ..tensor import Tensor, Variable
 from . import numpy_dispatch
-from .dispatch import apply2
 from .arithmetic import abs, add, divide, multiply, negative, pow, subtract
 from .comparison import (equal, greater, greater_equal, less, less_equal, logic_operator,
                          logical_and_operator, logical_or_operator, not_equal)
-from .indexing import getitem
+from .indexing import getitem, variable_getitem
 from .linalg import matmul_operator
 from .passthrough import cast, identity
+from .registry import Op
 from .rounding import floordiv, floormod
 
-# Python's binary operator -> the op it runs; `__r<name>__` (the tensor on the right) too
-# for those in _REFLECTED.
+# Python's binary operator -> the op it runs (an Op), or the function that picks one (`@`
+# checks the shapes first, `&` and `|` pick logical or bitwise ops by the dtypes);
+# `__r<name>__` (the tensor on the right) too for those in _REFLECTED.
 BINARY_OPERATORS = {
     "add": add, "sub": subtract, "mul": multiply, "truediv": divide, "pow": pow,
     "matmul": matmul_operator, "lt": less, "le": less_equal, "gt": greater,
@@ -72,25 +72,33 @@ METHODS = {
     (Tensor, "__getitem__"): _getitem,
     (Tensor, "__array_ufunc__"): _array_ufunc,
     (Tensor, "__array_function__"): _array_function,
+    (Variable, "__getitem__"): variable_getitem,   # v[0, 0].assign(5.0) (ops/indexing.py)
     (Variable, "read_value"): _read_value,
     (Variable, "_cast"): _cast,
 }
 
 
-def _binary_operator(apply2, op, reflected):
-    # `x * c` calls dispatch.apply2 straight away: no *args, no Op.__call__ frame, which
-    # matters when the arrays are small (one call per op of every forward pass).
-    if reflected:
+_NO_ATTRS = {}   # shared by every operator call: nothing writes to a record's attrs
+
+
+def _binary_operator(op, reflected):
+    # `x * c` runs the op: Op.run, as Op.__call__ does, without the packing of *args and
+    # **attrs (which costs more than the rest of a call on small arrays).
+    run = Op.run if isinstance(op, Op) else None
+    if run is None:             # `@`, `&`, `|`: a function that checks or picks the op
+        if reflected:
+            def operator(self, other):
+                return op(other, self)
+        else:
+            def operator(self, other):
+                return op(self, other)
+    elif reflected:
         def operator(self, other):
-            return apply2(op, other, self)
+            return run(op, (other, self), _NO_ATTRS)
     else:
         def operator(self, other):
-            return apply2(op, self, other)
+            return run(op, (self, other), _NO_ATTRS)
     return operator
-
-
-def _call(function, a, b):
-    return function(a, b)
 
 
 def attach():
@@ -99,10 +107,7 @@ def attach():
         for dunder, reflected in ((f"__{name}__", False), (f"__r{name}__", True)):
             if reflected and name not in _REFLECTED:
                 continue
-            # `@` calls linalg.matmul_operator (rank and shape checks), `&` and `|` pick logical
-            # or bitwise ops by the dtypes (comparison.py), the rest apply2 (an op).
-            method = _binary_operator(apply2 if name not in ("matmul", "and", "or") else _call,
-                                      op, reflected)
+            method = _binary_operator(op, reflected)
             method.__name__, method.__qualname__ = dunder, f"Tensor.{dunder}"
             setattr(Tensor, dunder, method)
     for (cls, name), function in METHODS.items():

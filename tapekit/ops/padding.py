@@ -10,7 +10,8 @@ import numpy as np
 
 from ..tensor import Tensor
 from .indexing import getitem_op, scatter_add
-from .registry import as_int, defop
+from .inputs import as_int
+from .registry import defop
 
 _NP_MODES = {"CONSTANT": "constant", "REFLECT": "reflect", "SYMMETRIC": "symmetric"}
 

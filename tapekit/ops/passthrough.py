@@ -45,7 +45,7 @@ def cast(x, dtype, name=None):
 
 
 # --- identity and stop_gradient ---------------------------------------------------------
-identity = defop("identity", lambda x: x,
+identity = defop("identity", lambda x: x, args="input",   # tf.identity(input)
                  vjp=[lambda g, ans, x: g], jvp=[lambda t, ans, x: t])
 
 stop_gradient_op = defop(

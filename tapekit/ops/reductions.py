@@ -64,7 +64,8 @@ import numpy as np
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor
 from .passthrough import cast_op
-from .registry import as_axis, defop, numpy_function, python_value
+from .inputs import as_axis, python_value
+from .registry import defop, numpy_function
 from .selection import where
 from .shapes import broadcast_to_op as broadcast_to
 from .shapes import expand_dims_op, reshape_op, transpose_op

@@ -21,16 +21,15 @@ cotangents, used by `jacobian`). Rules therefore name axes from the right
 as its shape and dtype (`Meta`), so a tape holds no more memory than its
 rules need (tanh keeps its output, add keeps nothing).
 """
-import operator
-from collections import Counter
-
 import numpy as np
 
-from ..context import RAW, state
+from ..context import ACCUMULATORS, RAW, state
 from ..context import hints as _hints
-from ..errors import InvalidArgumentError
-from ..tensor import Tensor, guard_read
-from .dispatch import MAX_LISTED, apply, apply1, apply2, odd_inputs
+from ..tensor import Tensor, new_tensor, next_tid
+from .inputs import FORWARD_ERRORS, check_scalars, keep_private, not_float, op_error, take_inputs
+
+_SCALARS = (int, float, bool)
+_BOOL = np.dtype(bool)
 
 OPS = {}           # name -> Op: the whole table, for tests, display and NumPy dispatch
 UFUNCS = {}        # NumPy ufunc -> Op, for Tensor.__array_ufunc__
@@ -92,11 +91,17 @@ def _no_gradient_rule(name):
 
 
 class Op:
-    """One differentiable operation: forward, per-input VJP and JVP rules, what it saves."""
+    """One differentiable operation: forward, per-input VJP and JVP rules, what it saves.
+
+    Calling it runs it: `tk.sin(x)`, `x * y` (ops/operators.py calls it for Tensor's operators)
+    and every op a derivative rule runs come in through `Op.run` (below), and only there;
+    `Op.__call__` adds what a call may bring besides the inputs: raw mode, keywords. What a tape keeps of one call (`keep`) and how the backward walk calls the rules
+    (`call_vjp`) are built once per op, here.
+    """
 
     __slots__ = ("name", "forward", "args", "vjp", "jvp", "save_ans", "save_mask", "save_all", "save_none",
                  "variadic", "same_dtype", "differentiable", "doc", "float_only",
-                 "call_vjp", "gradient_registered", "no_bool")
+                 "call_vjp", "keep", "gradient_registered", "no_bool", "_named_inputs")
 
     def __init__(self, name, forward, args, vjp, jvp, save, variadic, same_dtype, doc,
                  float_only=False, bools=False):
@@ -105,6 +110,8 @@ class Op:
         self.float_only = float_only
         self.no_bool = same_dtype and not bools   # arithmetic: TensorFlow refuses bools
         self.args = tuple(args.split()) if isinstance(args, str) else tuple(args)
+        # Inputs a call may give by name, as TensorFlow's functions take them (tk.add(x=1., y=2.)).
+        self._named_inputs = frozenset() if variadic else frozenset(self.args)
         self.gradient_registered = vjp is not NO_GRADIENT
         if not self.gradient_registered:   # every input reaches the output; its rules raise
             vjp = jvp = (_no_gradient_rule(name),) * len(self.args)
@@ -128,25 +135,165 @@ class Op:
             self.differentiable = tuple(r is not None for r in self.vjp)
         self.doc = doc
         self.call_vjp = _rule_caller(self.vjp, variadic)
+        self.keep = _keeper(self)
 
     def __repr__(self):
         return f"<tapekit op {self.name}>"
 
     def __call__(self, *args, **attrs):
-        if _hints[RAW] and state.raw:  # an unrecorded backward pass: plain NumPy
+        """`tk.sin(x)`, `tk.reduce_sum(x, axis=1)`, and every op a derivative rule runs."""
+        # An unrecorded backward pass runs its rules on plain arrays: the NumPy forward only.
+        if _hints[RAW] and state.raw:
             return self.forward(*args, **attrs)
-        if attrs and "name" in attrs:  # TensorFlow's name= of every op: no graph here to name
-            del attrs["name"]
+        # Keywords: TensorFlow's name= goes (no graph here to name), and inputs given by name
+        # take their places (tk.add(x=1.0, y=2.0) converts as tk.add(1.0, 2.0) does).
+        if attrs:
+            attrs.pop("name", None)
+            if len(args) < len(self._named_inputs) or not self._named_inputs.isdisjoint(attrs):
+                args = self._bind(args, attrs)
+        return self.run(args, attrs)
+
+    def run(self, args, attrs):
+        """The op on `args` (a tuple: tensors, arrays, lists, Python numbers) with the attributes
+        `attrs` (a dict): the one function that runs an op. Op.__call__ calls it, and so do
+        Tensor's operators (ops/operators.py: `x * y` is `multiply.run((x, y), {})`). Returns a
+        new Tensor, shown to every active tape and accumulator."""
+        # 1. The inputs' arrays and tape ids. The common calls are read here directly: one
+        #    tensor, or two (a tensor and a weak Python number), of dtypes the op takes as
+        #    they are. Anything else (arrays, lists, mixed dtypes, lists of inputs) is
+        #    converted by inputs.take_inputs, which applies TensorFlow's dtype rules.
+        values = None
         n = len(args)
-        if n == 1:
-            return apply1(self, args[0], attrs)
-        if n == 2 and not attrs:
-            return apply2(self, args[0], args[1])
-        return apply(self, args, attrs)
+        if n == 2:
+            a, b = args
+            if isinstance(a, Tensor):
+                va = a._value
+                if isinstance(b, Tensor):
+                    vb = b._value
+                    dtype = va.dtype
+                    if not self.same_dtype or (dtype is vb.dtype and dtype is not _BOOL):
+                        values = (va, vb)
+                        tids = (a._tid, b._tid)
+                elif type(b) in _SCALARS:   # a weak number: stays as it is, takes the tensor's dtype
+                    vb = b
+                    if self.same_dtype and va.dtype.kind not in "fc":
+                        check_scalars(self, (va, vb), a)   # int32 + 1.5: TensorFlow raises
+                    values = (va, vb)
+                    tids = (a._tid, None)
+            elif type(a) in _SCALARS and isinstance(b, Tensor):
+                va, vb = a, b._value
+                if self.same_dtype and vb.dtype.kind not in "fc":
+                    check_scalars(self, (va, vb), b)
+                values = (va, vb)
+                tids = (None, b._tid)
+        elif n == 1:
+            a = args[0]
+            if isinstance(a, Tensor):
+                values = (a._value,)
+                tids = (a._tid,)
+                if self.float_only and a._value.dtype.kind not in "fc":
+                    raise not_float(self, a._value)
+        callers = False   # True: a NumPy array of the caller's may be among the values
+        if values is None:
+            args, values, tids, callers = take_inputs(self, args)
+            if n == 2:
+                va, vb = values
+        # 2. The forward, on arrays (called without *values when it can: cheaper for small ones).
+        try:
+            if attrs:
+                out = self.forward(*values, **attrs)
+            elif n == 2:
+                out = self.forward(va, vb)
+            elif n == 1:
+                out = self.forward(values[0])
+            else:
+                out = self.forward(*values)
+        except FORWARD_ERRORS as e:
+            raise op_error(self, values, attrs, e) from None
+        # 3. Never keep the caller's array, neither as the result nor on a tape.
+        if callers:
+            out, values = keep_private(self, values, tids, out)
+        # 4. A new tensor, shown to every active tape (record.Recorder) and accumulator.
+        result = new_tensor(Tensor)   # tensor.wrap_array(out), written out: one call less per op
+        result._value = out
+        result._tid = next_tid()
+        result._name = None
+        tapes = state.tapes
+        if tapes:
+            for tape in tapes:
+                tape._record(self, args, values, tids, result, attrs)
+        if _hints[ACCUMULATORS] and state.accumulators:
+            for acc in tuple(state.accumulators):
+                acc._propagate(self, args, values, tids, result, attrs)
+        return result
+
+    def _bind(self, args, attrs):
+        """`args` with the inputs `attrs` names (taken out of it) in their places, as Python
+        binds a function's arguments; a missing or twice-given input raises TypeError."""
+        names = self.args
+        for name in names[:len(args)]:
+            if name in attrs:
+                raise TypeError(f"{self.name}: got input {name!r} twice, by position and by name "
+                                f"(its inputs are {', '.join(names)})")
+        for name in names[len(args):]:
+            if name not in attrs:
+                others = [repr(k) for k in attrs if k not in names]
+                raise TypeError(f"{self.name}: input {name!r} is missing (its inputs are "
+                                f"{', '.join(names)}"
+                                + (f"; {', '.join(others)} is none of them)" if others else ")"))
+        return args + tuple(attrs.pop(name) for name in names[len(args):])
 
     def differentiable_input(self, i):
         d = self.differentiable
         return d is True or (bool(d) and d[i])
+
+    def saves_input(self, k):
+        """True when a tape that records this op keeps input k (its rules read it)."""
+        return self.save_all or not self.variadic and self.save_mask[k]
+
+
+def _keeper(op):
+    """`op.keep(values, out)`: (inputs, ans), what a tape keeps of one call, built once per op.
+    The input arrays and the output the rules read are kept as they are, the others as their
+    Meta (shape and dtype). Specialised by arity, as `_rule_caller` is, and reading the Meta
+    cache inline: in GradientTape._record a comprehension, or a call of `meta` per array, cost
+    more than the rest of the method."""
+    mask, with_ans = op.save_mask, op.save_ans
+
+    def keep_any(values, out):   # any arity; also whenever the cache has no Meta yet
+        inputs = values if op.save_all else tuple([meta(v) for v in values]) if op.variadic \
+            else tuple([v if k else meta(v) for v, k in zip(values, mask)])
+        return inputs, out if with_ans else meta(out)
+
+    if op.variadic or len(mask) not in (1, 2):
+        return keep_any
+    metas = _METAS
+    if op.save_all:
+        def keep(values, out):
+            try:
+                return values, out if with_ans else metas[out.dtype][out.shape]
+            except (KeyError, AttributeError):   # a shape or dtype not seen yet, or not an array
+                return keep_any(values, out)
+        return keep
+    if len(mask) == 1:
+        def keep(values, out):
+            x = values[0]
+            try:
+                return (metas[x.dtype][x.shape],), out if with_ans else metas[out.dtype][out.shape]
+            except (KeyError, AttributeError):
+                return keep_any(values, out)
+        return keep
+    kx, ky = mask
+
+    def keep(values, out):   # a weak Python number (x + 1.0) is kept as it is
+        x, y = values
+        try:
+            return (x if kx or type(x) in _SCALARS else metas[x.dtype][x.shape],
+                    y if ky or type(y) in _SCALARS else metas[y.dtype][y.shape]), \
+                out if with_ans else metas[out.dtype][out.shape]
+        except (KeyError, AttributeError):
+            return keep_any(values, out)
+    return keep
 
 
 def _rule_caller(rules, variadic):
@@ -229,82 +376,3 @@ def numpy_function(*np_funcs):
             FUNCTIONS[f] = fn
         return fn
     return register
-
-
-# --- checked arguments: integers where TensorFlow wants integers ------------------------
-
-def python_value(x):
-    """The value of `x` for tapekit to decide with in Python: a shape, a size, an axis, a
-    range's bounds. A Tensor gives its array; anything else comes back as it is.
-
-    While a tk.function traces, reading a tensor here records a guard on its whole value, so
-    a replay with another value traces again instead of reusing a program built for this
-    one (tk.range(n) with n = 3, then 4, must not give the first call's 3 numbers).
-    """
-    if isinstance(x, Tensor):
-        if state.tapes:
-            guard_read(x, "numpy", x._value)
-        return x._value
-    return x
-
-
-def as_int(value, what):
-    """`value` as a Python int; a float (1.7), a bool or a non-integer tensor raises TypeError.
-
-    int(1.7) would give 1, and reduce_sum(x, axis=1.7) would then sum axis 1 silently;
-    TensorFlow refuses a float where it wants an integer, and so does tapekit. `what` names
-    the operation and the argument ("reduce_sum: axis").
-    """
-    value = python_value(value)   # a traced tensor's value: guarded (tk.function)
-    if isinstance(value, (bool, np.bool_)) or (isinstance(value, np.ndarray) and value.dtype == bool):
-        raise TypeError(f"{what} must be an integer, got the bool {value!r}")
-    try:
-        return operator.index(value)
-    except TypeError:
-        pass
-    raise TypeError(f"{what} must be an integer, got {value!r} ({type(value).__name__}); "
-                    f"TensorFlow refuses a non-integer here too (int() would truncate it silently)")
-
-
-def as_axis(value, ndim, what):
-    """`value` checked as an axis of a rank-`ndim` tensor: an int in [-ndim, ndim)."""
-    axis = as_int(value, what)
-    if not -ndim <= axis < max(ndim, 1):
-        raise InvalidArgumentError(f"{what} = {axis} is out of range for a tensor of rank {ndim} "
-                         f"(valid: {-ndim} to {max(ndim, 1) - 1})")
-    return axis
-
-
-# --- a list of inputs that must agree (add_n, stack, concat) --------------------------------
-
-def input_shape(x, what, k):
-    """The shape of input `k` of a list (a tensor, array, list or number); None raises."""
-    if x is None:
-        raise TypeError(f"{what}: input {k:,} is None; did a gradient come back None?")
-    if hasattr(x, "shape"):
-        return tuple(int(n) for n in x.shape)
-    try:
-        return np.shape(x)
-    except ValueError as e:   # a ragged list
-        raise TypeError(f"{what}: cannot convert input {k:,} to a tensor: {e}") from None
-
-
-def check_alike(what, shapes, fix, key=tuple, like=lambda shape: f"shape {shape}"):
-    """Raise InvalidArgumentError when the inputs' `key(shape)` differ, with a short message
-    that names the odd inputs by position and shape, says what the others have
-    (`like(one of their shapes)`), and gives the `fix`.
-
-    Up to MAX_LISTED inputs, every shape is listed ('got shapes (2,), (3,)'); beyond, only
-    the odd ones ('input 4,217 has shape (3,); the other 5,000 have shape (2,)'): a
-    5,001-input stack's error was 100 KB and did not say which input was the odd one."""
-    keys = [key(s) for s in shapes]
-    first = keys[0]
-    if all(k == first for k in keys):
-        return
-    if len(shapes) <= MAX_LISTED:
-        got = "got shapes " + ", ".join(str(s) for s in shapes)
-    else:
-        common = Counter(keys).most_common(1)[0][0]
-        got = odd_inputs(keys, lambda k: f"has shape {shapes[k]}",
-                         f"have {like(shapes[keys.index(common)])}")
-    raise InvalidArgumentError(f"{what}: {got}. {fix}")

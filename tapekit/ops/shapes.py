@@ -11,7 +11,8 @@ import math
 import numpy as np
 
 from .indexing import getitem, ndim_of
-from .registry import as_axis, as_int, check_alike, defop, input_shape, numpy_function, python_value
+from .inputs import as_axis, as_int, check_alike, input_shape, python_value
+from .registry import defop, numpy_function
 
 
 def _lead(g, ans):

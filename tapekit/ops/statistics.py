@@ -32,7 +32,8 @@ from .. import dtypes
 from ..tensor import Tensor
 from .arithmetic import sqrt
 from .reductions import expand_back, reduce_mean_op, reduce_sum_op, reduction_axes
-from .registry import as_axis, defop
+from .inputs import as_axis
+from .registry import defop
 from .transcendental import exp
 
 

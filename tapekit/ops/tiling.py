@@ -18,7 +18,8 @@ import numpy as np
 from ..errors import InvalidArgumentError
 from .indexing import ndim_of
 from .reductions import reduce_sum_op
-from .registry import as_int, defop, python_value
+from .inputs import as_int, python_value
+from .registry import defop
 from .shapes import reshape_op
 
 

@@ -14,10 +14,8 @@ notebooks`') shows that the solution passes the same checks that judged the stud
 Nothing is imported by `import tapekit`; reading the checks needs jupytext (the [lab] extra).
 """
 import ast
-import re
 from pathlib import Path
 
-SOLUTION_FIRST_LINE = re.compile(r"^#\s*Solution\b")   # the cell that runs apart
 
 _LESSONS = {}          # id(shell) -> the Exercise whose checks a solution must pass (or None)
 
@@ -46,6 +44,7 @@ def keep_apart(lesson):
 def _as_apart(lines):
     """IPython input transformer: a cell whose first line is `# Solution` becomes a call of
     run_apart with its text; every other cell is left as it is."""
+    from .exercise import SOLUTION_FIRST_LINE   # loaded by keep_apart already (read_exercise)
     if not lines or not SOLUTION_FIRST_LINE.match(lines[0]):
         return lines
     return [f"__import__('tapekit.teach.solution', fromlist=['run_apart'])"

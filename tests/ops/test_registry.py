@@ -1,13 +1,13 @@
-"""tapekit/ops/registry.py: defop and its shortcuts unary/binary, NO_GRADIENT, and the checked
-integer arguments (as_int, as_axis, python_value). Every registered op is checked against
-finite differences in tests/contracts/test_ops_table.py.
+"""tapekit/ops/registry.py: defop and its shortcuts unary/binary, NO_GRADIENT, and the one way
+into an op (Op.__call__ and Op.run: inputs given by name). Every registered op is checked
+against finite differences in tests/contracts/test_ops_table.py.
 """
 import numpy as np
 import pytest
 
 import tapekit as tk
 from tapekit.ops import registry
-from tapekit.ops.registry import NO_GRADIENT, as_axis, as_int, binary, defop, python_value, unary
+from tapekit.ops.registry import NO_GRADIENT, binary, defop, unary
 from tapekit.testing import check_grads
 
 
@@ -68,28 +68,6 @@ def test_an_op_without_a_registered_gradient_raises_only_when_a_gradient_must_pa
     assert float(tape.gradient(y, x)[0]) == 1.0
 
 
-def test_as_int_refuses_floats_and_bools_naming_the_argument():
-    assert as_int(np.int64(3), "n") == 3 and type(as_int(np.int64(3), "n")) is int
-    assert as_int(tk.constant(4), "n") == 4
-    with pytest.raises(TypeError, match=r"reduce_sum: axis must be an integer, got 1\.5 \(float\).*truncate"):
-        as_int(1.5, "reduce_sum: axis")
-    with pytest.raises(TypeError, match="n must be an integer, got the bool True"):
-        as_int(True, "n")
-
-
-def test_as_axis_checks_the_range_for_the_rank():
-    assert as_axis(-1, 3, "op: axis") == -1 and as_axis(2, 3, "op: axis") == 2
-    assert as_axis(0, 0, "op: axis") == 0                       # a scalar has axis 0 (TensorFlow)
-    with pytest.raises(tk.errors.InvalidArgumentError, match=r"op: axis = 3 is out of range for a tensor of rank 2 "
-                                                             r"\(valid: -2 to 1\)"):
-        as_axis(3, 2, "op: axis")
-
-
-def test_python_value_reads_a_tensors_array_and_passes_anything_else():
-    assert python_value(tk.constant([1, 2])).tolist() == [1, 2]
-    assert python_value([3, 4]) == [3, 4] and python_value(5) == 5
-
-
 def test_an_op_registered_with_a_ufunc_answers_numpys_call():
     op = defop("test_registry_cbrt", np.cbrt, ufunc=np.cbrt, save="ans",
                vjp=[lambda g, ans, x: g / (3 * ans * ans)])
@@ -100,3 +78,52 @@ def test_an_op_registered_with_a_ufunc_answers_numpys_call():
     np.testing.assert_allclose(y.numpy(), [2.0, 3.0], rtol=1e-15)
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), [1 / 12, 1 / 27])
     assert op.name == "test_registry_cbrt"
+
+
+# --- one way into an op: Op.__call__ (raw mode, keywords) and Op.run (everything else) ---------
+
+# What TensorFlow 2.21 gives for the same calls with inputs given by name (measured):
+# tf.add(x=1., y=2.) is float32 3.0, tf.sin(x=1.) float32 0.84147096, tf.nn.relu(features=-1.)
+# float32 0.0, tf.identity(input=3.) float32 3.0, tf.math.pow(x=2., y=3.) 8.0,
+# tf.math.atan2(y=1., x=2.) 0.4636476, tf.add(x=tf.constant(1), y=2) int32 3,
+# tf.add(x=[1., 2.], y=1.) float32 [2., 3.], tf.add(x=np.float64(1.), y=2.) float64 3.0,
+# tf.multiply(1., y=2.) float32 2.0.
+@pytest.mark.parametrize("call, dtype, value", [
+    (lambda: tk.add(x=1.0, y=2.0), np.float32, 3.0),
+    (lambda: tk.multiply(1.0, y=2.0), np.float32, 2.0),
+    (lambda: tk.sin(x=1.0), np.float32, np.float32(0.84147096)),
+    (lambda: tk.nn.relu(features=-1.0), np.float32, 0.0),
+    (lambda: tk.identity(input=3.0), np.float32, 3.0),
+    (lambda: tk.math.pow(x=2.0, y=3.0), np.float32, 8.0),
+    (lambda: tk.atan2(y=1.0, x=2.0), np.float32, np.float32(0.4636476)),
+    (lambda: tk.add(x=tk.constant(1), y=2), np.int32, 3),
+    (lambda: tk.add(y=1.0, x=[1.0, 2.0]), np.float32, [2.0, 3.0]),
+    (lambda: tk.add(x=np.float64(1.0), y=2.0), np.float64, 3.0),
+    (lambda: tk.add(x=1.0, y=2.0, name="sum"), np.float32, 3.0),
+])
+def test_inputs_given_by_name_convert_as_tensorflow_converts_them(call, dtype, value):
+    # tk.add(x=1., y=2.) gave a float64 tensor (the keywords reached NumPy as they were), and
+    # tk.sin(x=1.) an unclear TypeError; the names now bind to the op's inputs first.
+    got = call()
+    assert isinstance(got, tk.Tensor) and got.dtype == dtype
+    np.testing.assert_allclose(got.numpy(), np.asarray(value, dtype), rtol=1e-6)   # sin: 1 ulp apart
+
+
+def test_inputs_given_by_name_are_recorded_and_differentiate():
+    x = tk.Variable([1.0, 2.0])
+    with tk.GradientTape() as tape:
+        y = tk.reduce_sum(tk.multiply(y=x, x=tk.sin(x=x)))       # sin(x) * x
+    want = np.cos([1.0, 2.0]) * [1.0, 2.0] + np.sin([1.0, 2.0])
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: tk.add(1.0, x=2.0), r"add: got input 'x' twice, by position and by name \(its inputs are x, y\)"),
+    (lambda: tk.add(x=1.0), r"add: input 'y' is missing \(its inputs are x, y\)"),
+    (lambda: tk.sin(y=1.0), r"sin: input 'x' is missing \(its inputs are x; 'y' is none of them\)"),
+])
+def test_inputs_given_by_name_wrongly_raise_typeerror_naming_the_op_and_its_inputs(call, message):
+    # TensorFlow 2.21 raises TypeError for all three ("Got multiple values for argument 'x'",
+    # "Missing required positional argument", "Got an unexpected keyword argument").
+    with pytest.raises(TypeError, match=message):
+        call()

@@ -1,6 +1,6 @@
 """Convolution layers over NHWC inputs (Conv1D over (batch, steps, channels)); the pooling
 layers are pooling.py's."""
-from ... import nn
+from ... import ops   # tk.nn's ops, from where they are defined
 from ...ops import expand_dims, pad, squeeze
 from .. import activations, initializers, regularizers
 from ..activations import get_activation
@@ -48,7 +48,7 @@ class Conv2D(Layer):
         _add_kernel_and_bias(self, input_shape)
 
     def call(self, x):
-        y = nn.conv2d(x, self.kernel, strides=[1, *self.strides, 1], padding=self.padding.upper())
+        y = ops.conv2d(x, self.kernel, strides=[1, *self.strides, 1], padding=self.padding.upper())
         if self.use_bias:
             y = y + self.bias
         return self.activation(y)
@@ -105,7 +105,7 @@ class Conv2DTranspose(Conv2D):
 
     def call(self, inputs):
         _, h, w, _ = self.compute_output_shape(inputs.shape)
-        y = nn.conv2d_transpose(inputs, self.kernel, [inputs.shape[0], h, w, self.filters],
+        y = ops.conv2d_transpose(inputs, self.kernel, [inputs.shape[0], h, w, self.filters],
                                 strides=[1, *self.strides, 1], padding=self.padding.upper())
         if self.use_bias:
             y = y + self.bias
@@ -183,7 +183,7 @@ class Conv1D(Layer):
         if padding == "causal":
             x = pad(x, [[0, 0], [self.kernel_size[0] - 1, 0], [0, 0]])
             padding = "valid"
-        y = nn.conv2d(expand_dims(x, 1), expand_dims(self.kernel, 0),
+        y = ops.conv2d(expand_dims(x, 1), expand_dims(self.kernel, 0),
                       strides=[1, 1, self.strides[0], 1], padding=padding.upper())
         y = squeeze(y, [1])
         if self.use_bias:

@@ -2,7 +2,7 @@
 _Pooling2D, as Keras 3's BasePooling), MaxPooling1D over the steps of (batch, steps,
 features) inputs (the 2-D pooling of a height of 1), global pooling over height and width,
 and global pooling over the steps of (batch, steps, features) inputs."""
-from ... import nn
+from ... import ops   # tk.nn's ops, from where they are defined
 from ...ops import cast, expand_dims, reduce_max, reduce_mean, reduce_sum, squeeze, where
 from .. import masking
 from .arguments import check_padding, conv_length, pair, positive_int
@@ -49,7 +49,7 @@ class MaxPooling2D(_Pooling2D):
      [14. 16.]], shape=(2, 2), dtype=float32)
     """
 
-    _pool = staticmethod(nn.max_pool2d)
+    _pool = staticmethod(ops.max_pool2d)
 
 
 class AveragePooling2D(_Pooling2D):
@@ -60,7 +60,7 @@ class AveragePooling2D(_Pooling2D):
     """
 
     _cast_integer_inputs = True
-    _pool = staticmethod(nn.avg_pool2d)
+    _pool = staticmethod(ops.avg_pool2d)
 
 
 class MaxPooling1D(Layer):
@@ -91,7 +91,7 @@ class MaxPooling1D(Layer):
         super().__init__(name=name, **kwargs)
 
     def call(self, inputs):
-        pooled = nn.max_pool2d(expand_dims(inputs, 1), ksize=[1, 1, self.pool_size, 1],
+        pooled = ops.max_pool2d(expand_dims(inputs, 1), ksize=[1, 1, self.pool_size, 1],
                                strides=[1, 1, self.strides, 1], padding=self.padding.upper())
         return squeeze(pooled, 1)
 

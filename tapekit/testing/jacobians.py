@@ -1,16 +1,18 @@
 """Jacobians three ways, for checking gradients: central finite differences, reverse mode
 (the tape) and forward mode (ForwardAccumulator), plus `gradient_function` for higher
-orders and `compare_jacobians`, which says where two Jacobians differ most.
+orders, `compare_jacobians`, which says where two Jacobians differ most, and
+`compute_gradient`, TensorFlow's tf.test.compute_gradient (tk.test.compute_gradient): the
+tape's and the numerical Jacobian, laid out as TensorFlow lays them out.
 
-Public as tk.testing.* (testing.py re-exports them; its checker compares these).
+Public as tk.testing.* (and compute_gradient as tk.test.*); checks.py compares these.
 """
 import numpy as np
 
-from .forward import ForwardAccumulator
-from .ops import concat, reshape
-from .tape import GradientTape
-from .convert import constant
-from .tensor import Tensor
+from ..forward import ForwardAccumulator
+from ..ops import concat, reshape
+from ..ops.conversion import constant, convert_to_tensor
+from ..tape import GradientTape
+from ..tensor import Tensor
 
 
 # --- Jacobians three ways ---------------------------------------------------------------------
@@ -112,6 +114,41 @@ def gradient_function(f):
         grads = tape.gradient(target, list(ts), unconnected_gradients="zero")
         return concat([reshape(g, (-1,)) for g in grads], axis=0)
     return df
+
+
+# --- tf.test.compute_gradient ---------------------------------------------------------------
+
+def compute_gradient(f, x, delta=None):
+    """The theoretical (tape) and numerical Jacobians of `f` at `x` (`tf.test.compute_gradient`).
+
+    `x` is a list or tuple of f's arguments. Returns two tuples with one 2-D NumPy
+    array per argument, of shape (y.size, x.size): row i, column j is d y.flat[i] /
+    d x.flat[j]. As TensorFlow: inputs keep their dtype (Python floats become float32),
+    central differences use step `delta` (default 1/1024, exact in binary).
+
+    >>> theoretical, numerical = tk.test.compute_gradient(lambda x: x * x, [1.0])
+    >>> theoretical, numerical
+    ((array([[2.]], dtype=float32),), (array([[2.]], dtype=float32),))
+    """
+    if not isinstance(x, (list, tuple)):
+        raise ValueError(f"compute_gradient: `x` must be a list or tuple of f's arguments, "
+                         f"not a {type(x).__name__}")
+    delta = 1.0 / 1024 if delta is None else delta
+    xs = [np.array(convert_to_tensor(v)._value) for v in x]
+    for k, v in enumerate(xs):
+        if v.dtype.kind not in "fc":
+            raise TypeError(f"compute_gradient: argument #{k} has dtype {v.dtype.name}; "
+                            f"gradients need a floating dtype")
+    y = f(*[constant(v) for v in xs])
+    theoretical = reverse_jacobian(f, xs, dtype=None)
+    numerical = numerical_jacobian(f, xs, eps=delta, dtype=None)
+    y_size = int(np.prod(np.shape(y)))
+
+    def as_matrix(jac, v):
+        return np.asarray(jac).reshape(y_size, v.size).astype(v.dtype)
+
+    return (tuple(as_matrix(j, v) for j, v in zip(theoretical, xs)),
+            tuple(as_matrix(j, v) for j, v in zip(numerical, xs)))
 
 
 # --- comparing ---------------------------------------------------------------------------------

@@ -1,31 +1,36 @@
-"""The one path every op call takes: convert the inputs, run the forward, wrap the result,
-and show the op to every active tape and forward accumulator (`_emit`).
+"""What an op is given: its inputs, as `Op.run` (registry.py) takes anything but tensors and weak
+Python numbers, and the integer arguments an op's function reads (axes, sizes, shapes).
 
-`apply` is the general path; `apply1` (one tensor) and `apply2` (two tensors, or a tensor
-and a Python number, no attributes) are its shortcuts for the common calls. Inputs are
-checked here: dtypes that would change a number raise (where TensorFlow raises, int32 + 1.5,
-and where it converts silently, a NumPy float array into an int32 op), and a forward that
-fails names the op and its inputs' shapes and dtypes.
+- `take_inputs` converts arrays, lists and numbers as TensorFlow converts an op's inputs (a
+  Python number takes the tensor's dtype; two tensors of different dtypes raise; int32 + 1.5
+  raises where NumPy would promote);
+- `keep_private` is the copy rule: never keep the caller's array;
+- `python_value`, `as_int`, `as_axis`: integers where TensorFlow wants integers (a float or
+  a bool raises), a traced tensor's value guarded (tk.function);
+- `input_shape`, `check_alike`: a list of inputs that must agree (add_n, stack, concat);
+- a forward that fails is re-raised naming the op and its inputs' shapes and dtypes
+  (`op_error`), a long list of inputs summarised by its odd ones (`describe_inputs`).
 """
+import operator
 import sys
 from collections import Counter
 
 import numpy as np
 
-from ..context import ACCUMULATORS, state
-from ..context import hints as _hints
+from ..context import state
 from ..errors import InvalidArgumentError
-from ..tensor import Tensor, new_tensor, next_tid, to_array, wrap_array
+from ..tensor import Tensor, guard_read, to_array, wrap_array
 
 
 _SCALARS = (int, float, bool)
 _BOOL = np.dtype(bool)
-_NO_ATTRS = {}  # shared by every call without attributes; nothing writes to a record's attrs
 
 
-def apply(op, args, attrs):
-    """Run `op` on tensors: convert inputs, compute, wrap, record on tapes and accumulators."""
-    # One pass over the inputs; apply1/apply2 below are the shortcuts for the common calls.
+def take_inputs(op, args):
+    """(args, values, tids, callers) for a call of `op` that Op.__call__ does not read directly:
+    `args` with the inputs that became tensors, their arrays `values` and tape ids `tids`
+    (None for a non-tensor), and whether a NumPy array of the caller's may be among the
+    values (then Op.__call__ applies keep_private). TensorFlow's dtype rules are checked here."""
     values = []
     tids = []
     first = None
@@ -49,151 +54,48 @@ def apply(op, args, attrs):
                 arrays = True
                 if not (type(a) is np.ndarray and first is not None and a.dtype is first._value.dtype):
                     convert = True
-                elif _tape_saves(op, len(values)):
-                    a = a.copy()   # the caller's array, which a tape saves: see _keep_private
             values.append(a)
             tids.append(None)
     if convert or first is None:
-        args, values = _convert(op, args, values, first)
+        args, values, copied = _convert(op, args, values, first)
+        arrays = arrays and not copied
     elif (scalars and op.same_dtype) or op.float_only:
-        _check_scalars(op, values, first)
+        check_scalars(op, values, first)
     if op.no_bool and (first is None or first._value.dtype is _BOOL) and any(
             type(v) is bool or getattr(v, "dtype", None) is _BOOL for v in values):
         raise _bool_error(op, values)   # True + True: TensorFlow refuses, NumPy gives True
-    try:
-        if attrs:
-            out = op.forward(*values, **attrs)
-        elif len(values) == 2:  # a direct call: cheaper than *values for small arrays
-            out = op.forward(values[0], values[1])
-        elif len(values) == 1:
-            out = op.forward(values[0])
-        else:
-            out = op.forward(*values)
-    except _FORWARD_ERRORS as e:
-        raise _op_error(op, values, attrs, e) from None
-    # A view of the caller's array has a base; forwards that return an input itself
-    # (identity, cast to the same dtype) have one input, converted (copied) above.
-    if arrays and (convert or type(out) is np.ndarray and out.base is not None) and first is not None:
-        out = _keep_private(op, values, tids, out, saved=convert)
-    return _emit(op, args, tuple(values), tuple(tids), out, attrs)
+    return args, tuple(values), tuple(tids), arrays
 
 
-def _keep_private(op, values, tids, out, saved=True):
-    """Make sure neither the result nor a tape holds a NumPy array the caller still has.
+def keep_private(op, values, tids, out):
+    """(out, values) holding no NumPy array the caller still has: the copy rule, once.
 
     TensorFlow copies NumPy inputs; so does tapekit, but only where it would otherwise
     keep the caller's array: the result when it is a view of one (x[0], reshape, identity),
     and an input a recording tape saves for the backward pass (X in X @ w). Without a copy,
     `X[:] = 0` after the forward pass would change the gradient. Everywhere else (no tape,
-    or an input the rules do not read) the array is only read once, now.
-    apply copies the saved inputs itself when they need no conversion (`saved=False`).
+    or an input the rules do not read) the array is only read once, now. An array nobody
+    can write to (read-only and owning its memory: what np.asarray(tensor) hands out) is
+    never copied.
     """
+    saving = bool(state.tapes) and not op.save_none
+    kept = None
     for k, v in enumerate(values):
-        if tids[k] is not None or type(v) is not np.ndarray:
-            continue   # a tensor or a Python number
+        if tids[k] is not None or type(v) is not np.ndarray or (v.base is None and not v.flags.writeable):
+            continue   # a tensor's array, a Python number, or an array that cannot change
         if (type(out) is np.ndarray and (out is v or out.base is not None)
-                and np.may_share_memory(out, v) and not _frozen(v)):
+                and np.may_share_memory(out, v)):
             out = out.copy()
-        if saved and _tape_saves(op, k) and not _frozen(v):
-            values[k] = v.copy()
-    return out
-
-
-def _tape_saves(op, k):
-    """True when a recording tape would keep input k of `op` for the backward pass."""
-    return bool(state.tapes) and not op.save_none and (
-        op.save_all or not op.variadic and op.save_mask[k])
-
-
-def _frozen(v):
-    """True for an array nobody can write to: read-only and owning its memory (what
-    np.asarray(tensor) hands out). Such an array needs no copy."""
-    return v.base is None and not v.flags.writeable
-
-
-# The common calls, one input (elementwise functions, reductions, reshapes) or two without
-# attributes (every arithmetic operator), skip apply's loop and its two lists when the
-# inputs are tensors or weak Python numbers. Anything else (an array or list input, mixed
-# dtypes where the op needs one) goes to apply.
-
-def apply1(op, a, attrs=_NO_ATTRS):
-    """apply(op, (a,), attrs) for a tensor `a`."""
-    if not isinstance(a, Tensor):
-        return apply(op, (a,), attrs)
-    v = a._value
-    if op.float_only and v.dtype.kind not in "fc":
-        raise _not_float(op, v)
-    try:
-        out = op.forward(v, **attrs) if attrs else op.forward(v)
-    except _FORWARD_ERRORS as e:
-        raise _op_error(op, (v,), attrs, e) from None
-    return _emit(op, (a,), (v,), (a._tid,), out, attrs)
-
-
-def apply2(op, a, b):
-    """apply(op, (a, b), {}) for two tensors, or a tensor and a Python number (`lr * g`),
-    or a tensor and a NumPy array of its dtype (`x * c`)."""
-    if isinstance(a, Tensor):
-        va = a._value
-        if isinstance(b, Tensor):
-            vb = b._value
-            if op.same_dtype and (va.dtype is not vb.dtype or va.dtype is _BOOL):
-                return apply(op, (a, b), _NO_ATTRS)  # which raises the error that names both
-            tids = (a._tid, b._tid)
-        elif type(b) in _SCALARS:  # a weak number: stays as it is, takes the tensor's dtype
-            if op.same_dtype and va.dtype.kind not in "fc":
-                _check_scalars(op, (va, b), a)   # int32 + 1.5: TensorFlow raises, NumPy promotes
-            vb = b
-            tids = (a._tid, None)
-        elif type(b) is np.ndarray and b.dtype is va.dtype and not op.variadic and b.dtype is not _BOOL:
-            # The caller's array: copied where apply would copy it (see _keep_private).
-            vb = b.copy() if _tape_saves(op, 1) else b
-            try:
-                out = op.forward(va, vb)
-            except _FORWARD_ERRORS as e:
-                raise _op_error(op, (va, vb), _NO_ATTRS, e) from None
-            if type(out) is np.ndarray and out.base is not None and vb is b and np.may_share_memory(out, b):
-                out = out.copy()
-            return _emit(op, (a, b), (va, vb), (a._tid, None), out, _NO_ATTRS)
-        else:
-            return apply(op, (a, b), _NO_ATTRS)
-    elif type(a) in _SCALARS and isinstance(b, Tensor):
-        va = a
-        vb = b._value
-        if op.same_dtype and vb.dtype.kind not in "fc":
-            _check_scalars(op, (a, vb), b)
-        tids = (None, b._tid)
-    else:
-        return apply(op, (a, b), _NO_ATTRS)
-    try:
-        out = op.forward(va, vb)
-    except _FORWARD_ERRORS as e:
-        raise _op_error(op, (va, vb), _NO_ATTRS, e) from None
-    return _emit(op, (a, b), (va, vb), tids, out, _NO_ATTRS)
-
-
-def _emit(op, args, values, tids, out, attrs):
-    """Wrap `out` in a new tensor and show the op to every active tape and accumulator.
-
-    `values` (the inputs' arrays) and `tids` (their tape ids, None for a non-tensor) are
-    tuples: a record keeps them as they are.
-    """
-    result = new_tensor(Tensor)   # wrap_array(out), written out: one call less per op
-    result._value = out
-    result._tid = next_tid()
-    result._name = None
-    tapes = state.tapes
-    if tapes:
-        for tape in tapes:
-            tape._record(op, args, values, tids, result, attrs)
-    if _hints[ACCUMULATORS] and state.accumulators:
-        for acc in tuple(state.accumulators):
-            acc._propagate(op, args, values, tids, result, attrs)
-    return result
+        if saving and op.saves_input(k):
+            kept = list(values) if kept is None else kept
+            kept[k] = v.copy()
+    return out, (values if kept is None else tuple(kept))
 
 
 def _convert(op, args, values, first):
-    """Inputs that are not tensors: weak Python scalars stay, the rest become arrays."""
+    """Inputs that are not tensors: weak Python scalars stay, the rest become arrays.
+    Returns (args, values, copied): `copied` is True when every array is a copy already."""
+    copied = False
     if first is None:  # no tensor among the inputs at all: tk.sin(3.0), tk.add([1], [2])
         for a in args:
             if a is None:
@@ -206,6 +108,7 @@ def _convert(op, args, values, first):
             first = args[0] if args else None
             if op.same_dtype and len(args) > 1:
                 _check_same_dtype(op, args)   # tk.add(1, 2.5): int32 and float32, as TensorFlow
+            copied = True
         else:
             # Arrays and Python numbers: the Python numbers take the first array's dtype, as
             # TensorFlow converts op inputs: tk.multiply(np.ones(2), 42) is float64 [42, 42]
@@ -217,8 +120,8 @@ def _convert(op, args, values, first):
     else:
         _convert_rest(op, args, values, first)
     if op.same_dtype or op.float_only:
-        _check_scalars(op, values, first)
-    return args, values
+        check_scalars(op, values, first)
+    return args, values, copied
 
 
 def _convert_rest(op, args, values, first):
@@ -231,11 +134,11 @@ def _convert_rest(op, args, values, first):
             continue  # already what to_array would return
         if a is None:
             raise TypeError(f"{op.name}: an input is None; did a gradient come back None?")
-        # Not copied here: apply copies what it would keep (_keep_private).
+        # Not copied here: Op.__call__ copies what it would keep (keep_private).
         values[k] = to_array(a, dtype, copy=False, what=f"{op.name}: input {k}")
 
 
-def _check_scalars(op, values, first):
+def check_scalars(op, values, first):
     """TensorFlow's dtype rules where NumPy would promote silently.
 
     same_dtype ops: a Python float with an integer tensor (int32 + 1.5 would become
@@ -246,7 +149,7 @@ def _check_scalars(op, values, first):
     if op.float_only:
         for v in values:
             if hasattr(v, "dtype") and v.dtype.kind not in "fc":
-                raise _not_float(op, v)
+                raise not_float(op, v)
     if not op.same_dtype or dtype is None or dtype.kind in "fc":
         return
     for v in values:
@@ -271,7 +174,7 @@ def _bool_error(op, values):
                      f"tk.cast(x, tk.int32) to count, or use tk.logical_or / tk.logical_and")
 
 
-def _not_float(op, v):
+def not_float(op, v):
     return TypeError(f"{op.name}: needs a floating input (float16/32/64), got dtype {v.dtype.name}; "
                      f"TensorFlow refuses it too, NumPy would silently give "
                      f"{_numpy_result(op, v)}. Cast first: {_public(op.name)}(tk.cast(x, tk.float32))")
@@ -361,12 +264,12 @@ def odd_inputs(keys, odd, others, skip=lambda key: False, most=3):
     return text + (", no two alike" if n == 1 else f"; the other {n:,} {others}")
 
 
-# What a forward may raise for bad inputs: re-raised naming the op (_op_error). NumPy raises
+# What a forward may raise for bad inputs: re-raised naming the op (op_error). NumPy raises
 # OverflowError for a Python int that does not fit the tensor's dtype (int32 + 2**40).
-_FORWARD_ERRORS = (ValueError, TypeError, IndexError, OverflowError)
+FORWARD_ERRORS = (ValueError, TypeError, IndexError, OverflowError)
 
 
-def _op_error(op, values, attrs, err):
+def op_error(op, values, attrs, err):
     shapes = describe_inputs(values)
     if len(values) <= MAX_LISTED:
         shapes = "inputs " + shapes
@@ -387,3 +290,82 @@ def _describe(v):
     if isinstance(v, (np.ndarray, np.generic)):
         return f"shape {v.shape} {v.dtype.name}"
     return repr(v)
+
+
+# --- checked arguments: integers where TensorFlow wants integers ------------------------
+
+def python_value(x):
+    """The value of `x` for tapekit to decide with in Python: a shape, a size, an axis, a
+    range's bounds. A Tensor gives its array; anything else comes back as it is.
+
+    While a tk.function traces, reading a tensor here records a guard on its whole value, so
+    a replay with another value traces again instead of reusing a program built for this
+    one (tk.range(n) with n = 3, then 4, must not give the first call's 3 numbers).
+    """
+    if isinstance(x, Tensor):
+        if state.tapes:
+            guard_read(x, "numpy", x._value)
+        return x._value
+    return x
+
+
+def as_int(value, what):
+    """`value` as a Python int; a float (1.7), a bool or a non-integer tensor raises TypeError.
+
+    int(1.7) would give 1, and reduce_sum(x, axis=1.7) would then sum axis 1 silently;
+    TensorFlow refuses a float where it wants an integer, and so does tapekit. `what` names
+    the operation and the argument ("reduce_sum: axis").
+    """
+    value = python_value(value)   # a traced tensor's value: guarded (tk.function)
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, np.ndarray) and value.dtype == bool):
+        raise TypeError(f"{what} must be an integer, got the bool {value!r}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        pass
+    raise TypeError(f"{what} must be an integer, got {value!r} ({type(value).__name__}); "
+                    f"TensorFlow refuses a non-integer here too (int() would truncate it silently)")
+
+
+def as_axis(value, ndim, what):
+    """`value` checked as an axis of a rank-`ndim` tensor: an int in [-ndim, ndim)."""
+    axis = as_int(value, what)
+    if not -ndim <= axis < max(ndim, 1):
+        raise InvalidArgumentError(f"{what} = {axis} is out of range for a tensor of rank {ndim} "
+                         f"(valid: {-ndim} to {max(ndim, 1) - 1})")
+    return axis
+
+
+# --- a list of inputs that must agree (add_n, stack, concat) --------------------------------
+
+def input_shape(x, what, k):
+    """The shape of input `k` of a list (a tensor, array, list or number); None raises."""
+    if x is None:
+        raise TypeError(f"{what}: input {k:,} is None; did a gradient come back None?")
+    if hasattr(x, "shape"):
+        return tuple(int(n) for n in x.shape)
+    try:
+        return np.shape(x)
+    except ValueError as e:   # a ragged list
+        raise TypeError(f"{what}: cannot convert input {k:,} to a tensor: {e}") from None
+
+
+def check_alike(what, shapes, fix, key=tuple, like=lambda shape: f"shape {shape}"):
+    """Raise InvalidArgumentError when the inputs' `key(shape)` differ, with a short message
+    that names the odd inputs by position and shape, says what the others have
+    (`like(one of their shapes)`), and gives the `fix`.
+
+    Up to MAX_LISTED inputs, every shape is listed ('got shapes (2,), (3,)'); beyond, only
+    the odd ones ('input 4,217 has shape (3,); the other 5,000 have shape (2,)'): a
+    5,001-input stack's error was 100 KB and did not say which input was the odd one."""
+    keys = [key(s) for s in shapes]
+    first = keys[0]
+    if all(k == first for k in keys):
+        return
+    if len(shapes) <= MAX_LISTED:
+        got = "got shapes " + ", ".join(str(s) for s in shapes)
+    else:
+        common = Counter(keys).most_common(1)[0][0]
+        got = odd_inputs(keys, lambda k: f"has shape {shapes[k]}",
+                         f"have {like(shapes[keys.index(common)])}")
+    raise InvalidArgumentError(f"{what}: {got}. {fix}")

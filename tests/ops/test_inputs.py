@@ -1,10 +1,12 @@
-"""tapekit/ops/dispatch.py: how an op call converts its inputs (TensorFlow's dtype rules for
-Python numbers and arrays), keeps values private from later writes, and records.
+"""tapekit/ops/inputs.py: how an op call converts its inputs (TensorFlow's dtype rules for
+Python numbers and arrays), keeps values private from later writes, and the checked integer
+arguments (as_int, as_axis, python_value).
 """
 import numpy as np
 import pytest
 
 import tapekit as tk
+from tapekit.ops.inputs import as_axis, as_int, python_value
 
 
 def test_python_numbers_take_a_numpy_arrays_dtype():
@@ -85,9 +87,31 @@ def test_an_op_error_with_thousands_of_inputs_summarises_them():
 
 
 def test_odd_inputs_counts_what_it_does_not_list():
-    from tapekit.ops.dispatch import odd_inputs
+    from tapekit.ops.inputs import odd_inputs
     keys = ["a"] * 10 + ["b", "c", "d", "e", "f"]
     assert odd_inputs(keys, lambda k: f"is {keys[k]}", "are a") == (
         "input 10 is b, input 11 is c, input 12 is d and 2 more; the other 10 are a")
     assert odd_inputs(list("xyz"), lambda k: "is " + "xyz"[k], "-", most=2) == (
         "input 0 is x, input 1 is y and 1 more, no two alike")
+
+
+def test_as_int_refuses_floats_and_bools_naming_the_argument():
+    assert as_int(np.int64(3), "n") == 3 and type(as_int(np.int64(3), "n")) is int
+    assert as_int(tk.constant(4), "n") == 4
+    with pytest.raises(TypeError, match=r"reduce_sum: axis must be an integer, got 1\.5 \(float\).*truncate"):
+        as_int(1.5, "reduce_sum: axis")
+    with pytest.raises(TypeError, match="n must be an integer, got the bool True"):
+        as_int(True, "n")
+
+
+def test_as_axis_checks_the_range_for_the_rank():
+    assert as_axis(-1, 3, "op: axis") == -1 and as_axis(2, 3, "op: axis") == 2
+    assert as_axis(0, 0, "op: axis") == 0                       # a scalar has axis 0 (TensorFlow)
+    with pytest.raises(tk.errors.InvalidArgumentError, match=r"op: axis = 3 is out of range for a tensor of rank 2 "
+                                                             r"\(valid: -2 to 1\)"):
+        as_axis(3, 2, "op: axis")
+
+
+def test_python_value_reads_a_tensors_array_and_passes_anything_else():
+    assert python_value(tk.constant([1, 2])).tolist() == [1, 2]
+    assert python_value([3, 4]) == [3, 4] and python_value(5) == 5

@@ -6,26 +6,20 @@ One checker, three ways in:
     report = tk.testing.check_gradients(f, x)   # the same checks as a readable report
     check = tk.testing.check_gradient(name, tape_gradient, f, x)   # one gradient you already have
 
-`tk.test.check_gradients` and `tk.test.compute_gradient` (tapekit/test.py) are the
-TensorFlow-named doors to the same code; the widgets' NodeInspector uses
-`check_gradient`. Everything runs in float64; `f` takes and returns tensors. The three
-Jacobians the checker compares come from jacobians.py.
+`tk.test.check_gradients` is the TensorFlow-named door to the same code; the widgets'
+NodeInspector uses `check_gradient`. Everything runs in float64; `f` takes and returns
+tensors. The three Jacobians the checker compares come from jacobians.py.
 """
 import inspect
 from html import escape
 
 import numpy as np
 
-from .display.format import number, summary
+from ..display.format import number, summary
+from ..ops.conversion import constant
+from ..tape import GradientTape
 from .jacobians import (compare_jacobians, forward_jacobian, gradient_function,
                         numerical_jacobian, reverse_jacobian, value_of)
-from .tape import GradientTape
-from .convert import constant
-from .namespaces import public_dir
-
-__all__ = ["GradientCheck", "GradientCheckError", "GradientReport", "check_gradient", "check_gradients",
-           "check_grads", "compare_jacobians", "forward_jacobian", "gradient_function",
-           "numerical_jacobian", "reverse_jacobian"]
 
 
 # --- the checker ---------------------------------------------------------------------------------
@@ -284,6 +278,3 @@ def _ops_without_jvp(f, xs):
 def _sum(t):
     """sum(t) as a float64 scalar: tensors and NumPy values alike."""
     return float(np.sum(np.asarray(value_of(t), dtype=np.float64)))
-
-
-__dir__ = public_dir(globals())   # dir() and tab completion: the public names only

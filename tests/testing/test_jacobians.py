@@ -1,8 +1,8 @@
-"""Jacobians three ways, and comparing them (tapekit/jacobians.py, behind tk.testing)."""
+"""Jacobians three ways, and comparing them (tapekit/testing/jacobians.py, behind tk.testing)."""
 import numpy as np
 
 import tapekit as tk
-from tapekit.jacobians import (compare_jacobians, forward_jacobian, gradient_function,
+from tapekit.testing.jacobians import (compare_jacobians, forward_jacobian, gradient_function,
                                numerical_jacobian, reverse_jacobian, value_of)
 
 
