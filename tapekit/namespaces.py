@@ -23,34 +23,68 @@ What a namespace gets from its table:
   imported for its own use (`tk.optimizers.<Tab>` listed np, threading, convert_to_tensor);
   nothing is hidden from code, every name stays reachable as an attribute;
 - `__getattr__` (PEP 562), asked only for a name the namespace does not have: a TensorFlow
-  name listed in REFUSED raises NotInTapekit, an AttributeError whose message says what to
-  use instead; any other name raises AttributeError as Python does. REFUSED is empty: the
-  names table in the docs (docs/names.md, from tools/inventory/) is where it will be filled
-  from, per namespace.
+  or Keras name that tapekit lacks raises NotInTapekit, an AttributeError whose message says
+  so, whether the name is in tapekit's scope (not built yet) or outside it (and why), what to
+  use instead where there is something, and where the table of names is; any other name
+  raises AttributeError as Python does. The names are tapekit/not_in_tapekit.json, which
+  tools/inventory/compare.py writes from the inventory (docs/names.md), read at the first
+  miss; the Keras namespaces and tapekit.ops get the same `__getattr__` (`alias_keras`).
 """
 import importlib
+import json
 import sys
+from pathlib import Path
 from types import ModuleType
 
 
 class NotInTapekit(AttributeError):
-    """A TensorFlow name a tapekit namespace refuses: the message says what to use instead
-    (REFUSED)."""
+    """A TensorFlow or Keras name that tapekit does not have: the message says whether it is in
+    tapekit's scope, what to use instead, and where the table of names is."""
 
 
-# namespace ("tapekit.math") -> {TensorFlow's name in it: what to use in tapekit instead}.
-REFUSED = {}
+_NOT_IN_TAPEKIT = {}     # {namespace: {name: entry}}, from not_in_tapekit.json at the first miss
+_TABLE = ("The table \"TensorFlow's names in tapekit\" in the docs (names.md) lists what "
+          "tapekit has")
+
+
+def not_in_tapekit():
+    """{namespace ("tapekit.math"): {TensorFlow's name in it: {tf, status, reason?, instead?}}}."""
+    if not _NOT_IN_TAPEKIT:
+        path = Path(__file__).with_name("not_in_tapekit.json")
+        _NOT_IN_TAPEKIT.update(json.loads(path.read_text(encoding="utf-8"))["namespaces"])
+    return _NOT_IN_TAPEKIT
+
+
+def refusal(namespace, name):
+    """The NotInTapekit error for `name` in the module `namespace` (under any of its names:
+    tapekit.losses is tapekit.keras.losses), or None when the inventory does not list it."""
+    module = sys.modules.get(namespace)
+    spellings = [namespace] + [n for n, m in list(sys.modules.items())
+                               if m is module and n != namespace and module is not None]
+    table = not_in_tapekit()
+    entry = next((table[n][name] for n in spellings if name in table.get(n, {})), None)
+    if entry is None and namespace == "tapekit.ops" and not name.startswith("_"):
+        # `import tapekit as keras; keras.ops.sum`: tapekit.ops is tapekit's own op table
+        entry = {"tf": f"keras.ops.{name}", "status": "missing",
+                 "instead": "tapekit's ops by TensorFlow's names and signatures (tk.reduce_sum, "
+                            "tk.concat, ...); tapekit.ops is not keras.ops"}
+    if entry is None:
+        return None
+    why = (f"it is outside tapekit's scope ({entry['reason']})" if entry["status"] == "out-of-scope"
+           else "it is in tapekit's scope but not built yet")
+    instead = f" Instead: {entry['instead']}." if entry.get("instead") else ""
+    return NotInTapekit(f"tapekit does not have {entry['tf']}: {why}.{instead} {_TABLE}.",
+                        name=name, obj=module)
 
 
 def missing(namespace):
     """The module-level `__getattr__` of `namespace`: only asked for a name it does not have."""
     def __getattr__(name):
-        instead = REFUSED.get(namespace, {}).get(name)
-        if instead is not None:
-            tf = "tf" + namespace[len("tapekit"):]
-            raise NotInTapekit(f"tapekit does not have {tf}.{name}: {instead}; see the names "
-                               f"table in the docs (TensorFlow's names in tapekit)")
-        raise AttributeError(f"module {namespace!r} has no attribute {name!r}")
+        error = refusal(namespace, name) if not name.startswith("__") else None
+        if error is not None:
+            raise error
+        raise AttributeError(f"module {namespace!r} has no attribute {name!r}", name=name,
+                             obj=sys.modules.get(namespace))
     return __getattr__
 
 
@@ -212,3 +246,9 @@ def alias_keras(tk):
     for name in KERAS:
         module = tk[name] = getattr(keras, name)
         sys.modules[f"{tk['__name__']}.{name}"] = module
+    # A name they lack says so (`missing`), as tk's own namespaces do; tapekit.ops too, which
+    # `import tapekit as keras` makes keras.ops.
+    modules = [keras, sys.modules[f"{tk['__name__']}.ops"], keras.optimizers.schedules]
+    for module in modules + [getattr(keras, name) for name in KERAS]:
+        if "__getattr__" not in vars(module):
+            module.__getattr__ = missing(module.__name__)

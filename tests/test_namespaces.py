@@ -131,9 +131,32 @@ def test_a_missing_name_is_an_attribute_error_and_a_refused_one_says_what_instea
     with pytest.raises(AttributeError, match="module 'tapekit.math' has no attribute 'no_such_op'"):
         tk.math.no_such_op
     assert not hasattr(tk, "no_such_name") and not hasattr(tk.backprop, "no_such_name")
-    monkeypatch.setitem(namespaces.REFUSED, "tapekit.math", {"bessel_i0": "use tk.math.exp ..."})
+    monkeypatch.setitem(namespaces.not_in_tapekit(), "tapekit.math", {"bessel_i0": {
+        "tf": "tf.math.bessel_i0", "status": "missing", "instead": "tk.math.exp ..."}})
     with pytest.raises(namespaces.NotInTapekit, match=r"tapekit does not have tf\.math\.bessel_i0: "
-                                                      r"use tk\.math\.exp"):
+                                                      r"it is in tapekit's scope but not built "
+                                                      r"yet\. Instead: tk\.math\.exp \.\.\.\. "
+                                                      r"The table .*names\.md"):
         tk.math.bessel_i0
     assert issubclass(namespaces.NotInTapekit, AttributeError)
     assert not hasattr(tk.math, "bessel_i0")     # getattr(..., default) and hasattr still work
+
+
+def test_the_names_tapekit_lacks_say_so_in_every_namespace():
+    # from tapekit/not_in_tapekit.json (tools/inventory): out of scope with its reason, or not
+    # built yet; under every name of a Keras namespace; and keras.ops after import tapekit as keras
+    with pytest.raises(namespaces.NotInTapekit, match=r"tapekit does not have tf\.data: it is "
+                                                      r"outside tapekit's scope \("):
+        tk.data
+    with pytest.raises(namespaces.NotInTapekit, match=r"tapekit does not have keras\.layers\."
+                                                      r"MultiHeadAttention: it is in tapekit's scope"):
+        tk.layers.MultiHeadAttention
+    with pytest.raises(namespaces.NotInTapekit, match=r"MultiHeadAttention"):
+        tk.keras.layers.MultiHeadAttention
+    with pytest.raises(namespaces.NotInTapekit, match=r"tapekit does not have keras\.ops\.sum: .*"
+                                                      r"tapekit\.ops is not keras\.ops"):
+        tk.ops.sum
+    with pytest.raises(AttributeError) as plain:       # a name no one has: Python's own error
+        tk.layers.Dnese
+    assert not isinstance(plain.value, namespaces.NotInTapekit)
+    assert plain.value.name == "Dnese" and plain.value.obj is tk.layers   # "Did you mean: 'Dense'?"

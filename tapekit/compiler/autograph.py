@@ -55,4 +55,4 @@ def to_code(entity, recursive=True, experimental_optional_features=None):
 
 
 __dir__ = public_dir(globals())   # dir() and tab completion: the public names only
-__getattr__ = missing(__name__)   # a TensorFlow name tapekit refuses says what to use instead
+__getattr__ = missing("tapekit.autograph")   # its public name, tk.autograph: a name tapekit lacks says so

@@ -283,19 +283,21 @@ def namespaces_of(alias):
     >>> namespaces_of("tf.math.bincount"), namespaces_of("tf.newaxis")
     ([('tapekit.math', 'bincount')], [('tapekit', 'newaxis')])
     >>> namespaces_of("keras.layers.RandomFlip")
-    [('tapekit.keras.layers', 'RandomFlip')]
-    >>> namespaces_of("keras.ops"), namespaces_of("tf.keras.utils.plot_model")
-    ([('tapekit.keras', 'ops'), ('tapekit', 'ops')], [('tapekit.keras.utils', 'plot_model')])
+    [('tapekit.keras.layers', 'RandomFlip'), ('tapekit.layers', 'RandomFlip')]
+    >>> namespaces_of("keras.ops"), namespaces_of("tf.keras.utils.plot_model")[0]
+    ([('tapekit.keras', 'ops'), ('tapekit', 'ops')], ('tapekit.keras.utils', 'plot_model'))
     """
     parent, _, leaf = alias.rpartition(".")
     if parent in ("keras", "tf.keras"):
         return [("tapekit.keras", leaf), ("tapekit", leaf)]   # `import tapekit as keras`
     if parent == "tf":
         return [("tapekit", leaf)]
-    for tf_prefix, tk_prefix in (("tf.keras.", "tapekit.keras."), ("keras.", "tapekit.keras."),
-                                 ("tf.", "tapekit.")):
+    for tf_prefix in ("tf.keras.", "keras."):        # tk.keras.layers and tk.layers, ...
         if (parent + ".").startswith(tf_prefix):
-            return [(tk_prefix + parent[len(tf_prefix):], leaf)]
+            rest = parent[len(tf_prefix):]
+            return [(f"tapekit.keras.{rest}", leaf), (f"tapekit.{rest}", leaf)]
+    if parent.startswith("tf."):
+        return [("tapekit." + parent[len("tf."):], leaf)]
     return []
 
 
@@ -388,6 +390,25 @@ def compare_row(row, tk, sample, alias_uses):
 
 
 def main():
+    rows, api, usage = compare_all()
+    header = {"tensorflow": api["tensorflow"], "keras": api["keras"], "sources": usage["sources"],
+              "statuses": {"built": "present, with TF's signature and (where sampled) TF's output",
+                           "built-differs": "present; `differs` says what is not TF's",
+                           "missing": "in scope, not in tapekit",
+                           "out-of-scope": "outside tapekit's scope; `reason` says why"}}
+    write_lines(DATA / "inventory.json", header, "names", sorted(rows, key=lambda r: r["name"]))
+    docs = ROOT / "docs" / "names.md"
+    docs.write_text(render(rows, api, usage))
+    with open(ROOT / "tapekit" / "not_in_tapekit.json", "w") as f:
+        f.write(json.dumps({"tensorflow": api["tensorflow"], "keras": api["keras"],
+                            "namespaces": refusals(rows)}, indent=0, sort_keys=True) + "\n")
+    tally = collections.Counter(r["status"] for r in rows)
+    print(f"compare: {dict(sorted(tally.items()))}; wrote {docs.relative_to(ROOT)}")
+
+
+def compare_all():
+    """(every name's row, ranked, as inventory.json holds it; api.json; usage.json): the
+    comparison itself, which tests/contracts/test_names_inventory.py also runs."""
     api, names = read_rows(DATA / "api.json", "names")
     _, tf_samples = read_rows(DATA / "tf_samples.json", "samples")
     usage, counts = read_rows(DATA / "usage.json", "counts")
@@ -411,20 +432,7 @@ def main():
     rows.sort(key=lambda r: (-r["uses"], -r["files"], r["name"]))
     for i, r in enumerate(rows, 1):
         r["rank"] = i if r["uses"] else None
-    header = {"tensorflow": api["tensorflow"], "keras": api["keras"], "sources": usage["sources"],
-              "statuses": {"built": "present, with TF's signature and (where sampled) TF's output",
-                           "built-differs": "present; `differs` says what is not TF's",
-                           "missing": "in scope, not in tapekit",
-                           "out-of-scope": "outside tapekit's scope; `reason` says why"}}
-    write_lines(DATA / "inventory.json", header, "names", sorted(rows, key=lambda r: r["name"]))
-    docs = ROOT / "docs" / "names.md"
-    docs.write_text(render(rows, api, usage))
-    refused = refusals(rows)
-    with open(ROOT / "tapekit" / "not_in_tapekit.json", "w") as f:
-        f.write(json.dumps({"tensorflow": api["tensorflow"], "keras": api["keras"],
-                            "namespaces": refused}, indent=0, sort_keys=True) + "\n")
-    tally = collections.Counter(r["status"] for r in rows)
-    print(f"compare: {dict(sorted(tally.items()))}; wrote {docs.relative_to(ROOT)}")
+    return rows, api, usage
 
 
 def _cell(text):
