@@ -459,14 +459,13 @@ def test_gradient_with_respect_to_some_of_the_watched_only_walks_their_paths():
 def test_forward_mode_refuses_ops_without_a_jvp_rule():
     # Every op of the table has JVP rules (custom_gradient's too, since issue 47): an op
     # made without them stands for one that would not
-    from tapekit.ops.dispatch import apply
     from tapekit.ops.registry import Op
     no_jvp = Op("no_jvp_demo", lambda x: x * 2.0, "x", [lambda g, ans, x: g * 2.0], None, "",
                 variadic=False, same_dtype=False, doc="an op with only a VJP")
     x = tk.constant(1.0)
     with tk.ForwardAccumulator(x, tk.constant(1.0)):
         with pytest.raises(NotImplementedError, match="op 'no_jvp_demo' has no forward-mode"):
-            apply(no_jvp, (x,), {})
+            no_jvp(x)
         assert (x > 0.0).dtype == np.bool_   # non-differentiable ops just carry no tangent
 
 

@@ -1,4 +1,6 @@
-"""Progbar (utils/progbar.py): Keras 3.15's averages and lines, without timings."""
+"""Progbar (keras/utils/progbar.py): Keras 3.15's averages and lines, without timings.
+
+Named apart from tests/keras/callbacks/test_progbar.py: pytest needs unique basenames."""
 import pytest
 
 import tapekit as tk
