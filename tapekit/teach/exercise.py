@@ -28,11 +28,12 @@ from markdown_it import MarkdownIt   # jupytext's Markdown parser, installed wit
 import nbformat
 import yaml
 
+from .layout import SOLUTION_FIRST_LINE
+
 
 EXERCISE_HEADING = re.compile(r"^##\s+Exercise\b", re.M)
 MARKER_TAGS = ("exercise", "solution", "grade")
 SETUP_TAG = "exercise-setup"     # a lesson cell the exercise builds on, copied to the assignment
-SOLUTION_FIRST_LINE = re.compile(r"^#\s*Solution\b")   # the cell that runs apart (solution.py)
 LESSON_NAME = re.compile(r"^\d+[a-z]?_\w+$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")     # a Markdown code fence's opening or closing
 

@@ -16,6 +16,8 @@ Nothing is imported by `import tapekit`; reading the checks needs jupytext (the 
 import ast
 from pathlib import Path
 
+from .layout import SOLUTION_FIRST_LINE
+
 
 _LESSONS = {}          # id(shell) -> the Exercise whose checks a solution must pass (or None)
 
@@ -44,7 +46,6 @@ def keep_apart(lesson):
 def _as_apart(lines):
     """IPython input transformer: a cell whose first line is `# Solution` becomes a call of
     run_apart with its text; every other cell is left as it is."""
-    from .exercise import SOLUTION_FIRST_LINE   # loaded by keep_apart already (read_exercise)
     if not lines or not SOLUTION_FIRST_LINE.match(lines[0]):
         return lines
     return [f"__import__('tapekit.teach.solution', fromlist=['run_apart'])"

@@ -31,7 +31,7 @@ def register_builtins(module, names, functions=None):
     of FUNCTION_KINDS and {name: function}) are the only functions of that kind it may name.
 
     >>> sorted(tk.saving.lookup.builtin_tables()["keras.optimizers"])
-    ['Adam', 'Optimizer', 'RMSprop', 'SGD']
+    ['Adagrad', 'Adam', 'AdamW', 'Nadam', 'Optimizer', 'RMSprop', 'SGD']
     """
     global _TABLES
     if module not in KERAS_MODULES + ("keras.activations",):
