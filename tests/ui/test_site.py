@@ -117,8 +117,9 @@ def _open(page, url):
 
 def _stored_outputs(path):
     """[[mime types or output_type of each output] for each shown code cell with outputs].
-    Consecutive prints to the same stream are one output area, as in Jupyter (and the site:
-    nb_merge_streams in docs/conf.py)."""
+    A cell's prints to one stream are one output area on the site, where the first of them is
+    (nb_merge_streams in docs/conf.py: myst-nb joins them even with a picture between, as a
+    solution that prints, displays a tape, then prints its checks' verdict has them)."""
     nb = nbformat.read(path, as_version=4)
     cells = []
     for cell in nb.cells:
@@ -126,12 +127,13 @@ def _stored_outputs(path):
             continue
         if "remove-cell" in cell.metadata.get("tags", []):
             continue   # a lesson's hidden check cell: not on the site, by design
-        outs, prev_stream = [], None
+        outs, streams = [], set()
         for o in cell.outputs:
             stream = o.get("name") if o.output_type == "stream" else None
-            if stream is None or stream != prev_stream:
+            if stream is None or stream not in streams:
                 outs.append(sorted(o.get("data", {})) or [o.output_type])
-            prev_stream = stream
+            if stream is not None:
+                streams.add(stream)
         cells.append(outs)
     return cells
 
