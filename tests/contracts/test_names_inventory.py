@@ -51,6 +51,8 @@ def computed(compare):
     return rows
 
 
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="the data was compared on Python 3.11; "
+                    "other Pythons show some signatures (an Enum's) otherwise")
 def test_the_recorded_statuses_are_this_trees(computed, recorded):
     stale = [(r["name"], recorded[r["name"]]["status"], r["status"]) for r in computed
              if recorded[r["name"]]["status"] != r["status"]]
