@@ -50,16 +50,10 @@ class ExponentialDecay(LearningRateSchedule):
 
     def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
                  name="ExponentialDecay"):
-        if decay_steps <= 0:
-            raise ValueError(f"ExponentialDecay: decay_steps must be > 0, got {decay_steps!r}")
-        self.initial_learning_rate = float(initial_learning_rate)
-        self.decay_steps, self.decay_rate = decay_steps, float(decay_rate)
-        self.staircase, self.name = staircase, name
+        _init_decay(self, initial_learning_rate, decay_steps, decay_rate, staircase, name)
 
     def __call__(self, step):
-        p = cast(step, "float32") / float(self.decay_steps)
-        if self.staircase:    # floor of a non-negative number: a cast to int truncates
-            p = cast(cast(p, "int64"), "float32")
+        p = _progress(self, step)
         return self.initial_learning_rate * pow(self.decay_rate, p)
 
 
@@ -74,16 +68,10 @@ class InverseTimeDecay(LearningRateSchedule):
 
     def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
                  name="InverseTimeDecay"):
-        if decay_steps <= 0:
-            raise ValueError(f"InverseTimeDecay: decay_steps must be > 0, got {decay_steps!r}")
-        self.initial_learning_rate = float(initial_learning_rate)
-        self.decay_steps, self.decay_rate = decay_steps, float(decay_rate)
-        self.staircase, self.name = staircase, name
+        _init_decay(self, initial_learning_rate, decay_steps, decay_rate, staircase, name)
 
     def __call__(self, step):
-        p = cast(step, "float32") / float(self.decay_steps)
-        if self.staircase:    # floor of a non-negative number: a cast to int truncates
-            p = cast(cast(p, "int64"), "float32")
+        p = _progress(self, step)
         return self.initial_learning_rate / (1.0 + self.decay_rate * p)
 
 
@@ -115,3 +103,20 @@ class PiecewiseConstantDecay(LearningRateSchedule):
 lookup.register_builtins("keras.optimizers.schedules", {name: globals()[name] for name in __all__})
 
 __dir__ = public_dir(globals())   # dir() and tab completion: the public names only
+
+
+def _init_decay(schedule, initial_learning_rate, decay_steps, decay_rate, staircase, name):
+    """The arguments ExponentialDecay and InverseTimeDecay share, checked and kept."""
+    if decay_steps <= 0:
+        raise ValueError(f"{type(schedule).__name__}: decay_steps must be > 0, got {decay_steps!r}")
+    schedule.initial_learning_rate = float(initial_learning_rate)
+    schedule.decay_steps, schedule.decay_rate = decay_steps, float(decay_rate)
+    schedule.staircase, schedule.name = staircase, name
+
+
+def _progress(schedule, step):
+    """step / decay_steps, rounded down when the schedule is a staircase."""
+    p = cast(step, "float32") / float(schedule.decay_steps)
+    if schedule.staircase:    # floor of a non-negative number: a cast to int truncates
+        p = cast(cast(p, "int64"), "float32")
+    return p
