@@ -79,7 +79,11 @@ def gradient(tape, target, sources, output_gradients=None,
              unconnected_gradients=UnconnectedGradients.NONE):
     """GradientTape.gradient (its docstring says what it returns)."""
     if_unconnected = unconnected(unconnected_gradients)
-    targets, flat_sources, nested = nest.flatten(target), nest.flatten(sources), nest.is_nested(sources)
+    targets = [target] if isinstance(target, Tensor) else nest.flatten(target)
+    if isinstance(sources, Tensor):   # the common call, gradient(loss, x): nothing to flatten
+        flat_sources, nested = [sources], False
+    else:
+        flat_sources, nested = nest.flatten(sources), nest.is_nested(sources)
     check_tensors("target", targets)
     check_tensors("source", flat_sources)
     seeds = {}

@@ -11,7 +11,9 @@ TapeObserver and overrides the events it needs:
                                            in tape.gradient's backward walk, after the chain
                                            rule at `record` (see backprop.backward)
     gradient_done(tape, records, grads)    after gradient/jacobian walked `records` (a
-                                           read-only view of the tape's list, RecordList);
+                                           read-only sequence: the tape's RecordList, or
+                                           the tuple of records a non-persistent tape
+                                           released);
                                            `grads` is {source tape id: cotangent or None}
 
 Attach one to a single tape (`tape.add_observer(obs)`) or to every tape created
@@ -65,8 +67,9 @@ class TapeObserver:
         {tape id: cotangent}."""
 
     def gradient_done(self, tape, records, grads):
-        """gradient() or jacobian() walked `records` (a RecordList: a read-only view of the
-        tape's list, plain tuples in Record's field order); `grads`: {source tape id: result}."""
+        """gradient() or jacobian() walked `records`, plain tuples in Record's field order, in
+        a read-only sequence: the tape's RecordList (a view of its list), or the tuple of the
+        records a non-persistent tape has just released; `grads`: {source tape id: result}."""
 
     # True: an exception this observer raises is meant for the user and propagates
     # (check_numerics's NumericsError). False: it is caught, warned about once, and the

@@ -62,7 +62,7 @@ class Record(namedtuple("Record", "op in_tids inputs ans attrs out_tid")):
 
 class RecordList(Sequence):
     """A read-only view of a tape's list of records, plain tuples in Record's field order
-    (`tape.record_list`, and the `records` of an observer's gradient_done).
+    (`tape.record_list`, and the `records` of an observer's gradient_done on a persistent tape).
 
     A tape keeps one view per list: the same view object until reset() or a non-persistent
     gradient() starts a new list, so readers can tell "the same list, grown" with `is`.

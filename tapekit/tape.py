@@ -10,6 +10,7 @@ These are integer and bool values, stop_gradient's outputs, and whatever is comp
 from inert values alone (an op's output is live when it read a live floating value).
 """
 from contextlib import contextmanager
+from operator import attrgetter
 from types import MappingProxyType
 
 import numpy as np
@@ -65,10 +66,13 @@ class GradientTape(Recorder):
         return False
 
     # --- what display and the widgets read: views that cannot change the tape ----------
-    persistent = property(lambda self: self._persistent)
+    # Plain reads of the fields (attrgetter: no Python frame), so an observer that asks them
+    # in every gradient() call costs no call into this file.
+    persistent = property(attrgetter("_persistent"),
+                          doc="True: gradient() may be called more than once (the constructor's flag).")
     watch_accessed_variables = property(
-        lambda self: self._watch_accessed, doc="True: trainable variables read inside are watched.")
-    used = property(lambda self: self._used,
+        attrgetter("_watch_accessed"), doc="True: trainable variables read inside are watched.")
+    used = property(attrgetter("_used"),
                     doc="True once a non-persistent tape's one gradient/jacobian ran.")
 
     @property
@@ -319,8 +323,10 @@ class GradientTape(Recorder):
         methods = self._observers.gradient_done
         if methods:
             results = {s._tid: grads.get(s._tid) if ok else None for s, ok in zip(sources, src_ok)}
-            if record_list is None:   # the view of the list walked (made now if no one asked)
-                record_list = self.record_list if self._persistent else RecordList(records)
+            if record_list is None:   # no view of the walked list was asked for yet
+                # persistent: the tape's own list, through its read-only view; released: the
+                # tape holds them no more, and a tuple of them cannot change.
+                record_list = self.record_list if self._persistent else tuple(records)
             try:
                 for gradient_done in methods:
                     gradient_done(self, record_list, results)
