@@ -95,6 +95,24 @@ function sentence(id, info) {
   return parts.join("; ") + ".";
 }
 
+// A node shape's box from its own attributes (Graphviz writes absolute coordinates: an
+// ellipse's centre and radii, a polygon's points, a path's x,y pairs). getBBox would need a
+// layout: before one (an output drawn while its notebook is still hidden, as in Notebook 7)
+// it gives 0,0,0,0 and the word "current" landed at the graph's corner, widening the node.
+function shapeBox(shape) {
+  if (shape.tagName === "ellipse") {
+    const [cx, cy, rx, ry] = ["cx", "cy", "rx", "ry"].map((a) => parseFloat(shape.getAttribute(a)));
+    if ([cx, cy, rx, ry].some(Number.isNaN)) return null;
+    return { x: cx - rx, y: cy - ry, width: 2 * rx };
+  }
+  const text = shape.getAttribute(shape.tagName === "path" ? "d" : "points") || "";
+  const nums = (text.match(/-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?/gi) || []).map(Number);
+  if (nums.length < 4) return null;
+  const xs = nums.filter((_, i) => i % 2 === 0), ys = nums.filter((_, i) => i % 2 === 1);
+  const x = Math.min(...xs);
+  return { x, y: Math.min(...ys), width: Math.max(...xs) - x };
+}
+
 function tooltipText(id, info) {
   if (!info) return id;
   const lines = [`${info.op}  ${id}`];
@@ -244,9 +262,8 @@ function render({ model, el }) {
   }
   function badge(g, kind) {          // the word above the node, in the node's own coordinates
     const shape = g.querySelector(":scope > polygon, :scope > ellipse, :scope > path");
-    if (!shape || !shape.getBBox) return;
-    let box;
-    try { box = shape.getBBox(); } catch (e) { return; }   // not laid out (a hidden tab)
+    const box = shape && shapeBox(shape);
+    if (!box) return;
     const t = document.createElementNS(SVG_NS, "text");
     t.setAttribute("class", `${NS}-badge ${NS}-badge-${kind}`);
     t.setAttribute("x", box.x + (kind === "selected" ? box.width : 0));
@@ -335,6 +352,7 @@ function render({ model, el }) {
     if (!g) return;
     tip.textContent = tooltipText(g.dataset.id, model.get("nodes")[g.dataset.id]);
     tip.hidden = false;
+    onMove(ev);                        // beside the pointer from the start, not where it last was
   };
   const onMove = (ev) => {
     if (tip.hidden) return;
