@@ -92,7 +92,10 @@ def site_page(browser, request, site_shots):
     pg = ctx.new_page()
     pg.set_default_timeout(15_000)
     failed_requests, external = [], []
-    pg.on("requestfailed", lambda r: failed_requests.append(r.url))
+    # A request the browser itself cancelled, because the test went on to the next page while
+    # MathJax was still fetching a font, is no missing file (a 404 is, below)
+    pg.on("requestfailed", lambda r: r.failure != "net::ERR_ABORTED"
+          and failed_requests.append(f"{r.url} ({r.failure})"))
     pg.on("request", lambda r: r.url.startswith("http") and "//127.0.0.1:" not in r.url
           and external.append(r.url))
     pg.external_requests = external
