@@ -17,6 +17,7 @@ instead (kernel before bias), as Keras lists weights in creation order.
 import re
 
 from . import nest
+from .namespaces import no_attribute
 from .tensor import Variable
 
 _VALID_IDENTIFIER = re.compile(r"^[a-zA-Z_]([a-zA-Z0-9_])*$")    # tf.Module's
@@ -44,6 +45,9 @@ class Module:
     >>> line(3.0)
     tk.Tensor(7.0, shape=(), dtype=float32)
     """
+
+    # Asked only for a name ordinary look-up did not find: TF's members tapekit lacks say so.
+    __getattr__ = no_attribute   # (namespaces.py; tapekit/not_in_tapekit.json lists them)
 
     def __init__(self, name=None):
         self._module_name = self._valid_name(name)

@@ -31,6 +31,7 @@ What a namespace gets from its table:
   miss; the Keras namespaces and tapekit.ops get the same `__getattr__` (`alias_keras`).
 """
 import importlib
+import inspect
 import json
 import sys
 from pathlib import Path
@@ -70,11 +71,52 @@ def refusal(namespace, name):
                             "tk.concat, ...); tapekit.ops is not keras.ops"}
     if entry is None:
         return None
+    return NotInTapekit(_message(entry), name=name, obj=module)
+
+
+_MEMBERS = {}            # {tapekit class "module.qualname": {member: entry}}, at the first miss
+
+
+def member_refusals():
+    """{tapekit class ("tapekit.tensor.Variable"): {TF's member it lacks: {tf, status, reason?}}}."""
+    if not _MEMBERS:
+        path = Path(__file__).with_name("not_in_tapekit.json")
+        _MEMBERS.update(json.loads(path.read_text(encoding="utf-8")).get("members", {}))
+    return _MEMBERS
+
+
+def no_attribute(obj, name):
+    """The `__getattr__` of tapekit's classes that stand for TensorFlow's and Keras's (Tensor,
+    Variable, Layer, Model, Optimizer, ...), asked only for what ordinary look-up did not find:
+    a member of TF's class that tapekit's lacks raises NotInTapekit saying so (never a bare
+    AttributeError); anything else AttributeError as Python does. A property whose getter
+    raised AttributeError is asked again, so that its own error shows, not "no attribute".
+
+    >>> tk.Variable(1.0).graph
+    Traceback (most recent call last):
+    ...
+    tapekit.namespaces.NotInTapekit: tapekit does not have tf.Variable.graph: ...
+    >>> hasattr(tk.Variable(1.0), "graph")      # NotInTapekit is an AttributeError
+    False
+    """
+    cls = type(obj)
+    if not name.startswith("_"):
+        descriptor = inspect.getattr_static(cls, name, None)
+        if descriptor is not None and hasattr(type(descriptor), "__get__"):
+            return descriptor.__get__(obj, cls)       # raises its own AttributeError again
+        table = member_refusals()
+        for k in cls.__mro__:
+            entry = table.get(f"{k.__module__}.{k.__qualname__}", {}).get(name)
+            if entry is not None:
+                raise NotInTapekit(_message(entry), name=name, obj=obj)
+    raise AttributeError(f"{cls.__name__!r} object has no attribute {name!r}", name=name, obj=obj)
+
+
+def _message(entry):
     why = (f"it is outside tapekit's scope ({entry['reason']})" if entry["status"] == "out-of-scope"
            else "it is in tapekit's scope but not built yet")
     instead = f" Instead: {entry['instead']}." if entry.get("instead") else ""
-    return NotInTapekit(f"tapekit does not have {entry['tf']}: {why}.{instead} {_TABLE}.",
-                        name=name, obj=module)
+    return f"tapekit does not have {entry['tf']}: {why}.{instead} {_TABLE}."
 
 
 def missing(namespace):

@@ -21,6 +21,7 @@ import numpy as np
 from . import dtypes
 from .context import UNDO as _UNDO, hints as _hints, state as _state
 from .dtypes import short_repr
+from .namespaces import no_attribute
 from .tensor_shape import ConcreteShape
 from .writes import note as _note_write
 
@@ -50,6 +51,9 @@ class Tensor:
     # `tensor._keras_mask`); set only by tapekit.keras's layers, unset on every other tensor.
     __slots__ = ("_value", "_tid", "_name", "_keras_mask", "__weakref__")
     __array_priority__ = 100  # NumPy defers binary operators to us
+
+    # Asked only for a name ordinary look-up did not find: TF's members tapekit lacks say so.
+    __getattr__ = no_attribute   # (namespaces.py; tapekit/not_in_tapekit.json lists them)
 
     def __init__(self, value, dtype=None, name=None):
         self._value = to_array(value, dtypes.as_dtype(dtype))

@@ -16,6 +16,7 @@ import numpy as np
 
 from . import dtypes
 from .convert import convert_to_tensor
+from .namespaces import no_attribute
 from .ops import stack as _stack
 from .tensor import Tensor
 
@@ -28,6 +29,9 @@ class TensorArray:
     >>> ta.size(), ta.read(1)
     (tk.Tensor(2, shape=(), dtype=int32), tk.Tensor([3. 4.], shape=(2,), dtype=float32))
     """
+
+    # Asked only for a name ordinary look-up did not find: TF's members tapekit lacks say so.
+    __getattr__ = no_attribute   # (namespaces.py; tapekit/not_in_tapekit.json lists them)
 
     def __init__(self, dtype, size=None, dynamic_size=None, clear_after_read=None,
                  tensor_array_name=None, handle=None, flow=None, infer_shape=True,

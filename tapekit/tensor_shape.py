@@ -5,6 +5,8 @@ made by hand prints as TensorFlow's, `TensorShape([None, 3])`.
 """
 import numpy as np
 
+from .namespaces import no_attribute
+
 
 class TensorShape(tuple):
     """A shape whose sizes may be unknown (None), as `tf.TensorShape`: a tuple with TensorFlow's
@@ -23,6 +25,9 @@ class TensorShape(tuple):
     """
 
     __slots__ = ()
+
+    # Asked only for a name ordinary look-up did not find: TF's members tapekit lacks say so.
+    __getattr__ = no_attribute   # (namespaces.py; tapekit/not_in_tapekit.json lists them)
 
     def __new__(cls, dims=()):
         if dims is None:

@@ -160,3 +160,56 @@ def test_the_names_tapekit_lacks_say_so_in_every_namespace():
         tk.layers.Dnese
     assert not isinstance(plain.value, namespaces.NotInTapekit)
     assert plain.value.name == "Dnese" and plain.value.obj is tk.layers   # "Did you mean: 'Dense'?"
+
+
+# --- a class's members: tk.Variable(...).device says tapekit lacks it, not a bare AttributeError ---
+def test_a_member_tapekit_lacks_says_so_and_a_typo_is_pythons_own_error(monkeypatch):
+    v = tk.Variable(1.0)
+    with pytest.raises(namespaces.NotInTapekit, match=r"^tapekit does not have tf\.Variable\.graph: "
+                                                      r".*names\.md"):
+        v.graph
+    assert not hasattr(v, "graph")               # an AttributeError: hasattr and getattr(default)
+    assert getattr(v, "graph", "none") == "none"
+    with pytest.raises(AttributeError) as typo:
+        v.nupmy
+    assert not isinstance(typo.value, namespaces.NotInTapekit)
+    assert typo.value.name == "nupmy" and typo.value.obj is v     # so Python says "Did you mean"
+    assert "'Variable' object has no attribute 'nupmy'" in str(typo.value)
+    # a Model's member, looked up along its classes (keras.Model.x is listed under Model)
+    model = tk.keras.Sequential([tk.keras.layers.Dense(1)])
+    monkeypatch.setitem(namespaces.member_refusals(), "tapekit.keras.layers.base.Layer", {
+        "made_up_member": {"tf": "keras.layers.Layer.made_up_member", "status": "out-of-scope",
+                           "reason": "device"}})
+    with pytest.raises(namespaces.NotInTapekit, match=r"keras\.layers\.Layer\.made_up_member: it "
+                                                      r"is outside tapekit's scope \(device\)"):
+        model.made_up_member
+
+
+def test_a_property_that_raises_attribute_error_shows_its_own_error():
+    class Odd(tk.keras.layers.Layer):
+        @property
+        def broken(self):
+            return self.no_such_field + 1
+
+    with pytest.raises(AttributeError, match="'Odd' object has no attribute 'no_such_field'"):
+        Odd().broken
+
+
+def test_every_class_with_refused_members_refuses_them_by_message():
+    import importlib
+    for key, members in namespaces.member_refusals().items():
+        module, _, qualname = key.rpartition(".")
+        cls = getattr(importlib.import_module(module), qualname)
+        assert cls.__getattr__ is namespaces.no_attribute, key
+        for name in members:
+            assert name not in dir(cls), f"{key}.{name} is refused but the class has it"
+    made = {"tapekit.tensor.Variable": tk.Variable(1.0), "tapekit.tensor.Tensor": tk.constant(1.0),
+            "tapekit.tensor_shape.TensorShape": tk.TensorShape([2]),
+            "tapekit.keras.optimizers.base_optimizer.Optimizer": tk.keras.optimizers.SGD(0.1),
+            "tapekit.keras.metrics.base.Metric": tk.keras.metrics.Mean(),
+            "tapekit.keras.models.model.Model": tk.keras.Sequential([tk.keras.layers.Dense(1)])}
+    for key, obj in made.items():
+        for name in namespaces.member_refusals().get(key, {}):
+            # under the class's own TF name or a base's (Sequential's, then Model's, Layer's)
+            with pytest.raises(namespaces.NotInTapekit, match=rf"^tapekit does not have [\w.]+\.{name}: "):
+                getattr(obj, name)

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import dtypes, nest
 from ..convert import convert_to_tensor
+from ..namespaces import no_attribute
 from ..tensor import Tensor, Variable
 
 
@@ -20,6 +21,9 @@ class TensorSpec:
     >>> tk.TensorSpec(shape=[None, 3], dtype=tk.float32)
     TensorSpec(shape=(None, 3), dtype=tk.float32, name=None)
     """
+
+    # Asked only for a name ordinary look-up did not find: TF's members tapekit lacks say so.
+    __getattr__ = no_attribute   # (namespaces.py; tapekit/not_in_tapekit.json lists them)
 
     def __init__(self, shape, dtype=dtypes.float32, name=None):
         self.shape = None if shape is None else tuple(None if d is None else int(d) for d in shape)

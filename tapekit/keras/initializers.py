@@ -20,7 +20,7 @@ import numpy as np
 from .. import dtypes, random
 from .identifiers import resolve
 from .saving.serialization_lib import deserialize_keras_object, serialize_keras_object
-from ..namespaces import public_dir
+from ..namespaces import no_attribute, public_dir
 from .saving import lookup
 
 __all__ = ["Constant", "GlorotNormal", "GlorotUniform", "HeNormal", "HeUniform", "Initializer",
@@ -50,6 +50,9 @@ class Initializer:
     """
 
     seed = None
+
+    # Asked only for a name ordinary look-up did not find: TF's members tapekit lacks say so.
+    __getattr__ = no_attribute   # (namespaces.py; tapekit/not_in_tapekit.json lists them)
 
     def __call__(self, shape, dtype=None):
         raise NotImplementedError(f"{type(self).__name__} must implement __call__(shape, dtype=None)")

@@ -17,7 +17,8 @@ is `tk.Tensor.numpy`):
   (samples.close: dtype, shape, values to rtol 1e-5).
 Step 3 also writes tapekit/not_in_tapekit.json, the names tapekit refuses with a message that
 says it lacks them (`refusals`): every name of a module (not a class's member) whose status is
-`missing` or `out-of-scope`, under the tapekit namespace where it would be.
+`missing` or `out-of-scope`, under the tapekit namespace where it would be, and every member
+that a tapekit class lacks of the TF/Keras class it stands for (`member_refusals`).
 
 The status: `built` (present, TF's signature, TF's output or no sample), `built-differs`
 (present; what differs is said: the signature, the output, or an alias the material uses that
@@ -122,6 +123,8 @@ class Tapekit:
                     return ("instance attribute", owner)
                 return None
             obj = nxt
+        if obj is None:          # present, and None until set (Model.train_function)
+            return ("attribute whose value is None", path)
         if not self._tapekits(obj, path):
             return None
         return obj
@@ -340,6 +343,27 @@ def refusals(rows):
 MEMBER_KINDS = ("method", "property", "attribute")
 
 
+def member_refusals(rows, tk):
+    """{tapekit class ("tapekit.tensor.Variable"): {member: {tf, status, reason?}}} for
+    tapekit/not_in_tapekit.json's "members": every method, property or attribute of a TF/Keras
+    class that tapekit has, which tapekit's class lacks (status `missing` or `out-of-scope`).
+    The class's `__getattr__` (namespaces.no_attribute) refuses them by message. A member of a
+    class tapekit lacks (tf.train.Checkpoint.restore) is not listed: the class is refused."""
+    table = collections.defaultdict(dict)
+    for r in rows:
+        if r["kind"] not in MEMBER_KINDS or r["status"] not in ("missing", "out-of-scope"):
+            continue
+        owner, member = r["name"].rsplit(".", 1)
+        cls = next((o for o in map(tk.lookup, tk_paths(owner)) if inspect.isclass(o)), None)
+        if cls is None or not cls.__module__.startswith("tapekit"):
+            continue
+        entry = {"tf": r["name"], "status": r["status"]}
+        if r.get("reason"):
+            entry["reason"] = r["reason"]
+        table[f"{cls.__module__}.{cls.__qualname__}"].setdefault(member, dict(sorted(entry.items())))
+    return {c: dict(sorted(members.items())) for c, members in sorted(table.items())}
+
+
 def compare_row(row, tk, sample, alias_uses):
     aliases = [row["name"]] + row["aliases"]
     found, absent = {}, []
@@ -390,7 +414,7 @@ def compare_row(row, tk, sample, alias_uses):
 
 
 def main():
-    rows, api, usage = compare_all()
+    rows, api, usage, tk = compare_all(with_tapekit=True)
     header = {"tensorflow": api["tensorflow"], "keras": api["keras"], "sources": usage["sources"],
               "statuses": {"built": "present, with TF's signature and (where sampled) TF's output",
                            "built-differs": "present; `differs` says what is not TF's",
@@ -401,14 +425,16 @@ def main():
     docs.write_text(render(rows, api, usage))
     with open(ROOT / "tapekit" / "not_in_tapekit.json", "w") as f:
         f.write(json.dumps({"tensorflow": api["tensorflow"], "keras": api["keras"],
-                            "namespaces": refusals(rows)}, indent=0, sort_keys=True) + "\n")
+                            "namespaces": refusals(rows), "members": member_refusals(rows, tk)},
+                           indent=0, sort_keys=True) + "\n")
     tally = collections.Counter(r["status"] for r in rows)
     print(f"compare: {dict(sorted(tally.items()))}; wrote {docs.relative_to(ROOT)}")
 
 
-def compare_all():
-    """(every name's row, ranked, as inventory.json holds it; api.json; usage.json): the
-    comparison itself, which tests/contracts/test_names_inventory.py also runs."""
+def compare_all(with_tapekit=False):
+    """(every name's row, ranked, as inventory.json holds it; api.json; usage.json, and the
+    Tapekit looker-up with `with_tapekit`): the comparison itself, which
+    tests/contracts/test_names_inventory.py also runs."""
     api, names = read_rows(DATA / "api.json", "names")
     _, tf_samples = read_rows(DATA / "tf_samples.json", "samples")
     usage, counts = read_rows(DATA / "usage.json", "counts")
@@ -432,7 +458,7 @@ def compare_all():
     rows.sort(key=lambda r: (-r["uses"], -r["files"], r["name"]))
     for i, r in enumerate(rows, 1):
         r["rank"] = i if r["uses"] else None
-    return rows, api, usage
+    return (rows, api, usage, tk) if with_tapekit else (rows, api, usage)
 
 
 def _cell(text):

@@ -18,6 +18,7 @@ probabilistic_losses.py define the losses on this; the metrics use its helpers t
 """
 from ...convert import convert_to_tensor
 from ...module import snake_case   # MeanSquaredError -> mean_squared_error, as Keras names them
+from ...namespaces import no_attribute
 from ...ops import broadcast_to, cast, divide_no_nan, expand_dims, logical_and, reduce_sum, squeeze, where
 from ..masking import keras_mask
 
@@ -35,6 +36,9 @@ class Loss:
     """
 
     fn = None
+
+    # Asked only for a name ordinary look-up did not find: TF's members tapekit lacks say so.
+    __getattr__ = no_attribute   # (namespaces.py; tapekit/not_in_tapekit.json lists them)
 
     def __init__(self, reduction="sum_over_batch_size", name=None, **fn_kwargs):
         if reduction not in REDUCTIONS:

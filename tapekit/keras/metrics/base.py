@@ -15,6 +15,7 @@ import numpy as np
 from ... import dtypes
 from ...convert import convert_to_tensor
 from ...module import snake_case   # SparseCategoricalAccuracy -> sparse_categorical_accuracy
+from ...namespaces import no_attribute
 from ...ops import broadcast_to, cast, divide, equal, reduce_mean, reduce_sum, where
 from ...tensor import Tensor, Variable
 from ..masking import keras_mask
@@ -37,6 +38,9 @@ class Metric:
     >>> m([1, 2, 3])                  # __call__ = update_state, then result
     tk.Tensor(3.0, shape=(), dtype=float32)
     """
+
+    # Asked only for a name ordinary look-up did not find: TF's members tapekit lacks say so.
+    __getattr__ = no_attribute   # (namespaces.py; tapekit/not_in_tapekit.json lists them)
 
     def __init__(self, name=None, dtype=None):
         if name is not None and not isinstance(name, str):      # Keras 3 fails on one too

@@ -18,6 +18,8 @@ order unless fit's shuffle=False (as Keras 3 does), then calls
 `use_multiprocessing` and `max_queue_size` are accepted and ignored: tapekit reads the
 batches in the training process, one after the other.
 """
+from ...namespaces import no_attribute
+
 
 __all__ = ["PyDataset", "Sequence"]
 
@@ -35,6 +37,9 @@ class PyDataset:
     >>> model.fit(Pairs(), epochs=1, verbose=0).history["loss"]   # (0 + 4) / 2 batches
     [2.0]
     """
+
+    # Asked only for a name ordinary look-up did not find: TF's members tapekit lacks say so.
+    __getattr__ = no_attribute   # (namespaces.py; tapekit/not_in_tapekit.json lists them)
 
     def __init__(self, workers=1, use_multiprocessing=False, max_queue_size=10):
         self.workers, self.use_multiprocessing = workers, use_multiprocessing
