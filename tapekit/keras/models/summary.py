@@ -16,7 +16,7 @@ import unicodedata
 import numpy as np
 
 from ...display.format import plain
-from ..keras_tensor import KerasTensor
+from ..utils.summary_utils import format_shape, output_shape
 
 
 def _readable_size(nbytes):
@@ -32,35 +32,6 @@ def _count(weights):
     unique = list({id(w): w for w in weights}.values())
     return (sum(int(np.prod(w.shape)) for w in unique),
             float(sum(int(np.prod(w.shape)) * np.dtype(w.dtype).itemsize for w in unique)))
-
-
-def _format_shape(shape):
-    return "(" + ", ".join(str(d) for d in shape) + ")"
-
-
-def output_shape(model, layer):
-    """The output shape of `layer` as Keras's summary prints it: from the layer's calls on
-    symbolic inputs (functional models), else from the shape it was built for; "?" when unknown."""
-    nodes = [n for n in layer._inbound_nodes if n.outputs is not None]
-    if nodes:
-        outs = nodes[-1].outputs
-        flat = outs if isinstance(outs, (list, tuple)) else [outs]
-        shapes = [_format_shape(t.shape) for t in flat if isinstance(t, KerasTensor)]
-        if len(shapes) == 1 and not isinstance(outs, (list, tuple)):
-            return shapes[0]
-        if shapes:
-            return "[" + ", ".join(shapes) + "]" if isinstance(outs, list) else \
-                "(" + ", ".join(shapes) + ")"
-    shape = layer.__dict__.get("_build_shape", layer.input_shape)
-    if layer.built and shape is not None:
-        try:
-            out = layer.compute_output_shape(shape)
-        except (ValueError, TypeError, NotImplementedError):   # Keras prints "?" too
-            return "?"
-        if isinstance(out, list):
-            return "[" + ", ".join(_format_shape(s) for s in out) + "]"
-        return _format_shape(out)
-    return "?"
 
 
 def _connections(layer, graph_nodes):
@@ -175,7 +146,7 @@ def render(model, layers, sequential_like, graph_nodes=None, line_length=None, p
     out += row(header, "┃", "┃", "┃", bottom=True)
     out.append(rule("┡", "╇", "┩", "━"))
     for i, layer in enumerate(layers):
-        fields = [f"{plain(layer.name)} ({type(layer).__name__})", output_shape(model, layer),
+        fields = [f"{plain(layer.name)} ({type(layer).__name__})", output_shape(layer),
                   _params(layer)]
         if not sequential_like:
             fields.append(_connections(layer, graph_nodes))

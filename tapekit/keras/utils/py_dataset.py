@@ -34,7 +34,7 @@ class PyDataset:
     ...         return np.full((3, 1), float(i)), np.full((3, 1), 2.0 * i)
     >>> model = tk.Sequential([tk.layers.Dense(1, kernel_initializer="zeros")])
     >>> model.compile(optimizer="sgd", loss="mse")
-    >>> model.fit(Pairs(), epochs=1, verbose=0).history["loss"]   # (0 + 4) / 2 batches
+    >>> model.fit(Pairs(), epochs=1, verbose=0, shuffle=False).history["loss"]   # (0 + 4) / 2
     [2.0]
     """
 
