@@ -4,7 +4,7 @@ Keras's defaults differ from TensorFlow's in one place: `gelu(x)` is the tanh ap
 (approximate=True), where tk.nn.gelu's default is the exact form.
 
     >>> tk.keras.ops.softmax(tk.constant([0.0, 1.0]))
-    tk.Tensor([0.26894143 0.7310586 ], shape=(2,), dtype=float32)
+    tk.Tensor([0.2689414 0.7310586], shape=(2,), dtype=float32)
     >>> tk.keras.ops.one_hot(tk.constant([0, 2]), 3)
     tk.Tensor(
     [[1. 0. 0.]

@@ -1,9 +1,7 @@
 """keras.ops.numpy: Keras 3's NumPy-style functions (also at keras.ops: keras.ops.mean is
-keras.ops.numpy.mean), on tapekit's ops.
-
-Each is a few lines over a tapekit op (tapekit/ops/, where the derivative rules are), so a
-tape records it and gradients flow. What Keras changes from TensorFlow is in the
-arguments and the dtypes:
+keras.ops.numpy.mean), each a few lines over a tapekit op (tapekit/ops/, where the derivative
+rules are), so a tape records it. What Keras changes from TensorFlow is in the arguments
+and the dtypes:
 
 - NumPy's argument names and meanings: `transpose(x, axes)`, `reshape(x, newshape)`,
   `tile(x, repeats)`, `split(x, indices_or_sections)`, `argmax(x, axis=None)` over the
@@ -54,11 +52,14 @@ def _shape(shape):
     return [int(shape)] if isinstance(shape, numbers.Integral) else [int(d) for d in shape]
 
 
+def shape_of(x):
+    return [int(d) for d in x.shape]
+
+
 # --- creating tensors ---------------------------------------------------------------------
 
 def array(x, dtype=None):
-    """x as a tensor (keras.ops.convert_to_tensor)."""
-    return to_tensor(x, dtype)
+    return to_tensor(x, dtype)        # keras.ops.convert_to_tensor
 
 
 def arange(start, stop=None, step=None, dtype=None):
@@ -66,14 +67,12 @@ def arange(start, stop=None, step=None, dtype=None):
     is Keras's: int32 for Python ints, float32 as soon as one is a float."""
     given = [v for v in (start, stop, step) if v is not None]
     dtype = as_dtype(dtype) if dtype is not None else result_type(*given)
-    if stop is None:
-        start, stop = 0, start
-    values = np.arange(_number(start), _number(stop), 1 if step is None else _number(step))
-    return to_tensor(values.astype(dtype))
-
-
-def _number(v):
-    return v.numpy().item() if isinstance(v, Tensor) else v
+    start, stop, step = (0, start, step) if stop is None else (start, stop, step)
+    step = 1 if step is None else step
+    if not isinstance(step, Tensor) and step == 0:
+        raise ValueError("keras.ops.arange: step must not be 0 (it would never reach stop)")
+    bounds = [v.numpy().item() if isinstance(v, Tensor) else v for v in (start, stop, step)]
+    return to_tensor(np.arange(*bounds).astype(dtype))
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
@@ -92,8 +91,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     values = lo_ + (hi_ - lo_) * frac
     values = values if values.dtype == out_dtype else tk_ops.cast(values, out_dtype)
     if retstep:
-        step = (hi - lo) / to_tensor(float(div) if div else float("nan"), work)
-        return values, step
+        return values, (hi - lo) / to_tensor(float(div) if div else float("nan"), work)
     return values
 
 
@@ -105,12 +103,11 @@ def full(shape, fill_value, dtype=None):
 
 
 def ones(shape, dtype=None):
-    """Ones of `shape`, float32 unless `dtype` is given."""
+    """Ones of `shape`, float32 unless `dtype` is given (zeros likewise)."""
     return tk_ops.ones(_shape(shape), dtype=as_dtype(dtype) or FLOATX)
 
 
 def zeros(shape, dtype=None):
-    """Zeros of `shape`, float32 unless `dtype` is given."""
     return tk_ops.zeros(_shape(shape), dtype=as_dtype(dtype) or FLOATX)
 
 
@@ -164,10 +161,6 @@ def squeeze(x, axis=None):
             raise ValueError(f"keras.ops.squeeze: cannot squeeze axis {wrong[0]} of a tensor of "
                              f"shape {tuple(dims)}: its length is {dims[wrong[0]]}, not 1")
     return tk_ops.reshape(x, [d for i, d in enumerate(dims) if i not in drop])
-
-
-def shape_of(x):
-    return [int(d) for d in x.shape]
 
 
 def transpose(x, axes=None):
