@@ -24,8 +24,14 @@ def top_k(x, k, sorted=True):  # noqa: A002 - Keras's name
     if x.ndim == 0 or not 0 <= k <= n:
         raise ValueError(f"keras.ops.top_k: k={k} must lie in [0, {n}], the length of the last "
                          f"axis of x (shape {tuple(x.shape)})")
-    # a stable sort of -x: the largest first, ties in index order
-    order = np.argsort(-x.numpy(), axis=-1, kind="stable")[..., :k].astype(INT)
+    if x.dtype == np.bool_:
+        raise TypeError("keras.ops.top_k: x is a bool tensor, which Keras 3 refuses too; cast "
+                        "it first: top_k(keras.ops.cast(x, 'int32'), k)")
+    # a stable sort of -x: the largest first, ties in index order (unsigned values are
+    # negated as int64: -x of a uint8 wraps around)
+    values = x.numpy()
+    key = -values.astype(np.int64) if values.dtype.kind == "u" else -values
+    order = np.argsort(key, axis=-1, kind="stable")[..., :k].astype(INT)
     rows = int(np.prod(x.shape[:-1], dtype=np.int64))
     flat = order.reshape(rows, k) + (np.arange(rows, dtype=INT) * n)[:, None]
     values = tk_ops.gather(tk_ops.reshape(x, [-1]), to_tensor(flat.reshape(-1)), axis=0)

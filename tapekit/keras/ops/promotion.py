@@ -92,6 +92,8 @@ def to_tensor(value, dtype=None):
         return convert_to_tensor(value, dtype=dtype_of(value))
     if isinstance(value, (np.ndarray, np.generic)) and np.dtype(value.dtype) != dtype:
         return cast(convert_to_tensor(value), dtype)
+    if isinstance(value, builtins.bool) and dtype != BOOL:
+        value = int(value)             # True meets numbers as 1 (maximum(x, True) in Keras)
     return convert_to_tensor(value, dtype=dtype)
 
 

@@ -14,6 +14,8 @@ CASES = {
     "top_k int": "ops.top_k(np.array([3, 1, 2]), 2)", "top_k all": "ops.top_k(np.array([0.5, -1.0, 2.0]), 3)",
     "top_k 3-D": "ops.top_k(np.arange(24.0).reshape(2, 3, 4) % 5, 1)",
     "top_k k too big": "ops.top_k(np.array([3.0, 1.0]), 3)",
+    "top_k uint8": "ops.top_k(np.array([[3, 0, 4], [1, 1, 0]], 'uint8'), 2)",     # -x would wrap
+    "top_k bool": "ops.top_k(np.array([False, True, True]), 2)",
 }
 # --- end of cases
 
@@ -23,11 +25,15 @@ KERAS = {'top_k 3-D': ['tuple',
                 ['tensor', 'int32', [2, 3, 1], [[[3], [0], [1]], [[2], [3], [3]]]]]],
  'top_k all': ['tuple',
                [['tensor', 'float64', [3], [2.0, 0.5, -1.0]], ['tensor', 'int32', [3], [2, 0, 1]]]],
+ 'top_k bool': ['raises'],
  'top_k int': ['tuple', [['tensor', 'int64', [2], [3, 2]], ['tensor', 'int32', [2], [0, 2]]]],
  'top_k k too big': ['raises'],
  'top_k ties keep index order': ['tuple',
                                  [['tensor', 'float32', [2, 2], [[5.0, 5.0], [9.0, 7.0]]],
-                                  ['tensor', 'int32', [2, 2], [[1, 2], [3, 0]]]]]}
+                                  ['tensor', 'int32', [2, 2], [[1, 2], [3, 0]]]]],
+ 'top_k uint8': ['tuple',
+                 [['tensor', 'uint8', [2, 2], [[4, 3], [1, 1]]],
+                  ['tensor', 'int32', [2, 2], [[2, 0], [0, 1]]]]]}
 # --- end of Keras's answers
 
 
