@@ -110,7 +110,8 @@ class Tapekit:
             if isinstance(obj, type(self.tk)) and (not obj.__name__.startswith("tapekit")
                                                    or part not in dir(obj)):
                 return None      # out of tapekit, or not among a module's public names
-                                 # (dir(tk) leaves out tapekit's own modules: tk.ops, tk.tape)
+                                 # (dir(tk) leaves out tapekit's own modules, tk.tape, and tk.ops:
+                                 # keras.ops is found as tk.keras.ops)
             try:
                 nxt = getattr(obj, part)
             except Exception:   # noqa: BLE001 - missing, or a property that needs an instance
