@@ -16,6 +16,9 @@
                        tapekit.keras's modules, also named tapekit.layers, ... (KERAS:
                        the one place those names are made, `alias_keras`); each one's
                        table is what its __init__ imports (keras/identifiers.exported)
+    tk.ops             tapekit.keras.ops, keras.ops after `import tapekit as keras`: Keras's
+                       functions by Keras's signatures; the package tapekit.ops, tapekit's
+                       op table, stays what `from tapekit.ops import ...` imports
 
 What a namespace gets from its table:
 - its names, and `__all__`, which the API reference documents (docs/_ext/tapekit_api.py);
@@ -64,11 +67,6 @@ def refusal(namespace, name):
                                if m is module and n != namespace and module is not None]
     table = not_in_tapekit()
     entry = next((table[n][name] for n in spellings if name in table.get(n, {})), None)
-    if entry is None and namespace == "tapekit.ops" and not name.startswith("_"):
-        # `import tapekit as keras; keras.ops.sum`: tapekit.ops is tapekit's own op table
-        entry = {"tf": f"keras.ops.{name}", "status": "missing",
-                 "instead": "tapekit's ops by TensorFlow's names and signatures (tk.reduce_sum, "
-                            "tk.concat, ...); tapekit.ops is not keras.ops"}
     if entry is None:
         return None
     return NotInTapekit(_message(entry), name=name, obj=module)
@@ -283,13 +281,17 @@ def bind_tk(tk):
 
 
 def alias_keras(tk):
-    """tk.layers, ... and tapekit.layers, ... (KERAS) for tapekit.keras's modules."""
+    """tk.layers, ... and tapekit.layers, ... (KERAS) for tapekit.keras's modules; tk.ops for
+    tapekit.keras.ops."""
     keras = tk["keras"]
     for name in KERAS:
         module = tk[name] = getattr(keras, name)
         sys.modules[f"{tk['__name__']}.{name}"] = module
-    # A name they lack says so (`missing`), as tk's own namespaces do; tapekit.ops too, which
-    # `import tapekit as keras` makes keras.ops.
+    # `import tapekit as keras; keras.ops.mean`: tk.ops is keras.ops, Keras's names and
+    # signatures. Only the attribute: the package tapekit.ops (sys.modules) stays tapekit's op
+    # table, which `from tapekit.ops import ...` and tapekit's own modules import.
+    tk["ops"] = keras.ops
+    # A name they lack says so (`missing`), as tk's own namespaces do; the op table too.
     modules = [keras, sys.modules[f"{tk['__name__']}.ops"], keras.optimizers.schedules]
     for module in modules + [getattr(keras, name) for name in KERAS]:
         if "__getattr__" not in vars(module):

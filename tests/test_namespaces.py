@@ -127,6 +127,24 @@ def test_keras_namespaces_are_one_module_under_every_name():
         assert importlib.import_module(f"tapekit.{name}") is module
 
 
+def test_keras_ops_is_tk_ops_and_the_op_table_stays_the_package():
+    # `import tapekit as keras; keras.ops.mean` is Keras's mean (issue 45); the package
+    # tapekit.ops, tapekit's op table by TensorFlow's names, is what imports reach
+    import tapekit.keras.ops
+    assert tk.ops is tk.keras.ops is tapekit.keras.ops and "ops" in dir(tk.keras)
+    table = sys.modules["tapekit.ops"]
+    assert table is not tk.ops and importlib.import_module("tapekit.ops") is table
+    from tapekit.ops import argmax
+    assert argmax is table.argmax is tk.argmax and tk.ops.argmax is not tk.argmax
+    # the table's modules and registry, which tk.ops named before, are still reached from it
+    assert tk.ops.registry is table.registry and tk.ops.OPS is table.OPS
+    assert tk.ops.matrix.adjoint is tk.linalg.adjoint
+    assert "registry" not in dir(tk.ops) and "OPS" not in dir(tk.ops)   # not keras.ops's names
+    with pytest.raises(AttributeError) as plain:      # a name neither has: Python's own error
+        tk.ops.reduce_sum
+    assert not isinstance(plain.value, namespaces.NotInTapekit)
+
+
 def test_a_missing_name_is_an_attribute_error_and_a_refused_one_says_what_instead(monkeypatch):
     with pytest.raises(AttributeError, match="module 'tapekit.math' has no attribute 'no_such_op'"):
         tk.math.no_such_op
@@ -153,9 +171,11 @@ def test_the_names_tapekit_lacks_say_so_in_every_namespace():
         tk.layers.MultiHeadAttention
     with pytest.raises(namespaces.NotInTapekit, match=r"MultiHeadAttention"):
         tk.keras.layers.MultiHeadAttention
-    with pytest.raises(namespaces.NotInTapekit, match=r"tapekit does not have keras\.ops\.sum: .*"
-                                                      r"tapekit\.ops is not keras\.ops"):
-        tk.ops.sum
+    with pytest.raises(namespaces.NotInTapekit, match=r"tapekit does not have keras\.ops\.argsort: "
+                                                      r"it is in tapekit's scope"):
+        tk.ops.argsort                # keras.ops after import tapekit as keras (issue 45)
+    with pytest.raises(namespaces.NotInTapekit, match=r"keras\.ops\.argsort"):
+        tk.keras.ops.argsort
     with pytest.raises(AttributeError) as plain:       # a name no one has: Python's own error
         tk.layers.Dnese
     assert not isinstance(plain.value, namespaces.NotInTapekit)

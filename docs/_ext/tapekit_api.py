@@ -87,7 +87,8 @@ def home(qualname, obj):
 def op_module(op):
     """The module under tapekit/ops/ that defines op (``sin = unary("sin", ...)``): its docstring
     holds op's examples. Modules that only import it are skipped."""
-    import tapekit.ops as ops_pkg
+    # the package, from sys.modules: `import tapekit.ops as p` gives tk.ops, keras.ops
+    ops_pkg = importlib.import_module("tapekit.ops")
     for path in sorted(Path(ops_pkg.__file__).parent.glob("[!_]*.py")):
         mod = importlib.import_module(f"tapekit.ops.{path.stem}")
         names = [n for n, v in vars(mod).items() if v is op]

@@ -7,7 +7,8 @@ import sys as _sys
 
 from .. import namespaces
 from . import (activations, backend, callbacks, identifiers, initializers, keras_tensor,  # noqa: F401
-               layers, losses, metrics, models, optimizers, regularizers, saving, trainers, utils)
+               layers, losses, metrics, models, ops, optimizers, regularizers, saving, trainers,
+               utils)
 from .layers import Input, InputLayer
 from .models import Model, Sequential
 from .optimizers import schedules  # noqa: F401  (tk.keras.schedules, as before issue 44)
@@ -15,7 +16,7 @@ from .optimizers import schedules  # noqa: F401  (tk.keras.schedules, as before 
 # tk.keras: the four names above and these namespaces (as tapekit/__init__.py hands them on).
 __all__ = identifiers.exported(globals(), modules=(
     "activations", "backend", "callbacks", "initializers", "layers", "losses", "metrics",
-    "models", "optimizers", "regularizers", "saving", "utils"))
+    "models", "ops", "optimizers", "regularizers", "saving", "utils"))
 
 # Modules that tapekit had before issue 44 and that pickles (a compiled model's loss, a
 # learning-rate schedule) or imports may still name: each is an alias of the module that holds

@@ -1,6 +1,7 @@
 """`keras.backend.get_value` / `set_value`: read and write a variable's value as NumPy (what
 callbacks written for Keras use on `model.optimizer.learning_rate`); `epsilon()`, the fuzz
-factor; `clear_session()`, which restarts the default names (utils/naming.py keeps them).
+factor; `clear_session()`, which restarts the default names (utils/naming.py keeps them);
+`backend()`, the name of what runs keras.ops: "tapekit".
 
     lr = float(tk.keras.backend.get_value(model.optimizer.learning_rate))
     tk.keras.backend.set_value(model.optimizer.learning_rate, lr / 2)
@@ -11,11 +12,25 @@ from ..tensor import Tensor, Variable
 from ..namespaces import public_dir
 from .utils.naming import clear_session
 
-__all__ = ["clear_session", "epsilon", "get_value", "set_value"]
+__all__ = ["backend", "clear_session", "epsilon", "get_value", "set_value"]
 
 # keras.backend.epsilon() (Keras 3's keras.config.epsilon()): the clipping of probabilities and
 # of denominators in the losses, the metrics and BatchNormalization's masked moments.
 EPSILON = 1e-7
+
+
+def backend():
+    """The name of the backend that runs keras.ops and the layers: "tapekit".
+
+    Keras 3 answers "tensorflow", "jax", "torch" or "numpy". Code written for Keras asks to pick
+    a backend's own API (`if keras.backend.backend() == "tensorflow": import tensorflow as tf`)
+    and keeps keras.ops for the rest: with "tapekit" it takes that branch, never a
+    TensorFlow-only one that tapekit would not run.
+
+    >>> tk.keras.backend.backend()
+    'tapekit'
+    """
+    return "tapekit"
 
 
 def epsilon():

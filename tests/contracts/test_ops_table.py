@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import tapekit as tk
+from tapekit.ops import conv as conv_ops   # tk.ops.conv is keras.ops.conv (issue 45)
 from tapekit.ops.registry import OPS
 from tapekit.testing import check_grads, numerical_jacobian, reverse_jacobian
 
@@ -78,9 +79,9 @@ SAMPLES = {
     "conv2d": (lambda x, w: tk.concat([tk.reshape(tk.nn.conv2d(x, w, 1, "VALID"), (-1,)),
                                        tk.reshape(tk.nn.conv2d(x, w, 2, "SAME"), (-1,))], axis=0),
                [(2, 6, 5, 2), (3, 3, 2, 3)]),
-    "conv2d_backprop_input": (lambda dy, w: tk.ops.conv.conv2d_backprop_input([2, 6, 5, 2], w, dy, [2, 1], "SAME"),
+    "conv2d_backprop_input": (lambda dy, w: conv_ops.conv2d_backprop_input([2, 6, 5, 2], w, dy, [2, 1], "SAME"),
                               [(2, 3, 5, 3), (3, 3, 2, 3)]),
-    "conv2d_backprop_filter": (lambda x, dy: tk.ops.conv.conv2d_backprop_filter(x, [3, 3, 2, 3], dy, 2, "VALID"),
+    "conv2d_backprop_filter": (lambda x, dy: conv_ops.conv2d_backprop_filter(x, [3, 3, 2, 3], dy, 2, "VALID"),
                                [(2, 6, 5, 2), (2, 2, 2, 3)]),
     # max pool: x * 0.1 + a permutation grid has no ties and keeps every argmax fixed
     # within finite-difference steps; non-overlapping VALID and overlapping SAME windows

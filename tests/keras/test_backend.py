@@ -20,3 +20,9 @@ def test_epsilon_and_clear_session_are_keras_backends():
     assert tk.layers.Dense(1).name == "dense"
     tk.keras.backend.clear_session(free_memory=False)
     assert tk.layers.Dense(1).name == "dense"
+
+
+def test_backend_names_tapekit_so_code_for_tensorflow_only_is_not_taken():
+    # Keras 3.15 on TensorFlow answers "tensorflow"; tapekit is no TensorFlow
+    import tapekit as keras
+    assert keras.backend.backend() == "tapekit" and tk.keras.backend.backend() == "tapekit"

@@ -12,12 +12,15 @@ from tapekit.keras.identifiers import exported
 
 KERAS_NAMESPACES = ["tapekit.keras", "tapekit.keras.layers", "tapekit.keras.losses",
                     "tapekit.keras.metrics", "tapekit.keras.optimizers", "tapekit.keras.callbacks",
-                    "tapekit.keras.utils", "tapekit.keras.saving", "tapekit.keras.models"]
+                    "tapekit.keras.utils", "tapekit.keras.saving", "tapekit.keras.models",
+                    "tapekit.keras.ops"]
 # The modules a namespace hands on as namespaces of their own; no other module is shown.
 SUB_NAMESPACES = {"tapekit.keras": {"activations", "backend", "callbacks", "initializers",
-                                    "layers", "losses", "metrics", "models", "optimizers",
-                                    "regularizers", "saving", "utils"},
-                  "tapekit.keras.optimizers": {"schedules"}}
+                                    "layers", "losses", "metrics", "models", "ops",
+                                    "optimizers", "regularizers", "saving", "utils"},
+                  "tapekit.keras.optimizers": {"schedules"},
+                  # as Keras 3's keras.ops (its core and math functions only at keras.ops)
+                  "tapekit.keras.ops": {"image", "linalg", "nn", "numpy"}}
 
 
 @pytest.mark.parametrize("name", KERAS_NAMESPACES)

@@ -111,7 +111,8 @@ class Tapekit:
             if isinstance(obj, type(self.tk)) and (not obj.__name__.startswith("tapekit")
                                                    or part not in dir(obj)):
                 return None      # out of tapekit, or not among a module's public names
-                                 # (dir(tk) leaves out tapekit's own modules: tk.ops, tk.tape)
+                                 # (dir(tk) leaves out tapekit's own modules, tk.tape, and tk.ops:
+                                 # keras.ops is found as tk.keras.ops)
             try:
                 nxt = getattr(obj, part)
             except Exception:   # noqa: BLE001 - missing, or a property that needs an instance
@@ -265,9 +266,11 @@ def instead(row, index):
     if row.get("owner") or leaf.startswith("_"):
         return ""
     layer_names = any(".layers." in a for a in [row["name"]] + row["aliases"])
+    keras_ops = any(".ops." in a for a in [row["name"]] + row["aliases"])
     order = ["tk", "tk.math", "tk.nn", "tk.linalg", "tk.random", "tk.image", "tk.activations"]
     cands = [c for c in set(index.get(leaf, []))
-             if layer_names or ".layers." not in c]     # keras.ops.concatenate is not a layer
+             if (layer_names or ".layers." not in c)    # keras.ops.concatenate is not a layer
+             and (keras_ops or ".ops." not in c)]       # nor is keras.ops.split tf.split
     for cand in sorted(cands, key=lambda p: (order.index(p.rsplit(".", 1)[0]) if p.rsplit(".", 1)[0] in order
                                              else len(order), p.count("."), p)):
         return f"{cand} (same name in tapekit)"
