@@ -247,9 +247,14 @@ class Function:
             raise
         finally:
             state.tapes.remove(tracer)
+        try:
+            outputs, skeleton, result = tracer.finish(result, self._name)
+        except BaseException:
+            _undo(tracer, rng)   # a result TF refuses: the call changed nothing
+            raise
         if dry:
             _undo(tracer, rng)
-        program = Program(self._name, tracer, *tracer.finish(result))
+        program = Program(self._name, tracer, outputs, skeleton)
         program.keepalive = [leaf for leaf in leaves if not is_tensor_arg(leaf)]
         if program.created and not check:
             # This trace made variables, which a replay would reuse where the Python would

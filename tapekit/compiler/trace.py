@@ -29,6 +29,7 @@ import numpy as np
 from .. import nest
 from ..callsite import user_frame
 from ..context import state
+from ..convert import convert_to_tensor
 from ..record import Recorder
 from ..tensor import Tensor, Variable, wrap_array
 from .steps import Assign, Check, Guard, Hole, Op, Print, Read, Update, outcome_of
@@ -224,21 +225,50 @@ class Tracer(Recorder):
         scanned = {k: scan(v) for k, v in attrs.items()}
         return (scanned, tuple(holes)) if holes else (attrs, ())
 
-    def finish(self, result):
-        """What the function returned, as slots: ([(is_slot, slot or value)], skeleton).
+    def finish(self, result, name="function"):
+        """What the function returned, as slots: (outputs, skeleton, result).
 
-        The skeleton is the result's nesting (None for a single value); program.Program
-        packs its leaves back into it.
+        `outputs` is [(is_slot, slot or None)] per leaf and the skeleton the result's nesting
+        (None for a single value); program.Program packs its leaves back into it. As
+        tf.function does, every leaf becomes a tensor: a Python or NumPy number (3 is an
+        int32 tensor, 2.5 a float32 one) a constant, a Variable its value at the end of the
+        call (`return v.assign_add(1.0)` gives the new value as a tensor); None stays None,
+        and anything else is TF's TypeError. `result` is the traced call's own return with
+        those leaves converted. Called after the tracer left the tapes: an outer tape
+        records the variable reads of the result as eager code's.
         """
         flat = nest.flatten(result) if nest.is_nested(result) else [result]
-        outputs = []
+        outputs, leaves = [], []
         for leaf in flat:
-            if isinstance(leaf, Tensor) and not isinstance(leaf, Variable):
+            if leaf is None:
+                outputs.append((False, None))
+            elif isinstance(leaf, Variable):
+                outputs.append((True, self._read(leaf)))
+                leaf = leaf.read_value()
+            elif isinstance(leaf, Tensor):
                 outputs.append((True, self._ref(leaf, leaf._value, leaf._tid)))
-            else:  # a Variable is returned as itself, any other Python value as traced
-                outputs.append((False, leaf))
-        skeleton = nest.pack_like(result, [None] * len(flat)) if nest.is_nested(result) else None
-        return outputs, skeleton
+            elif isinstance(leaf, (bool, int, float, complex, np.generic, np.ndarray)):
+                leaf = convert_to_tensor(leaf)    # TF's dtypes: 3 -> int32, 2**40 -> int64
+                outputs.append((True, self._const(leaf._value, leaf)))
+            else:
+                raise TypeError(_not_a_tensor(name, leaf))
+            leaves.append(leaf)
+        if nest.is_nested(result):
+            return outputs, nest.pack_like(result, [None] * len(flat)), nest.pack_like(result, leaves)
+        return outputs, None, leaves[0]
+
+
+def _not_a_tensor(name, leaf):
+    what = type(leaf).__name__
+    if isinstance(leaf, (str, bytes)):
+        fix = ("tapekit has no string tensors (tf.function would return a tf.string tensor); "
+               "return numbers, and build the text outside the function")
+    else:
+        fix = ("return tensors, Python numbers, nests of them (lists, tuples, dicts) or None; "
+               "keep other objects outside the function (or in an attribute it sets)")
+    return (f"tk.function {name!r} returned a value of type {what}, which is not a tensor: "
+            f"as in tf.function, a tk.function must return zero or more tensors or None "
+            f"values. {fix}")
 
 
 def hold_in_traces(lock):
