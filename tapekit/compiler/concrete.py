@@ -22,14 +22,13 @@ from .codegen import inert
 from .signature import TensorSpec
 
 
-def dummy_arguments(args, kwargs):
-    """`args`/`kwargs` with each TensorSpec replaced by zeros of its shape (None -> 1)."""
+def dummy_arguments(args, kwargs, unknown_rank=0):
+    """`args`/`kwargs` with each TensorSpec replaced by zeros of its shape (None -> 1; a spec
+    of unknown rank by zeros of shape (1,) * unknown_rank)."""
     def fill(leaf):
         if isinstance(leaf, TensorSpec):
-            if leaf.shape is None:
-                raise ValueError(f"get_concrete_function: {leaf!r} has an unknown rank; give "
-                                 f"a shape such as [None, 3]")
-            return Tensor(np.zeros([1 if d is None else d for d in leaf.shape], leaf.dtype))
+            shape = (1,) * unknown_rank if leaf.shape is None else [1 if d is None else d for d in leaf.shape]
+            return Tensor(np.zeros(shape, leaf.dtype))
         return leaf
     structure = (tuple(args), dict(kwargs))
     return nest.pack_like(structure, [fill(leaf) for leaf in nest.flatten(structure)])

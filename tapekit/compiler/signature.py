@@ -144,6 +144,72 @@ def _structure(s):
     return None
 
 
+def spec_signature(args, kwargs):
+    """`signature` of arguments given as tk.TensorSpec (get_concrete_function's, an
+    input_signature's): a spec is a tensor of its shape (None: any size; shape None: any
+    rank) and dtype."""
+    def key(leaf):
+        return ("tensor", leaf.shape, leaf.dtype) if isinstance(leaf, TensorSpec) else _leaf_key(leaf)
+    parts = [(k, _structure(a), tuple(key(x) for x in _leaves(a))) for k, a in enumerate(args)]
+    parts += [(n, _structure(kwargs[n]), tuple(key(x) for x in _leaves(kwargs[n])))
+              for n in sorted(kwargs)]
+    return tuple(parts)
+
+
+def covers(general, key):
+    """Whether a trace for `general` (a signature, None dims meaning any size) takes a call
+    of signature `key`: what TF asks of its traces before tracing again."""
+    return _merge(general, key, lambda a, b: a if _takes(a, b) else False) is not False
+
+
+def _takes(general, shape):
+    if general is None:
+        return True
+    return shape is not None and len(shape) == len(general) and \
+        all(g is None or g == d for g, d in zip(general, shape))
+
+
+def generalize(key, others):
+    """The most specific signature that takes `key` and each of `others` that differs from
+    it in tensor shapes only (reduce_retracing): sizes that differ become None, ranks that
+    differ an unknown rank; `key` itself when none of them does."""
+    for other in others:
+        merged = _merge(key, other, _common_shape)
+        if merged is not False:
+            key = merged
+    return key
+
+
+def _common_shape(a, b):
+    if a is None or b is None or len(a) != len(b):
+        return None
+    return tuple(x if x == y else None for x, y in zip(a, b))
+
+
+def _merge(a, b, shapes):
+    """`a` and `b` with each pair of tensor shapes replaced by shapes(sa, sb); False where
+    they differ in anything but tensor shapes (or where `shapes` says False)."""
+    if len(a) != len(b):
+        return False
+    parts = []
+    for (name_a, s_a, k_a), (name_b, s_b, k_b) in zip(a, b):
+        if name_a != name_b or s_a != s_b or len(k_a) != len(k_b):
+            return False
+        leaves = []
+        for x, y in zip(k_a, k_b):
+            if x[0] == "tensor" and y[0] == "tensor" and x[2] == y[2]:
+                shape = shapes(x[1], y[1])
+                if shape is False:
+                    return False
+                leaves.append(("tensor", shape, x[2]))
+            elif x == y:
+                leaves.append(x)
+            else:
+                return False
+        parts.append((name_a, s_a, tuple(leaves)))
+    return tuple(parts)
+
+
 def describe_change(old, new, param_names):
     """Why `new` traced again after `old`: the first argument whose key differs, in words;
     and whether only tensor shapes changed (reduce_retracing does not count those)."""

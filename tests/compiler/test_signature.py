@@ -55,3 +55,54 @@ def test_input_signature_fixes_what_a_call_may_be():
         f(tk.constant([1, 2]))
     with pytest.raises(TypeError, match="lists 1 argument"):
         f(tk.constant([1.0]), tk.constant([1.0]))
+
+
+# --- counting traces as TF counts them (function.Function._count_trace) --------------------
+
+def test_an_input_signature_is_one_trace_for_every_shape_it_admits():
+    # TF 2.21: experimental_get_tracing_count() == 1 after shapes (1,) and (2,).
+    @tk.function(input_signature=[tk.TensorSpec([None], tk.float32)])
+    def f(x):
+        return x * 2.0
+    for n in (1, 2, 3):
+        assert f(tk.constant([1.0] * n)).numpy().tolist() == [2.0] * n
+    assert f.experimental_get_tracing_count() == 1
+    assert f.traces_run == 3        # tapekit's programs have concrete shapes: one per shape
+
+
+def test_reduce_retracing_generalises_after_the_second_shape_as_tf_does():
+    # TF 2.21's counts, call by call: (1,) 1; (2,) 2, traced as (None,); (3,) 2; (1, 1) 3,
+    # traced at unknown rank; (1, 2) and (2, 2) 3; an int32 (2,) 4; a float scalar and (5,) 4.
+    f = tk.function(lambda x: x * 2, reduce_retracing=True)
+    calls = [([1.0], 1), ([1.0, 2.0], 2), ([1.0] * 3, 2), ([[1.0]], 3), ([[1.0, 2.0]], 3),
+             ([[1.0, 2.0], [3.0, 4.0]], 3), (np.array([1, 2], np.int32), 4), (1.0, 4),
+             ([1.0] * 5, 4)]
+    for value, count in calls:
+        x = tk.constant(value)
+        np.testing.assert_array_equal(f(x).numpy(), x.numpy() * 2)
+        assert f.experimental_get_tracing_count() == count, value
+    # Python values are not generalised: TF counts 3 for x * n with n = 1, 2, 3.
+    g = tk.function(lambda x, n: x * n, reduce_retracing=True)
+    for n in (1, 2, 3):
+        g(tk.constant([1.0]), n)
+    assert g.experimental_get_tracing_count() == 3
+
+
+def test_without_reduce_retracing_each_shape_counts():
+    f = tk.function(lambda x: x * 2)
+    for n in (1, 2, 3):
+        f(tk.constant([1.0] * n))
+    assert f.experimental_get_tracing_count() == 3
+
+
+def test_variables_on_the_first_call_count_two_with_an_input_signature():
+    box = []
+
+    @tk.function(input_signature=[tk.TensorSpec([None], tk.float32)])
+    def f(x):
+        if not box:
+            box.append(tk.Variable(2.0))
+        return box[0] * x
+    assert f(tk.constant([1.0])).numpy().tolist() == [2.0]
+    assert f(tk.constant([1.0, 3.0])).numpy().tolist() == [2.0, 6.0]
+    assert f.experimental_get_tracing_count() == 2
