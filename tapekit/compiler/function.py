@@ -152,7 +152,8 @@ class Function:
     def __call__(self, *args, **kwargs):
         self._calls += 1
         if self.input_signature is not None:
-            args, kwargs = bind_input_signature(self._name, self.input_signature, args, kwargs)
+            args, kwargs = bind_input_signature(self._name, self.input_signature, args, kwargs,
+                                                self._params)
         # The common call, f(x, y) with tensors or arrays only, finds its programs by the
         # arguments' types, shapes and dtypes, without flattening the call.
         fkey = None if kwargs else fast_key(args)
@@ -429,6 +430,10 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None,
     (tk.Tensor(5.0, ...), tk.Tensor(10.0, ...), 1)
     """
     if input_signature is not None:
+        if not isinstance(input_signature, (list, tuple)):
+            raise TypeError(f"tk.function: input_signature must be a list or tuple of "
+                            f"tk.TensorSpec (one per argument), got {input_signature!r}; e.g. "
+                            f"input_signature=[tk.TensorSpec([None], tk.float32)]")
         for spec in nest.flatten(list(input_signature)):
             if not isinstance(spec, TensorSpec):
                 raise TypeError(f"tk.function: input_signature must hold tk.TensorSpec, got "

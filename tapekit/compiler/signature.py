@@ -56,12 +56,25 @@ def _shape_fits(shape, spec_shape):
     return all(s is None or d is None or s == d for d, s in zip(shape, spec_shape))
 
 
-def bind_input_signature(fn_name, signature, args, kwargs):
-    """The call's arguments as tensors of the signature's dtypes; a TypeError or ValueError
-    naming the argument, what was given and what the signature says otherwise."""
+def bind_input_signature(fn_name, signature, args, kwargs, params=()):
+    """The call's arguments (by position, or by the names in `params`) as tensors of the
+    signature's dtypes; otherwise TF's TypeError, naming the argument, what was given and
+    what the signature says."""
     if kwargs:
-        raise TypeError(f"tk.function {fn_name} has an input_signature: pass its arguments "
-                        f"by position, got keyword(s) {sorted(kwargs)}")
+        args = list(args)
+        for name in list(kwargs):
+            k = params.index(name) if name in params else -1
+            if k < len(args) or k >= len(signature):
+                what = "was also given by position" if 0 <= k < len(args) else \
+                    "is not one of its input_signature's parameters " \
+                    f"{list(params[:len(signature)])}"
+                raise TypeError(f"tk.function {fn_name}: keyword argument {name!r} {what}")
+        names = params[len(args):len(signature)]
+        missing = [n for n in names if n not in kwargs]
+        if missing:
+            raise TypeError(f"tk.function {fn_name}: missing argument(s) {missing} of its "
+                            f"input_signature")
+        args += [kwargs[n] for n in names]
     if len(args) != len(signature):
         raise TypeError(f"tk.function {fn_name}: its input_signature lists {len(signature)} "
                         f"argument(s), the call gave {len(args)}")
@@ -78,9 +91,16 @@ def bind_input_signature(fn_name, signature, args, kwargs):
                 raise TypeError(f"tk.function {fn_name}: argument {k} is a tensor of dtype "
                                 f"{leaf.dtype.name}, the input_signature says {s!r}; cast it "
                                 f"with tk.cast(x, tk.{s.dtype.name})")
-            t = leaf if isinstance(leaf, Tensor) else convert_to_tensor(leaf, dtype=s.dtype)
+            if isinstance(leaf, Tensor):
+                t = leaf
+            else:
+                try:
+                    t = convert_to_tensor(leaf, dtype=s.dtype)
+                except (TypeError, ValueError) as e:
+                    raise TypeError(f"tk.function {fn_name}: argument {k} is {leaf!r}, which "
+                                    f"is no tensor for the input_signature's {s!r}: {e}") from None
             if not _shape_fits(t.shape, s.shape):
-                raise ValueError(f"tk.function {fn_name}: argument {k} has shape {t.shape}, "
+                raise TypeError(f"tk.function {fn_name}: argument {k} has shape {t.shape}, "
                                  f"which the input_signature {s!r} does not allow (None is any "
                                  f"size); reshape the argument or widen the signature")
             out.append(t)
