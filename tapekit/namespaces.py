@@ -142,7 +142,7 @@ TK = {   # `import tapekit as tk`, besides the namespaces (TK_NAMESPACES)
                    "zeros_like",
     "tapekit.ops.shapes": {"broadcast_to": "broadcast_to_shape"},   # tf.broadcast_to(input, shape)
     "tapekit.printing": "print",                                     # tf.print
-    "tapekit.compiler": "TensorSpec autograph function",   # tk.autograph: the module
+    "tapekit.compiler": "TensorSpec autograph function py_function",   # tk.autograph: the module
     "tapekit.tensor_array": "TensorArray",
     "tapekit.module": "Module",
     "tapekit.keras": "Input Model Sequential",

@@ -32,7 +32,7 @@ from ..context import state
 from ..convert import convert_to_tensor
 from ..record import Recorder
 from ..tensor import Tensor, Variable, wrap_array
-from .steps import Assign, Check, Guard, Hole, Op, Print, Read, Update, outcome_of
+from .steps import Assign, Call, Check, Guard, Hole, Op, Print, Read, Update, outcome_of
 
 _SCALARS = (int, float, bool)
 
@@ -148,6 +148,19 @@ class Tracer(Recorder):
         if the value is bad. Every replay runs it, as every eager call does."""
         src = self._ref(tensor, tensor._value, tensor._tid)
         self.steps.append(Check(check, src))
+
+    def record_call(self, call, inputs, outputs, taped):
+        """A tk.py_function ran `call` on `inputs` with this tracer hidden (pycall.py): one
+        Call step, whose results are the slots of `outputs`. `taped`: a tape started inside
+        the traced function recorded func's ops, which the program cannot replay."""
+        if taped:
+            self.unsupported = self.unsupported or "tk.py_function under a GradientTape inside it"
+        ins = tuple([self._ref(t, t._value, t._tid) for t in inputs])
+        results = tuple([self._new_slot(t._value) for t in outputs])
+        for t, slot in zip(outputs, results):
+            self.slot_of[t._tid] = slot
+        self.steps.append(Call(call, ins, results, call.__name__))
+        self._read_slot.clear()     # func may have written any variable: read them again
 
     # --- what the hooks share ------------------------------------------------------------
     def _before_write(self, variable):
