@@ -26,7 +26,7 @@ attribute of tapekit, so `import tapekit.function.trace as t` and mock.patch pat
 "tapekit.function.trace.Tracer" would break.
 """
 from .function import Function, function
-from .pycall import py_function
+from .pycall import init_scope, py_function
 from .signature import TensorSpec
 
-__all__ = ["Function", "TensorSpec", "function", "py_function"]
+__all__ = ["Function", "TensorSpec", "function", "init_scope", "py_function"]

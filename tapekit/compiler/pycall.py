@@ -1,4 +1,5 @@
-"""tk.py_function: a Python function run eagerly at every call, even inside a tk.function.
+"""tk.py_function: a Python function run eagerly at every call, even inside a tk.function;
+tk.init_scope: code run eagerly once, while a tk.function traces, and kept out of its program.
 
     >>> def double(a):
     ...     return a.numpy() * 2          # any Python: NumPy, prints, files
@@ -19,6 +20,8 @@ Inside a tk.function, a GradientTape started within the function and recording a
 py_function would keep records of `func`'s ops that the program cannot replay; that
 function then runs eagerly at every call (with a warning), as tk.custom_gradient does.
 """
+import contextlib
+
 from .. import dtypes
 from ..context import state
 from ..convert import convert_to_tensor
@@ -120,3 +123,29 @@ class _Caller:
         return run
 
 
+
+
+@contextlib.contextmanager
+def init_scope():
+    """Run the block outside every tk.function being traced, and outside every tape
+    (`tf.init_scope`): its ops run once, now, as eager code, and the program uses their
+    results as constants; no tape records them (TF pauses the gradient tape too).
+
+    >>> @tk.function
+    ... def f(x):
+    ...     with tk.init_scope():
+    ...         c = tk.constant(5.0) * 2.0     # run once, while tracing
+    ...     return c * x
+    >>> f(tk.constant(1.0))
+    tk.Tensor(10.0, shape=(), dtype=float32)
+
+    A variable created in the block is created once, as eager code creates it; the trace
+    does not see it (TF's init_scope is where its own code makes variables on the first
+    call).
+    """
+    tapes = list(state.tapes)
+    state.tapes.clear()
+    try:
+        yield
+    finally:
+        state.tapes[:] = tapes

@@ -4,8 +4,11 @@ words for why a call traced again.
 A call's key is, per argument: its nesting, then for each tensor (or NumPy array) its shape
 and dtype, for a Python float its bits (so 0.0 and -0.0 differ, as 1/x does, and every
 NaN is one key), for other hashable values their value, and for anything else (a model,
-an optimizer, a Variable) its identity.
+an optimizer, a Variable) its identity; an object with `__tf_tracing_type__` by the
+TraceType it returns (TF's protocol: two calls share a trace when their types are equal).
 """
+import abc
+
 import numpy as np
 
 from .. import dtypes, nest
@@ -46,6 +49,60 @@ class TensorSpec:
 
     def __repr__(self):
         return f"TensorSpec(shape={self.shape}, dtype=tk.{self.dtype.name}, name={self.name!r})"
+
+
+class TraceType(abc.ABC):
+    """What decides whether two calls share a trace, for an argument of your own class
+    (`tf.types.experimental.TraceType`): the class gives `__tf_tracing_type__(self, context)`
+    returning one, and calls whose types are equal (`__eq__`, `__hash__`) share a trace.
+
+    >>> class Fruit(tk.types.experimental.TraceType):
+    ...     def __init__(self, kind): self.kind = kind
+    ...     def is_subtype_of(self, other): return self == other
+    ...     def most_specific_common_supertype(self, others):
+    ...         return self if all(self == o for o in others) else None
+    ...     def placeholder_value(self, placeholder_context=None): return self.kind
+    ...     def __eq__(self, other): return type(other) is Fruit and self.kind == other.kind
+    ...     def __hash__(self): return hash(self.kind)
+    >>> Fruit("apple") == Fruit("apple")
+    True
+
+    tapekit asks equality only (TF also reuses a trace whose type is a supertype); it passes
+    the call's own object to the traced Python, where TF passes `placeholder_value`.
+    """
+
+    @abc.abstractmethod
+    def is_subtype_of(self, other):
+        """Whether a trace for `other` may take this type's values."""
+
+    @abc.abstractmethod
+    def most_specific_common_supertype(self, others):
+        """The most specific type that takes this one's and each of `others`', or None."""
+
+    @abc.abstractmethod
+    def placeholder_value(self, placeholder_context):
+        """The value TF's tracing passes for this type."""
+
+    @abc.abstractmethod
+    def __eq__(self, other):
+        """Equal types share a trace."""
+
+    @abc.abstractmethod
+    def __hash__(self):
+        """Consistent with __eq__: the type is a cache key."""
+
+    def to_tensors(self, value):
+        """The tensors `value` holds (none by default: the value is part of the trace)."""
+        return []
+
+    def from_tensors(self, tensors):
+        return self.placeholder_value(None)
+
+    def flatten(self):
+        return []
+
+    def cast(self, value, cast_context):
+        return value
 
 
 def _shape_fits(shape, spec_shape):
@@ -150,6 +207,9 @@ def _leaf_key(leaf):
         return ("variable", id(leaf))
     if isinstance(leaf, (float, np.floating)):
         return (type(leaf), float(leaf).hex())   # -0.0 is not 0.0; every NaN is one key
+    tracing_type = getattr(type(leaf), "__tf_tracing_type__", None)
+    if tracing_type is not None:
+        return ("trace_type", tracing_type(leaf, None))
     try:
         return (type(leaf), leaf, hash(leaf))   # models, optimizers: identity hash
     except TypeError:
@@ -258,7 +318,7 @@ def _show(key):
     kind = key[0]
     if kind == "tensor":
         return f"a tensor of shape {key[1]}"
-    if kind in ("variable", "object"):
+    if kind in ("variable", "object", "trace_type"):
         return "another object"
     if isinstance(key[1], str) and issubclass(kind, (float, np.floating)):
         return f"the Python {kind.__name__} {float.fromhex(key[1])!r}"

@@ -100,3 +100,22 @@ def test_nested_tk_functions_each_call_back():
     outer = tk.function(lambda x: inner(x) + 1.0)
     assert [outer(tk.constant(v)).numpy() for v in (1.0, 2.0)] == [3.0, 5.0]
     assert len(calls) == 2
+
+
+def test_init_scope_runs_once_while_tracing_and_outside_every_tape():
+    runs = []
+
+    @tk.function
+    def f(x):
+        with tk.init_scope():
+            runs.append(1)
+            c = tk.constant(5.0) * 2.0
+        return c * x
+    assert [f(tk.constant(v)).numpy() for v in (1.0, 2.0)] == [10.0, 20.0]   # TF 2.21: 10.0
+    assert runs == [1]
+    x = tk.Variable(3.0)
+    with tk.GradientTape(persistent=True) as tape:
+        with tk.init_scope():
+            paused = x * x                 # the tape is paused, as TF's is
+        y = x * 2.0
+    assert tape.gradient(paused, x) is None and tape.gradient(y, x).numpy() == 2.0

@@ -106,3 +106,42 @@ def test_variables_on_the_first_call_count_two_with_an_input_signature():
     assert f(tk.constant([1.0])).numpy().tolist() == [2.0]
     assert f(tk.constant([1.0, 3.0])).numpy().tolist() == [2.0, 6.0]
     assert f.experimental_get_tracing_count() == 2
+
+
+def test_an_argument_with_a_trace_type_shares_traces_by_that_type():
+    # TF's guide (guide/function, "Custom tracing types"): Apple and Mango trace by their
+    # classes; TF 2.21 prints 3 three times and counts 2 traces.
+    class KindType(tk.types.experimental.TraceType):
+        def __init__(self, fruit):
+            self.kind = type(fruit)
+
+        def is_subtype_of(self, other):
+            return self == other
+
+        def most_specific_common_supertype(self, others):
+            return self if all(self == o for o in others) else None
+
+        def placeholder_value(self, placeholder_context=None):
+            return None
+
+        def __eq__(self, other):
+            return type(other) is KindType and self.kind == other.kind
+
+        def __hash__(self):
+            return hash(self.kind)
+
+    class Fruit:
+        def __tf_tracing_type__(self, context):
+            return KindType(self)
+
+    class Apple(Fruit):
+        flavor = 1
+
+    class Mango(Fruit):
+        flavor = 2
+
+    mixed = tk.function(lambda a, b: a.flavor + b.flavor)
+    assert [int(mixed(*p)) for p in [(Apple(), Mango()), (Apple(), Mango()), (Mango(), Apple())]] == [3, 3, 3]
+    assert mixed.experimental_get_tracing_count() == 2
+    with pytest.raises(TypeError):
+        tk.types.experimental.TraceType()      # abstract, as TF's
