@@ -262,6 +262,7 @@ class Function:
             raise
         if dry:
             _undo(tracer, rng)
+        tracer.seal(result, self._name)
         program = Program(self._name, tracer, outputs, skeleton)
         program.keepalive = [leaf for leaf in leaves if not is_tensor_arg(leaf)]
         if program.created and not check:

@@ -23,6 +23,7 @@ path too. Why guards rather than converting the source (AutoGraph): see docs/DES
 and `run`); function.py ties the two.
 """
 import sys
+import weakref
 
 import numpy as np
 
@@ -63,6 +64,7 @@ class Tracer(Recorder):
         self.undo = {}         # id(variable) -> (variable, value before the first write)
         self.locks = {}        # id(lock) -> lock: held through every replay (hold_in_traces)
         self.made_by = {}      # tid -> (op name, input tids, input arrays, attrs): producer()
+        self.made = []         # a weak reference to each op's result: seal() finds the leaked
 
     def _new_slot(self, value):
         self.n_slots += 1
@@ -86,6 +88,7 @@ class Tracer(Recorder):
                              v.shape if type(v) is np.ndarray else None))
         self.slot_of[result._tid] = out
         self.made_by[result._tid] = (op.name, tids, values, attrs)
+        self.made.append(weakref.ref(result))
 
     def producer(self, tensor):
         """(op name, inputs, attrs) of the op that computed `tensor` in this trace, else None:
@@ -269,6 +272,67 @@ class Tracer(Recorder):
         if nest.is_nested(result):
             return outputs, nest.pack_like(result, [None] * len(flat)), nest.pack_like(result, leaves)
         return outputs, None, leaves[0]
+
+
+    def seal(self, result, name):
+        """After the trace: every tensor an op made during it that is still alive and not
+        part of `result` was kept by the Python outside the function (appended to a list, set
+        on an object). A replay would never update it, so, as TF's graph tensors out of
+        scope, using it from now on raises TF's TypeError (`LeakedTensor`)."""
+        returned = {id(leaf) for leaf in (nest.flatten(result) if nest.is_nested(result) else [result])}
+        for ref in self.made:
+            t = ref()
+            if t is not None and type(t) is Tensor and id(t) not in returned:
+                t.__class__ = LeakedTensor
+                t._value = t._value.view(_LeakedArray) if type(t._value) is np.ndarray \
+                    else np.asarray(t._value).view(_LeakedArray)
+                t._value.message = _leaked(t, name)
+
+
+class LeakedTensor(Tensor):
+    """A tensor made while a tk.function traced and kept outside it (see Tracer.seal): any
+    use raises TF's TypeError, naming the fix."""
+
+    __slots__ = ()
+
+    def numpy(self):
+        raise TypeError(self._value.message)
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(self._value.message)
+
+    def __float__(self):
+        raise TypeError(self._value.message)
+
+    def __bool__(self):
+        raise TypeError(self._value.message)
+
+    def __repr__(self):
+        return f"<tk.Tensor shape={self._value.shape} dtype={self._value.dtype.name}, out of scope>"
+
+
+class _LeakedArray(np.ndarray):
+    """A leaked tensor's array: NumPy's functions on it (what an op runs) raise."""
+
+    message = "a tensor out of scope"
+
+    def __array_ufunc__(self, *args, **kwargs):
+        raise TypeError(self.message)
+
+    def __array_function__(self, *args, **kwargs):
+        raise TypeError(self.message)
+
+    def __array_finalize__(self, obj):
+        self.message = getattr(obj, "message", _LeakedArray.message)
+
+
+def _leaked(tensor, name):
+    return (f"a tensor (shape {tensor._value.shape}, {tensor._value.dtype.name}) made inside "
+            f"tk.function {name!r} while it traced is out of scope and cannot be used here: "
+            f"the Python kept it outside the function (appended to a list, set on an object), "
+            f"and a replay never updates it. Return it from the function instead, or keep "
+            f"it in a tk.Variable (v.assign(t)); as in tf.function, all outputs must be "
+            f"return values")
 
 
 def _not_a_tensor(name, leaf):

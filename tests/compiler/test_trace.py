@@ -275,3 +275,21 @@ def test_assign_add_and_a_variable_return_its_value_as_a_tensor():
     with tk.GradientTape() as tape:
         y = h() * 2.0
     assert tape.gradient(y, v).numpy() == 2.0
+
+
+def test_a_tensor_kept_outside_the_trace_is_out_of_scope_as_in_tf():
+    # TF 2.21: using `leak[0]` after the call raises TypeError ("... is out of scope and
+    # cannot be used here. Use return values ..."); a replay would never update it.
+    leak = []
+
+    @tk.function
+    def f(x):
+        leak.append(x * 2.0)
+        return x + 1.0
+    assert f(tk.constant(1.0)).numpy() == 2.0          # what it returns is a tensor as ever
+    for use in (lambda: leak[0] + 1.0, lambda: leak[0].numpy(), lambda: float(leak[0]),
+                lambda: tk.function(lambda y: y + leak[0])(tk.constant(1.0))):
+        with pytest.raises(TypeError, match="out of scope.*Return it from the function"):
+            use()
+    assert "out of scope" in repr(leak[0])
+    assert f(tk.constant(3.0)).numpy() == 4.0          # the function itself is unharmed
