@@ -145,3 +145,27 @@ def test_an_argument_with_a_trace_type_shares_traces_by_that_type():
     assert mixed.experimental_get_tracing_count() == 2
     with pytest.raises(TypeError):
         tk.types.experimental.TraceType()      # abstract, as TF's
+
+
+def test_an_input_signature_refuses_with_tfs_type_errors_and_binds_keywords():
+    # TF 2.21: TypeError for too many or too few arguments, a string, None or an object, a
+    # wrong rank or dtype, and a non-list input_signature; a keyword binds by name; a
+    # Python list of ints converts to the spec's float32.
+    @tk.function(input_signature=[tk.TensorSpec([None], tk.float32)])
+    def h(x):
+        return x * 2.0
+    assert h(x=tk.constant([1.0])).numpy().tolist() == [2.0]
+    assert h([1, 2]).numpy().tolist() == [2.0, 4.0]
+    for args in [(tk.constant([1.0]), tk.constant([1.0])), (), ("abc",), (None,), (object(),),
+                 (tk.constant([[1.0]]),), (tk.constant([1.0], tk.float64),)]:
+        with pytest.raises(TypeError):
+            h(*args)
+    with pytest.raises(TypeError, match="keyword argument 'y'"):
+        h(y=tk.constant([1.0]))
+    with pytest.raises(TypeError, match="must be a list or tuple"):
+        tk.function(lambda x: x, input_signature=tk.TensorSpec([None]))
+    concrete = tk.function(lambda x: x * 2.0).get_concrete_function(tk.TensorSpec([None], tk.float32))
+    with pytest.raises(TypeError, match="missing argument 'x'"):
+        concrete()
+    with pytest.raises(TypeError, match="positional"):
+        concrete(tk.constant([1.0]), tk.constant([1.0]))
