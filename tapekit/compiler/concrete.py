@@ -220,7 +220,9 @@ class Graph:
             if kind == "Op":
                 name = step.op.name
                 op = self._op(name, _TF_TYPES.get(name, name), [ref(s) for s in step.reads])
-                tensors[step.result] = op.add_output(step.shape if sized else None, step.dtype)
+                # shape None with a dtype: a NumPy scalar, the result of 0-d inputs
+                shape = step.shape if step.shape is not None or step.dtype is None else ()
+                tensors[step.result] = op.add_output(shape if sized else None, step.dtype)
             elif kind == "Read":
                 op = self._op("ReadVariableOp", "ReadVariableOp")
                 tensors[step.result] = op.add_output(step.variable.shape, step.variable.dtype)
@@ -270,3 +272,32 @@ class Graph:
         (the names of the operations it reads)."""
         return GraphDef([NodeDef(op.name, op.type, [t.op.name for t in op.inputs])
                          for op in self._ops])
+
+
+def pretty_signature(params, key, program):
+    """One trace in the words of TF's `pretty_printed_concrete_signatures`: its parameters
+    (a tensor as its TensorSpec, a Python value as `Literal[value]`), its output type and the
+    variables it reads (TF's captures). `key` is a signature (signature.py), `program` one
+    program traced for it."""
+    lines, specs = ["Input Parameters:"], []
+    for name, _, leaves in key:
+        label = params[name] if isinstance(name, int) and name < len(params) else name
+        shown = []
+        for leaf in leaves:
+            if leaf[0] == "tensor":
+                specs.append(TensorSpec(leaf[1], leaf[2]))
+                shown.append(repr(specs[-1]))
+            else:
+                shown.append(f"Literal[{leaf[1]!r}]" if len(leaf) > 1 else "object")
+        lines.append(f"  {label} (POSITIONAL_OR_KEYWORD): "
+                     f"{shown[0] if len(shown) == 1 else '[' + ', '.join(shown) + ']'}")
+    graph = Graph(program, specs, [])
+    out = graph.structured_outputs
+    leaves = nest.flatten(out) if nest.is_nested(out) else [out]
+    leaves = [TensorSpec(o.shape, o.dtype) if isinstance(o, GraphTensor) else o for o in leaves]
+    shown = nest.pack_like(out, leaves) if nest.is_nested(out) else leaves[0]
+    lines += ["Output Type:", f"  {shown!r}", "Captures:"]
+    read = [type(s).__name__ == "Read" and s.variable for s in program.steps]
+    names = [v.name for v in read if v]
+    lines += [f"  {n}" for n in names] or ["  None"]
+    return "\n".join(lines)

@@ -49,7 +49,7 @@ from ..random import restore_state, save_state
 from ..tensor import Tensor, TracedValueWarning
 from ..traceback_utils import filter_traceback
 from .codegen import inert
-from .concrete import ConcreteFunction, dummy_arguments
+from .concrete import ConcreteFunction, dummy_arguments, pretty_signature
 from .program import Program
 from .signature import (TensorSpec, bind_input_signature, covers, describe_change, fast_key,
                         generalize, is_tensor_arg, signature, spec_signature)
@@ -374,6 +374,17 @@ class Function:
         concrete = ConcreteFunction(self, program, specs)
         with self._lock:
             return self._concrete.setdefault(wanted, concrete)
+
+    def pretty_printed_concrete_signatures(self, verbose=True):
+        """Each trace TF would have made (what experimental_get_tracing_count counts), in TF's
+        words: input parameters, output type, captured variables; one block per trace."""
+        blocks = []
+        for want in list(self._tf_types):
+            program = next((paths.programs[0] for key, paths in list(self._sigs.items())
+                            if paths.programs and covers(want, key)), None)
+            if program is not None:
+                blocks.append(pretty_signature(self._params, want, program))
+        return "\n\n".join(blocks)
 
     def __repr__(self):
         return f"<tk.function {inert(self._name)}: {self.trace_count} trace(s)>"   # a name is data

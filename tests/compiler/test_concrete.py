@@ -66,3 +66,29 @@ def test_the_graph_view_lists_the_programs_steps_as_tfs_operations():
     assert nodes["add"] == ["multiply", "Const"] and nodes["Identity"] == ["add"]
     pair = tk.function(lambda x: {"y": x * 2.0, "n": None}).get_concrete_function(tk.constant(1.0))
     assert pair.structured_outputs["n"] is None and pair.structured_outputs["y"].op.type == "Identity"
+
+
+def test_pretty_printed_concrete_signatures_lists_each_trace_tf_counts():
+    # TF 2.21 prints one block per trace: "Input Parameters:", each parameter with its
+    # TensorSpec, "Output Type:", "Captures:" (None without variables).
+    f = tk.function(lambda x: x * 2.0)
+    f(tk.constant(1.0))
+    f(tk.constant([1.0, 2.0]))
+    blocks = f.pretty_printed_concrete_signatures().split("\n\n")
+    assert len(blocks) == 2 == f.experimental_get_tracing_count()
+    assert blocks[0].splitlines() == [
+        "Input Parameters:",
+        "  x (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(), dtype=tk.float32, name=None)",
+        "Output Type:",
+        "  TensorSpec(shape=(), dtype=tk.float32, name=None)",
+        "Captures:",
+        "  None"]
+    assert "shape=(2,)" in blocks[1]
+    v = tk.Variable(2.0, name="scale")
+    g = tk.function(lambda x, n: {"a": x * v * n, "b": None},
+                    input_signature=None)
+    g(tk.constant([1.0]), 3)
+    text = g.pretty_printed_concrete_signatures()
+    assert "n (POSITIONAL_OR_KEYWORD): Literal[3]" in text
+    assert "{'a': TensorSpec(shape=(1,), dtype=tk.float32, name=None), 'b': None}" in text
+    assert text.endswith("Captures:\n  scale:0")
