@@ -16,6 +16,11 @@ the call records them (in a replay on tensors too, program.run_tensors). What `f
 outside tapekit's ops (through `.numpy()`) has no gradient: TF gives zeros there, tapekit
 None (the tape sees no path).
 
+A trace is a real call, so `func` runs once in it, as at every replay; where tapekit
+traces without a call of its own (get_concrete_function, the second trace of a first call
+that creates variables) it runs `func` too, to learn its outputs, where TF's graph would
+only hold the op.
+
 Inside a tk.function, a GradientTape started within the function and recording around a
 py_function would keep records of `func`'s ops that the program cannot replay; that
 function then runs eagerly at every call (with a warning), as tk.custom_gradient does.

@@ -279,7 +279,10 @@ class Tracer(Recorder):
         part of `result` was kept by the Python outside the function (appended to a list, set
         on an object). A replay would never update it, so, as TF's graph tensors out of
         scope, using it from now on raises TF's TypeError (`LeakedTensor`)."""
-        returned = {id(leaf) for leaf in (nest.flatten(result) if nest.is_nested(result) else [result])}
+        leaves = nest.flatten(result) if nest.is_nested(result) else [result]
+        # What the call returned, and the Keras masks those carry (`_keras_mask`).
+        returned = {id(leaf) for leaf in leaves} | \
+            {id(getattr(leaf, "_keras_mask", None)) for leaf in leaves if isinstance(leaf, Tensor)}
         for ref in self.made:
             t = ref()
             if t is not None and type(t) is Tensor and id(t) not in returned:
