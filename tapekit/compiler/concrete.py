@@ -237,6 +237,10 @@ class Graph:
                 self._op(f"guard_{step.kind}", "Guard", [ref(step.value)])
             elif kind == "Print":
                 self._op("PrintV2", "PrintV2", [ref(s) for s in step.values])
+            elif kind == "Call":     # tk.py_function: TF's EagerPyFunc
+                op = self._op("EagerPyFunc", "EagerPyFunc", [ref(s) for s in step.inputs])
+                for slot, dtype in zip(step.results, step.call.dtypes):
+                    tensors[slot] = op.add_output(None, dtype)
         self.outputs, leaves = [], []
         for is_slot, slot in program.outputs:
             if not is_slot:

@@ -41,6 +41,10 @@ def test_inside_a_tk_function_the_python_runs_at_every_call():
     assert [f(tk.constant(v)).numpy() for v in (1.0, 2.0, 5.0)] == [3.0, 5.0, 11.0]
     assert calls == [1.0, 2.0, 5.0] and f.trace_count == 1     # TF 2.21: 3.0, 5.0; one trace
     assert "py_function" in tk.autograph.to_code(f)
+    # TF's graph holds an EagerPyFunc operation (TF 2.21's type name) between x and the add.
+    ops = f.get_concrete_function(tk.TensorSpec([], tk.float32)).graph.get_operations()
+    assert [op.type for op in ops][:2] == ["Placeholder", "EagerPyFunc"]
+    assert ops[1].outputs[0].dtype == tk.float32
 
 
 def test_variables_written_by_the_python_are_read_again_after_it():
