@@ -182,7 +182,7 @@ TK = {   # `import tapekit as tk`, besides the namespaces (TK_NAMESPACES)
                    "zeros_like",
     "tapekit.ops.shapes": {"broadcast_to": "broadcast_to_shape"},   # tf.broadcast_to(input, shape)
     "tapekit.printing": "print",                                     # tf.print
-    "tapekit.compiler": "TensorSpec autograph function",   # tk.autograph: the module
+    "tapekit.compiler": "TensorSpec autograph function init_scope py_function",   # tk.autograph: the module
     "tapekit.tensor_array": "TensorArray",
     "tapekit.module": "Module",
     "tapekit.keras": "Input Model Sequential",
@@ -194,7 +194,7 @@ TK = {   # `import tapekit as tk`, besides the namespaces (TK_NAMESPACES)
 # are not namespaces: TensorFlow has none such.
 TK_NAMESPACES = ("activations autodiff autograph backend backprop callbacks debugging display dtypes "
                  "errors image initializers keras layers linalg losses math metrics models nn "
-                 "optimizers random record regularizers saving test testing utils widgets").split()
+                 "optimizers random record regularizers saving test testing types utils widgets").split()
 
 MADE = {   # namespace -> (its docstring, its table)
     "tapekit.math": ("tapekit.math: every math function of tapekit (tk.math.log and tk.log are the same).", {
@@ -225,6 +225,10 @@ MADE = {   # namespace -> (its docstring, its table)
                          "as tk.", {
         "tapekit.forward": "ForwardAccumulator",
         "tapekit.tape": "GradientTape"}),
+    "tapekit.types": ("tk.types, as tf.types: its `experimental` namespace (made after it).", {}),
+    "tapekit.types.experimental": ("tk.types.experimental: TraceType, how an argument of your "
+                                   "own class decides which calls of a tk.function share a trace.", {
+        "tapekit.compiler.signature": "TraceType"}),
     "tapekit.test": ("tk.test: is the tape's derivative right? Compare it with finite differences.\n\n"
                      "    theoretical, numerical = tk.test.compute_gradient(f, [x])   # as tf.test.compute_gradient\n"
                      "    tk.test.check_gradients(f, x, order=2)                       # a readable report\n\n"
@@ -270,6 +274,8 @@ def make(name):
     sys.modules[name] = module
     parent, _, attr = name.rpartition(".")
     setattr(sys.modules[parent], attr, module)
+    if parent in MADE:     # tk.types.experimental: its parent, made before it, shows it
+        sys.modules[parent].__all__ = sorted(sys.modules[parent].__all__ + [attr])
     return module
 
 

@@ -16,7 +16,8 @@ Read in this order:
                       op on tensors, for when a tape records the call
     codegen.py        the program's text: identifiers (Namespace), literals, inert comments,
                       compile
-    concrete.py       get_concrete_function: one trace, for one signature
+    concrete.py       get_concrete_function: one trace, for one signature, and its graph view
+    pycall.py         tk.py_function: Python a program calls back at every replay (a Call step)
     autograph.py      tk.autograph.to_code: the source a tk.function runs
 
 The package is named `compiler`, not `function`: `tk.function` is the public function
@@ -25,6 +26,7 @@ attribute of tapekit, so `import tapekit.function.trace as t` and mock.patch pat
 "tapekit.function.trace.Tracer" would break.
 """
 from .function import Function, function
+from .pycall import init_scope, py_function
 from .signature import TensorSpec
 
-__all__ = ["Function", "TensorSpec", "function"]
+__all__ = ["Function", "TensorSpec", "function", "init_scope", "py_function"]

@@ -49,10 +49,10 @@ from ..random import restore_state, save_state
 from ..tensor import Tensor, TracedValueWarning
 from ..traceback_utils import filter_traceback
 from .codegen import inert
-from .concrete import ConcreteFunction, dummy_arguments
+from .concrete import ConcreteFunction, dummy_arguments, pretty_signature
 from .program import Program
-from .signature import (TensorSpec, bind_input_signature, describe_change, fast_key,
-                        is_tensor_arg, signature)
+from .signature import (TensorSpec, bind_input_signature, covers, describe_change, fast_key,
+                        generalize, is_tensor_arg, signature, spec_signature)
 from .steps import GuardFailed
 from .trace import Tracer
 
@@ -79,9 +79,13 @@ class _Paths:
 class Function:
     """A callable that traces `python_function` once per input signature and path, and replays.
 
-    `experimental_get_tracing_count()` (also `trace_count`) counts the traces, as TF counts
-    them: 2 after the first call of a function that creates variables; `programs` maps each
-    signature to its programs (print one to read it as Python).
+    `experimental_get_tracing_count()` (also `trace_count`) counts the traces as TF counts
+    them: 2 after the first call of a function that creates variables, and one for all the
+    shapes an input_signature (or, after its second shape, reduce_retracing) admits.
+    tapekit's programs have concrete shapes, so it traces each new shape again all the same
+    (running the Python, and its print, again): `traces_run` counts those too, every time
+    the Python ran to trace. `programs` maps each signature to its programs (print one to
+    read it as Python).
     """
 
     def __init__(self, python_function, name=None, input_signature=None, reduce_retracing=False):
@@ -98,7 +102,10 @@ class Function:
         self.reduce_retracing = bool(reduce_retracing)
         self._sigs = {}
         self._by_fast_key = {}
-        self.trace_count = 0
+        self.trace_count = 0     # as TF counts (see the class's docstring)
+        self.traces_run = 0      # every trace, each shape of an input_signature too
+        self._tf_types = []      # the signatures TF would have traced, None dims generalised
+        self._concrete = {}      # get_concrete_function's results, by the specs asked for
         self._calls = 0
         self._recent = collections.deque(maxlen=RETRACE_WARNING)   # call numbers that traced
         self._last_key = None
@@ -145,7 +152,8 @@ class Function:
     def __call__(self, *args, **kwargs):
         self._calls += 1
         if self.input_signature is not None:
-            args, kwargs = bind_input_signature(self._name, self.input_signature, args, kwargs)
+            args, kwargs = bind_input_signature(self._name, self.input_signature, args, kwargs,
+                                                self._params)
         # The common call, f(x, y) with tensors or arrays only, finds its programs by the
         # arguments' types, shapes and dtypes, without flattening the call.
         fkey = None if kwargs else fast_key(args)
@@ -215,7 +223,7 @@ class Function:
             return self.python_function(*args, **kwargs)
         return self._trace(key or signature(args, kwargs), args, kwargs, paths, new_path=True)
 
-    def _trace(self, key, args, kwargs, paths, new_path=False, dry=False, check=False):
+    def _trace(self, key, args, kwargs, paths, new_path=False, dry=False, check=False, tf_key=None):
         """Run the Python function with a Tracer among the tapes; its program joins `paths`.
         `dry`: leave no trace (variables and random streams restored, tk.print silent);
         `check`: the second trace of a first call that created variables (see below)."""
@@ -247,9 +255,15 @@ class Function:
             raise
         finally:
             state.tapes.remove(tracer)
+        try:
+            outputs, skeleton, result = tracer.finish(result, self._name)
+        except BaseException:
+            _undo(tracer, rng)   # a result TF refuses: the call changed nothing
+            raise
         if dry:
             _undo(tracer, rng)
-        program = Program(self._name, tracer, *tracer.finish(result))
+        tracer.seal(result, self._name)
+        program = Program(self._name, tracer, outputs, skeleton)
         program.keepalive = [leaf for leaf in leaves if not is_tensor_arg(leaf)]
         if program.created and not check:
             # This trace made variables, which a replay would reuse where the Python would
@@ -257,7 +271,7 @@ class Function:
             # ValueError; that program is the one replayed (eager code from now on creates
             # none either, as the singleton pattern `if self.v is None` does).
             with self._lock:
-                self._count_trace(key, new_path)
+                self._count_trace(key, new_path, tf_key=tf_key)
             try:
                 program, _ = self._trace(key, *call, paths, dry=True, check=True)
             except BaseException:
@@ -272,22 +286,34 @@ class Function:
             paths.programs.append(program)
             paths.update()
             self._last_program = program
-            self._count_trace(key, new_path, counted=check)
+            self._count_trace(key, new_path, counted=check, tf_key=tf_key)
         if program.unsupported:
             self._warn_once("unsupported", f"tk.function {self._name}: it uses "
                             f"{program.unsupported}, and a replay could not recompute its "
                             f"Python code; the function runs eagerly on every call")
         return (program, result) if dry else result
 
-    def _count_trace(self, key, new_path, counted=False):
-        self.trace_count += 1
-        if counted:    # the check trace of a call already counted (retracing: one per call)
+    def _count_trace(self, key, new_path, counted=False, tf_key=None):
+        """Count a trace as TF would: `tf_key` (else `key`, or the input_signature) is the
+        signature TF would trace; none is counted that a signature TF traced already takes."""
+        self.traces_run += 1
+        if counted:    # the check trace of a call already counted (TF counts it too)
+            self.trace_count += 1
             return
-        cause, shape_only = ("a Python decision on a traced value took a new path", False) \
-            if new_path else describe_change(self._last_key, key, self._params)
+        if not new_path:      # a new path is tapekit's own trace (TF's graph has both branches)
+            want = tf_key if tf_key is not None else key if self.input_signature is None \
+                else spec_signature(self.input_signature, {})
+            if any(covers(t, want) for t in self._tf_types):
+                return        # TF would call the trace it has: its graph takes any such size
+            if self.reduce_retracing:
+                want = generalize(want, self._tf_types)
+            if len(self._tf_types) >= MAX_SIGNATURES:
+                del self._tf_types[0]
+            self._tf_types.append(want)
+        self.trace_count += 1
+        cause = "a Python decision on a traced value took a new path" if new_path \
+            else describe_change(self._last_key, key, self._params)[0]
         self._last_key = key
-        if shape_only and (self.reduce_retracing or self.input_signature is not None):
-            return   # TF would not have traced: its programs take any size of those dims
         self._recent.append(self._calls)
         if len(self._recent) == RETRACE_WARNING and self._recent[0] > self._calls - RETRACE_WARNING:
             self._recent.clear()
@@ -306,25 +332,66 @@ class Function:
             warn_at_user(message, category)
 
     def get_concrete_function(self, *args, **kwargs):
-        """The program for these arguments (tensors, or tk.TensorSpec with None as size 1),
-        traced without running it for real if it is new: variables and the random streams
-        are left as they were. Print it to read the program; call it like the function."""
+        """The program for these arguments (tensors, or tk.TensorSpec: a None size is traced
+        at size 1, an unknown rank, TensorSpec(None), at the first rank the Python accepts,
+        0 to 3), traced without running it for real if it is new: variables and the random
+        streams are left as they were. As in TF, asking again for specs a concrete function
+        already takes gives that same object. Print it to read the program; call it like
+        the function; `.graph.get_operations()` lists its steps as TF's graph's operations."""
         if not args and not kwargs and self.input_signature is not None:
             args = self.input_signature
         specs = (args, kwargs)
-        args, kwargs = dummy_arguments(args, kwargs)
-        if self.input_signature is not None:
-            args, kwargs = bind_input_signature(self._name, self.input_signature, args, kwargs)
-        key = signature(args, kwargs)
-        paths = self._sigs.get(key)
-        if paths is None or not paths.programs:
-            program, _ = self._trace(key, args, kwargs, paths or self._new_paths(key), dry=True)
-        else:
-            program = paths.programs[0]
-        return ConcreteFunction(self, program, specs)
+        wanted = spec_signature(args, kwargs)
+        with self._lock:
+            found = self._concrete.get(wanted)
+            if found is None:
+                found = next((c for k, c in self._concrete.items() if covers(k, wanted)), None)
+        if found is not None:
+            return found
+        for rank in range(4):
+            dummy_args, dummy_kwargs = dummy_arguments(args, kwargs, unknown_rank=rank)
+            if self.input_signature is not None:
+                dummy_args, dummy_kwargs = bind_input_signature(self._name, self.input_signature,
+                                                                dummy_args, dummy_kwargs)
+            key = signature(dummy_args, dummy_kwargs)
+            paths = self._sigs.get(key)
+            if paths is not None and paths.programs:
+                program = paths.programs[0]
+                break
+            paths = paths or self._new_paths(key)
+            try:
+                program, _ = self._trace(key, dummy_args, dummy_kwargs, paths, dry=True,
+                                         tf_key=wanted)
+                break
+            except Exception:
+                with self._lock:
+                    if not paths.programs and self._sigs.get(key) is paths:
+                        del self._sigs[key]
+                # An unknown rank: the Python may want more dimensions; the last rank's error
+                # is the one to read.
+                if rank == 3 or not _has_unknown_rank(specs):
+                    raise
+        concrete = ConcreteFunction(self, program, specs)
+        with self._lock:
+            return self._concrete.setdefault(wanted, concrete)
+
+    def pretty_printed_concrete_signatures(self, verbose=True):
+        """Each trace TF would have made (what experimental_get_tracing_count counts), in TF's
+        words: input parameters, output type, captured variables; one block per trace."""
+        blocks = []
+        for want in list(self._tf_types):
+            program = next((paths.programs[0] for key, paths in list(self._sigs.items())
+                            if paths.programs and covers(want, key)), None)
+            if program is not None:
+                blocks.append(pretty_signature(self._params, want, program))
+        return "\n\n".join(blocks)
 
     def __repr__(self):
         return f"<tk.function {inert(self._name)}: {self.trace_count} trace(s)>"   # a name is data
+
+
+def _has_unknown_rank(specs):
+    return any(isinstance(leaf, TensorSpec) and leaf.shape is None for leaf in nest.flatten(specs))
 
 
 def _sites(paths):
@@ -375,6 +442,10 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None,
     (tk.Tensor(5.0, ...), tk.Tensor(10.0, ...), 1)
     """
     if input_signature is not None:
+        if not isinstance(input_signature, (list, tuple)):
+            raise TypeError(f"tk.function: input_signature must be a list or tuple of "
+                            f"tk.TensorSpec (one per argument), got {input_signature!r}; e.g. "
+                            f"input_signature=[tk.TensorSpec([None], tk.float32)]")
         for spec in nest.flatten(list(input_signature)):
             if not isinstance(spec, TensorSpec):
                 raise TypeError(f"tk.function: input_signature must hold tk.TensorSpec, got "

@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import random
 from ..ops.cross_entropy import check_class_ids, sparse_softmax_cross_entropy_op
-from .steps import Assign, Check, Guard, Hole, Op, Print, Read, Update
+from .steps import Assign, Call, Check, Guard, Hole, Op, Print, Read, Update
 
 # Ops whose forward checks its inputs' values (and raises) as an eager call does: a replay
 # keeps them even when nothing reads their result, so the check still runs at every call.
@@ -127,7 +127,7 @@ _SMALL = 16   # constants and attribute arrays of at most this many elements cou
 
 # The fields of each kind of step that hold slots it reads (steps.py): what a merge renames.
 _READ_FIELDS = {Op: ("inputs", "holes"), Read: (), Assign: ("value",), Update: ("delta",),
-                Check: ("value",), Guard: ("value",), Print: ("values",)}
+                Check: ("value",), Guard: ("value",), Print: ("values",), Call: ("inputs",)}
 
 
 def _renamed(step, merged):
@@ -189,12 +189,13 @@ def _value_key(v):
 
 
 def has_late_guard(steps):
-    """True when a guard follows a variable write, a random draw or a print."""
+    """True when a guard follows a variable write, a random draw, a print or a
+    tk.py_function (whose Python may do any of them)."""
     effect = False
     for step in steps:
         if type(step) is Guard and effect:
             return True
-        if type(step) in (Assign, Update, Print) or (type(step) is Op and is_random(step.op)):
+        if type(step) in (Assign, Update, Print, Call) or (type(step) is Op and is_random(step.op)):
             effect = True
     return False
 

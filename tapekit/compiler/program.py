@@ -27,7 +27,7 @@ from ..random import restore_state, save_state
 from ..tensor import wrap_array
 from .codegen import Namespace, clip, compile_program, inert, literal
 from .passes import donors, drop_dead, fold_constants, has_late_guard, is_random, liveness, merge_common
-from .steps import Assign, Guard, GuardFailed, Op, Print, Update, held_prints, hold_prints, show_print
+from .steps import Assign, Call, Guard, GuardFailed, Op, Print, Update, held_prints, hold_prints, show_print
 from .trace import hold_in_traces
 
 
@@ -54,6 +54,11 @@ class Program:
         self.guard_outcomes = tuple(g.outcome for g in guards)
         self.guard_sites = tuple(g.site for g in guards)
         self.transactional = has_late_guard(self.steps)
+        if self.transactional and any(type(s) is Call for s in self.steps):
+            # A transaction undoes the writes it made itself, not those of a py_function's
+            # Python: such a program is not replayed, the function runs eagerly.
+            self.unsupported = self.unsupported or "tk.py_function before a Python decision " \
+                "on a traced value"
         written = {id(s.variable): s.variable for s in self.steps if type(s) in (Assign, Update)}
         self.written = [written[k] for k in sorted(written)]   # lock order: by id, always
         # Locks an eager step holds (an optimizer's): held through the whole replay, in one order.
@@ -62,7 +67,7 @@ class Program:
         self._code = self._fn = None   # generated and compiled at the first replay
         # A program that only computes (no writes, prints or random draws) may write a step's
         # result into a dead input's array (passes.donors); it can always run again without that.
-        self.pure = not self.draws and not any(type(s) in (Assign, Update, Print) for s in self.steps)
+        self.pure = not self.draws and not any(type(s) in (Assign, Update, Print, Call) for s in self.steps)
         self._plain = None
         self._n_slots_out = sum(1 for is_slot, _ in outputs if is_slot)
         self._single = len(outputs) == 1 and outputs[0][0] and skeleton is None

@@ -4,8 +4,11 @@ words for why a call traced again.
 A call's key is, per argument: its nesting, then for each tensor (or NumPy array) its shape
 and dtype, for a Python float its bits (so 0.0 and -0.0 differ, as 1/x does, and every
 NaN is one key), for other hashable values their value, and for anything else (a model,
-an optimizer, a Variable) its identity.
+an optimizer, a Variable) its identity; an object with `__tf_tracing_type__` by the
+TraceType it returns (TF's protocol: two calls share a trace when their types are equal).
 """
+import abc
+
 import numpy as np
 
 from .. import dtypes, nest
@@ -52,6 +55,60 @@ class TensorSpec:
         return f"TensorSpec(shape={self.shape}, dtype=tk.{self.dtype.name}, name={self.name!r})"
 
 
+class TraceType(abc.ABC):
+    """What decides whether two calls share a trace, for an argument of your own class
+    (`tf.types.experimental.TraceType`): the class gives `__tf_tracing_type__(self, context)`
+    returning one, and calls whose types are equal (`__eq__`, `__hash__`) share a trace.
+
+    >>> class Fruit(tk.types.experimental.TraceType):
+    ...     def __init__(self, kind): self.kind = kind
+    ...     def is_subtype_of(self, other): return self == other
+    ...     def most_specific_common_supertype(self, others):
+    ...         return self if all(self == o for o in others) else None
+    ...     def placeholder_value(self, placeholder_context=None): return self.kind
+    ...     def __eq__(self, other): return type(other) is Fruit and self.kind == other.kind
+    ...     def __hash__(self): return hash(self.kind)
+    >>> Fruit("apple") == Fruit("apple")
+    True
+
+    tapekit asks equality only (TF also reuses a trace whose type is a supertype); it passes
+    the call's own object to the traced Python, where TF passes `placeholder_value`.
+    """
+
+    @abc.abstractmethod
+    def is_subtype_of(self, other):
+        """Whether a trace for `other` may take this type's values."""
+
+    @abc.abstractmethod
+    def most_specific_common_supertype(self, others):
+        """The most specific type that takes this one's and each of `others`', or None."""
+
+    @abc.abstractmethod
+    def placeholder_value(self, placeholder_context):
+        """The value TF's tracing passes for this type."""
+
+    @abc.abstractmethod
+    def __eq__(self, other):
+        """Equal types share a trace."""
+
+    @abc.abstractmethod
+    def __hash__(self):
+        """Consistent with __eq__: the type is a cache key."""
+
+    def to_tensors(self, value):
+        """The tensors `value` holds (none by default: the value is part of the trace)."""
+        return []
+
+    def from_tensors(self, tensors):
+        return self.placeholder_value(None)
+
+    def flatten(self):
+        return []
+
+    def cast(self, value, cast_context):
+        return value
+
+
 def _shape_fits(shape, spec_shape):
     if spec_shape is None:
         return True
@@ -60,12 +117,25 @@ def _shape_fits(shape, spec_shape):
     return all(s is None or d is None or s == d for d, s in zip(shape, spec_shape))
 
 
-def bind_input_signature(fn_name, signature, args, kwargs):
-    """The call's arguments as tensors of the signature's dtypes; a TypeError or ValueError
-    naming the argument, what was given and what the signature says otherwise."""
+def bind_input_signature(fn_name, signature, args, kwargs, params=()):
+    """The call's arguments (by position, or by the names in `params`) as tensors of the
+    signature's dtypes; otherwise TF's TypeError, naming the argument, what was given and
+    what the signature says."""
     if kwargs:
-        raise TypeError(f"tk.function {fn_name} has an input_signature: pass its arguments "
-                        f"by position, got keyword(s) {sorted(kwargs)}")
+        args = list(args)
+        for name in list(kwargs):
+            k = params.index(name) if name in params else -1
+            if k < len(args) or k >= len(signature):
+                what = "was also given by position" if 0 <= k < len(args) else \
+                    "is not one of its input_signature's parameters " \
+                    f"{list(params[:len(signature)])}"
+                raise TypeError(f"tk.function {fn_name}: keyword argument {name!r} {what}")
+        names = params[len(args):len(signature)]
+        missing = [n for n in names if n not in kwargs]
+        if missing:
+            raise TypeError(f"tk.function {fn_name}: missing argument(s) {missing} of its "
+                            f"input_signature")
+        args += [kwargs[n] for n in names]
     if len(args) != len(signature):
         raise TypeError(f"tk.function {fn_name}: its input_signature lists {len(signature)} "
                         f"argument(s), the call gave {len(args)}")
@@ -82,9 +152,16 @@ def bind_input_signature(fn_name, signature, args, kwargs):
                 raise TypeError(f"tk.function {fn_name}: argument {k} is a tensor of dtype "
                                 f"{leaf.dtype.name}, the input_signature says {s!r}; cast it "
                                 f"with tk.cast(x, tk.{s.dtype.name})")
-            t = leaf if isinstance(leaf, Tensor) else convert_to_tensor(leaf, dtype=s.dtype)
+            if isinstance(leaf, Tensor):
+                t = leaf
+            else:
+                try:
+                    t = convert_to_tensor(leaf, dtype=s.dtype)
+                except (TypeError, ValueError) as e:
+                    raise TypeError(f"tk.function {fn_name}: argument {k} is {leaf!r}, which "
+                                    f"is no tensor for the input_signature's {s!r}: {e}") from None
             if not _shape_fits(t.shape, s.shape):
-                raise ValueError(f"tk.function {fn_name}: argument {k} has shape {t.shape}, "
+                raise TypeError(f"tk.function {fn_name}: argument {k} has shape {t.shape}, "
                                  f"which the input_signature {s!r} does not allow (None is any "
                                  f"size); reshape the argument or widen the signature")
             out.append(t)
@@ -134,6 +211,9 @@ def _leaf_key(leaf):
         return ("variable", id(leaf))
     if isinstance(leaf, (float, np.floating)):
         return (type(leaf), float(leaf).hex())   # -0.0 is not 0.0; every NaN is one key
+    tracing_type = getattr(type(leaf), "__tf_tracing_type__", None)
+    if tracing_type is not None:
+        return ("trace_type", tracing_type(leaf, None))
     try:
         return (type(leaf), leaf, hash(leaf))   # models, optimizers: identity hash
     except TypeError:
@@ -146,6 +226,72 @@ def _structure(s):
     if isinstance(s, dict):
         return (dict, tuple((k, _structure(s[k])) for k in sorted(s)))
     return None
+
+
+def spec_signature(args, kwargs):
+    """`signature` of arguments given as tk.TensorSpec (get_concrete_function's, an
+    input_signature's): a spec is a tensor of its shape (None: any size; shape None: any
+    rank) and dtype."""
+    def key(leaf):
+        return ("tensor", leaf.shape, leaf.dtype) if isinstance(leaf, TensorSpec) else _leaf_key(leaf)
+    parts = [(k, _structure(a), tuple(key(x) for x in _leaves(a))) for k, a in enumerate(args)]
+    parts += [(n, _structure(kwargs[n]), tuple(key(x) for x in _leaves(kwargs[n])))
+              for n in sorted(kwargs)]
+    return tuple(parts)
+
+
+def covers(general, key):
+    """Whether a trace for `general` (a signature, None dims meaning any size) takes a call
+    of signature `key`: what TF asks of its traces before tracing again."""
+    return _merge(general, key, lambda a, b: a if _takes(a, b) else False) is not False
+
+
+def _takes(general, shape):
+    if general is None:
+        return True
+    return shape is not None and len(shape) == len(general) and \
+        all(g is None or g == d for g, d in zip(general, shape))
+
+
+def generalize(key, others):
+    """The most specific signature that takes `key` and each of `others` that differs from
+    it in tensor shapes only (reduce_retracing): sizes that differ become None, ranks that
+    differ an unknown rank; `key` itself when none of them does."""
+    for other in others:
+        merged = _merge(key, other, _common_shape)
+        if merged is not False:
+            key = merged
+    return key
+
+
+def _common_shape(a, b):
+    if a is None or b is None or len(a) != len(b):
+        return None
+    return tuple(x if x == y else None for x, y in zip(a, b))
+
+
+def _merge(a, b, shapes):
+    """`a` and `b` with each pair of tensor shapes replaced by shapes(sa, sb); False where
+    they differ in anything but tensor shapes (or where `shapes` says False)."""
+    if len(a) != len(b):
+        return False
+    parts = []
+    for (name_a, s_a, k_a), (name_b, s_b, k_b) in zip(a, b):
+        if name_a != name_b or s_a != s_b or len(k_a) != len(k_b):
+            return False
+        leaves = []
+        for x, y in zip(k_a, k_b):
+            if x[0] == "tensor" and y[0] == "tensor" and x[2] == y[2]:
+                shape = shapes(x[1], y[1])
+                if shape is False:
+                    return False
+                leaves.append(("tensor", shape, x[2]))
+            elif x == y:
+                leaves.append(x)
+            else:
+                return False
+        parts.append((name_a, s_a, tuple(leaves)))
+    return tuple(parts)
 
 
 def describe_change(old, new, param_names):
@@ -176,7 +322,7 @@ def _show(key):
     kind = key[0]
     if kind == "tensor":
         return f"a tensor of shape {key[1]}"
-    if kind in ("variable", "object"):
+    if kind in ("variable", "object", "trace_type"):
         return "another object"
     if isinstance(key[1], str) and issubclass(kind, (float, np.floating)):
         return f"the Python {kind.__name__} {float.fromhex(key[1])!r}"

@@ -230,6 +230,35 @@ class Check(NamedTuple):
         self.check(env[self.value]._value)
 
 
+class Call(NamedTuple):
+    """`results = call(inputs...)`: a tk.py_function, whose Python function runs at every
+    replay (pycall.py). `call.run(tensors)` gives its outputs as tensors of their Tout
+    dtypes (recorded by any tracer around a replay on tensors); `call.on_arrays` is what
+    the program's line calls, on arrays. An effect: it may print,
+    write variables or draw, so it always runs, and no pass moves or merges it."""
+    call: object
+    inputs: tuple
+    results: tuple
+    name: str
+    effect = True
+    result = None
+
+    @property
+    def reads(self):
+        return self.inputs
+
+    def emit(self, k, source):
+        name = source.names.bind(source.g, f"py_function_{k}", self.call.on_arrays,
+                                 key=("py_function", k))
+        call = f"{name}({', '.join(source.ref(i) for i in self.inputs)})"
+        outs = ", ".join(f"s{r}" for r in self.results)
+        line = f"{outs}{',' if len(self.results) == 1 else ''} = {call}" if self.results else call
+        return line, f"tk.py_function({self.name})"
+
+    def run(self, env):
+        env.update(zip(self.results, self.call.run([env[i] for i in self.inputs])))
+
+
 # --- Guard ----------------------------------------------------------------------------------
 
 class GuardFailed(Exception):
@@ -380,4 +409,4 @@ def _buffer_print(printer, template, *values):
     _held.prints.append((printer, template, values))
 
 
-KINDS = (Op, Read, Assign, Update, Check, Guard, Print)   # every kind of step, in this order
+KINDS = (Op, Read, Assign, Update, Check, Guard, Print, Call)   # every kind of step, in this order

@@ -23,15 +23,17 @@ path too. Why guards rather than converting the source (AutoGraph): see docs/DES
 and `run`); function.py ties the two.
 """
 import sys
+import weakref
 
 import numpy as np
 
 from .. import nest
 from ..callsite import user_frame
 from ..context import state
+from ..convert import convert_to_tensor
 from ..record import Recorder
 from ..tensor import Tensor, Variable, wrap_array
-from .steps import Assign, Check, Guard, Hole, Op, Print, Read, Update, outcome_of
+from .steps import Assign, Call, Check, Guard, Hole, Op, Print, Read, Update, outcome_of
 
 _SCALARS = (int, float, bool)
 
@@ -62,6 +64,7 @@ class Tracer(Recorder):
         self.undo = {}         # id(variable) -> (variable, value before the first write)
         self.locks = {}        # id(lock) -> lock: held through every replay (hold_in_traces)
         self.made_by = {}      # tid -> (op name, input tids, input arrays, attrs): producer()
+        self.made = []         # a weak reference to each op's result: seal() finds the leaked
 
     def _new_slot(self, value):
         self.n_slots += 1
@@ -85,6 +88,7 @@ class Tracer(Recorder):
                              v.shape if type(v) is np.ndarray else None))
         self.slot_of[result._tid] = out
         self.made_by[result._tid] = (op.name, tids, values, attrs)
+        self.made.append(weakref.ref(result))
 
     def producer(self, tensor):
         """(op name, inputs, attrs) of the op that computed `tensor` in this trace, else None:
@@ -147,6 +151,19 @@ class Tracer(Recorder):
         if the value is bad. Every replay runs it, as every eager call does."""
         src = self._ref(tensor, tensor._value, tensor._tid)
         self.steps.append(Check(check, src))
+
+    def record_call(self, call, inputs, outputs, taped):
+        """A tk.py_function ran `call` on `inputs` with this tracer hidden (pycall.py): one
+        Call step, whose results are the slots of `outputs`. `taped`: a tape started inside
+        the traced function recorded func's ops, which the program cannot replay."""
+        if taped:
+            self.unsupported = self.unsupported or "tk.py_function under a GradientTape inside it"
+        ins = tuple([self._ref(t, t._value, t._tid) for t in inputs])
+        results = tuple([self._new_slot(t._value) for t in outputs])
+        for t, slot in zip(outputs, results):
+            self.slot_of[t._tid] = slot
+        self.steps.append(Call(call, ins, results, call.__name__))
+        self._read_slot.clear()     # func may have written any variable: read them again
 
     # --- what the hooks share ------------------------------------------------------------
     def _before_write(self, variable):
@@ -224,21 +241,114 @@ class Tracer(Recorder):
         scanned = {k: scan(v) for k, v in attrs.items()}
         return (scanned, tuple(holes)) if holes else (attrs, ())
 
-    def finish(self, result):
-        """What the function returned, as slots: ([(is_slot, slot or value)], skeleton).
+    def finish(self, result, name="function"):
+        """What the function returned, as slots: (outputs, skeleton, result).
 
-        The skeleton is the result's nesting (None for a single value); program.Program
-        packs its leaves back into it.
+        `outputs` is [(is_slot, slot or None)] per leaf and the skeleton the result's nesting
+        (None for a single value); program.Program packs its leaves back into it. As
+        tf.function does, every leaf becomes a tensor: a Python or NumPy number (3 is an
+        int32 tensor, 2.5 a float32 one) a constant, a Variable its value at the end of the
+        call (`return v.assign_add(1.0)` gives the new value as a tensor); None stays None,
+        and anything else is TF's TypeError. `result` is the traced call's own return with
+        those leaves converted. Called after the tracer left the tapes: an outer tape
+        records the variable reads of the result as eager code's.
         """
         flat = nest.flatten(result) if nest.is_nested(result) else [result]
-        outputs = []
+        outputs, leaves = [], []
         for leaf in flat:
-            if isinstance(leaf, Tensor) and not isinstance(leaf, Variable):
+            if leaf is None:
+                outputs.append((False, None))
+            elif isinstance(leaf, Variable):
+                outputs.append((True, self._read(leaf)))
+                leaf = leaf.read_value()
+            elif isinstance(leaf, Tensor):
                 outputs.append((True, self._ref(leaf, leaf._value, leaf._tid)))
-            else:  # a Variable is returned as itself, any other Python value as traced
-                outputs.append((False, leaf))
-        skeleton = nest.pack_like(result, [None] * len(flat)) if nest.is_nested(result) else None
-        return outputs, skeleton
+            elif isinstance(leaf, (bool, int, float, complex, np.generic, np.ndarray)):
+                leaf = convert_to_tensor(leaf)    # TF's dtypes: 3 -> int32, 2**40 -> int64
+                outputs.append((True, self._const(leaf._value, leaf)))
+            else:
+                raise TypeError(_not_a_tensor(name, leaf))
+            leaves.append(leaf)
+        if nest.is_nested(result):
+            return outputs, nest.pack_like(result, [None] * len(flat)), nest.pack_like(result, leaves)
+        return outputs, None, leaves[0]
+
+
+    def seal(self, result, name):
+        """After the trace: every tensor an op made during it that is still alive and not
+        part of `result` was kept by the Python outside the function (appended to a list, set
+        on an object). A replay would never update it, so, as TF's graph tensors out of
+        scope, using it from now on raises TF's TypeError (`LeakedTensor`)."""
+        leaves = nest.flatten(result) if nest.is_nested(result) else [result]
+        # What the call returned, and the Keras masks those carry (`_keras_mask`).
+        returned = {id(leaf) for leaf in leaves} | \
+            {id(getattr(leaf, "_keras_mask", None)) for leaf in leaves if isinstance(leaf, Tensor)}
+        for ref in self.made:
+            t = ref()
+            if t is not None and type(t) is Tensor and id(t) not in returned:
+                t.__class__ = LeakedTensor
+                t._value = t._value.view(_LeakedArray) if type(t._value) is np.ndarray \
+                    else np.asarray(t._value).view(_LeakedArray)
+                t._value.message = _leaked(t, name)
+
+
+class LeakedTensor(Tensor):
+    """A tensor made while a tk.function traced and kept outside it (see Tracer.seal): any
+    use raises TF's TypeError, naming the fix."""
+
+    __slots__ = ()
+
+    def numpy(self):
+        raise TypeError(self._value.message)
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(self._value.message)
+
+    def __float__(self):
+        raise TypeError(self._value.message)
+
+    def __bool__(self):
+        raise TypeError(self._value.message)
+
+    def __repr__(self):
+        return f"<tk.Tensor shape={self._value.shape} dtype={self._value.dtype.name}, out of scope>"
+
+
+class _LeakedArray(np.ndarray):
+    """A leaked tensor's array: NumPy's functions on it (what an op runs) raise."""
+
+    message = "a tensor out of scope"
+
+    def __array_ufunc__(self, *args, **kwargs):
+        raise TypeError(self.message)
+
+    def __array_function__(self, *args, **kwargs):
+        raise TypeError(self.message)
+
+    def __array_finalize__(self, obj):
+        self.message = getattr(obj, "message", _LeakedArray.message)
+
+
+def _leaked(tensor, name):
+    return (f"a tensor (shape {tensor._value.shape}, {tensor._value.dtype.name}) made inside "
+            f"tk.function {name!r} while it traced is out of scope and cannot be used here: "
+            f"the Python kept it outside the function (appended to a list, set on an object), "
+            f"and a replay never updates it. Return it from the function instead, or keep "
+            f"it in a tk.Variable (v.assign(t)); as in tf.function, all outputs must be "
+            f"return values")
+
+
+def _not_a_tensor(name, leaf):
+    what = type(leaf).__name__
+    if isinstance(leaf, (str, bytes)):
+        fix = ("tapekit has no string tensors (tf.function would return a tf.string tensor); "
+               "return numbers, and build the text outside the function")
+    else:
+        fix = ("return tensors, Python numbers, nests of them (lists, tuples, dicts) or None; "
+               "keep other objects outside the function (or in an attribute it sets)")
+    return (f"tk.function {name!r} returned a value of type {what}, which is not a tensor: "
+            f"as in tf.function, a tk.function must return zero or more tensors or None "
+            f"values. {fix}")
 
 
 def hold_in_traces(lock):

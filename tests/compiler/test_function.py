@@ -369,3 +369,24 @@ def test_random_programs_with_variables_assigned_between_calls_match_eager(ops, 
             x = tk.constant(np.array(values, np.float32))
             np.testing.assert_array_equal(traced(x).numpy(), eager(x).numpy())
             assert float(traced_vars[1]) == float(eager_vars[1])    # every update, once
+
+
+def test_recursion_on_python_values_traces_each_depth_as_tf_does():
+    # TF 2.21: 1.0 and 3 traces (n = 2, 1, 0), then 5.0 with no new trace.
+    @tk.function
+    def rec(x, n):
+        return x if n == 0 else rec(x, n - 1)
+    assert rec(tk.constant(1.0), 2).numpy() == 1.0 and rec.experimental_get_tracing_count() == 3
+    assert rec(tk.constant(5.0), 2).numpy() == 5.0 and rec.experimental_get_tracing_count() == 3
+
+
+def test_recursion_on_a_tensor_gives_eagers_numbers_by_guards():
+    # By design: TF 2.21's AutoGraph raises StagingError here (it converts `if x > 0` into a
+    # graph conditional holding the recursive call, endlessly); tapekit's trace runs the
+    # Python, a guard per decision, and gives what eager Python gives.
+    @tk.function
+    def down(x):
+        if x > 0:
+            return down(x - 1.0)
+        return x
+    assert [down(tk.constant(v)).numpy() for v in (2.0, 3.0, 2.0, -1.5)] == [0.0, 0.0, 0.0, -1.5]

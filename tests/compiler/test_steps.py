@@ -9,10 +9,10 @@ import pytest
 import tapekit as tk
 from tapekit.compiler import steps
 from tapekit.compiler.program import Source, TensorEnv
-from tapekit.compiler.steps import (Assign, Check, Guard, GuardFailed, Op, Print, Read, Update,
+from tapekit.compiler.steps import (Assign, Call, Check, Guard, GuardFailed, Op, Print, Read, Update,
                                     held_prints, hold_prints)
 
-KINDS = [Op, Read, Assign, Update, Check, Guard, Print]
+KINDS = [Op, Read, Assign, Update, Check, Guard, Print, Call]
 
 
 def test_each_kind_reads_its_slots_and_says_what_it_writes():
@@ -28,6 +28,8 @@ def test_each_kind_reads_its_slots_and_says_what_it_writes():
     assert (guard.reads, guard.result, guard.effect) == ((8,), None, True)
     printed = Print(None, (9, 10), ((False, "x"), (True, 0), (True, 1)))
     assert (printed.reads, printed.result, printed.effect) == ((9, 10), None, True)
+    call = Call(print, (11, 12), (13, 14), "func")     # a py_function: always runs
+    assert (call.reads, call.result, call.effect) == ((11, 12), None, True)
 
 
 def test_fields_are_named_for_what_they_hold():
@@ -36,6 +38,7 @@ def test_fields_are_named_for_what_they_hold():
     assert Update._fields == ("variable", "ufunc", "delta")
     assert Guard._fields == ("kind", "value", "outcome", "site")
     assert Print._fields == ("printer", "values", "template")
+    assert Call._fields == ("call", "inputs", "results", "name")
     for kind in KINDS[1:]:
         assert "out" not in kind._fields and "attrs" not in kind._fields
 

@@ -219,6 +219,65 @@ def test_a_call_is_recorded_as_one_record_per_step_in_the_order_it_ran():
         s for is_slot, s in program.outputs if is_slot]
 
 
+# --- what a tk.function returns (Tracer.finish): tensors, as tf.function returns ----------
+
+@pytest.mark.parametrize("value, dtype", [
+    (3, tk.int32), (3.5, tk.float32), (True, tk.bool), (2**40, tk.int64),
+    (np.float64(2.0), tk.float64), (complex(1, 2), tk.complex128)])
+def test_python_numbers_returned_are_tensors_of_tfs_dtype(value, dtype):
+    # The dtypes tf.function gives in TF 2.21 (int32 for 3, int64 for 2**40, ...).
+    f = tk.function(lambda x: value)
+    for _ in range(2):      # the trace and a replay
+        out = f(tk.constant(1.0))
+        assert type(out) is tk.Tensor and out.dtype == dtype
+        assert out.numpy() == value
+    assert f.trace_count == 1
+
+
+def test_nested_returns_convert_each_leaf_and_keep_none():
+    f = tk.function(lambda x: ([1, (2.0, {"a": x * 2.0, "b": None})], True))
+    for _ in range(2):
+        (one, (two, d)), flag = f(tk.constant(1.5))
+        assert (one.dtype, two.dtype, flag.dtype) == (tk.int32, tk.float32, tk.bool)
+        assert d["b"] is None and d["a"].numpy() == 3.0
+    assert tk.function(lambda x: None)(tk.constant(1.0)) is None
+
+
+def test_a_returned_array_is_a_tensor():
+    f = tk.function(lambda x: np.array([1, 2]))
+    out = f(tk.constant(1.0))
+    assert type(out) is tk.Tensor and out.dtype == tk.int64 and out.numpy().tolist() == [1, 2]
+
+
+@pytest.mark.parametrize("value, words", [("abc", "no string tensors"), (object(), "type object")])
+def test_other_returns_are_tfs_type_error_and_change_nothing(value, words):
+    v = tk.Variable(1.0)
+
+    def f(x):
+        v.assign_add(1.0)
+        return value
+    with pytest.raises(TypeError, match=words):
+        tk.function(f)(tk.constant(1.0))
+    assert v.numpy() == 1.0     # the refused call wrote nothing
+
+
+def test_assign_add_and_a_variable_return_its_value_as_a_tensor():
+    # TF 2.21: `return v.assign_add(1.0)` in a tf.function gives an EagerTensor (2.0, then
+    # 3.0), and `return v` the value at the end of the call, a Tensor.
+    v = tk.Variable(1.0)
+    g = tk.function(lambda: v.assign_add(1.0))
+    first, second = g(), g()
+    assert type(first) is tk.Tensor and (first.numpy(), second.numpy()) == (2.0, 3.0)
+    h = tk.function(lambda: v)
+    assert type(h()) is tk.Tensor and h().numpy() == 3.0
+    v.assign(10.0)
+    assert h().numpy() == 10.0            # read at each call, not frozen
+    with tk.GradientTape() as tape:
+        y = h() * 2.0
+    assert tape.gradient(y, v).numpy() == 2.0
+
+
+
 def test_a_tensor_kept_outside_the_trace_is_out_of_scope_as_in_tf():
     # TF 2.21: using `leak[0]` after the call raises TypeError ("... is out of scope and
     # cannot be used here. Use return values ..."); a replay would never update it.
