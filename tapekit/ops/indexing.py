@@ -12,6 +12,10 @@ from .inputs import as_axis
 from .registry import defop, numpy_function
 
 
+# `x[tk.newaxis]` adds an axis of size 1, as `x[None]` does (`tf.newaxis` is None too).
+newaxis = None
+
+
 # --- indexing: getitem and its adjoint scatter_add ----------------------------------------------
 def _normalize_index(index, ndim):
     """A tuple index with Ellipsis expanded and tensors as their arrays (masks stay masks)."""
