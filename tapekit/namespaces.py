@@ -149,6 +149,8 @@ TK = {   # `import tapekit as tk`, besides the namespaces (TK_NAMESPACES)
     "tapekit.module": "Module",
     "tapekit.keras": "Input Model Sequential",
     "tapekit.display": "show",
+    "tapekit.display.scopes": {"name_scope": "NameScope"},           # tf.name_scope, a class
+    "tapekit.control_flow": "map_fn while_loop",
 }
 
 # The namespaces dir(tk) shows (tk.backprop and tk.record for what a tape keeps and how it
