@@ -184,7 +184,7 @@ MADE = {   # namespace -> (its docstring, its table)
     "tapekit.linalg": ("tapekit.linalg: matrices (tf.linalg). tk.linalg.matmul and tk.matmul are the "
                        "same function.", {
         "tapekit.ops": "det diag diag_part einsum eye global_norm inv l2_normalize matmul matvec norm "
-                       "slogdet solve tensordot trace",
+                       "slogdet solve svd tensordot trace",
         "tapekit.ops.matrix": "adjoint matrix_transpose"}),
     "tapekit.image": ("tapekit.image: the tf.image functions tapekit has (see ops/image.py).", {
         "tapekit.ops.image": "adjust_contrast resize"}),

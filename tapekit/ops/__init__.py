@@ -14,7 +14,7 @@ from .cross_entropy import (sigmoid_cross_entropy_with_logits, softmax_cross_ent
                             sparse_softmax_cross_entropy_with_logits)
 from .linalg import matmul, matmul_op, matmul_operator
 from .einsum import einsum
-from .matrix import (det, diag, diag_part, eye, inv, l2_normalize, matvec, norm, slogdet, solve,
+from .matrix import (det, diag, diag_part, eye, inv, l2_normalize, matvec, norm, slogdet, solve, svd,
                      tensordot, trace)
 from .padding import pad
 from .passthrough import cast, identity, saturate_cast, stop_gradient
