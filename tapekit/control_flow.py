@@ -14,7 +14,9 @@ swap_memory, back_prop, shape_invariants, infer_shape) are accepted and change n
 (tk.Tensor(8.0, shape=(), dtype=float32), tk.Tensor(12.0, shape=(), dtype=float32))
 """
 from . import dtypes, nest
+from .errors import InvalidArgumentError
 from .namespaces import missing, public_dir
+from .ops.inputs import as_int
 from .ops.conversion import convert_to_tensor
 from .ops.shapes import stack
 from .tensor import Tensor
@@ -97,7 +99,6 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
 
 
 def dtypes_error(k, got, want, signature):
-    from .errors import InvalidArgumentError
     return InvalidArgumentError(
         f"map_fn: fn returned a {got.name} tensor for output {k}, but "
         f"{'fn_output_signature' if signature is not None else 'elems'} says {want.name}; "
@@ -136,7 +137,6 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                          f"variable: [x])")
     limit = None
     if maximum_iterations is not None:
-        from .ops.inputs import as_int
         limit = as_int(maximum_iterations, "while_loop: maximum_iterations")
         if limit < 0:
             raise ValueError(f"while_loop: maximum_iterations must be >= 0, got {limit}")

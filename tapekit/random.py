@@ -15,7 +15,8 @@ import numpy as np
 from . import dtypes
 from .convert import convert_to_tensor
 from .ops import cast
-from .ops.inputs import python_value
+from .errors import InvalidArgumentError
+from .ops.inputs import as_int, python_value
 from .ops.registry import defop
 from .tensor import Variable
 from .namespaces import missing, public_dir
@@ -275,9 +276,6 @@ def categorical(logits, num_samples, dtype=None, seed=None, name=None):
     >>> draws.shape, draws.dtype, draws.numpy()[1].tolist()     # row 2 can only give class 1
     ((2, 4), dtype('int64'), [1, 1, 1, 1])
     """
-    from .errors import InvalidArgumentError
-    from .ops.inputs import as_int
-
     logits = convert_to_tensor(logits)
     if logits.ndim != 2:
         raise InvalidArgumentError(f"random.categorical: logits must be a matrix [batch_size, "

@@ -4,7 +4,7 @@ from .activations import (bias_add, elu, gelu, leaky_relu, log_sigmoid, log_soft
                           softmax, softplus, softsign, swish)
 from .arithmetic import (abs, add, add_n, divide, multiply, negative, pow, reciprocal, rsqrt, sign,
                          sqrt, square, squared_difference, subtract)
-from .clipping import clip_by_global_norm, clip_by_norm, clip_by_value, global_norm
+from .clipping import clip_by_global_norm, clip_by_norm, clip_by_value, global_norm, saturate_cast
 from .comparison import (equal, greater, greater_equal, is_finite, is_nan, less, less_equal,
                          logical_and, logical_not, logical_or, not_equal)
 from .conv import conv2d, conv2d_transpose
@@ -14,11 +14,12 @@ from .cross_entropy import (sigmoid_cross_entropy_with_logits, softmax_cross_ent
                             sparse_softmax_cross_entropy_with_logits)
 from .linalg import matmul, matmul_op, matmul_operator
 from .einsum import einsum
-from .matrix import (det, diag, diag_part, eye, inv, l2_normalize, matvec, norm, slogdet, solve, svd,
+from .matrix import (det, diag, diag_part, eye, inv, l2_normalize, matvec, norm, slogdet, solve,
                      tensordot, trace)
 from .padding import pad
-from .passthrough import cast, identity, saturate_cast, stop_gradient
+from .passthrough import cast, identity, stop_gradient
 from .pooling import avg_pool, avg_pool2d, max_pool, max_pool2d
+from .svd import svd
 from .statistics import (argmax, argmin, confusion_matrix, count_nonzero, moments, reduce_logsumexp,
                          reduce_std, reduce_variance, top_k)
 from .indexing import gather, getitem, newaxis

@@ -46,13 +46,15 @@ import math
 
 import numpy as np
 
+from ..errors import InvalidArgumentError
 from ..tensor import Tensor
-from .arithmetic import abs, square, zeros_cotangent
+from .arithmetic import abs, add, square, zeros_cotangent
+from .conversion import convert_to_tensor
 from .passthrough import cast
 from .reductions import reduce_sum_op
 from .registry import defop
 from .selection import minimum, where
-from .shapes import negative_axis, ones_vector
+from .shapes import negative_axis, ones_vector, reshape
 from .special import erf, erf_array
 from .transcendental import exp, sigmoid, sigmoid_array, tanh
 
@@ -315,11 +317,6 @@ def bias_add(value, bias, data_format=None, name=None):
     [[1. 2. 3.]
      [1. 2. 3.]], shape=(2, 3), dtype=float32)
     """
-    from ..errors import InvalidArgumentError
-    from .arithmetic import add
-    from .conversion import convert_to_tensor
-    from .shapes import reshape
-
     value = convert_to_tensor(value)
     if not hasattr(bias, "_value"):
         bias = convert_to_tensor(bias, dtype=value.dtype)

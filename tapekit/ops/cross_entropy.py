@@ -1,12 +1,17 @@
-"""Softmax cross-entropy from logits, fused and stable (log-sum-exp), dense and sparse labels."""
+"""Softmax cross-entropy from logits, fused and stable (log-sum-exp), dense and sparse labels;
+sigmoid cross-entropy (one two-class problem per entry), a stable composite."""
 import numpy as np
 
 from ..errors import InvalidArgumentError
 from .activations import (log_softmax_array, log_softmax_op, max_keepdims, softmax_array, softmax_op,
                           sum_keepdims)
+from .comparison import greater_equal
+from .conversion import convert_to_tensor
 from .reductions import reduce_sum_op
 from .registry import defop
+from .selection import where
 from .shapes import expand_dims_op, negative_axis
+from .transcendental import exp, log1p
 
 
 def _xent(labels, logits, axis):
@@ -162,11 +167,6 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     >>> tape.gradient(loss, x)                      # sigmoid(x) - labels
     tk.Tensor([ 0.5       -0.8807971], shape=(2,), dtype=float32)
     """
-    from .comparison import greater_equal
-    from .conversion import convert_to_tensor
-    from .selection import where
-    from .transcendental import exp, log1p
-
     if labels is None or logits is None:
         raise ValueError(f"sigmoid_cross_entropy_with_logits: both labels and logits must be "
                          f"given (labels=..., logits=...); got labels="

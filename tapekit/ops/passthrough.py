@@ -1,5 +1,6 @@
-"""Ops that pass a value through: cast (to another dtype), saturate_cast (a cast that clamps),
-identity (unchanged) and stop_gradient (unchanged, without its gradient).
+"""Ops that pass a value through: cast (to another dtype), identity (unchanged) and
+stop_gradient (unchanged, without its gradient). saturate_cast, a cast that clamps, is in
+clipping.py.
 
 Examples (an object's reference entry shows the paragraphs that name it):
 
@@ -65,54 +66,3 @@ def stop_gradient(input, name=None):  # noqa: A002 - TensorFlow's argument name
     tk.Tensor(1.0, shape=(), dtype=float32)
     """
     return stop_gradient_op(input)
-
-
-# --- saturate_cast: a cast that clamps instead of wrapping around ------------------------------
-def _range(d):
-    """(smallest, largest) number of dtype `d`, as exact Python numbers."""
-    if d.kind == "f":
-        return float(np.finfo(d).min), float(np.finfo(d).max)
-    return int(np.iinfo(d).min), int(np.iinfo(d).max)
-
-
-def _bounds(src, dst):
-    """The interval of `dst`'s range, as numbers of dtype `src` inside it: a bound that
-    rounds to outside it in `src` (int32's 2**31 - 1 is 2**31 as float32) moves toward 0."""
-    (lo_s, hi_s), (lo_d, hi_d) = _range(src), _range(dst)
-    out = []
-    for bound in (max(lo_s, lo_d), min(hi_s, hi_d)):
-        v = np.array(bound).astype(src)
-        if abs(v.item()) > abs(bound):
-            v = np.nextafter(v, np.zeros((), src))
-        out.append(v)
-    return out
-
-
-def saturate_cast(value, dtype, name=None):
-    """`value` cast to `dtype`, numbers outside its range clamped to its smallest or largest
-    (`tf.saturate_cast`) where tk.cast would wrap around or overflow; NaN becomes 0 in an
-    integer dtype. The gradient is the cast's where nothing was clamped, and 0 where it was.
-
-    >>> tk.saturate_cast(tk.constant([-1.5, 300.0, 2.7]), tk.uint8)
-    tk.Tensor([  0 255   2], shape=(3,), dtype=uint8)
-    >>> tk.saturate_cast(tk.constant([1e6, 1.0]), tk.float16)
-    tk.Tensor([6.55e+04 1.00e+00], shape=(2,), dtype=float16)
-    """
-    from .clipping import clip_by_value
-    from .conversion import convert_to_tensor
-    from .selection import where
-
-    x = convert_to_tensor(value)
-    dst = dtypes.as_dtype(dtype)
-    src = x.dtype
-    if dst.kind not in "fiu" or src.kind not in "fiu":
-        raise TypeError(f"saturate_cast: casts between float and integer dtypes only (the range "
-                        f"of {dst.name if dst.kind not in 'fiu' else src.name} has no smallest "
-                        f"and largest number to clamp to); got {src.name} to {dst.name}")
-    lo, hi = _bounds(src, dst)
-    smallest, largest = _range(src)
-    if lo.item() > smallest or hi.item() < largest:
-        x = clip_by_value(x, lo, hi)
-    if src.kind == "f" and dst.kind in "iu":
-        x = where(x != x, np.zeros((), src), x)    # NaN: 0, as TensorFlow's
-    return cast(x, dst)

@@ -423,14 +423,11 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     >>> [piece.shape for piece in tk.split(tk.zeros((2, 6)), [1, -1, 2], axis=-1)]
     [(2, 1), (2, 3), (2, 2)]
     """
-    if not hasattr(value, "_value"):
-        from .conversion import convert_to_tensor   # conversion imports this module
-        value = convert_to_tensor(value)
-    ndim = value.ndim
-    if ndim == 0:
+    shape = input_shape(value, "split", 0)
+    if not shape:
         raise ValueError("split: cannot split a scalar; give a tensor of rank 1 or more")
-    axis = as_axis(axis, ndim, "split: axis") % ndim
-    sizes = split_sizes(num_or_size_splits, int(value.shape[axis]), axis, num)
+    axis = as_axis(axis, len(shape), "split: axis") % len(shape)
+    sizes = split_sizes(num_or_size_splits, shape[axis], axis, num)
     lead, pieces, start = (slice(None),) * axis, [], 0
     for size in sizes:
         pieces.append(getitem(value, lead + (slice(start, start + size),)))

@@ -30,11 +30,16 @@ import math
 import numpy as np
 
 from .. import dtypes
-from ..tensor import Tensor
-from .arithmetic import sqrt
+from ..errors import InvalidArgumentError
+from ..tensor import Tensor, wrap_array
+from .arithmetic import sqrt, squared_difference
+from .conversion import convert_to_tensor
+from .indexing import getitem_op
+from .passthrough import cast, stop_gradient
 from .reductions import expand_back, reduce_mean_op, reduce_sum_op, reduction_axes
-from .inputs import as_axis
+from .inputs import as_axis, as_int, python_value
 from .registry import defop
+from .shapes import squeeze
 from .transcendental import exp
 
 
@@ -181,11 +186,6 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
     >>> tk.nn.moments(tk.constant([[1.0, 2.0], [3.0, 6.0]]), axes=[0, 1], keepdims=True)[0]
     tk.Tensor([[3.]], shape=(1, 1), dtype=float32)
     """
-    from .arithmetic import squared_difference
-    from .conversion import convert_to_tensor
-    from .passthrough import cast, stop_gradient
-    from .shapes import squeeze
-
     x = convert_to_tensor(x)
     y = cast(x, dtypes.float32) if x.dtype == dtypes.float16 else x
     axis = reduction_axes(axes, y.ndim, "moments")
@@ -245,12 +245,6 @@ def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):  # noqa:
     [[1 2]
      [0 1]], shape=(2, 2), dtype=int32)
     """
-    from ..errors import InvalidArgumentError
-    from ..tensor import wrap_array
-    from .conversion import convert_to_tensor
-    from .indexing import getitem_op
-    from .inputs import as_int
-
     x = convert_to_tensor(input)
     k = as_int(k, "top_k: k")
     index_type = dtypes.as_dtype(index_type)
@@ -288,10 +282,6 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
      [0 1 1]
      [0 0 1]], shape=(3, 3), dtype=int32)
     """
-    from ..errors import InvalidArgumentError
-    from ..tensor import wrap_array
-    from .inputs import as_int, python_value
-
     def ids(v, what, other):
         a = np.asarray(python_value(v))
         if a.ndim == np.ndim(python_value(other)) + 1 and a.shape[-1:] == (1,):

@@ -19,6 +19,7 @@ tk.Tensor([ 9. 12.], shape=(2,), dtype=float32)
 import numpy as np
 
 from ..errors import InvalidArgumentError
+from .conversion import convert_to_tensor
 from .indexing import gather_op, ndim_of
 from .reductions import reduce_sum_op
 from .inputs import as_axis, as_int, python_value
@@ -61,10 +62,7 @@ def tile(input, multiples, name=None):  # noqa: A002 - TensorFlow's argument nam
 
 # --- repeat and roll: one gather per axis ------------------------------------------------------
 def _as_tensor(x):
-    if hasattr(x, "_value"):
-        return x
-    from .conversion import convert_to_tensor   # conversion imports shapes, which imports tiling's neighbours
-    return convert_to_tensor(x)
+    return x if hasattr(x, "_value") else convert_to_tensor(x)
 
 
 def repeat(input, repeats, axis=None, name=None):  # noqa: A002 - TensorFlow's argument name
