@@ -1,12 +1,12 @@
 """tapekit's public namespaces, each from one table: the names it shows, written once.
 
     tk                 TK below; tapekit/__init__.py binds its names (`bind_tk`)
-    tk.math, tk.nn, tk.linalg, tk.image, tk.autodiff, tk.test
+    tk.math, tk.nn, tk.linalg, tk.image, tk.config, tk.autodiff, tk.test
                        made here from their tables (MADE): they only hand on names that
                        other modules define, so they are no files. `import tapekit.math`
                        and `from tapekit import nn` work as for any module (`make`)
     tk.random, tk.debugging, tk.errors, tk.dtypes, tk.testing, tk.autograph, tk.backprop,
-    tk.record, tk.display, tk.widgets
+    tk.record, tk.nest, tk.display, tk.widgets
                        modules with code of their own: their table is their `__all__` (or,
                        without one, the names they define), and they end with
                        `__dir__ = public_dir(globals())` and, but for tk.display and
@@ -156,8 +156,8 @@ TK = {   # `import tapekit as tk`, besides the namespaces (TK_NAMESPACES)
 # The namespaces dir(tk) shows (tk.backprop and tk.record for what a tape keeps and how it
 # walks). tapekit's other modules (tk.tape, tk.callsite, ...) stay reachable as attributes but
 # are not namespaces: TensorFlow has none such.
-TK_NAMESPACES = ("activations autodiff autograph backend backprop callbacks debugging display dtypes "
-                 "errors image initializers keras layers linalg losses math metrics models nn "
+TK_NAMESPACES = ("activations autodiff autograph backend backprop callbacks config debugging display dtypes "
+                 "errors image initializers keras layers linalg losses math metrics models nest nn "
                  "optimizers random record regularizers saving test testing utils widgets").split()
 
 MADE = {   # namespace -> (its docstring, its table)
@@ -176,9 +176,10 @@ MADE = {   # namespace -> (its docstring, its table)
                        "xlogy zeros zeros_like"}),
     "tapekit.nn": ("tapekit.nn: activations, convolution and pooling, cross-entropy from logits, "
                    "moments, bias_add, embedding_lookup.", {
-        "tapekit.ops": "avg_pool avg_pool2d bias_add conv2d conv2d_transpose elu embedding_lookup "
-                       "gelu l2_normalize leaky_relu log_softmax max_pool max_pool2d moments relu "
-                       "relu6 selu sigmoid sigmoid_cross_entropy_with_logits silu softmax "
+        "tapekit.ops": "avg_pool avg_pool2d bias_add compute_average_loss conv2d conv2d_transpose "
+                       "elu embedding_lookup gelu l2_normalize leaky_relu log_softmax max_pool "
+                       "max_pool2d moments relu relu6 scale_regularization_loss selu sigmoid "
+                       "sigmoid_cross_entropy_with_logits silu softmax "
                        "softmax_cross_entropy_with_logits softplus softsign "
                        "sparse_softmax_cross_entropy_with_logits swish tanh top_k"}),
     "tapekit.linalg": ("tapekit.linalg: matrices (tf.linalg). tk.linalg.matmul and tk.matmul are the "
@@ -188,6 +189,8 @@ MADE = {   # namespace -> (its docstring, its table)
         "tapekit.ops.matrix": "adjoint matrix_transpose"}),
     "tapekit.image": ("tapekit.image: the tf.image functions tapekit has (see ops/image.py).", {
         "tapekit.ops.image": "adjust_contrast resize"}),
+    "tapekit.config": ("tk.config, as tf.config: run tk.function's Python eagerly (for debugging).", {
+        "tapekit.compiler.function": "functions_run_eagerly run_functions_eagerly"}),
     "tapekit.autodiff": ("tk.autodiff, as tf.autodiff: the same ForwardAccumulator and GradientTape "
                          "as tk.", {
         "tapekit.forward": "ForwardAccumulator",

@@ -20,8 +20,9 @@ from .padding import pad
 from .passthrough import cast, identity, stop_gradient
 from .pooling import avg_pool, avg_pool2d, max_pool, max_pool2d
 from .svd import svd
-from .statistics import (argmax, argmin, confusion_matrix, count_nonzero, moments, reduce_logsumexp,
-                         reduce_std, reduce_variance, top_k)
+from .statistics import (argmax, argmin, compute_average_loss, confusion_matrix, count_nonzero, moments,
+                         reduce_logsumexp, reduce_std, reduce_variance, scale_regularization_loss,
+                         top_k)
 from .indexing import gather, getitem, newaxis
 from .gather_scatter import (boolean_mask, embedding_lookup, gather_nd, scatter_nd, slice_,
                              tensor_scatter_nd_add)

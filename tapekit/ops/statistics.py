@@ -1,6 +1,7 @@
 """Reductions of tk.math beyond sums and extremes: argmax / argmin (integer results, no
 gradient), reduce_variance, reduce_std, reduce_logsumexp (stable) and count_nonzero; and
-tf.nn.moments, tf.math.top_k and tf.math.confusion_matrix.
+tf.nn.moments, tf.math.top_k and tf.math.confusion_matrix; tf.nn.compute_average_loss and
+tf.nn.scale_regularization_loss.
 
 Examples (an object's reference entry shows the paragraphs that name it):
 
@@ -39,7 +40,8 @@ from .passthrough import cast, stop_gradient
 from .reductions import expand_back, reduce_mean_op, reduce_sum_op, reduction_axes
 from .inputs import as_axis, as_int, python_value
 from .registry import defop
-from .shapes import squeeze
+from .shapes import reshape, squeeze
+from .special import divide_no_nan
 from .transcendental import exp
 
 
@@ -320,3 +322,58 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
     out = np.zeros((n, n), dtype)
     np.add.at(out, (lab, pred), w)
     return wrap_array(out)
+
+
+# --- a batch's average loss, as tf.distribute strategies want it -----------------------------------
+def _float_loss(x):
+    x = convert_to_tensor(x)
+    return x if x.dtype.kind == "f" else cast(x, dtypes.float64)   # int32 / int: float64 in TF
+
+
+def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
+    """The sum of the (weighted) losses divided by the global batch size
+    (`tf.nn.compute_average_loss`): what a custom training loop under a tf.distribute
+    strategy adds up over replicas. tapekit has one replica, so the global batch size is, by
+    default, the batch: axis 0 of `per_example_loss`. Its entries are summed whole (a
+    [batch, time] loss is summed over time too); `sample_weight`, one per example or a
+    number, multiplies them first. A global batch size of 0 gives 0, as in TensorFlow.
+
+    >>> tk.nn.compute_average_loss([1.0, 2.0, 3.0, 4.0])
+    tk.Tensor(2.5, shape=(), dtype=float32)
+    >>> tk.nn.compute_average_loss([[1.0, 2.0], [3.0, 4.0]], sample_weight=[0.5, 1.0])
+    tk.Tensor(4.25, shape=(), dtype=float32)
+    """
+    loss = _float_loss(per_example_loss)
+    if loss.ndim == 0:
+        raise ValueError(f"compute_average_loss: per_example_loss must have rank 1 or more (one "
+                         f"loss per example), got the scalar {loss.numpy()}")
+    if sample_weight is not None:
+        weight = convert_to_tensor(sample_weight, dtype=loss.dtype) \
+            if not hasattr(sample_weight, "_value") else sample_weight
+        if weight.ndim > loss.ndim:
+            raise ValueError(f"compute_average_loss: sample_weight of shape {tuple(weight.shape)} "
+                             f"has more axes than per_example_loss {tuple(loss.shape)}")
+        if weight.ndim:
+            weight = reshape(weight, tuple(weight.shape) + (1,) * (loss.ndim - weight.ndim))
+        loss = loss * weight
+    if global_batch_size is None:
+        batch = int(loss.shape[0])
+    else:
+        value = python_value(global_batch_size)
+        if np.asarray(value).dtype.kind not in "iu":
+            raise TypeError(f"compute_average_loss: global_batch_size must be an integer, got "
+                            f"{value!r}")
+        batch = as_int(value, "compute_average_loss: global_batch_size")
+    total = reduce_sum_op(loss, axis=tuple(range(-loss.ndim, 0)), keepdims=False)
+    return divide_no_nan(total, np.asarray(batch, loss.dtype))
+
+
+def scale_regularization_loss(regularization_loss):
+    """The regularization losses summed, divided by the number of replicas
+    (`tf.nn.scale_regularization_loss`): one, in tapekit, so it is their sum.
+
+    >>> tk.nn.scale_regularization_loss([0.5, 0.25])
+    tk.Tensor(0.75, shape=(), dtype=float32)
+    """
+    loss = _float_loss(regularization_loss)
+    return reduce_sum_op(loss, axis=tuple(range(-loss.ndim, 0)), keepdims=False)

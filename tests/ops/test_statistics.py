@@ -163,3 +163,39 @@ def test_confusion_matrix_refuses_what_tensorflow_refuses():
         tk.math.confusion_matrix([0, 1, 1], [1, 1])
     with pytest.raises(IAE, match="must be integer class ids"):
         tk.math.confusion_matrix([0.5, 1.0], [1, 1])
+
+
+# --- compute_average_loss and scale_regularization_loss (checked against TensorFlow 2.21) -----------
+def test_compute_average_loss_matches_tensorflow():
+    c = tk.nn.compute_average_loss
+    assert float(c([1.0, 2.0, 3.0, 4.0])) == 2.5
+    assert float(c([1.0, 2.0], global_batch_size=4)) == 0.75
+    # a weight per example multiplies its row; the sum is divided by the batch (2), not by 4
+    assert float(c([[1.0, 2.0], [3.0, 4.0]], sample_weight=[0.5, 1.0])) == 4.25
+    assert float(c([[1.0, 2.0], [3.0, 4.0]])) == 5.0
+    ints = c(tk.constant([1, 2]))                         # TF: 1.5, float64
+    assert ints.dtype == tk.float64 and float(ints) == 1.5
+    assert float(c([1.0, 2.0], global_batch_size=0)) == 0.0     # TF: 0 (divide_no_nan)
+    assert float(c(tk.zeros((0,)))) == 0.0
+    assert c(tk.constant([1.0, 2.0], tk.float64)).dtype == tk.float64
+    with pytest.raises(ValueError, match="rank 1 or more"):
+        c(tk.constant(3.0))
+    with pytest.raises(TypeError, match="global_batch_size must be an integer, got 2.5"):
+        c([1.0, 2.0], global_batch_size=2.5)
+
+
+def test_compute_average_loss_gradient():
+    v = tk.Variable([1.0, 2.0, 3.0])
+    with tk.GradientTape() as tape:
+        y = tk.nn.compute_average_loss(v * v, sample_weight=[1.0, 0.0, 2.0], global_batch_size=6)
+    # by hand: w 2 v / 6; TF (without weights): [0.33333334 0.6666667 1.]
+    np.testing.assert_allclose(tape.gradient(y, v).numpy(), [1 / 3, 0, 2.0], rtol=1e-6)
+    x = np.random.default_rng(1).uniform(-1, 1, (4, 3))
+    check_grads(lambda a: tk.nn.compute_average_loss(a * a, sample_weight=[1.0, 2.0, 0.5, 1.0]), x,
+                order=2)
+
+
+def test_scale_regularization_loss_is_the_sum_on_one_replica():
+    assert float(tk.nn.scale_regularization_loss(3.0)) == 3.0              # TF: 3.0
+    assert float(tk.nn.scale_regularization_loss([1.0, 2.0])) == 3.0
+    check_grads(lambda a: tk.nn.scale_regularization_loss(a * a), np.array([0.5, -1.0]), order=2)
