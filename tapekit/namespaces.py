@@ -148,6 +148,8 @@ TK = {   # `import tapekit as tk`, besides the namespaces (TK_NAMESPACES)
     "tapekit.tensor_array": "TensorArray",
     "tapekit.module": "Module",
     "tapekit.keras": "Input Model Sequential",
+    "tapekit.keras.initializers": {"zeros_initializer": "ZerosInitializer",       # TF's own,
+                                   "random_normal_initializer": "RandomNormalInitializer"},  # tensors
     "tapekit.display": "show",
     "tapekit.display.scopes": {"name_scope": "NameScope"},           # tf.name_scope, a class
     "tapekit.control_flow": "map_fn while_loop",
