@@ -272,7 +272,7 @@ def categorical(logits, num_samples, dtype=None, seed=None, name=None):
     the shape, the dtype and the distribution are TensorFlow's. No gradient.
 
     >>> tk.random.set_seed(0)
-    >>> draws = tk.random.categorical(tk.math.log([[0.5, 0.5], [0.0, 1.0]]), 4)
+    >>> draws = tk.random.categorical(tk.constant([[0.0, 0.0], [-np.inf, 0.0]]), 4)
     >>> draws.shape, draws.dtype, draws.numpy()[1].tolist()     # row 2 can only give class 1
     ((2, 4), dtype('int64'), [1, 1, 1, 1])
     """

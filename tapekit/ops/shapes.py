@@ -377,6 +377,7 @@ def split_sizes(num_or_size_splits, n, axis, num=None):
     sizes of a list (one of them may be -1: the rest). Raises InvalidArgumentError, as
     TensorFlow's Split and SplitV do, when they do not add up to `n`.
 
+    >>> from tapekit.ops.shapes import split_sizes
     >>> split_sizes(3, 6, 0), split_sizes([1, -1, 2], 6, 0)
     ([2, 2, 2], [1, 3, 2])
     """
