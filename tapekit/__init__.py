@@ -44,7 +44,7 @@ from . import debugging, errors, compiler, testing  # noqa: E402
 from . import namespaces as _namespaces  # noqa: E402
 
 for _name in _namespaces.MADE:
-    _namespaces.make(_name)     # tk.math, tk.nn, tk.linalg, tk.image, tk.autodiff, tk.test
+    _namespaces.make(_name)     # tk.math, tk.nn, tk.linalg, tk.image, tk.config, tk.autodiff, tk.test
 
 # Training: the Keras-style stack lives in tapekit/keras/ (the core never imports it).
 # `tk.layers`, `tk.keras.layers`, `keras.layers` after `import tapekit as keras`, and

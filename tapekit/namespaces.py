@@ -1,12 +1,12 @@
 """tapekit's public namespaces, each from one table: the names it shows, written once.
 
     tk                 TK below; tapekit/__init__.py binds its names (`bind_tk`)
-    tk.math, tk.nn, tk.linalg, tk.image, tk.autodiff, tk.test
+    tk.math, tk.nn, tk.linalg, tk.image, tk.config, tk.autodiff, tk.test
                        made here from their tables (MADE): they only hand on names that
                        other modules define, so they are no files. `import tapekit.math`
                        and `from tapekit import nn` work as for any module (`make`)
     tk.random, tk.debugging, tk.errors, tk.dtypes, tk.testing, tk.autograph, tk.backprop,
-    tk.record, tk.display, tk.widgets
+    tk.record, tk.nest, tk.display, tk.widgets
                        modules with code of their own: their table is their `__all__` (or,
                        without one, the names they define), and they end with
                        `__dir__ = public_dir(globals())` and, but for tk.display and
@@ -169,37 +169,45 @@ TK = {   # `import tapekit as tk`, besides the namespaces (TK_NAMESPACES)
     # The ops TensorFlow has at its top level (tf.asin, tf.atan2, tf.tile, tf.add_n,
     # tf.cumsum ...; lgamma, xlogy, cumprod only in tf.math): the others are in tk.math,
     # tk.nn and tk.linalg.
-    "tapekit.ops": "TensorShape abs acos add add_n argmax argmin asin atan2 cast ceil "
+    "tapekit.ops": "abs acos add add_n argmax argmin asin atan2 boolean_mask cast ceil "
                    "clip_by_global_norm clip_by_norm clip_by_value concat cos count_nonzero cumsum "
                    "divide einsum equal erf exp expand_dims expm1 eye fill floor floordiv floormod "
-                   "gather global_norm greater greater_equal identity is_finite is_nan less "
-                   "less_equal linspace log log1p logical_and logical_not logical_or matmul maximum "
-                   "minimum mod multiply negative norm not_equal one_hot ones ones_like pad pow "
-                   "range rank reciprocal reduce_all reduce_any reduce_logsumexp reduce_max "
-                   "reduce_mean reduce_min reduce_prod reduce_std reduce_sum reduce_variance "
-                   "reshape round rsqrt shape sigmoid sign sin size sqrt square squared_difference "
-                   "squeeze stack stop_gradient subtract tanh tensordot tile transpose where zeros "
-                   "zeros_like",
+                   "gather gather_nd global_norm greater greater_equal identity is_finite is_nan "
+                   "less less_equal linspace log log1p logical_and logical_not logical_or matmul "
+                   "maximum minimum mod multiply negative newaxis norm not_equal one_hot ones "
+                   "ones_like pad pow range rank reciprocal reduce_all reduce_any reduce_logsumexp "
+                   "reduce_max reduce_mean reduce_min reduce_prod reduce_std reduce_sum "
+                   "reduce_variance repeat reshape roll round rsqrt saturate_cast scatter_nd shape "
+                   "sigmoid sign sin size split sqrt square squared_difference squeeze stack "
+                   "stop_gradient subtract tanh tensor_scatter_nd_add tensordot TensorShape tile "
+                   "transpose where zeros zeros_like",
     "tapekit.ops.shapes": {"broadcast_to": "broadcast_to_shape"},   # tf.broadcast_to(input, shape)
+    "tapekit.ops.gather_scatter": {"slice": "slice_"},               # tf.slice (slice is Python's)
     "tapekit.printing": "print",                                     # tf.print
     "tapekit.compiler": "TensorSpec autograph function init_scope py_function",   # tk.autograph: the module
     "tapekit.tensor_array": "TensorArray",
     "tapekit.module": "Module",
     "tapekit.keras": "Input Model Sequential",
+    "tapekit.keras.initializers": {"zeros_initializer": "ZerosInitializer",       # TF's own,
+                                   "random_normal_initializer": "RandomNormalInitializer"},  # tensors
     "tapekit.display": "show",
+    "tapekit.display.scopes": {"name_scope": "NameScope"},           # tf.name_scope, a class
+    "tapekit.control_flow": "map_fn while_loop",
 }
 
 # The namespaces dir(tk) shows (tk.backprop and tk.record for what a tape keeps and how it
 # walks). tapekit's other modules (tk.tape, tk.callsite, ...) stay reachable as attributes but
 # are not namespaces: TensorFlow has none such.
-TK_NAMESPACES = ("activations autodiff autograph backend backprop callbacks debugging display dtypes "
-                 "errors image initializers keras layers linalg losses math metrics models nn "
-                 "optimizers random record regularizers saving test testing types utils widgets").split()
+TK_NAMESPACES = ("activations autodiff autograph backend backprop callbacks config debugging display "
+                 "dtypes errors image initializers keras layers linalg losses math metrics models "
+                 "nest nn optimizers random record regularizers saving test testing types utils "
+                 "widgets").split()
 
 MADE = {   # namespace -> (its docstring, its table)
     "tapekit.math": ("tapekit.math: every math function of tapekit (tk.math.log and tk.log are the same).", {
         "tapekit.ops": "abs acos add add_n argmax argmin asin atan2 cast ceil clip_by_global_norm "
-                       "clip_by_norm clip_by_value concat cos count_nonzero cumprod cumsum digamma "
+                       "clip_by_norm clip_by_value concat confusion_matrix cos count_nonzero cumprod "
+                       "cumsum digamma "
                        "divide divide_no_nan equal erf exp expand_dims expm1 floor floordiv floormod "
                        "gather global_norm greater greater_equal is_finite is_nan l2_normalize less "
                        "less_equal lgamma linspace log log1p log_sigmoid logical_and logical_not "
@@ -207,20 +215,25 @@ MADE = {   # namespace -> (its docstring, its table)
                        "ones ones_like pow range reciprocal reduce_all reduce_any reduce_logsumexp "
                        "reduce_max reduce_mean reduce_min reduce_prod reduce_std reduce_sum "
                        "reduce_variance reshape round rsqrt sigmoid sign sin softplus sqrt square "
-                       "squared_difference squeeze stack subtract tanh transpose where xdivy xlogy "
-                       "zeros zeros_like"}),
-    "tapekit.nn": ("tapekit.nn: activations, convolution and pooling, cross-entropy from logits.", {
-        "tapekit.ops": "avg_pool avg_pool2d conv2d conv2d_transpose elu gelu l2_normalize leaky_relu "
-                       "log_softmax max_pool max_pool2d relu relu6 selu sigmoid silu softmax "
+                       "squared_difference squeeze stack subtract tanh top_k transpose where xdivy "
+                       "xlogy zeros zeros_like"}),
+    "tapekit.nn": ("tapekit.nn: activations, convolution and pooling, cross-entropy from logits, "
+                   "moments, bias_add, embedding_lookup.", {
+        "tapekit.ops": "avg_pool avg_pool2d bias_add compute_average_loss conv2d conv2d_transpose "
+                       "elu embedding_lookup gelu l2_normalize leaky_relu log_softmax max_pool "
+                       "max_pool2d moments relu relu6 scale_regularization_loss selu sigmoid "
+                       "sigmoid_cross_entropy_with_logits silu softmax "
                        "softmax_cross_entropy_with_logits softplus softsign "
-                       "sparse_softmax_cross_entropy_with_logits swish tanh"}),
+                       "sparse_softmax_cross_entropy_with_logits swish tanh top_k"}),
     "tapekit.linalg": ("tapekit.linalg: matrices (tf.linalg). tk.linalg.matmul and tk.matmul are the "
                        "same function.", {
         "tapekit.ops": "det diag diag_part einsum eye global_norm inv l2_normalize matmul matvec norm "
-                       "slogdet solve tensordot trace",
+                       "slogdet solve svd tensordot trace",
         "tapekit.ops.matrix": "adjoint matrix_transpose"}),
     "tapekit.image": ("tapekit.image: the tf.image functions tapekit has (see ops/image.py).", {
         "tapekit.ops.image": "adjust_contrast resize"}),
+    "tapekit.config": ("tk.config, as tf.config: run tk.function's Python eagerly (for debugging).", {
+        "tapekit.compiler.function": "functions_run_eagerly run_functions_eagerly"}),
     "tapekit.autodiff": ("tk.autodiff, as tf.autodiff: the same ForwardAccumulator and GradientTape "
                          "as tk.", {
         "tapekit.forward": "ForwardAccumulator",

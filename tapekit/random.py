@@ -1,5 +1,5 @@
 """Seeded random tensors (`tf.random`, and Keras 3's `keras.random`): normal, uniform,
-truncated_normal, randint, shuffle, dropout, set_seed, SeedGenerator.
+truncated_normal, randint, shuffle, categorical, dropout, set_seed, SeedGenerator.
 
 One NumPy Generator per process, reset by `set_seed`; an op-level `seed` gives a
 stream of its own (derived from the global seed and the op seed), so a notebook
@@ -15,7 +15,8 @@ import numpy as np
 from . import dtypes
 from .convert import convert_to_tensor
 from .ops import cast
-from .ops.inputs import python_value
+from .errors import InvalidArgumentError
+from .ops.inputs import as_int, python_value
 from .ops.registry import defop
 from .tensor import Variable
 from .namespaces import missing, public_dir
@@ -249,6 +250,50 @@ def shuffle(value, seed=None, name=None, axis=0):
     if value.ndim == 0:
         raise ValueError("random.shuffle: value must have at least one axis, got a scalar")
     return random_shuffle(value, axis=int(axis), seed=seed)
+
+
+def _categorical(logits, num_samples, dtype, seed):
+    # The Gumbel-max trick: argmax(logits + Gumbel noise) is class j with probability
+    # softmax(logits)_j. A class whose logit is -inf is never drawn.
+    noise = _rng(seed).gumbel(size=logits.shape[:1] + (num_samples,) + logits.shape[1:])
+    return np.argmax(logits[:, None, :].astype(np.float64) + noise, axis=-1).astype(dtype)
+
+
+random_categorical = defop("random_categorical", _categorical, args="logits", vjp=None,
+                           doc="Class ids drawn with probabilities softmax(logits), per row; "
+                               "no gradient (as TensorFlow).")
+
+
+def categorical(logits, num_samples, dtype=None, seed=None, name=None):
+    """`num_samples` class ids for each row of `logits` (shape [batch, classes]), class j
+    drawn with probability softmax(row)_j (`tf.random.categorical`): a [batch, num_samples]
+    tensor of int64 (or `dtype`, int32). Seeded as every tk.random op (tk.random.set_seed,
+    an op seed); the numbers are NumPy's, not TensorFlow's stream for the same seed, while
+    the shape, the dtype and the distribution are TensorFlow's. No gradient.
+
+    >>> tk.random.set_seed(0)
+    >>> draws = tk.random.categorical(tk.constant([[0.0, 0.0], [-np.inf, 0.0]]), 4)
+    >>> draws.shape, draws.dtype, draws.numpy()[1].tolist()     # row 2 can only give class 1
+    ((2, 4), dtype('int64'), [1, 1, 1, 1])
+    """
+    logits = convert_to_tensor(logits)
+    if logits.ndim != 2:
+        raise InvalidArgumentError(f"random.categorical: logits must be a matrix [batch_size, "
+                                   f"num_classes], got shape {tuple(logits.shape)}; one row: "
+                                   f"logits[tk.newaxis]")
+    if logits.dtype.kind != "f":
+        raise InvalidArgumentError(f"random.categorical: logits must be floating (log "
+                                   f"probabilities), got {logits.dtype.name}")
+    n = as_int(num_samples, "random.categorical: num_samples")
+    if n < 0:
+        raise InvalidArgumentError(f"random.categorical: num_samples must be >= 0, got {n}")
+    if logits.shape[1] == 0:
+        raise InvalidArgumentError("random.categorical: logits has no classes (num_classes = 0); "
+                                   "each row needs at least one")
+    dtype = dtypes.as_dtype(dtype or dtypes.int64)
+    if dtype not in (dtypes.int32, dtypes.int64):
+        raise ValueError(f"random.categorical: dtype must be tk.int32 or tk.int64, got {dtype.name}")
+    return random_categorical(logits, num_samples=n, dtype=dtype, seed=seed)
 
 
 def dropout(inputs, rate, noise_shape=None, seed=None):

@@ -22,7 +22,7 @@ from . import dtypes
 from .context import UNDO as _UNDO, hints as _hints, state as _state
 from .dtypes import short_repr
 from .namespaces import no_attribute
-from .tensor_shape import ConcreteShape
+from .tensor_shape import ConcreteShape, TensorShape
 from .writes import note as _note_write
 
 next_tid = itertools.count().__next__
@@ -80,6 +80,27 @@ class Tensor:
     @property
     def name(self):
         return self._name
+
+    def set_shape(self, shape):
+        """Check that this tensor's shape is `shape` (`tf.Tensor.set_shape`), where None (a
+        size, or the whole shape) matches any size. In TensorFlow it refines what a graph
+        knows of a shape; an eager tensor's shape is known, so it only checks, and raises
+        ValueError, as TensorFlow does, when the shapes differ. The tensor is unchanged.
+
+        >>> x = tk.zeros((2, 3))
+        >>> x.set_shape([None, 3])                     # compatible: nothing happens
+        >>> x.set_shape([3, 2])
+        Traceback (most recent call last):
+        ...
+        ValueError: Tensor's shape (2, 3) is not compatible with supplied shape (3, 2).
+        """
+        if shape is None:
+            return
+        given = TensorShape(shape) if not isinstance(shape, TensorShape) else shape
+        mine = self._value.shape
+        if len(given) != len(mine) or any(g is not None and g != m for g, m in zip(given, mine)):
+            raise ValueError(f"Tensor's shape {mine} is not compatible with supplied shape "
+                             f"{tuple(given)}.")
 
     def numpy(self):
         """A copy of the value: a NumPy array, or a NumPy scalar for shape ()."""

@@ -71,3 +71,54 @@ def test_restore_state_puts_every_stream_back_that_save_state_saw():
     for a, b, c in zip(first, again, moved):
         np.testing.assert_array_equal(a, b)
         assert not np.array_equal(a, c)
+
+
+# --- categorical -----------------------------------------------------------------------------------
+def test_categorical_shape_dtype_and_seeding_are_tensorflows():
+    logits = tk.math.log([[0.5, 0.5], [0.1, 0.9]])
+    draws = tk.random.categorical(logits, 5)
+    assert draws.shape == (2, 5) and draws.dtype == tk.int64          # TF: int64 by default
+    assert tk.random.categorical(logits, 5, dtype=tk.int32).dtype == tk.int32
+    assert tk.random.categorical(logits, 0).shape == (2, 0)
+    tk.random.set_seed(3)
+    a = tk.random.categorical(logits, 20, seed=7).numpy()
+    tk.random.set_seed(3)
+    assert np.array_equal(a, tk.random.categorical(logits, 20, seed=7).numpy())   # the same draws
+    # a class of logit -inf (probability 0) is never drawn (TF: [[1 1 1 1 1 1]])
+    assert tk.random.categorical([[-np.inf, 0.0]], 6).numpy().tolist() == [[1] * 6]
+
+
+def test_categorical_draws_with_softmax_probabilities():
+    # TensorFlow's stream cannot be matched; its distribution can. 40,000 draws per row, fixed
+    # seed: each class's frequency within 4 standard errors of softmax(logits).
+    tk.random.set_seed(0)
+    logits = tk.constant([[0.0, 1.0, 2.0], [3.0, 0.0, -1.0]])
+    n = 40_000
+    draws = tk.random.categorical(logits, n, seed=11).numpy()
+    p = np.exp(logits.numpy()) / np.exp(logits.numpy()).sum(axis=1, keepdims=True)
+    freq = np.stack([np.bincount(row, minlength=3) / n for row in draws])
+    np.testing.assert_array_less(np.abs(freq - p), 4 * np.sqrt(p * (1 - p) / n))
+    # and a chi-square test of each row (2 degrees of freedom: 13.8 is the 0.1% point)
+    chi2 = ((freq - p) ** 2 / p).sum(axis=1) * n
+    assert (chi2 < 13.8).all(), chi2
+
+
+def test_categorical_refuses_what_tensorflow_refuses():
+    IAE = tk.errors.InvalidArgumentError
+    with pytest.raises(IAE, match=r"must be a matrix \[batch_size, num_classes\], got shape \(2,\)"):
+        tk.random.categorical([0.5, 0.5], 3)
+    with pytest.raises(IAE, match="num_samples must be >= 0"):
+        tk.random.categorical([[0.5, 0.5]], -1)
+    with pytest.raises(ValueError, match="dtype must be tk.int32 or tk.int64"):
+        tk.random.categorical([[0.5, 0.5]], 2, dtype=tk.float32)
+    with pytest.raises(IAE, match="no classes"):
+        tk.random.categorical(tk.zeros((2, 0)), 2)
+    with pytest.raises(IAE, match="must be floating"):
+        tk.random.categorical([[1, 2]], 2)
+
+
+def test_categorical_has_no_gradient():
+    logits = tk.Variable([[0.0, 1.0]])
+    with tk.GradientTape() as tape:
+        draws = tk.cast(tk.random.categorical(logits, 3), tk.float32)
+    assert tape.gradient(tk.reduce_sum(draws), logits) is None

@@ -115,3 +115,27 @@ def test_format_gives_the_value():
     assert f"{t}" == "2.0" and "{}".format(t) == "2.0" and f"{t:.3f}" == "2.000"
     assert f"{tk.constant([1, 2])}" == "[1 2]"
     assert str(t).startswith("tk.Tensor(")
+
+
+# --- set_shape and tk.newaxis (checked against TensorFlow 2.21) -----------------------------------
+def test_set_shape_checks_and_changes_nothing():
+    x = tk.constant([[1.0, 2.0, 3.0]])
+    for ok in ([1, 3], [None, 3], (1, None), tk.TensorShape([1, 3]), None):
+        assert x.set_shape(ok) is None and x.shape == (1, 3)        # TF: compatible, None
+    with pytest.raises(ValueError, match=re.escape("Tensor's shape (1, 3) is not compatible with "
+                                                   "supplied shape (3, 1).")):
+        x.set_shape([3, 1])                                        # TF's message
+    with pytest.raises(ValueError, match=re.escape("supplied shape (3,)")):
+        x.set_shape([3])                                           # another rank
+    v = tk.Variable([1.0, 2.0])
+    v.set_shape([2])
+    with pytest.raises(ValueError, match="not compatible"):
+        v.set_shape([3])                                           # TF: ValueError too
+    with pytest.raises(TypeError):
+        x.set_shape([1.5, 3])
+
+
+def test_newaxis_is_none_as_in_tensorflow():
+    assert tk.newaxis is None
+    x = tk.constant([1.0, 2.0])
+    assert x[tk.newaxis].shape == (1, 2) and x[:, tk.newaxis].shape == (2, 1)

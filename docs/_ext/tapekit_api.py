@@ -106,6 +106,8 @@ def borrowed_from(obj):
         return op_module(obj)
     if isinstance(obj, np.dtype):
         return importlib.import_module("tapekit.dtypes")
+    if obj is None:       # tk.newaxis, the one constant that is None
+        return importlib.import_module("tapekit.ops.indexing")
     if inspect.isfunction(obj) and obj.__doc__:
         mod = inspect.getmodule(obj)
         if mod is not None and inspect.cleandoc(obj.__doc__) not in _strings_in_source(mod):
@@ -209,6 +211,11 @@ def _entry(qualname, obj):
         return _op_entry(qualname, obj)
     if inspect.isfunction(obj) and borrowed_from(obj) is not None:
         return [f".. autofunction:: {qualname}", ""] + _example_lines(obj, qualname.rsplit(".", 1)[1])
+    if obj is None:
+        name = qualname.rsplit(".", 1)[1]
+        return [f".. py:data:: {name}", "   :value: None", "",
+                f"   ``x[tk.{name}]`` adds an axis of size 1, as ``x[None]`` does.", ""] + \
+            _example_lines(obj, name)
     if borrowed_from(obj) is not None:
         return _dtype_entry(qualname, obj)
     if inspect.isclass(obj):

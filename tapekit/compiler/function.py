@@ -59,6 +59,29 @@ from .trace import Tracer
 MAX_PATHS = 8          # programs per signature (paths through its Python), then eager
 MAX_SIGNATURES = 64    # signatures kept per function; the oldest goes first
 RETRACE_WARNING = 5    # traces in as many calls (TF's threshold is 5 traces in its last 10 calls)
+_run_eagerly = False   # tk.config.run_functions_eagerly(True): every tk.function calls its Python
+
+
+def run_functions_eagerly(run_eagerly):
+    """Make every tk.function run its Python function directly, as plain eager code, instead
+    of its traced programs (`tf.config.run_functions_eagerly`): for debugging, a print or a
+    breakpoint inside runs on every call. The numbers are the same either way (tk.function's
+    promise); only the speed differs. `False` turns the programs back on.
+
+    >>> f = tk.function(lambda x: x * 2)
+    >>> tk.config.run_functions_eagerly(True)
+    >>> tk.config.functions_run_eagerly(), f(tk.constant(3.0))
+    (True, tk.Tensor(6.0, shape=(), dtype=float32))
+    >>> tk.config.run_functions_eagerly(False)
+    """
+    global _run_eagerly
+    _run_eagerly = bool(run_eagerly)
+
+
+def functions_run_eagerly():
+    """True while tk.config.run_functions_eagerly(True) is in effect
+    (`tf.config.functions_run_eagerly`)."""
+    return _run_eagerly
 
 
 class _Paths:
@@ -150,6 +173,8 @@ class Function:
 
     @filter_traceback
     def __call__(self, *args, **kwargs):
+        if _run_eagerly:        # tk.config.run_functions_eagerly(True)
+            return self.python_function(*args, **kwargs)
         self._calls += 1
         if self.input_signature is not None:
             args, kwargs = bind_input_signature(self._name, self.input_signature, args, kwargs,

@@ -57,3 +57,38 @@ def ranges(tape, records):
             continue  # inside (or overlapping) the previous outer scope
         out.append((path, start, -neg_end))
     return out
+
+
+class NameScope:
+    """`tk.name_scope(name)`, TensorFlow's `tf.name_scope`: a block whose ops are grouped
+    under `name`. It changes no number. Entering it returns the scope's full name with a
+    trailing "/" ("outer/inner/"), as TensorFlow does; `.name` is the name given. In
+    tapekit a scope labels the ops a tape records inside it, so a summarised tape picture
+    shows them as one box (it is tk.display.name_scope with TensorFlow's object around it).
+
+    >>> with tk.name_scope("dense") as scope:
+    ...     y = tk.constant(2.0) * 3.0
+    >>> scope, tk.name_scope("dense").name
+    ('dense/', 'dense')
+    """
+
+    def __init__(self, name):
+        if not isinstance(name, str):
+            raise ValueError(f"name_scope: the name must be a string, got {name!r}")
+        self._name = name
+        self._scope = None
+
+    @property
+    def name(self):
+        return self._name
+
+    def __enter__(self):
+        self._scope = name_scope(self._name)
+        return self._scope.__enter__() + "/"
+
+    def __exit__(self, *exc):
+        scope, self._scope = self._scope, None
+        return scope.__exit__(*exc)
+
+    def __repr__(self):
+        return f"<tk.name_scope {self._name!r}>"

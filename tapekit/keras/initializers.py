@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from .. import dtypes, random
+from ..tensor import wrap_array
 from .identifiers import resolve
 from .saving.serialization_lib import deserialize_keras_object, serialize_keras_object
 from ..namespaces import no_attribute, public_dir
@@ -278,6 +279,37 @@ INITIALIZERS = {"zeros": Zeros, "ones": Ones, "constant": Constant,
                 "truncated_normal": TruncatedNormal, "glorot_uniform": GlorotUniform,
                 "glorot_normal": GlorotNormal, "he_uniform": HeUniform, "he_normal": HeNormal,
                 "orthogonal": Orthogonal}
+
+
+# --- TensorFlow's own initializers, tf.zeros_initializer and tf.random_normal_initializer ---------
+# (TensorFlow's init_ops_v2, not Keras's): the same numbers as Zeros and RandomNormal, given as
+# a tensor, float32 unless `dtype` says otherwise, and accepted by layers as Keras's are.
+class ZerosInitializer(Zeros):
+    """`tf.zeros_initializer()`: called as `init(shape, dtype=tk.float32)`, a tensor of zeros.
+
+    >>> tk.zeros_initializer()([2])
+    tk.Tensor([0. 0.], shape=(2,), dtype=float32)
+    """
+
+    def __call__(self, shape, dtype=dtypes.float32, **kwargs):
+        return wrap_array(super().__call__(shape, dtypes.as_dtype(dtype)))
+
+
+class RandomNormalInitializer(RandomNormal):
+    """`tf.random_normal_initializer(mean=0.0, stddev=0.05, seed=None)`: called as
+    `init(shape, dtype=tk.float32)`, a tensor of normal samples. Seeded, it gives the same
+    values on every call, as TensorFlow's does (NumPy's numbers, not TensorFlow's).
+
+    >>> init = tk.random_normal_initializer(mean=1.0, stddev=0.5, seed=3)
+    >>> bool((init([3]).numpy() == init([3]).numpy()).all()), init([3]).dtype
+    (True, dtype('float32'))
+    """
+
+    def __call__(self, shape, dtype=dtypes.float32, **kwargs):
+        dtype = dtypes.as_dtype(dtype)
+        if dtype.kind != "f":
+            raise ValueError(f"random_normal_initializer: dtype must be floating, got {dtype.name}")
+        return wrap_array(super().__call__(tuple(int(d) for d in shape), dtype))
 
 
 def get(identifier):

@@ -46,13 +46,15 @@ import math
 
 import numpy as np
 
+from ..errors import InvalidArgumentError
 from ..tensor import Tensor
-from .arithmetic import abs, square, zeros_cotangent
+from .arithmetic import abs, add, square, zeros_cotangent
+from .conversion import convert_to_tensor
 from .passthrough import cast
 from .reductions import reduce_sum_op
 from .registry import defop
 from .selection import minimum, where
-from .shapes import negative_axis, ones_vector
+from .shapes import negative_axis, ones_vector, reshape
 from .special import erf, erf_array
 from .transcendental import exp, sigmoid, sigmoid_array, tanh
 
@@ -301,3 +303,40 @@ swish = silu
 
 def _dtype(x):
     return x.dtype if isinstance(x, Tensor) or hasattr(x, "dtype") else np.asarray(x).dtype
+
+
+# --- bias_add: a layer's bias, added before its activation -------------------------------------
+def bias_add(value, bias, data_format=None, name=None):
+    """`value + bias` with the bias along the channels axis (`tf.nn.bias_add`): the last axis,
+    or axis 1 when `data_format` starts "NC" ("NCHW"). Unlike `+`, it checks that the bias
+    is one number per channel; its gradient with respect to the bias sums over every other
+    axis.
+
+    >>> tk.nn.bias_add(tk.zeros((2, 3)), [1.0, 2.0, 3.0])
+    tk.Tensor(
+    [[1. 2. 3.]
+     [1. 2. 3.]], shape=(2, 3), dtype=float32)
+    """
+    value = convert_to_tensor(value)
+    if not hasattr(bias, "_value"):
+        bias = convert_to_tensor(bias, dtype=value.dtype)
+    if data_format is not None and not (isinstance(data_format, str) and data_format.startswith("N")
+                                        and len(data_format) >= 2):
+        raise ValueError(f"bias_add: data_format must be None, 'N...C' (channels last) or "
+                         f"'NC...' (channels first), got {data_format!r}")
+    first = data_format is not None and data_format[1] == "C"
+    if value.ndim < 2 or (first and value.ndim < 3):
+        raise InvalidArgumentError(f"bias_add: value must have rank {3 if first else 2} or more "
+                                   f"(a batch of examples), got shape {tuple(value.shape)}")
+    if bias.ndim != 1:
+        raise InvalidArgumentError(f"bias_add: bias must be a vector (one number per channel), "
+                                   f"got shape {tuple(bias.shape)}")
+    axis = 1 if first else value.ndim - 1
+    if bias.shape[0] != value.shape[axis]:
+        raise InvalidArgumentError(
+            f"bias_add: {bias.shape[0]} biases for {value.shape[axis]} channels (axis {axis} of "
+            f"value, shape {tuple(value.shape)}); give one bias per channel"
+            + ("" if first else "; for channels first, data_format='NCHW'"))
+    if first:
+        bias = reshape(bias, (-1,) + (1,) * (value.ndim - 2))
+    return add(value, bias)

@@ -1,8 +1,9 @@
 """Clipping: clip_by_value (one op, the gradient passes inside the bounds), and clip_by_norm
-and clip_by_global_norm, composed from recorded ops (TensorFlow's formulas)."""
+and clip_by_global_norm, composed from recorded ops (TensorFlow's formulas); saturate_cast,
+a cast that clips to the target dtype's range first."""
 import numpy as np
 
-
+from .. import dtypes
 from ..tensor import Tensor
 from .arithmetic import sqrt
 from .passthrough import cast, stop_gradient
@@ -99,3 +100,50 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     clipped = [None if t is None else convert_to_tensor(t) * cast(scale, convert_to_tensor(t).dtype)
                for t in t_list]
     return clipped, norm
+
+
+# --- saturate_cast: a cast that clamps instead of wrapping around ------------------------------
+def _range(d):
+    """(smallest, largest) number of dtype `d`, as exact Python numbers."""
+    if d.kind == "f":
+        return float(np.finfo(d).min), float(np.finfo(d).max)
+    return int(np.iinfo(d).min), int(np.iinfo(d).max)
+
+
+def _bounds(src, dst):
+    """The interval of `dst`'s range, as numbers of dtype `src` inside it: a bound that
+    rounds to outside it in `src` (int32's 2**31 - 1 is 2**31 as float32) moves toward 0."""
+    (lo_s, hi_s), (lo_d, hi_d) = _range(src), _range(dst)
+    out = []
+    for bound in (max(lo_s, lo_d), min(hi_s, hi_d)):
+        v = np.array(bound).astype(src)
+        if abs(v.item()) > abs(bound):
+            v = np.nextafter(v, np.zeros((), src))
+        out.append(v)
+    return out
+
+
+def saturate_cast(value, dtype, name=None):
+    """`value` cast to `dtype`, numbers outside its range clamped to its smallest or largest
+    (`tf.saturate_cast`) where tk.cast would wrap around or overflow; NaN becomes 0 in an
+    integer dtype. The gradient is the cast's where nothing was clamped, and 0 where it was.
+
+    >>> tk.saturate_cast(tk.constant([-1.5, 300.0, 2.7]), tk.uint8)
+    tk.Tensor([  0 255   2], shape=(3,), dtype=uint8)
+    >>> tk.saturate_cast(tk.constant([1e6, 1.0]), tk.float16)
+    tk.Tensor([6.55e+04 1.00e+00], shape=(2,), dtype=float16)
+    """
+    x = convert_to_tensor(value)
+    dst = dtypes.as_dtype(dtype)
+    src = x.dtype
+    if dst.kind not in "fiu" or src.kind not in "fiu":
+        raise TypeError(f"saturate_cast: casts between float and integer dtypes only (the range "
+                        f"of {dst.name if dst.kind not in 'fiu' else src.name} has no smallest "
+                        f"and largest number to clamp to); got {src.name} to {dst.name}")
+    lo, hi = _bounds(src, dst)
+    smallest, largest = _range(src)
+    if lo.item() > smallest or hi.item() < largest:
+        x = clip_by_value(x, lo, hi)
+    if src.kind == "f" and dst.kind in "iu":
+        x = where(x != x, np.zeros((), src), x)    # NaN: 0, as TensorFlow's
+    return cast(x, dst)

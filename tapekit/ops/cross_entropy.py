@@ -1,12 +1,17 @@
-"""Softmax cross-entropy from logits, fused and stable (log-sum-exp), dense and sparse labels."""
+"""Softmax cross-entropy from logits, fused and stable (log-sum-exp), dense and sparse labels;
+sigmoid cross-entropy (one two-class problem per entry), a stable composite."""
 import numpy as np
 
 from ..errors import InvalidArgumentError
 from .activations import (log_softmax_array, log_softmax_op, max_keepdims, softmax_array, softmax_op,
                           sum_keepdims)
+from .comparison import greater_equal
+from .conversion import convert_to_tensor
 from .reductions import reduce_sum_op
 from .registry import defop
+from .selection import where
 from .shapes import expand_dims_op, negative_axis
+from .transcendental import exp, log1p
 
 
 def _xent(labels, logits, axis):
@@ -141,3 +146,46 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
                          f"do not match logits of shape {gv.shape} (expected labels shape "
                          f"{gv.shape[:-1]})")
     return sparse_softmax_cross_entropy_op(labels, logits)
+
+
+# --- sigmoid cross-entropy: one yes/no question per entry ---------------------------------------
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
+    """-z log(sigmoid(x)) - (1 - z) log(1 - sigmoid(x)) for labels z and logits x, entry by
+    entry (`tf.nn.sigmoid_cross_entropy_with_logits`; each entry its own two-class problem).
+
+    Written as TensorFlow writes it, in the form that neither overflows nor loses digits:
+    max(x, 0) - x z + log(1 + exp(-|x|)), with |x| and max(x, 0) taken by `where(x >= 0, ...)`.
+    So it is a composite of differentiable ops, and its gradient is sigmoid(x) - z with
+    respect to the logits (1/2 - z at x = 0) and -x with respect to the labels. Both must be
+    given by name or position and have one shape and one floating dtype, as in TensorFlow.
+
+    >>> tk.nn.sigmoid_cross_entropy_with_logits(labels=[0.0, 1.0, 1.0], logits=[0.0, -2.0, 3.0])
+    tk.Tensor([0.6931472  2.126928   0.04858735], shape=(3,), dtype=float32)
+    >>> x = tk.Variable([0.0, -2.0])
+    >>> with tk.GradientTape() as tape:
+    ...     loss = tk.nn.sigmoid_cross_entropy_with_logits(labels=[0.0, 1.0], logits=x)
+    >>> tape.gradient(loss, x)                      # sigmoid(x) - labels
+    tk.Tensor([ 0.5       -0.8807971], shape=(2,), dtype=float32)
+    """
+    if labels is None or logits is None:
+        raise ValueError(f"sigmoid_cross_entropy_with_logits: both labels and logits must be "
+                         f"given (labels=..., logits=...); got labels="
+                         f"{'None' if labels is None else 'a value'} and logits="
+                         f"{'None' if logits is None else 'a value'}")
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels, dtype=logits.dtype if not hasattr(labels, "_value") and
+                               np.asarray(labels).dtype.kind == "f" else None)
+    if tuple(labels.shape) != tuple(logits.shape):
+        raise ValueError(f"sigmoid_cross_entropy_with_logits: logits and labels must have the "
+                         f"same shape, got logits {tuple(logits.shape)} and labels "
+                         f"{tuple(labels.shape)}")
+    if logits.dtype.kind != "f" or labels.dtype != logits.dtype:
+        raise InvalidArgumentError(
+            f"sigmoid_cross_entropy_with_logits: labels and logits must share one floating "
+            f"dtype, got labels {labels.dtype.name} and logits {logits.dtype.name}; cast the "
+            f"labels first: tk.cast(labels, logits.dtype)")
+    zeros = np.zeros((), logits.dtype)
+    positive = greater_equal(logits, zeros)
+    relu_logits = where(positive, logits, zeros)
+    neg_abs_logits = where(positive, -logits, logits)
+    return relu_logits - logits * labels + log1p(exp(neg_abs_logits))

@@ -3,6 +3,10 @@ and `v[index]` of a Variable, a read that can be written back (`v[0, 0].assign(5
 
 Their gradients are dense: an array of the input's shape, zeros where nothing was picked,
 and the cotangents added where an element was picked (twice picked: added twice).
+
+>>> x = tk.constant([1.0, 2.0, 3.0])
+>>> x[tk.newaxis].shape, x[:, tk.newaxis].shape      # tk.newaxis is None, as tf.newaxis
+((1, 3), (3, 1))
 """
 import numpy as np
 
@@ -10,6 +14,10 @@ from ..context import state
 from ..tensor import Tensor, to_array, writes_are_traced
 from .inputs import as_axis
 from .registry import defop, numpy_function
+
+
+# `x[tk.newaxis]` adds an axis of size 1, as `x[None]` does (`tf.newaxis` is None too).
+newaxis = None
 
 
 # --- indexing: getitem and its adjoint scatter_add ----------------------------------------------

@@ -1,5 +1,6 @@
 """Ops that pass a value through: cast (to another dtype), identity (unchanged) and
-stop_gradient (unchanged, without its gradient).
+stop_gradient (unchanged, without its gradient). saturate_cast, a cast that clamps, is in
+clipping.py.
 
 Examples (an object's reference entry shows the paragraphs that name it):
 

@@ -1,4 +1,4 @@
-"""Ops that move elements without changing them: reshape, transpose, concat, stack,
+"""Ops that move elements without changing them: reshape, transpose, concat, stack, split,
 expand/squeeze, and the broadcast pair sum_to / broadcast_to (indexing and gather:
 indexing.py).
 
@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from ..errors import InvalidArgumentError
 from .indexing import getitem, ndim_of
 from .inputs import as_axis, as_int, check_alike, input_shape, python_value
 from .registry import defop, numpy_function
@@ -368,6 +369,71 @@ def stack(values, axis=0, name=None):
                 "Give every input one shape first (tk.reshape, slicing, tk.pad), or leave the odd "
                 "ones out")
     return stack_op(*values, axis=axis)
+
+
+# --- split: concat's inverse, one slice per piece ---------------------------------------------
+def split_sizes(num_or_size_splits, n, axis, num=None):
+    """The piece sizes `tk.split` cuts an axis of size `n` into: `k` equal pieces, or the
+    sizes of a list (one of them may be -1: the rest). Raises InvalidArgumentError, as
+    TensorFlow's Split and SplitV do, when they do not add up to `n`.
+
+    >>> from tapekit.ops.shapes import split_sizes
+    >>> split_sizes(3, 6, 0), split_sizes([1, -1, 2], 6, 0)
+    ([2, 2, 2], [1, 3, 2])
+    """
+    given = python_value(num_or_size_splits)
+    if np.ndim(given) == 0:
+        k = as_int(given, "split: num_or_size_splits")
+        if k < 1 or n % k:
+            raise InvalidArgumentError(
+                f"split: {k} pieces do not divide axis {axis} (size {n}) evenly; give a "
+                f"number of pieces that divides {n}, or the sizes as a list "
+                f"(num_or_size_splits=[...], one of them may be -1 for the rest)")
+        return [n // k] * k
+    if np.ndim(given) != 1:
+        raise ValueError(f"split: num_or_size_splits must be an integer or a 1-D list of "
+                         f"sizes, got an array of shape {np.shape(given)}")
+    sizes = [as_int(s, f"split: num_or_size_splits[{i}]")
+             for i, s in enumerate(np.asarray(given).tolist())]
+    if num is not None and as_int(num, "split: num") != len(sizes):
+        raise ValueError(f"split: num={num} but num_or_size_splits lists {len(sizes)} sizes")
+    unknown = [i for i, s in enumerate(sizes) if s == -1]
+    if len(unknown) > 1 or any(s < -1 for s in sizes):
+        raise InvalidArgumentError(f"split: sizes {sizes} may hold one -1 (the rest) and "
+                                   f"sizes >= 0 only")
+    known = sum(s for s in sizes if s >= 0)
+    if unknown and known <= n:
+        sizes[unknown[0]] = n - known
+    elif unknown or known != n:
+        raise InvalidArgumentError(
+            f"split: sizes {sizes} add up to {known}, but axis {axis} has size {n}; the "
+            f"sizes must add up to {n} (or one of them be -1 for the rest)")
+    return sizes
+
+
+def split(value, num_or_size_splits, axis=0, num=None, name="split"):
+    """`value` cut along `axis` into a list of tensors (`tf.split`): `num_or_size_splits`
+    equal pieces, or pieces of the sizes listed (-1 once: what is left). Each piece is a
+    slice of `value`, so its gradient flows back into that slice; concat undoes split.
+
+    >>> a, b = tk.split(tk.constant([[1, 2, 3, 4], [5, 6, 7, 8]]), 2, axis=1)
+    >>> b
+    tk.Tensor(
+    [[3 4]
+     [7 8]], shape=(2, 2), dtype=int32)
+    >>> [piece.shape for piece in tk.split(tk.zeros((2, 6)), [1, -1, 2], axis=-1)]
+    [(2, 1), (2, 3), (2, 2)]
+    """
+    shape = input_shape(value, "split", 0)
+    if not shape:
+        raise ValueError("split: cannot split a scalar; give a tensor of rank 1 or more")
+    axis = as_axis(axis, len(shape), "split: axis") % len(shape)
+    sizes = split_sizes(num_or_size_splits, shape[axis], axis, num)
+    lead, pieces, start = (slice(None),) * axis, [], 0
+    for size in sizes:
+        pieces.append(getitem(value, lead + (slice(start, start + size),)))
+        start += size
+    return pieces
 
 
 def zeros_like_meta(x):

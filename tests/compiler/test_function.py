@@ -390,3 +390,31 @@ def test_recursion_on_a_tensor_gives_eagers_numbers_by_guards():
             return down(x - 1.0)
         return x
     assert [down(tk.constant(v)).numpy() for v in (2.0, 3.0, 2.0, -1.5)] == [0.0, 0.0, 0.0, -1.5]
+
+
+def test_run_functions_eagerly_calls_the_python_every_time():
+    calls = []
+
+    @tk.function
+    def f(x):
+        calls.append(x.shape)       # not its value: reading one would guard it
+        return x * 2
+
+    f(tk.constant(1.0))
+    f(tk.constant(2.0))                              # replayed: the Python does not run
+    assert len(calls) == 1
+    try:
+        tk.config.run_functions_eagerly(True)        # tf.config.run_functions_eagerly
+        assert tk.config.functions_run_eagerly() is True
+        assert float(f(tk.constant(3.0))) == 6.0 and float(f(tk.constant(4.0))) == 8.0
+        assert len(calls) == 3                       # each call ran the Python, as eager code
+        x = tk.Variable(3.0)
+        with tk.GradientTape() as tape:
+            y = f(x) * x
+        assert float(tape.gradient(y, x)) == 12.0    # recorded as eager code: d(2 x^2) = 4 x
+        assert len(calls) == 4
+    finally:
+        tk.config.run_functions_eagerly(False)
+    assert tk.config.functions_run_eagerly() is False
+    f(tk.constant(5.0))
+    assert len(calls) == 4                           # the programs again

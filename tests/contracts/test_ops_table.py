@@ -63,6 +63,10 @@ SAMPLES = {
     "scatter_add": (lambda x: tk.gather(x, [1, 1, 0]) * 1.5, [(3, 2)]),
     "sum_to": (lambda x, y: x * y, [(3, 1), (3, 4)]),
     "broadcast_to": (lambda x: tk.reduce_sum(x, axis=0) * x, [(3, 2)]),
+    # svd: its three outputs, each as something that does not depend on the vectors' signs
+    "svd_s": (lambda x: tk.linalg.svd(x, compute_uv=False), [(3, 2)]),
+    "svd_u": (lambda x: tk.linalg.svd(x)[1] ** 2, [(3, 2)]),
+    "svd_v": (lambda x: tk.linalg.svd(x)[2] ** 2, [(2, 3)]),
     "relu": (tk.nn.relu, [(8,)]),
     "relu_grad": (lambda g: tk.ops.activations.relu_grad(g, tk.constant([0.5, 0.0, -1.0, 2.0, 3.0, -0.1])),
                   [(2, 6)]),

@@ -99,3 +99,29 @@ def test_orthogonal_is_a_public_initializer_as_in_keras():
     assert (again.gain, again.seed) == (0.5, 3)
     with pytest.raises(ValueError, match="Orthogonal: the shape needs at least 2 dimensions"):
         tk.initializers.Orthogonal()((4,))
+
+
+# --- tf.zeros_initializer and tf.random_normal_initializer (TF 2.21's init_ops_v2) ----------------
+def test_tensorflows_own_initializers_give_tensors():
+    z = tk.zeros_initializer()
+    got = z([2, 3])
+    assert isinstance(got, tk.Tensor) and got.dtype == tk.float32 and not got.numpy().any()
+    assert z([2], dtype=tk.int32).dtype == tk.int32           # TF: int32 zeros
+    assert z.get_config() == {}
+    r = tk.random_normal_initializer(1.0, 0.5, seed=3)
+    assert r.get_config() == {"seed": 3, "mean": 1.0, "stddev": 0.5}   # TF's keys
+    assert np.array_equal(r([3]).numpy(), r([3]).numpy())     # seeded: the same values, as TF
+    with pytest.raises(ValueError, match="dtype must be floating, got int32"):
+        r([2], dtype=tk.int32)                                # TF: ValueError
+    many = tk.random_normal_initializer(1.0, 0.5, seed=4)([200_000]).numpy()
+    assert abs(many.mean() - 1.0) < 0.005 and abs(many.std() - 0.5) < 0.005
+
+
+def test_layers_take_tensorflows_initializers():
+    dense = layers.Dense(2, kernel_initializer=tk.random_normal_initializer(stddev=0.02, seed=1),
+                         bias_initializer=tk.zeros_initializer())
+    dense(tk.ones((1, 3)))
+    assert dense.kernel.shape == (3, 2) and float(tk.reduce_max(tk.abs(dense.kernel))) < 0.1
+    assert not dense.bias.numpy().any()
+    v = tk.Variable(tk.random_normal_initializer(seed=2)(shape=[2, 2]))
+    assert v.dtype == tk.float32 and v.shape == (2, 2)

@@ -137,3 +137,39 @@ def test_softmax_refuses_integer_logits(fn):
         fn(tk.constant([1, 2]))
     np.testing.assert_allclose(tk.nn.softmax(tk.constant([0.0, np.log(3.0)])).numpy(), [0.25, 0.75],
                                rtol=1e-6)   # e^0 : e^log 3 = 1 : 3
+
+
+# --- bias_add (values and errors checked against TensorFlow 2.21) ---------------------------------
+def test_bias_add_matches_tensorflow():
+    x = tk.reshape(tk.range(12.0), (3, 4))
+    got = tk.nn.bias_add(x, [1, 2, 3, 4])                 # a list takes the value's dtype
+    assert got.dtype == tk.float32 and got.numpy()[0].tolist() == [1, 3, 5, 7]
+    nchw = tk.nn.bias_add(tk.ones((1, 2, 2, 2)), [1.0, 2.0], data_format="NCHW")
+    assert nchw.numpy()[0, :, 0, 0].tolist() == [2, 3] and nchw.numpy()[0, 1].tolist() == [[3, 3], [3, 3]]
+    nhwc = tk.nn.bias_add(tk.ones((1, 2, 2, 2)), [1.0, 2.0], data_format="NHWC")
+    assert nhwc.numpy()[0, 0, 0].tolist() == [2, 3]
+
+
+def test_bias_add_refuses_what_tensorflow_refuses():
+    x = tk.zeros((3, 4))
+    with pytest.raises(IAE, match=r"3 biases for 4 channels \(axis 1"):
+        tk.nn.bias_add(x, [1.0, 2.0, 3.0])
+    with pytest.raises(IAE, match=r"bias must be a vector.*\(1, 4\)"):
+        tk.nn.bias_add(x, [[1.0, 2.0, 3.0, 4.0]])
+    with pytest.raises(IAE, match=r"rank 2 or more.*\(3,\)"):
+        tk.nn.bias_add(tk.ones(3), [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="data_format must be"):
+        tk.nn.bias_add(x, tk.zeros(4), data_format="HWC")
+
+
+def test_bias_add_gradient_sums_over_the_batch():
+    x = tk.Variable(tk.ones((2, 3, 4)))
+    b = tk.Variable([0.0, 0.0, 0.0])
+    with tk.GradientTape() as tape:
+        y = tk.reduce_sum(tk.nn.bias_add(x, b, data_format="NCW") * 2.0)
+    gx, gb = tape.gradient(y, [x, b])
+    np.testing.assert_array_equal(gb.numpy(), [16, 16, 16])     # 2 * (2 examples * 4 places)
+    np.testing.assert_array_equal(gx.numpy(), np.full((2, 3, 4), 2.0))
+    rng = np.random.default_rng(0)
+    check_grads(lambda v, c: tk.nn.bias_add(v * v, c * c), rng.uniform(-1, 1, (2, 3)),
+                rng.uniform(-1, 1, 3), order=2)

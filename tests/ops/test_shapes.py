@@ -1,8 +1,11 @@
-"""tk.shape, tk.size, tk.rank, TensorShape and tk.broadcast_to (with its gradient)."""
+"""tk.shape, tk.size, tk.rank, TensorShape, tk.broadcast_to (with its gradient) and tk.split."""
 import numpy as np
 import pytest
 
 import tapekit as tk
+from tapekit.testing import check_grads
+
+IAE = tk.errors.InvalidArgumentError
 
 
 def test_shape_size_rank_are_int32_tensors():
@@ -105,3 +108,69 @@ def test_a_list_with_a_float64_among_5001_float32_names_it():
         assert len(str(info.value)) < 1000
         assert ("inputs have different dtypes float32 and float64 (input 4,217 is float64; "
                 "the other 5,000 are float32)") in str(info.value) and "tk.cast" in str(info.value)
+
+
+# --- split (values and errors checked against TensorFlow 2.21) -----------------------------------
+def _values(pieces):
+    return [p.numpy().tolist() for p in pieces]
+
+
+def test_split_equal_pieces_and_listed_sizes_match_tensorflow():
+    x = tk.reshape(tk.range(12.0), (3, 4))
+    two = tk.split(tk.reshape(tk.range(12.0), (2, 6)), 3, axis=1)
+    # TF: [[0,1],[6,7]], [[2,3],[8,9]], [[4,5],[10,11]], float32
+    assert _values(two) == [[[0, 1], [6, 7]], [[2, 3], [8, 9]], [[4, 5], [10, 11]]]
+    assert all(p.dtype == tk.float32 for p in two)
+    # a list with -1 (the rest), a negative axis: TF [[0],[4],[8]], [[1],[5],[9]], [[2,3],[6,7],[10,11]]
+    assert _values(tk.split(x, [1, -1, 2], axis=-1)) == [[[0], [4], [8]], [[1], [5], [9]],
+                                                       [[2, 3], [6, 7], [10, 11]]]
+    assert [p.shape for p in tk.split(x, [0, 4], axis=1)] == [(3, 0), (3, 4)]
+    assert [p.shape for p in tk.split(x, tk.constant([2, 2]), axis=1, num=2)] == [(3, 2), (3, 2)]
+    ints = tk.split([0, 1, 2, 3, 4, 5], 2)                  # a list: int32, axis 0
+    assert _values(ints) == [[0, 1, 2], [3, 4, 5]] and ints[0].dtype == tk.int32
+    assert isinstance(tk.split(x, 1), list)
+
+
+def test_split_refuses_what_tensorflow_refuses():
+    x = tk.zeros((3, 4))
+    with pytest.raises(IAE, match=r"split: 3 pieces do not divide axis 1 \(size 4\) evenly"):
+        tk.split(x, 3, axis=1)                              # TF: InvalidArgumentError
+    with pytest.raises(IAE, match=r"sizes \[1, 2\] add up to 3, but axis 1 has size 4"):
+        tk.split(x, [1, 2], axis=1)                         # TF: InvalidArgumentError (SplitV)
+    with pytest.raises(IAE, match="one -1"):
+        tk.split(x, [-1, -1, 2], axis=1)
+    with pytest.raises(IAE, match="split: axis = 2 is out of range"):
+        tk.split(x, 2, axis=2)
+    with pytest.raises(ValueError, match="num=3 but num_or_size_splits lists 2 sizes"):
+        tk.split(x, [1, 3], axis=1, num=3)
+    with pytest.raises(ValueError, match="cannot split a scalar"):
+        tk.split(tk.constant(1.0), 1)
+    with pytest.raises(TypeError, match="must be an integer, got 1.5"):
+        tk.split(x, [1.5, 2.5], axis=1)
+
+
+def test_split_gradient_goes_back_to_each_slice():
+    x = tk.Variable([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    with tk.GradientTape() as tape:
+        a, b = tk.split(x, [1, 2], axis=1)
+        y = tk.reduce_sum(a * 10.0) + tk.reduce_sum(b * b)
+    # by hand: 10 on column 0, 2 x elsewhere
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [[10, 4, 6], [10, 10, 12]])
+
+
+@pytest.mark.parametrize("sizes, axis", [(2, 0), ([1, -1], 1), ([2, 0, 1], -1)])
+def test_split_gradients_match_finite_differences(sizes, axis):
+    x = np.random.default_rng(2).uniform(-1, 1, (4, 3))
+    weights = [np.random.default_rng(k).uniform(-1, 1) for k in range(3)]
+
+    def f(a):
+        pieces = tk.split(a * a, sizes, axis=axis)
+        return tk.add_n([tk.reduce_sum(p) * w for p, w in zip(pieces, weights)])
+    check_grads(f, x, order=2)
+
+
+def test_concat_undoes_split():
+    x = tk.reshape(tk.range(24.0), (2, 3, 4))
+    for sizes, axis in [(2, 0), ([1, 2], 1), ([3, -1], -1)]:
+        np.testing.assert_array_equal(tk.concat(tk.split(x, sizes, axis=axis), axis=axis).numpy(),
+                                      x.numpy())
