@@ -230,8 +230,14 @@ MADE = {   # namespace -> (its docstring, its table)
         "tapekit.ops": "det diag diag_part einsum eye global_norm inv l2_normalize matmul matvec norm "
                        "slogdet solve svd tensordot trace",
         "tapekit.ops.matrix": "adjoint matrix_transpose"}),
-    "tapekit.image": ("tapekit.image: the tf.image functions tapekit has (see ops/image.py).", {
-        "tapekit.ops.image": "adjust_contrast resize"}),
+    "tapekit.image": ("tapekit.image: the tf.image functions tapekit has (ops/image.py; the random "
+                      "ones image_augmentation.py).", {
+        "tapekit.ops.image": "adjust_brightness adjust_contrast central_crop convert_image_dtype "
+                             "crop_to_bounding_box flip_left_right flip_up_down grayscale_to_rgb "
+                             "pad_to_bounding_box per_image_standardization psnr resize "
+                             "rgb_to_grayscale rot90 total_variation transpose",
+        "tapekit.image_augmentation": "random_brightness random_crop random_flip_left_right "
+                                      "random_flip_up_down"}),
     "tapekit.config": ("tk.config, as tf.config: run tk.function's Python eagerly (for debugging).", {
         "tapekit.compiler.function": "functions_run_eagerly run_functions_eagerly"}),
     "tapekit.autodiff": ("tk.autodiff, as tf.autodiff: the same ForwardAccumulator and GradientTape "
