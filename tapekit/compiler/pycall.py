@@ -41,6 +41,14 @@ def py_function(func=None, inp=None, Tout=None, name=None):
     `inp`: a list of tensors (or values) passed to `func` as tensors; `Tout`: a dtype (one
     output, returned as a tensor) or a list or tuple of dtypes (returned as a list). With
     `func` left out it is a decorator: `@tk.py_function(Tout=tk.float32)`.
+
+    >>> calls = []
+    >>> def log_and_double(x):
+    ...     calls.append(float(x))             # Python, run at every call, also in a replay
+    ...     return x * 2.0
+    >>> f = tk.function(lambda x: tk.py_function(log_and_double, [x], tk.float32) + 1.0)
+    >>> f(tk.constant(1.0)), f(tk.constant(3.0)), calls
+    (tk.Tensor(3.0, shape=(), dtype=float32), tk.Tensor(7.0, shape=(), dtype=float32), [1.0, 3.0])
     """
     if Tout is None:
         raise TypeError("tk.py_function: missing required argument 'Tout' (the dtype of what "
