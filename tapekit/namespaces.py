@@ -235,7 +235,7 @@ MADE = {   # namespace -> (its docstring, its table)
         "tapekit.ops.image": "adjust_brightness adjust_contrast central_crop convert_image_dtype "
                              "crop_to_bounding_box flip_left_right flip_up_down grayscale_to_rgb "
                              "pad_to_bounding_box per_image_standardization psnr resize "
-                             "rgb_to_grayscale rot90 total_variation transpose",
+                             "rgb_to_grayscale rot90 total_variation transpose ResizeMethod",
         "tapekit.image_augmentation": "random_brightness random_crop random_flip_left_right "
                                       "random_flip_up_down"}),
     "tapekit.config": ("tk.config, as tf.config: run tk.function's Python eagerly (for debugging).", {

@@ -81,6 +81,18 @@ class Tensor:
     def name(self):
         return self._name
 
+    # TensorFlow's name of the one device tapekit computes on (the CPU, in this process)
+    DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
+
+    @property
+    def device(self):
+        """The device holding the tensor, in TensorFlow's spelling: always the CPU.
+
+        >>> tk.constant(1.0).device
+        '/job:localhost/replica:0/task:0/device:CPU:0'
+        """
+        return Tensor.DEVICE
+
     def set_shape(self, shape):
         """Check that this tensor's shape is `shape` (`tf.Tensor.set_shape`), where None (a
         size, or the whole shape) matches any size. In TensorFlow it refines what a graph

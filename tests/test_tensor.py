@@ -139,3 +139,9 @@ def test_newaxis_is_none_as_in_tensorflow():
     assert tk.newaxis is None
     x = tk.constant([1.0, 2.0])
     assert x[tk.newaxis].shape == (1, 2) and x[:, tk.newaxis].shape == (2, 1)
+
+
+def test_device_is_tensorflows_name_of_the_cpu():
+    # TF 2.21 on a CPU: '/job:localhost/replica:0/task:0/device:CPU:0' for tensors and variables
+    for t in (tk.constant([1.0]), tk.Variable(2.0), tk.constant(1.0) * 2.0):
+        assert t.device == "/job:localhost/replica:0/task:0/device:CPU:0"

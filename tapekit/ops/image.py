@@ -73,6 +73,22 @@ def adjust_contrast(images, contrast_factor):
 RESIZE_METHODS = ("bilinear", "nearest")
 
 
+class ResizeMethod:
+    """The names of `resize`'s methods (`tf.image.ResizeMethod`); tapekit has the first two.
+
+    >>> tk.image.ResizeMethod.NEAREST_NEIGHBOR
+    'nearest'
+    """
+    BILINEAR = "bilinear"
+    NEAREST_NEIGHBOR = "nearest"
+    BICUBIC = "bicubic"
+    AREA = "area"
+    LANCZOS3 = "lanczos3"
+    LANCZOS5 = "lanczos5"
+    GAUSSIAN = "gaussian"
+    MITCHELLCUBIC = "mitchellcubic"
+
+
 def _bilinear_matrix(size_in, size_out):
     """The (size_out, size_in) matrix of TensorFlow 2's bilinear resize along one axis (half
     pixel centres): output i reads the inputs at (i + 0.5) * size_in / size_out - 0.5, the

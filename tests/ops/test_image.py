@@ -233,3 +233,11 @@ def test_standardization_and_grayscale_gradients_match_finite_differences():
         y = tk.reduce_sum(tk.image.rgb_to_grayscale(x) * 3.0)
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), np.broadcast_to(
         3 * np.array([0.2989, 0.5870, 0.1140]), x0.shape), rtol=1e-6)
+
+
+def test_resize_method_names_are_tfs_and_resize_takes_the_two_it_has():
+    assert (tk.image.ResizeMethod.BILINEAR, tk.image.ResizeMethod.NEAREST_NEIGHBOR) == ("bilinear", "nearest")
+    out = tk.image.resize(X, (3, 7), method=tk.image.ResizeMethod.NEAREST_NEIGHBOR)
+    np.testing.assert_array_equal(out.numpy(), tk.image.resize(X, (3, 7), method="nearest").numpy())
+    with pytest.raises(ValueError, match="method must be one of .* got 'bicubic'"):
+        tk.image.resize(X, (3, 7), method=tk.image.ResizeMethod.BICUBIC)

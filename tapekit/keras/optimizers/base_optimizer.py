@@ -125,6 +125,26 @@ class Optimizer:
                              f"variable, in the same order")
         return self.apply_gradients(zip(grads, trainable_variables))
 
+    # --- Keras 3's helpers for an optimizer's own update rules ------------------------------
+    def assign(self, variable, value):
+        """`variable.assign(value)` (Keras 3's `optimizer.assign`, for update rules written
+        in a subclass).
+
+        >>> w = tk.Variable(1.0)
+        >>> opt = tk.optimizers.SGD()
+        >>> opt.assign(w, 3.0); opt.assign_add(w, 2.0); opt.assign_sub(w, 0.5); w.numpy()
+        np.float32(4.5)
+        """
+        variable.assign(value)
+
+    def assign_add(self, variable, value):
+        """`variable.assign_add(value)` (Keras 3's `optimizer.assign_add`)."""
+        variable.assign_add(value)
+
+    def assign_sub(self, variable, value):
+        """`variable.assign_sub(value)` (Keras 3's `optimizer.assign_sub`)."""
+        variable.assign_sub(value)
+
     @property
     def variables(self):
         """Keras 3's `optimizer.variables`, in its order (a saved file's optimizer/vars):

@@ -133,3 +133,12 @@ def test_optimizer_names_follow_keras_3s_rule():
         with pytest.raises(ValueError, match=r"SGD\(name=\.\.\.\): Argument `name` must be a "
                                              r"string and cannot contain character `/`"):
             optimizers.SGD(name=bad)
+
+
+def test_assign_helpers_write_the_variable_as_keras_3s_do():
+    # Keras 3.15: optimizer.assign(w, 3.0); assign_add(w, 2.0) -> 5.0 (each returns None)
+    w = tk.Variable([1.0, 2.0])
+    opt = tk.optimizers.SGD()
+    assert opt.assign(w, [3.0, 3.0]) is None
+    assert opt.assign_add(w, [2.0, 1.0]) is None and w.numpy().tolist() == [5.0, 4.0]
+    assert opt.assign_sub(w, [1.0, 1.0]) is None and w.numpy().tolist() == [4.0, 3.0]
