@@ -58,33 +58,26 @@ def figure_png(fig, **savefig):
     return buf.getvalue()
 
 
-class Figure:
-    """A matplotlib figure shown with its alt text (what `tk.display.figure` returns).
+class Picture:
+    """A PNG and its Description, shown as the described HTML figure (the module docstring),
+    the same PNG as image/png, and the words as text/plain. `tk.display.figure`'s Figure and
+    `tk.utils.plot_model`'s picture are ones.
 
-    The bundle: the figure as HTML (the PNG with `alt` and the long description, see the
-    module docstring), the same PNG as image/png, and the alt text as text/plain.
+    >>> words = tk.display.Description("Two boxes joined by an arrow.")
+    >>> shown = tk.display.picture.Picture(b"\\x89PNG", words)
+    >>> shown.alt, sorted(shown._repr_mimebundle_())
+    ('Two boxes joined by an arrow.', ['image/png', 'text/html', 'text/plain'])
     """
 
-    def __init__(self, fig, alt, description=(), *, dpi=None):
-        if not isinstance(alt, str) or not alt.strip():
-            raise ValueError("tk.display.figure: alt must say what the figure shows, in a "
-                             "sentence (the finding, e.g. 'The loss falls from 2.3 to 0.1 in "
-                             f"50 steps'), got {alt!r}")
-        if isinstance(description, str):
-            description = (description,)
-        self.description = Description(" ".join(alt.split()),
-                                       tuple(" ".join(s.split()) for s in description))
-        options = {"bbox_inches": "tight"}   # what IPython's inline backend does
-        if dpi is not None:
-            options["dpi"] = dpi
-        self.png = figure_png(fig, **options)
+    def __init__(self, png, description):
+        self.png, self.description = png, description
 
     @property
     def alt(self):
         return self.description.name
 
     def describe(self):
-        """The figure's alt text and long description (a Description)."""
+        """The picture's alt text and long description (a Description)."""
         return self.description
 
     def _repr_mimebundle_(self, include=None, exclude=None):
@@ -96,6 +89,24 @@ class Figure:
 
     def __repr__(self):
         return str(self.description)
+
+
+class Figure(Picture):
+    """A matplotlib figure shown with its alt text (what `tk.display.figure` returns)."""
+
+    def __init__(self, fig, alt, description=(), *, dpi=None):
+        if not isinstance(alt, str) or not alt.strip():
+            raise ValueError("tk.display.figure: alt must say what the figure shows, in a "
+                             "sentence (the finding, e.g. 'The loss falls from 2.3 to 0.1 in "
+                             f"50 steps'), got {alt!r}")
+        if isinstance(description, str):
+            description = (description,)
+        options = {"bbox_inches": "tight"}   # what IPython's inline backend does
+        if dpi is not None:
+            options["dpi"] = dpi
+        super().__init__(figure_png(fig, **options),
+                         Description(" ".join(alt.split()),
+                                     tuple(" ".join(s.split()) for s in description)))
 
 
 def figure(fig, alt, description=(), *, dpi=None, close=True):

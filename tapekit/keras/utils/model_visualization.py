@@ -13,7 +13,6 @@ every picture tapekit draws does (tapekit/display/picture.py).
 Layer names are data: each one reaches Graphviz escaped (display/format.py's dot_text), and
 node ids are generated ("layer0", "layer1", ...), never made from a name.
 """
-import base64
 import os
 
 import graphviz
@@ -21,7 +20,7 @@ import graphviz
 from ...display.describe import Description
 from ...display.dot import FONT, without_links
 from ...display.format import dot_text, plain
-from ...display.picture import figure_html
+from ...display.picture import Picture
 from .summary_utils import format_shape, output_shape
 
 __all__ = ["model_to_dot", "plot_model"]
@@ -89,33 +88,7 @@ def plot_model(model, to_file="model.png", show_shapes=False, show_dtype=False,
     with open(tmp, "wb") as f:      # the whole file or none of it
         f.write(data)
     os.replace(tmp, to_file)
-    return ModelPicture(png, drawing.describe())
-
-
-class ModelPicture:
-    """What `plot_model` returns: the PNG, shown as an HTML figure with its alt text and the
-    layers in words (a closed "Text description"), as tapekit's other pictures are."""
-
-    def __init__(self, png, description):
-        self.png, self.description = png, description
-
-    @property
-    def alt(self):
-        return self.description.name
-
-    def describe(self):
-        """The picture's alt text and long description (a Description)."""
-        return self.description
-
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        data = base64.b64encode(self.png).decode("ascii")
-        bundle = {"text/html": figure_html(data, self.description), "image/png": data,
-                  "text/plain": str(self.description)}
-        return {k: v for k, v in bundle.items()
-                if (not include or k in include) and not (exclude and k in exclude)}
-
-    def __repr__(self):
-        return str(self.description)
+    return Picture(png, drawing.describe())   # shown with its words, as every tapekit picture
 
 
 class _Drawing:
