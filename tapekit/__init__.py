@@ -40,7 +40,7 @@ del _warnings
 
 # The core, bottom up (docs/DESIGN.md draws the layers), then the namespaces made from it.
 from . import ops, tape, forward, custom, random, printing, tensor_array, module  # noqa: E402
-from . import debugging, errors, compiler, testing  # noqa: E402
+from . import debugging, errors, compiler, testing, train  # noqa: E402
 from . import namespaces as _namespaces  # noqa: E402
 
 for _name in _namespaces.MADE:
