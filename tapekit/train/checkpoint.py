@@ -113,14 +113,16 @@ def _graph(root):
 
 
 def _resolve(root, route):
-    """(object, None) at `route` below `root`, or (None, the last object reached) where a name
-    is missing."""
-    obj = root
+    """(object, None) at `route` below `root`, or (None, the last object reached that can hold
+    attributes) where a name is missing."""
+    obj, holder = root, root
     for name in route:
         nxt = dict(_children(obj)).get(name)
         if nxt is None:
-            return None, obj
+            return None, holder
         obj = nxt
+        if hasattr(obj, "__dict__"):
+            holder = obj
     return obj, None
 
 
@@ -306,7 +308,7 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
     """The prefix of the newest checkpoint in `checkpoint_dir` (from its `checkpoint` file), or
     None when there is none, as tf.train.latest_checkpoint.
 
-    >>> import tempfile
+    >>> import os, tempfile
     >>> d = tempfile.mkdtemp()
     >>> ckpt = tk.train.Checkpoint(v=tk.Variable(1.0))
     >>> _ = ckpt.save(os.path.join(d, "ckpt")); _ = ckpt.save(os.path.join(d, "ckpt"))
@@ -353,42 +355,52 @@ class CheckpointLoadStatus:
     variables not made yet. Its assertions are TensorFlow's."""
 
     def __init__(self, checkpoint, save_path, entries):
-        self._checkpoint = weakref.ref(checkpoint)
+        # While values wait, the objects they wait in hold the status (`_holders`): as
+        # TensorFlow keeps deferred restorations with the objects, whoever keeps the status.
+        self._root = checkpoint
+        self._holders = []
         self.save_path = save_path
         self._waiting = entries          # [(entry, array)] not yet assigned
         self._matched = set()            # id() of the variables assigned
         self._retry(first=True)
 
+    def _checkpoint(self):
+        return self._root
+
     def _plan(self):
         root = self._checkpoint()
-        plan, waiting, problems = [], [], []
+        plan, waiting, problems, holders = [], [], [], []
         if root is None:
-            return plan, waiting, problems
+            return plan, waiting, problems, holders
         for entry, array in self._waiting:
-            target = self._target(root, entry)
+            target, holder = self._target(root, entry)
             if target is None:
                 waiting.append((entry, array))
+                holders.append(holder)
             elif not isinstance(target, Variable):
                 problems.append(f"{_entry_shown(entry)}: the checkpoint holds a variable there, "
                                 f"the program has a {type(target).__name__}")
             else:
                 _check_fit(entry, array, target, problems)
                 plan.append((target, array))
-        return plan, waiting, problems
+        return plan, waiting, problems, holders
 
     @staticmethod
     def _target(root, entry):
-        obj, _ = _resolve(root, entry["route"])
+        """(the variable `entry` goes into, None), or (None, the object to wait in)."""
+        obj, holder = _resolve(root, entry["route"])
         if entry.get("slot") is None or obj is None:
-            return obj
-        var, _ = _resolve(root, entry["variable"])
+            return obj, holder
+        var, holder = _resolve(root, entry["variable"])
+        if var is None:
+            return None, holder
         if not isinstance(var, Variable) or not isinstance(obj, _optimizer_class()):
-            return None
+            return var, None                  # not a variable: _plan says so
         slots = obj._slots.get(id(var))
-        return None if slots is None else slots[1].get(entry["slot"])
+        return (None, obj) if slots is None else (slots[1].get(entry["slot"]), None)
 
     def _retry(self, first=False):
-        plan, waiting, problems = self._plan()
+        plan, waiting, problems, holders = self._plan()
         if problems:
             listed = "\n  ".join(problems[:12]) + ("\n  ..." if len(problems) > 12 else "")
             raise ValueError(f"Checkpoint.restore: {self.save_path!r} does not fit the objects "
@@ -400,8 +412,16 @@ class CheckpointLoadStatus:
             var.assign(array)
             self._matched.add(id(var))
         self._waiting = waiting
+        for holder in self._holders:              # let go of the objects waited in before
+            kept = vars(holder).get("_checkpoint_deferred", [])
+            if self in kept:
+                kept.remove(self)
+        self._holders = []
         if waiting:
             _pending.add(self)
+            for holder in {id(h): h for h in holders if h is not None}.values():
+                holder.__dict__.setdefault("_checkpoint_deferred", []).append(self)
+                self._holders.append(holder)
         else:
             _pending.discard(self)
 
@@ -458,7 +478,7 @@ class InitializationOnlyStatus(CheckpointLoadStatus):
     """What `restore(None)` returns: nothing was restored (TensorFlow's)."""
 
     def __init__(self):
-        self._waiting, self._matched, self.save_path = [], set(), None
+        self._waiting, self._matched, self.save_path, self._root = [], set(), None, None
 
     def assert_consumed(self):
         raise AssertionError("No checkpoint specified (save_path=None); nothing is being restored.")
@@ -471,7 +491,7 @@ class Checkpoint:
     """Save and restore variables, tk.Modules, Keras models, layers and optimizers (their
     slots too), and other Checkpoints, by the names given here (tf.train.Checkpoint).
 
-    >>> import tempfile
+    >>> import os, tempfile
     >>> step, w = tk.Variable(3), tk.Variable([1.0, 2.0])
     >>> ckpt = tk.train.Checkpoint(step=step, weights=w)
     >>> path = ckpt.save(os.path.join(tempfile.mkdtemp(), "ckpt"))
@@ -592,7 +612,7 @@ class CheckpointManager:
     (tf.train.CheckpointManager); `latest_checkpoint` and `checkpoints` read the directory's
     `checkpoint` file, so a new manager continues where an earlier run stopped.
 
-    >>> import tempfile
+    >>> import os, tempfile
     >>> ckpt = tk.train.Checkpoint(v=tk.Variable(1.0))
     >>> manager = tk.train.CheckpointManager(ckpt, tempfile.mkdtemp(), max_to_keep=2)
     >>> [os.path.basename(manager.save()) for _ in range(3)]
@@ -730,7 +750,7 @@ class CheckpointReader:
 def load_checkpoint(ckpt_dir_or_file):
     """A CheckpointReader for a checkpoint's prefix, or for the latest one in a directory.
 
-    >>> import tempfile
+    >>> import os, tempfile
     >>> d = tempfile.mkdtemp()
     >>> _ = tk.train.Checkpoint(step=tk.Variable(7)).save(os.path.join(d, "ckpt"))
     >>> tk.train.load_checkpoint(d).get_tensor("step/.ATTRIBUTES/VARIABLE_VALUE")
