@@ -84,7 +84,7 @@ def _marks_built(build):
         shape = args[0] if args else kwargs.get("input_shape")
         if getattr(self, "_build_shape", None) is None and shape is not None:
             self._build_shape = shape
-            if self.input_shape is None:
+            if getattr(self, "input_shape", None) is None:   # (a Sequential's may raise)
                 self.input_shape = batchless(shape)
         self.built = True
         if has_deferred():          # a Checkpoint.restore kept values for this layer's weights
@@ -157,9 +157,10 @@ class Layer(LayerConfig, LayerWeights, KerasSaveable, Module):
             shape = (kwargs["input_dim"],)
         if kwargs.get("batch_input_shape") is not None:
             shape = tuple(kwargs["batch_input_shape"])[1:]
-        self.input_shape = None if shape is None else (kwargs.get("batch_size"),) + tuple(shape)
-        if self.input_shape is not None:
-            self._maybe_build(self.input_shape)
+        shape = None if shape is None else (kwargs.get("batch_size"),) + tuple(shape)
+        self.input_shape = shape
+        if shape is not None:
+            self._maybe_build(shape)
 
     # --- losses -----------------------------------------------------------------------------
     def add_loss(self, loss):
