@@ -40,7 +40,7 @@ del _warnings
 
 # The core, bottom up (docs/DESIGN.md draws the layers), then the namespaces made from it.
 from . import ops, tape, forward, custom, random, printing, tensor_array, module  # noqa: E402
-from . import debugging, errors, compiler, testing, train  # noqa: E402
+from . import debugging, errors, compiler, testing  # noqa: E402
 from . import namespaces as _namespaces  # noqa: E402
 
 for _name in _namespaces.MADE:
@@ -52,6 +52,8 @@ for _name in _namespaces.MADE:
 from . import keras  # noqa: E402
 
 _namespaces.alias_keras(globals())
+# tk.train: checkpoints of variables, tk.Modules and Keras models and optimizers.
+from . import train  # noqa: E402,F401
 # tk.display (after the core): tape pictures, tk.show, and GradientTape.explain, .describe and
 # its notebook display; tk.widgets (ipywidgets is imported only when a view is made).
 from . import display, widgets  # noqa: E402,F401

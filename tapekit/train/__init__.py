@@ -9,8 +9,9 @@ TensorFlow checkpoint rather than guess at it. TensorFlow's other tf.train names
 (tf.train.Example, ...) are not in tapekit: asking for one says so.
 """
 from ..namespaces import missing, public_dir
-from .checkpoint import (Checkpoint, CheckpointLoadStatus, CheckpointManager, CheckpointReader,
-                         latest_checkpoint, load_checkpoint)
+from .checkpoint import Checkpoint, CheckpointLoadStatus  # noqa: F401
+from .files import CheckpointReader, latest_checkpoint, load_checkpoint  # noqa: F401
+from .manager import CheckpointManager
 
 __all__ = ["Checkpoint", "CheckpointManager", "latest_checkpoint", "load_checkpoint"]
 

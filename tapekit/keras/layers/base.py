@@ -30,7 +30,7 @@ from ...display.format import plain
 from ...module import Module, module_leaves
 from ...ops import cast
 from ...tensor import Tensor
-from ...train.checkpoint import has_deferred, retry_deferred
+from ... import restoring
 from .. import regularizers
 from ..activations import ACTIVATIONS
 from ..keras_tensor import KerasTensor, Node, any_symbolic
@@ -87,8 +87,8 @@ def _marks_built(build):
             if getattr(self, "input_shape", None) is None:   # (a Sequential's may raise)
                 self.input_shape = batchless(shape)
         self.built = True
-        if has_deferred():          # a Checkpoint.restore kept values for this layer's weights
-            retry_deferred()
+        if restoring.waiting():     # a Checkpoint.restore kept values for this layer's weights
+            restoring.retry()
         return result
     build_and_mark._marks_built = True
     return build_and_mark

@@ -8,8 +8,8 @@ optimizer of the same kind), as in Keras 3.15.
 """
 from ... import nest
 from ..keras_tensor import KerasTensor
-from ..layers.input_layer import InputLayer
-from .functional import Graph  # noqa: F401  (what a functional model keeps in _graph)
+from ..layers.input_layer import Input, InputLayer
+from ..saving.serialization_lib import deserialize_keras_object, serialize_keras_object
 from .model import Model
 from .sequential import Sequential
 
@@ -58,8 +58,6 @@ def clone_model(model, input_tensors=None, clone_function=None, call_function=No
         if call_function is not None:
             raise ValueError("clone_model: argument `call_function` is only supported for "
                              f"Functional models. Received model of type '{type(model).__name__}'")
-        from ..saving.serialization_lib import (deserialize_keras_object,  # noqa: PLC0415
-                                                serialize_keras_object)
         config = serialize_keras_object(model)
         try:
             return deserialize_keras_object(config, custom_objects={type(model).__name__: type(model)})
@@ -119,7 +117,6 @@ def _clone_sequential(model, clone, input_tensors):
         _input_layer_of(input_tensors, "input_tensors")
         layers = [input_tensors] + layers
     elif isinstance(first, InputLayer):
-        from ..layers.input_layer import Input   # noqa: PLC0415
         layers = [Input(batch_shape=first.batch_shape, dtype=first.dtype, name=first.name)] + layers
     return Sequential(layers, name=model.name, trainable=model.trainable)
 
@@ -127,7 +124,6 @@ def _clone_sequential(model, clone, input_tensors):
 def _clone_functional(model, clone, input_tensors, call_function):
     graph = model._graph
     if input_tensors is None:
-        from ..layers.input_layer import Input   # noqa: PLC0415
         new_inputs = nest.pack_like(graph.inputs, [
             Input(batch_shape=t.shape, dtype=t.dtype, name=t.name) for t in graph.flat_inputs])
     else:
