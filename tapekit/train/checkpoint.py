@@ -167,8 +167,8 @@ class CheckpointLoadStatus:
         about them anyway. Returns the status."""
         return self
 
-    def __getattr__(self, name):
-        return no_attribute(self, name)
+    # Asked only for a name ordinary look-up did not find: TF's members tapekit lacks say so.
+    __getattr__ = no_attribute
 
 
 class InitializationOnlyStatus(CheckpointLoadStatus):
@@ -298,6 +298,10 @@ class Checkpoint:
         if save_path is None:
             raise ValueError("Checkpoint.read: save_path is None; pass the prefix write() returned")
         return self.restore(save_path, options)
+
+    def sync(self):
+        """Nothing to wait for: tapekit writes a checkpoint before save returns (TF's sync waits
+        for an asynchronous save)."""
 
     def __repr__(self):
         return f"<tk.train.Checkpoint of {', '.join(self._objects) or 'nothing'}>"

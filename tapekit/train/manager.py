@@ -120,5 +120,5 @@ class CheckpointManager:
     def sync(self):
         """Nothing to wait for: tapekit writes checkpoints before save returns."""
 
-    def __getattr__(self, name):
-        return no_attribute(self, name)
+    # Asked only for a name ordinary look-up did not find: TF's members tapekit lacks say so.
+    __getattr__ = no_attribute
