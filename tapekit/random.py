@@ -366,7 +366,12 @@ class Generator:
         stream = np.random.Generator(np.random.Philox(key=[key, 0], counter=[0, 0, low, high]))
         low = (low + 1) & _UINT64
         high = (high + (low == 0)) & _UINT64
-        self._state_var.assign(np.array([low, high, key], np.uint64).view(np.int64))
+        # Written in place, not by assign: a tk.function records the draw (this op) and runs it
+        # again at each replay, which counts again; a recorded assign would write the first
+        # trace's count back at every replay, and every replay would draw the same numbers.
+        var = self._state_var
+        with var._lock:
+            var._value = np.array([low, high, key], np.uint64).view(np.int64)
         return stream
 
     def reset_from_seed(self, seed):

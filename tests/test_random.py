@@ -157,3 +157,16 @@ def test_generator_state_in_a_checkpoint(tmp_path):
     first = g.normal([3]).numpy()
     ckpt.restore(path).assert_consumed()
     np.testing.assert_array_equal(g.normal([3]).numpy(), first)       # the same draw again
+
+
+def test_generator_draws_anew_at_every_replay_of_a_tk_function():
+    g = tk.random.Generator.from_seed(0)
+
+    @tk.function
+    def draw():
+        return g.normal([2])
+    traced = [draw().numpy() for _ in range(3)]
+    eager = tk.random.Generator.from_seed(0)
+    for got in traced:                                   # the same numbers as eagerly, in turn
+        np.testing.assert_array_equal(got, eager.normal([2]).numpy())
+    assert g.state.numpy()[0] == 3
