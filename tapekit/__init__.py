@@ -52,6 +52,8 @@ for _name in _namespaces.MADE:
 from . import keras  # noqa: E402
 
 _namespaces.alias_keras(globals())
+# tk.train: checkpoints of variables, tk.Modules and Keras models and optimizers.
+from . import train  # noqa: E402,F401
 # tk.display (after the core): tape pictures, tk.show, and GradientTape.explain, .describe and
 # its notebook display; tk.widgets (ipywidgets is imported only when a view is made).
 from . import display, widgets  # noqa: E402,F401

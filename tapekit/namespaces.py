@@ -6,7 +6,7 @@
                        other modules define, so they are no files. `import tapekit.math`
                        and `from tapekit import nn` work as for any module (`make`)
     tk.random, tk.debugging, tk.errors, tk.dtypes, tk.testing, tk.autograph, tk.backprop,
-    tk.record, tk.nest, tk.display, tk.widgets
+    tk.record, tk.nest, tk.train, tk.display, tk.widgets
                        modules with code of their own: their table is their `__all__` (or,
                        without one, the names they define), and they end with
                        `__dir__ = public_dir(globals())` and, but for tk.display and
@@ -200,8 +200,8 @@ TK = {   # `import tapekit as tk`, besides the namespaces (TK_NAMESPACES)
 # are not namespaces: TensorFlow has none such.
 TK_NAMESPACES = ("activations autodiff autograph backend backprop callbacks config debugging display "
                  "dtypes errors image initializers keras layers linalg losses math metrics models "
-                 "nest nn optimizers random record regularizers saving test testing types utils "
-                 "widgets").split()
+                 "nest nn optimizers random record regularizers saving test testing train types "
+                 "utils widgets").split()
 
 MADE = {   # namespace -> (its docstring, its table)
     "tapekit.math": ("tapekit.math: every math function of tapekit (tk.math.log and tk.log are the same).", {

@@ -1,5 +1,6 @@
 """Seeded random tensors (`tf.random`, and Keras 3's `keras.random`): normal, uniform,
-truncated_normal, randint, shuffle, categorical, dropout, set_seed, SeedGenerator.
+truncated_normal, randint, shuffle, categorical, dropout, set_seed, SeedGenerator, and
+TensorFlow's stateful Generator (get_global_generator, set_global_generator).
 
 One NumPy Generator per process, reset by `set_seed`; an op-level `seed` gives a
 stream of its own (derived from the global seed and the op seed), so a notebook
@@ -14,12 +15,13 @@ import numpy as np
 
 from . import dtypes
 from .convert import convert_to_tensor
+from .errors import InvalidArgumentError
 from .ops import cast
 from .errors import InvalidArgumentError
 from .ops.inputs import as_int, python_value
 from .ops.registry import defop
 from .tensor import Variable
-from .namespaces import missing, public_dir
+from .namespaces import missing, no_attribute, public_dir
 
 _global_seed = None
 _generator = np.random.default_rng()
@@ -116,6 +118,8 @@ def _rng(seed):
     # Looked up at every draw (not captured), so a replayed draw uses the current stream.
     if seed is None:
         return _generator
+    if isinstance(seed, Generator):
+        return seed._next_stream()
     if isinstance(seed, SeedGenerator):
         return np.random.default_rng(list(seed.next()))
     key = int(seed)
@@ -137,6 +141,8 @@ def _normal(shape, mean, stddev, dtype, seed):
 def _uniform(shape, minval, maxval, dtype, seed):
     rng = _rng(seed)
     if dtype.kind in "iu":
+        if maxval > np.iinfo(np.int64).max + 1:      # uint64's whole range: drawn as uint64
+            return rng.integers(minval, maxval, size=shape, dtype=np.uint64)
         return rng.integers(minval, maxval, size=shape).astype(dtype)
     sample = rng.random(shape, dtype=np.float64)
     return (minval + sample * (maxval - minval)).astype(dtype)
@@ -311,6 +317,220 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
         n if n is not None else inputs.shape[i] for i, n in enumerate(noise_shape))
     keep = uniform(shape, dtype=inputs.dtype, seed=seed) >= rate
     return inputs * (1.0 / (1.0 - rate)) * cast(keep, inputs.dtype)
+
+
+# --- tf.random.Generator ------------------------------------------------------------------------
+_UINT64 = np.iinfo(np.uint64).max
+
+
+def _key_of(seed):
+    """A 64-bit key from an integer seed (NumPy's SeedSequence, as the op seeds above)."""
+    return int(np.random.SeedSequence(seed).generate_state(1, np.uint64)[0])
+
+
+class Generator:
+    """A random number generator whose state is a Variable (`tf.random.Generator`): each draw
+    moves the state on, the same state gives the same numbers, and the state can be saved
+    in a tk.train.Checkpoint.
+
+    >>> g = tk.random.Generator.from_seed(1)
+    >>> a = g.normal([3])
+    >>> b = g.normal([3])                                    # the state moved on
+    >>> bool((a.numpy() != b.numpy()).all())
+    True
+    >>> np.array_equal(a.numpy(), tk.random.Generator.from_seed(1).normal([3]).numpy())
+    True
+    >>> g.uniform([4], minval=0, maxval=10, dtype=tk.int32).dtype
+    dtype('int32')
+
+    The numbers are NumPy's Philox generator's, not TensorFlow's: TensorFlow's Philox stream
+    (Philox4x32 with its own key schedule) is not reproduced bit for bit, so the same seed
+    gives other numbers than in TensorFlow, with the same shapes, dtypes, ranges and
+    distributions. `state` is a Variable of shape (3,) and dtype int64, as TensorFlow's:
+    [draws counted (two words), key]; its values differ from TensorFlow's for the same seed.
+    """
+
+    # Asked only for a name ordinary look-up did not find: TF's members tapekit lacks say so.
+    __getattr__ = no_attribute   # (namespaces.py; tapekit/not_in_tapekit.json lists them)
+
+    def __init__(self, copy_from=None, state=None, alg=None):
+        if copy_from is not None:
+            if not isinstance(copy_from, Generator):
+                raise TypeError(f"Generator: copy_from must be a Generator, got "
+                                f"{type(copy_from).__name__}")
+            state = copy_from.state.numpy()
+        elif state is None:
+            raise ValueError("Generator: give copy_from or state, or make one with "
+                             "Generator.from_seed(seed) or Generator.from_non_deterministic_state()")
+        state = np.asarray(python_value(state))
+        if state.shape != (3,) or state.dtype.kind not in "iu":
+            raise ValueError(f"Generator: state must be 3 integers (shape (3,), as TensorFlow's "
+                             f"Philox state), got shape {state.shape} dtype {state.dtype.name}")
+        self._state_var = Variable(state.astype(np.uint64).view(np.int64), trainable=False,
+                                   name="StateVar")
+        self._alg = 1 if alg is None else alg
+
+    @classmethod
+    def from_seed(cls, seed, alg=None):
+        """A generator whose numbers depend only on the integer `seed`."""
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise TypeError(f"Generator.from_seed: seed must be an integer, got {seed!r}")
+        return cls(state=np.array([0, 0, _key_of(int(seed) & _UINT64)], np.uint64), alg=alg)
+
+    @classmethod
+    def from_non_deterministic_state(cls, alg=None):
+        """A generator seeded from the operating system's entropy (other numbers every run)."""
+        key = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
+        return cls(state=np.array([0, 0, key], np.uint64), alg=alg)
+
+    @classmethod
+    def from_state(cls, state, alg):
+        """A generator that continues from `state` (another generator's `state`)."""
+        return cls(state=state, alg=alg)
+
+    @property
+    def state(self):
+        """The state Variable, int64 of shape (3,)."""
+        return self._state_var
+
+    @property
+    def key(self):
+        """The key part of the state (an int64 scalar tensor), as TensorFlow's `key`."""
+        return convert_to_tensor(self._state_var.numpy()[-1])
+
+    @property
+    def algorithm(self):
+        return self._alg
+
+    def _checkpoint_children(self):          # a tk.train.Checkpoint saves the state
+        return [("_state_var", self._state_var)]
+
+    def _next_stream(self):
+        """A NumPy generator for the next draw; counts the draw in the state."""
+        low, high, key = (int(v) for v in self._state_var.numpy().view(np.uint64))
+        stream = np.random.Generator(np.random.Philox(key=[key, 0], counter=[0, 0, low, high]))
+        low = (low + 1) & _UINT64
+        high = (high + (low == 0)) & _UINT64
+        # Written in place, not by assign: a tk.function records the draw (this op) and runs it
+        # again at each replay, which counts again; a recorded assign would write the first
+        # trace's count back at every replay, and every replay would draw the same numbers.
+        var = self._state_var
+        with var._lock:
+            var._value = np.array([low, high, key], np.uint64).view(np.int64)
+        return stream
+
+    def reset_from_seed(self, seed):
+        """Start again as Generator.from_seed(seed) would."""
+        self._state_var.assign(Generator.from_seed(seed).state.numpy())
+
+    def reset(self, state):
+        self._state_var.assign(np.asarray(python_value(state)).astype(np.uint64).view(np.int64))
+
+    def normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
+        """Samples from N(mean, stddev**2)."""
+        dtype = dtypes.as_dtype(dtype or dtypes.float32)
+        if dtype.kind != "f":
+            raise TypeError(f"Generator.normal: dtype must be floating, got {dtype.name}")
+        return random_normal(shape=_shape(shape), mean=_plain(mean), stddev=_plain(stddev),
+                             dtype=dtype, seed=self)
+
+    def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
+        """Samples from N(mean, stddev**2), each redrawn until within 2 stddev of the mean."""
+        dtype = dtypes.as_dtype(dtype or dtypes.float32)
+        if dtype.kind != "f":
+            raise TypeError(f"Generator.truncated_normal: dtype must be floating, got {dtype.name}")
+        return random_truncated_normal(shape=_shape(shape), mean=_plain(mean),
+                                       stddev=_plain(stddev), dtype=dtype, seed=self)
+
+    def uniform(self, shape, minval=0, maxval=None, dtype=dtypes.float32, name=None):
+        """Samples from [minval, maxval): maxval defaults to 1 for floats; for integer dtypes
+        (int32, int64, uint32, uint64) give both (minval < maxval) or neither (the whole range
+        of the dtype), as TensorFlow.
+
+        >>> g = tk.random.Generator.from_seed(0)
+        >>> g.uniform([3], dtype=tk.int32)
+        Traceback (most recent call last):
+        ValueError: Generator.uniform: for integer dtype int32, minval and maxval must be both None or both given; got minval=0 and maxval=None
+        """
+        dtype = dtypes.as_dtype(dtype or dtypes.float32)
+        if dtype.kind in "iu":
+            if dtype.name not in ("int32", "int64", "uint32", "uint64"):
+                raise InvalidArgumentError(f"Generator.uniform: integer dtype {dtype.name} is not "
+                                           f"supported; use int32, int64, uint32 or uint64 (as "
+                                           f"TensorFlow)")
+            if (minval is None) != (maxval is None):
+                raise ValueError(f"Generator.uniform: for integer dtype {dtype.name}, minval and "
+                                 f"maxval must be both None or both given; got minval={minval!r} "
+                                 f"and maxval={maxval!r}")
+            if minval is None:
+                return self.uniform_full_int(shape, dtype)
+            low, high = _plain(minval), _plain(maxval)
+            if not low < high:
+                raise InvalidArgumentError(f"Generator.uniform: need minval < maxval, got "
+                                           f"{low} >= {high}")
+            info = np.iinfo(dtype)
+            if low < info.min or high > info.max + 1:
+                raise InvalidArgumentError(f"Generator.uniform: [{low}, {high}) does not fit in "
+                                           f"{dtype.name}")
+        elif dtype.kind != "f":
+            raise TypeError(f"Generator.uniform: dtype must be floating or an integer dtype, got "
+                            f"{dtype.name}")
+        else:
+            minval = 0 if minval is None else minval
+            maxval = 1 if maxval is None else maxval
+        return random_uniform(shape=_shape(shape), minval=_plain(minval), maxval=_plain(maxval),
+                              dtype=dtype, seed=self)
+
+    def uniform_full_int(self, shape, dtype=dtypes.uint64, name=None):
+        """Integers uniform over the whole range of `dtype`."""
+        dtype = dtypes.as_dtype(dtype)
+        if dtype.name not in ("int32", "int64", "uint32", "uint64"):
+            raise InvalidArgumentError(f"Generator.uniform_full_int: dtype {dtype.name} is not "
+                                       f"supported; use int32, int64, uint32 or uint64")
+        info = np.iinfo(dtype)
+        return random_uniform(shape=_shape(shape), minval=int(info.min), maxval=int(info.max) + 1,
+                              dtype=dtype, seed=self)
+
+    def split(self, count=1):
+        """`count` new generators, their keys drawn from this one (which moves on)."""
+        if count < 0:
+            raise ValueError(f"Generator.split: count must be at least 0, got {count}")
+        keys = self._next_stream().integers(0, _UINT64, size=count, dtype=np.uint64, endpoint=True)
+        return [Generator(state=np.array([0, 0, k], np.uint64), alg=self._alg) for k in keys]
+
+    def __repr__(self):
+        return f"<tk.random.Generator state={self._state_var.numpy().tolist()}>"
+
+
+_global = None
+
+
+def get_global_generator():
+    """The generator shared by a program (made on first use from non-deterministic state, as
+    TensorFlow's; `set_seed` does not reset it, as in TensorFlow).
+
+    >>> tk.random.get_global_generator() is tk.random.get_global_generator()
+    True
+    """
+    global _global
+    if _global is None:
+        _global = Generator.from_non_deterministic_state()
+    return _global
+
+
+def set_global_generator(generator):
+    """Make `generator` the one get_global_generator returns.
+
+    >>> g = tk.random.Generator.from_seed(3)
+    >>> tk.random.set_global_generator(g)
+    >>> tk.random.get_global_generator() is g
+    True
+    """
+    global _global
+    if not isinstance(generator, Generator):
+        raise TypeError(f"set_global_generator: expected a tk.random.Generator, got "
+                        f"{type(generator).__name__}")
+    _global = generator
 
 
 __dir__ = public_dir(globals())   # dir() and tab completion: the public names only

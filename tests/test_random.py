@@ -122,3 +122,102 @@ def test_categorical_has_no_gradient():
     with tk.GradientTape() as tape:
         draws = tk.cast(tk.random.categorical(logits, 3), tk.float32)
     assert tape.gradient(tk.reduce_sum(draws), logits) is None
+
+
+# --- tk.random.Generator: TF 2.21's signatures and rules (checked on TF); NumPy's numbers ------
+def test_generator_same_seed_same_numbers_and_the_state_moves_on():
+    g = tk.random.Generator.from_seed(1)
+    assert g.state.shape == (3,) and g.state.dtype == np.int64      # as TF's Philox state
+    a, b = g.normal([4]).numpy(), g.normal([4]).numpy()
+    assert not np.allclose(a, b)
+    again = tk.random.Generator.from_seed(1)
+    np.testing.assert_array_equal(again.normal([4]).numpy(), a)
+    np.testing.assert_array_equal(again.normal([4]).numpy(), b)
+    assert not np.allclose(tk.random.Generator.from_seed(2).normal([4]).numpy(), a)
+    copy = tk.random.Generator(copy_from=g)
+    np.testing.assert_array_equal(copy.uniform([3]).numpy(), g.uniform([3]).numpy())
+    assert int(g.key.numpy()) == int(g.state.numpy()[-1])
+    g.reset_from_seed(1)
+    np.testing.assert_array_equal(g.normal([4]).numpy(), a)
+    other = tk.random.Generator.from_non_deterministic_state()
+    assert not np.allclose(other.normal([4]).numpy(), a)
+
+
+def test_generator_distributions():
+    g = tk.random.Generator.from_seed(1234)
+    n = g.normal([200_000], mean=2.0, stddev=3.0).numpy()
+    assert n.dtype == np.float32 and abs(n.mean() - 2.0) < 0.03 and abs(n.std() - 3.0) < 0.03
+    u = g.uniform([200_000], minval=-1.0, maxval=3.0, dtype=tk.float64).numpy()
+    assert u.dtype == np.float64 and u.min() >= -1.0 and u.max() < 3.0
+    assert abs(u.mean() - 1.0) < 0.02 and abs(u.var() - 16 / 12) < 0.02
+    # Kolmogorov-Smirnov distance to the uniform CDF: about 1.36/sqrt(n) at the 5% level
+    s = np.sort((u + 1) / 4)
+    assert np.abs(s - np.arange(1, s.size + 1) / s.size).max() < 1.36 / np.sqrt(s.size) * 1.5
+    t = g.truncated_normal([200_000], stddev=2.0, dtype=tk.float16).numpy()
+    assert t.dtype == np.float16 and np.abs(t).max() <= 4.0
+    assert abs(float(t.astype(np.float64).std()) - 2.0 * 0.8796) < 0.02    # truncated at 2 stddev
+    i = g.uniform([60_000], minval=-2, maxval=3, dtype=tk.int64).numpy()
+    assert i.dtype == np.int64 and sorted(set(i.tolist())) == [-2, -1, 0, 1, 2]
+    assert np.abs(np.bincount(i + 2) / i.size - 0.2).max() < 0.01
+    full = g.uniform([1000], minval=None, maxval=None, dtype=tk.uint64).numpy()
+    assert full.dtype == np.uint64 and full.max() > 2**63                 # the whole range
+    assert g.uniform_full_int([5], dtype=tk.int32).dtype == np.int32
+    assert g.uniform([2, 3], minval=2.0, maxval=1.0).numpy().min() >= 1.0   # TF: no check
+
+
+def test_generator_uniform_integer_rules_are_tensorflows():
+    g = tk.random.Generator.from_seed(0)
+    for kwargs in ({}, {"minval": 2}, {"minval": None, "maxval": 3}):
+        with pytest.raises(ValueError, match="minval and maxval must be both None or both given"):
+            g.uniform([3], dtype=tk.int32, **kwargs)
+    for low, high in ((5, 5), (5, 2)):
+        with pytest.raises(tk.errors.InvalidArgumentError, match="need minval < maxval"):
+            g.uniform([3], minval=low, maxval=high, dtype=tk.int32)
+    for dtype in (tk.int16, tk.uint8):
+        with pytest.raises(tk.errors.InvalidArgumentError, match="int32, int64, uint32 or uint64"):
+            g.uniform([3], maxval=3, minval=0, dtype=dtype)
+    with pytest.raises(TypeError, match="dtype must be floating"):
+        g.normal([2], dtype=tk.int32)
+    with pytest.raises(TypeError, match="seed must be an integer"):
+        tk.random.Generator.from_seed(1.5)
+
+
+def test_generator_split_and_global_generator():
+    g = tk.random.Generator.from_seed(7)
+    children = g.split(3)
+    assert len(children) == 3 and g.split(0) == []
+    draws = [c.normal([1000]).numpy() for c in children]
+    assert abs(np.corrcoef(draws[0], draws[1])[0, 1]) < 0.1
+    again = tk.random.Generator.from_seed(7).split(3)
+    np.testing.assert_array_equal(again[2].normal([1000]).numpy(), draws[2])
+    assert tk.random.get_global_generator() is tk.random.get_global_generator()
+    before = tk.random.get_global_generator()
+    try:
+        tk.random.set_global_generator(g)
+        assert tk.random.get_global_generator() is g
+        with pytest.raises(TypeError, match="expected a tk.random.Generator"):
+            tk.random.set_global_generator(3)
+    finally:
+        tk.random.set_global_generator(before)
+
+
+def test_generator_state_in_a_checkpoint(tmp_path):
+    g = tk.random.Generator.from_seed(3)
+    ckpt = tk.train.Checkpoint(generator=g)
+    path = ckpt.save(str(tmp_path / "ck"))
+    first = g.normal([3]).numpy()
+    ckpt.restore(path).assert_consumed()
+    np.testing.assert_array_equal(g.normal([3]).numpy(), first)       # the same draw again
+
+
+def test_generator_draws_anew_at_every_replay_of_a_tk_function():
+    g = tk.random.Generator.from_seed(0)
+
+    @tk.function
+    def draw():
+        return g.normal([2])
+    traced = [draw().numpy() for _ in range(3)]
+    eager = tk.random.Generator.from_seed(0)
+    for got in traced:                                   # the same numbers as eagerly, in turn
+        np.testing.assert_array_equal(got, eager.normal([2]).numpy())
+    assert g.state.numpy()[0] == 3

@@ -170,7 +170,7 @@ def tk_signature(obj):
     return [[p.name, p.kind.name, _default_text(p.default)] for p in sig.parameters.values()]
 
 
-_DTYPE_TEXT = re.compile(r"^(tf\.|dtype\(')?(float16|float32|float64|int8|int16|int32|int64|uint8|bool|"
+_DTYPE_TEXT = re.compile(r"^(tf\.|dtype\(')?(float16|float32|float64|int8|int16|int32|int64|uint8|uint16|uint32|uint64|bool|"
                          r"complex64|complex128)('\))?$|^<class 'numpy\.(\w+)'>$")
 
 

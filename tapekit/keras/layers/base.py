@@ -30,6 +30,7 @@ from ...display.format import plain
 from ...module import Module, module_leaves
 from ...ops import cast
 from ...tensor import Tensor
+from ... import restoring
 from .. import regularizers
 from ..activations import ACTIVATIONS
 from ..keras_tensor import KerasTensor, Node, any_symbolic
@@ -83,9 +84,11 @@ def _marks_built(build):
         shape = args[0] if args else kwargs.get("input_shape")
         if getattr(self, "_build_shape", None) is None and shape is not None:
             self._build_shape = shape
-            if self.input_shape is None:
+            if getattr(self, "input_shape", None) is None:   # (a Sequential's may raise)
                 self.input_shape = batchless(shape)
         self.built = True
+        if restoring.waiting():     # a Checkpoint.restore kept values for this layer's weights
+            restoring.retry()
         return result
     build_and_mark._marks_built = True
     return build_and_mark
@@ -154,9 +157,10 @@ class Layer(LayerConfig, LayerWeights, KerasSaveable, Module):
             shape = (kwargs["input_dim"],)
         if kwargs.get("batch_input_shape") is not None:
             shape = tuple(kwargs["batch_input_shape"])[1:]
-        self.input_shape = None if shape is None else (kwargs.get("batch_size"),) + tuple(shape)
-        if self.input_shape is not None:
-            self._maybe_build(self.input_shape)
+        shape = None if shape is None else (kwargs.get("batch_size"),) + tuple(shape)
+        self.input_shape = shape
+        if shape is not None:
+            self._maybe_build(shape)
 
     # --- losses -----------------------------------------------------------------------------
     def add_loss(self, loss):

@@ -100,8 +100,9 @@ class LayerConfig:
 
     def get_build_config(self):
         """{"input_shape": ...} of a built layer (Keras 3 writes it to rebuild the weights)."""
-        if self.built and self.input_shape is not None:
-            return {"input_shape": _jsonish(self.input_shape)}
+        shape = getattr(self, "input_shape", None)       # (a Sequential's may raise)
+        if self.built and shape is not None:
+            return {"input_shape": _jsonish(shape)}
         return None
 
     def build_from_config(self, config):

@@ -4,6 +4,7 @@ from .. import identifiers
 from . import functional  # noqa: F401  (tk.models.functional.Graph)
 from .model import Model
 from .sequential import Sequential
+from .cloning import clone_model
 from ..saving.saving_lib import load_model, model_from_json, save_model
 from ..saving import lookup
 

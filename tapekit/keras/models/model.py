@@ -83,6 +83,21 @@ class Model(Trainer, Layer):
         return self._flatten_layers()
 
     @property
+    def output_shape(self):
+        """A functional model's output shape: one batch shape, or a list of them for several
+        outputs (Keras 3). A subclassed model has none (AttributeError, as in Keras 3).
+
+        >>> x = tk.Input(shape=(3,))
+        >>> tk.Model(x, tk.layers.Dense(2)(x)).output_shape
+        (None, 2)
+        """
+        if not self._functional:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute "
+                                 f"'output_shape'", name="output_shape", obj=self)
+        shapes = [tuple(t.shape) for t in self._graph.flat_outputs]
+        return shapes[0] if len(shapes) == 1 else shapes
+
+    @property
     def _functional(self):
         return self.__dict__.get("_graph") is not None
 

@@ -46,6 +46,46 @@ class Sequential(Model):
         for layer in layers or []:
             self.add(layer)
 
+    # Keras 3: model.input_shape and model.output_shape once the input shape is known (a
+    # first tk.Input, input_shape= on the first layer, build or a call); before, AttributeError.
+    @property
+    def input_shape(self):
+        """The batch shape of the model's input, e.g. (None, 3).
+
+        >>> tk.Sequential([tk.Input(shape=(3,)), tk.layers.Dense(2)]).input_shape
+        (None, 3)
+        >>> tk.Sequential([tk.layers.Dense(2)], name="later").input_shape
+        Traceback (most recent call last):
+        AttributeError: Sequential model 'later' has no defined input shape yet.
+        """
+        if self._known_input_shape is None:
+            raise AttributeError(f"Sequential model '{self.name}' has no defined input shape yet.",
+                                 name="input_shape", obj=self)
+        return self._known_input_shape
+
+    @input_shape.setter
+    def input_shape(self, shape):
+        self.__dict__["_input_shape"] = shape
+
+    @property
+    def _known_input_shape(self):
+        return self.__dict__.get("_input_shape")
+
+    @property
+    def output_shape(self):
+        """The batch shape of the model's output, e.g. (None, 2).
+
+        >>> tk.Sequential([tk.Input(shape=(3,)), tk.layers.Dense(2)]).output_shape
+        (None, 2)
+        >>> tk.Sequential([tk.layers.Dense(2)], name="later").output_shape
+        Traceback (most recent call last):
+        AttributeError: Sequential model 'later' has no defined output shape yet.
+        """
+        if self._known_input_shape is None or not self._layers:
+            raise AttributeError(f"Sequential model '{self.name}' has no defined output shape yet.",
+                                 name="output_shape", obj=self)
+        return tuple(self.compute_output_shape(tuple(self._known_input_shape)))
+
     @property
     def layers(self):
         """The layers, without the InputLayer (as Keras 3's Sequential.layers)."""
@@ -80,9 +120,9 @@ class Sequential(Model):
                 if layer is first:
                     return
             else:      # the shape it was built for, with its batch size, as Keras 3
-                shape = first.__dict__.get("_build_shape") or self.input_shape
+                shape = first.__dict__.get("_build_shape") or self._known_input_shape
                 self._symbolic = [Input(batch_shape=shape if isinstance(shape, tuple)
-                                        else self.input_shape)]
+                                        else self._known_input_shape)]
         try:
             self._symbolic.append(layer(self._symbolic[-1]))
         except Exception:     # a layer that cannot run on symbolic inputs: no graph (inputs= raises)
@@ -187,8 +227,8 @@ class Sequential(Model):
         config = {"name": self.name, "trainable": self.trainable,
                   "dtype": dtype_policy_config(self.dtype),
                   "layers": [serialize_keras_object(layer) for layer in self._layers]}
-        if self.built and self.input_shape is not None:
-            config["build_input_shape"] = list(self.input_shape)
+        if self.built and self._known_input_shape is not None:
+            config["build_input_shape"] = list(self._known_input_shape)
         return config
 
     @classmethod
@@ -206,8 +246,8 @@ class Sequential(Model):
         return model
 
     def get_build_config(self):
-        if self.built and self.input_shape is not None:
-            return {"input_shape": list(self.input_shape)}
+        if self.built and self._known_input_shape is not None:
+            return {"input_shape": list(self._known_input_shape)}
         return None
 
     def build_from_config(self, config):

@@ -18,6 +18,7 @@ from ...convert import convert_to_tensor
 from ...namespaces import no_attribute
 from ...ops import cast, clip_by_global_norm, clip_by_norm, clip_by_value
 from ...tensor import Tensor, Variable
+from ... import restoring
 from ..utils.naming import check_name, join_path, snake_name
 from ..saving.serialization_lib import deserialize_keras_object, serialize_keras_object
 from .schedules import LearningRateSchedule
@@ -259,6 +260,8 @@ class Optimizer:
                                  trainable=False, name=join_path(self.name, base, s))
                      for s in self._slot_names}
             entry = self._slots[id(var)] = (var, named)  # keeps var alive: ids stay unique
+            if restoring.waiting():     # a Checkpoint.restore kept values for these slots
+                restoring.retry()
         return entry[1]
 
     def _step(self, dtype):

@@ -28,7 +28,7 @@ def output_shape(layer):
         if shapes:
             return "[" + ", ".join(shapes) + "]" if isinstance(outs, list) else \
                 "(" + ", ".join(shapes) + ")"
-    shape = layer.__dict__.get("_build_shape", layer.input_shape)
+    shape = layer.__dict__.get("_build_shape", getattr(layer, "input_shape", None))
     if layer.built and shape is not None:
         try:
             out = layer.compute_output_shape(shape)

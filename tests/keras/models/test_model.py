@@ -235,3 +235,19 @@ OLD_PICKLE = (
     "0DvG8tEOL/6QidkC50Ugzk2ZqOYnhdXt4iKQMGvi0hSXpwXWuYha5o/F7XAXF4GG5r/gwRycWaI6QcA0RA4TPZAeVJKs"
     "YBp+ZBn2avFfJ2c3iS8kigSidrZZ6Lk832mqf0hF+z4XaKP/B3TbNfM="
 )
+
+
+# model.input_shape / output_shape: the values and errors Keras 3.15 gives (checked on it)
+def test_functional_and_subclassed_shapes():
+    x, x2 = tk.Input((3,)), tk.Input((5,))
+    y = tk.layers.Dense(2)(x)
+    z = tk.layers.Dense(1)(y)
+    assert tk.Model(x, z).output_shape == (None, 1)
+    assert tk.Model(x, [y, z]).output_shape == [(None, 2), (None, 1)]
+    assert tk.Model([x, x2], z).input_shape == [(None, 3), (None, 5)]
+
+    class Sub(tk.Model):
+        def call(self, x):
+            return x
+    with pytest.raises(AttributeError, match="'Sub' object has no attribute 'output_shape'"):
+        Sub().output_shape      # noqa: B018

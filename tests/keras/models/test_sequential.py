@@ -144,3 +144,21 @@ def test_a_sequential_passes_the_mask_from_its_input_layer_on():
     given = plain(x, mask=np.array([[True, True, False]]))
     np.testing.assert_array_equal(given._keras_mask.numpy(), [[True, True, False]])
     np.testing.assert_array_equal(given.numpy()[:, 2], given.numpy()[:, 1])   # step 2 repeats 1
+
+
+# model.input_shape / output_shape: the values and errors Keras 3.15 gives (checked on it)
+def test_sequential_shapes():
+    assert tk.Sequential([tk.Input((3,)), tk.layers.Dense(2)]).output_shape == (None, 2)
+    later = tk.Sequential([tk.layers.Dense(2)], name="later")
+    with pytest.raises(AttributeError, match="Sequential model 'later' has no defined input shape yet."):
+        later.input_shape       # noqa: B018
+    with pytest.raises(AttributeError, match="Sequential model 'later' has no defined output shape yet."):
+        later.output_shape      # noqa: B018
+    assert not hasattr(tk.Sequential(), "output_shape")
+    later.build((None, 3))
+    assert later.input_shape == (None, 3) and later.output_shape == (None, 2)
+    called = tk.Sequential([tk.layers.Dense(2), tk.layers.Dense(5)])
+    called(np.ones((4, 3), "float32"))
+    # Keras 3.15 shows the first call's batch size, (4, 3) and (4, 5); tapekit keeps None
+    assert called.input_shape == (None, 3) and called.output_shape == (None, 5)
+    assert tk.Sequential([tk.layers.Dense(2, input_shape=(3,))]).output_shape == (None, 2)
