@@ -106,8 +106,14 @@ class SeedGenerator:
 
     def next(self):
         """The seed of the next draw (a pair [seed, counter]); advances the counter."""
-        seed, counter = (int(v) for v in self.state.numpy())
-        self.state.assign(np.array([seed, counter + 1], np.int64))
+        var = self.state
+        with var._lock:
+            seed, counter = (int(v) for v in var._value)
+            # In place, not by assign, as Generator._next_stream: a tk.function records the
+            # draw and runs it again at each replay, which counts again; a recorded assign
+            # would write the first trace's counter back, and every replay would draw the
+            # same numbers (a layer's dropout mask repeated at every step of fit).
+            var._value = np.array([seed, counter + 1], np.int64)
         return seed, counter
 
     def __repr__(self):

@@ -221,3 +221,15 @@ def test_generator_draws_anew_at_every_replay_of_a_tk_function():
     for got in traced:                                   # the same numbers as eagerly, in turn
         np.testing.assert_array_equal(got, eager.normal([2]).numpy())
     assert g.state.numpy()[0] == 3
+
+
+def test_a_seed_generator_draws_anew_at_every_replay_of_a_tk_function():
+    # A recorded assign of its counter wrote the first trace's count back at each replay, so
+    # every call after the first drew the same numbers (a custom layer's dropout mask in fit).
+    traced, eager = tk.random.SeedGenerator(1), tk.random.SeedGenerator(1)
+    f = tk.function(lambda: tk.random.uniform([3], seed=traced))
+    got = [f().numpy() for _ in range(4)]
+    want = [tk.random.uniform([3], seed=eager).numpy() for _ in range(4)]
+    np.testing.assert_array_equal(np.array(got), np.array(want))
+    assert len({tuple(g) for g in got}) == 4
+    assert traced.state.numpy().tolist() == [1, 4] == eager.state.numpy().tolist()
