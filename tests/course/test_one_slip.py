@@ -1,0 +1,193 @@
+"""One slip costs only its own points (issue 47): each lesson's exercise graded with one
+plausible mistake in an otherwise right answer, as nbgrader's autograde grades it (every check
+with its hidden tests) and as the student sees it before submitting (the hidden tests taken out).
+
+A check judges the student's own answer, a later part against the student's own earlier value
+where the task allows, and its message says what is wrong, truthfully. Each slip below asserts
+the points it keeps and the words of the message that names it. The cells run as
+`tapekit.teach.exercise.check_runs` runs them (a fresh IPython shell per answer, one child
+Python per lesson); tests/teach/test_assignments.py grades lesson 05's slips with nbgrader's
+own commands, and every lesson's wrong answer (tests/course/wrong_answers/) the same way.
+"""
+import re
+import textwrap
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from tapekit.teach.exercise import read_exercise, run_cells
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+HIDDEN = re.compile(r"[ \t]*### BEGIN HIDDEN TESTS\n.*?### END HIDDEN TESTS[ \t]*\n?", re.S)
+
+
+def _lesson(number):
+    (path,) = NOTEBOOKS.glob(f"{number:02d}_*.md")
+    return path
+
+
+@lru_cache(maxsize=None)
+def _graded(number):
+    """{slip name: {"hidden": (points, [messages]), "visible": (points, [messages])}} for every
+    slip of lesson `number`, and the solution's under the name "solution"."""
+    ex = read_exercise(_lesson(number))
+    answers = {"solution": ex.solution,
+               **{name: textwrap.dedent(code) for name, (code, *_) in SLIPS[number].items()}}
+    before = ex.imports + ex.setup + ex.given
+    runs = {}
+    for name, code in answers.items():
+        cell = f"{ex.skeleton.rstrip()}\n{code}"        # typed below '# your code here'
+        runs[f"{name}:hidden"] = before + [cell] + [g for g, _ in ex.grades]
+        runs[f"{name}:visible"] = before + [cell] + [HIDDEN.sub("", g) for g, _ in ex.grades]
+    res = run_cells(runs, timeout=600)
+    out = {}
+    for name in answers:
+        out[name] = {}
+        for kind in ("hidden", "visible"):
+            checks = res[f"{name}:{kind}"]["results"][len(before) + 1:]
+            out[name][kind] = (sum(p for (_, p), r in zip(ex.grades, checks) if r is None),
+                               [f"{r[0]}: {r[1]}" for r in checks if r is not None])
+    return ex.points, out
+
+
+# lesson: {slip: (the answer, points at autograde, words its feedback holds, words it must not)}
+SLIPS = {
+    4: {
+        "gradients as NumPy values": ("""\
+            with tk.GradientTape(watch_accessed_variables=False) as tape:
+                tape.watch([w2, x])
+                h = w1 * x
+                y = w2 * h ** 2
+            dw2, dx, dw1, dh = [None if g is None else g.numpy()
+                                for g in tape.gradient(y, [w2, x, w1, h])]
+            """, 6, [], []),
+        "h cubed for h squared": ("""\
+            with tk.GradientTape(watch_accessed_variables=False) as tape:
+                tape.watch([w2, x])
+                h = w1 * x
+                y = w2 * h ** 3
+            dw2, dx, dw1, dh = tape.gradient(y, [w2, x, w1, h])
+            """, 4, ["dw2 should be dy/dw2 = h² = 6² = 36, got 216", "got -108: check y = w2 · h²"],
+            ["dx should be"]),
+        "x not watched": ("""\
+            with tk.GradientTape(watch_accessed_variables=False) as tape:
+                tape.watch(w2)
+                h = w1 * x
+                y = w2 * h ** 2
+            dw2, dx, dw1, dh = tape.gradient(y, [w2, x, w1, h])
+            """, 3, ["dx is None: the tape did not record x", "(dx is None too: watch x)"], []),
+        "h watched, x not": ("""\
+            with tk.GradientTape(watch_accessed_variables=False) as tape:
+                tape.watch(w2)
+                h = w1 * x
+                tape.watch(h)
+                y = w2 * h ** 2
+            dw2, dx, dw1, dh = tape.gradient(y, [w2, x, w1, h])
+            """, 4, ["dx is None: the tape did not record x"], ["dh is None"]),
+        "h computed after the block": ("""\
+            with tk.GradientTape(watch_accessed_variables=False) as tape:
+                tape.watch([w2, x])
+                y = w2 * (w1 * x) ** 2
+            h = w1 * x
+            dw2, dx, dw1, dh = tape.gradient(y, [w2, x, w1, h])
+            """, 5, ["dh is None: the tape did not record h", "inside the tape's block"], []),
+        "the default tape": ("""\
+            with tk.GradientTape() as tape:
+                tape.watch(x)
+                h = w1 * x
+                y = w2 * h ** 2
+            dw2, dx, dw1, dh = tape.gradient(y, [w2, x, w1, h])
+            """, 4, ["your tape still watched w1"], []),
+    },
+    18: {
+        "the sum of all scores": ("""\
+            tk.random.set_seed(5)
+            W = tk.random.normal((64, 10))
+            image_a = tk.random.uniform((1, 64))
+            image_b = tk.random.uniform((1, 64))
+            maps = []
+            for image in [image_a, image_b]:
+                with tk.GradientTape() as tape:
+                    tape.watch(image)
+                    score = tk.reduce_sum(image @ W)
+                maps.append(tape.gradient(score, image).numpy().reshape(8, 8))
+            saliency_a, saliency_b = maps
+            """, 2, ["you differentiated the sum of all the scores", "the same slip"], []),
+        "class 2 for class 3": ("""\
+            tk.random.set_seed(5)
+            W = tk.random.normal((64, 10))
+            image_a = tk.random.uniform((1, 64))
+            image_b = tk.random.uniform((1, 64))
+            def saliency(image):
+                with tk.GradientTape() as tape:
+                    tape.watch(image)
+                    score = (image @ W)[0, 2]
+                return tape.gradient(score, image).numpy().reshape(8, 8)
+            saliency_a, saliency_b = saliency(image_a), saliency(image_b)
+            """, 2, ["saliency_a is class 2's map", "counted from 0"], ["sum"]),
+        "W drawn after the images": ("""\
+            tk.random.set_seed(5)
+            image_a = tk.random.uniform((1, 64))
+            image_b = tk.random.uniform((1, 64))
+            W = tk.random.normal((64, 10))
+            def saliency(image):
+                with tk.GradientTape() as tape:
+                    tape.watch(image)
+                    score = (image @ W)[0, 3]
+                return tape.gradient(score, image).numpy().reshape(8, 8)
+            saliency_a, saliency_b = saliency(image_a), saliency(image_b)
+            """, 4, ["set the seed first, then draw W"], ["class 3's score alone"]),
+        "the map transposed": ("""\
+            tk.random.set_seed(5)
+            W = tk.random.normal((64, 10))
+            image_a = tk.random.uniform((1, 64))
+            image_b = tk.random.uniform((1, 64))
+            def saliency(image):
+                with tk.GradientTape() as tape:
+                    tape.watch(image)
+                    score = (image @ W)[0, 3]
+                return tape.gradient(score, image).numpy().reshape(8, 8).T
+            saliency_a, saliency_b = saliency(image_a), saliency(image_b)
+            """, 2, ["W's column 3 transposed", ".reshape(8, 8)"], []),
+        "the image not watched": ("""\
+            tk.random.set_seed(5)
+            W = tk.random.normal((64, 10))
+            image_a = tk.random.uniform((1, 64))
+            image_b = tk.random.uniform((1, 64))
+            def saliency(image):
+                with tk.GradientTape() as tape:
+                    score = (image @ W)[0, 3]
+                return tape.gradient(score, image).numpy().reshape(8, 8)
+            saliency_a, saliency_b = saliency(image_a), saliency(image_b)
+            """, 1, ["records only after tape.watch(image)"], []),
+    },
+}
+
+CASES = [(n, slip) for n in SLIPS for slip in SLIPS[n]]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("number", sorted(SLIPS))
+def test_the_solution_gets_full_marks_seen_and_graded(number):
+    points, graded = _graded(number)
+    assert graded["solution"]["hidden"] == graded["solution"]["visible"] == (points, [])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("number, slip", CASES, ids=[f"{n}-{s}" for n, s in CASES])
+def test_one_slip_costs_only_its_points(number, slip):
+    _, want, says, not_says = SLIPS[number][slip]
+    points, graded = _graded(number)
+    got, messages = graded[slip]["hidden"]
+    text = "\n".join(messages)
+    assert got == want, f"lesson {number}, {slip}: {got}/{points} at autograde, not {want}:\n{text}"
+    assert all(m.startswith("AssertionError: ") for m in messages), text
+    for words in says:
+        assert words in text, f"lesson {number}, {slip}: the feedback does not say {words!r}:\n{text}"
+    for words in not_says:
+        assert words not in text, f"lesson {number}, {slip}: the feedback says {words!r}:\n{text}"
+    # What the student sees before submitting claims nothing the graded run contradicts: each
+    # check failing there fails at autograde too, with the same message.
+    seen, seen_messages = graded[slip]["visible"]
+    assert seen >= got and set(seen_messages) <= set(messages), (seen_messages, messages)
