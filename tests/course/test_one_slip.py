@@ -51,8 +51,105 @@ def _graded(number):
     return ex.points, out
 
 
+TRAIN_12 = """\
+            class QuadraticModel(tk.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.a = tk.Variable(0.0, name="a")
+                    self.c = tk.Variable(0.0, name="c")
+
+                def __call__(self, x):
+                    return self.a * x ** 2 + self.c
+
+
+            quad = QuadraticModel()
+            opt = tk.optimizers.SGD(learning_rate=0.05)
+            xq_t, yq_t = tk.constant(xq), tk.constant(yq)
+            for epoch in range(200):
+                with tk.GradientTape() as tape:
+                    loss = tk.reduce_mean(tk.square(yq_t - quad(xq_t)))
+                grads = tape.gradient(loss, quad.trainable_variables)
+                opt.apply_gradients(zip(grads, quad.trainable_variables))
+            a_fit, c_fit = float(quad.a), float(quad.c)
+"""
+
+RELU_06 = """\
+            def my_relu(x):
+                if x > 0:
+                    return x
+                return 0.0 * x
+
+
+            grads_mine, grads_relu = [], []
+            for value in [-1.0, 2.0]:
+                x = tk.Variable(value, name="x")
+                with tk.GradientTape(persistent=True) as tape:
+                    mine = my_relu(x)
+                    ref = tk.nn.relu(x)
+                grads_mine.append(float(tape.gradient(mine, x)))
+                grads_relu.append(float(tape.gradient(ref, x)))
+"""
+
+JAC_08 = """\
+            x = tk.Variable([3.0, 2.0, 1.0], name="x")
+            with tk.GradientTape(persistent=True) as tape:
+                y = tk.stack([x[0] * x[1], x[1] ** 2, x[0] - x[2]])
+            rows = [tape.gradient(y, x, output_gradients=tk.one_hot(i, 3)).numpy() for i in range(3)]
+            jac = np.stack(rows)
+            v_row1 = tk.one_hot(1, 3).numpy()
+"""
+
 # lesson: {slip: (the answer, points at autograde, words its feedback holds, words it must not)}
 SLIPS = {
+    8: {
+        "columns stacked for rows": (JAC_08.replace("np.stack(rows)", "np.stack(rows, axis=1)"), 2,
+                                     ["jac is J transposed", "did you stack columns?"], []),
+        "x1 cubed for x1 squared": (JAC_08.replace("x[1] ** 2", "x[1] ** 3"), 4,
+                                    ["row 1 of jac should be", "got [0.0, 12.0, 0.0]"],
+                                    ["did you stack columns?"]),
+        "x2 - x0 for x0 - x2": (JAC_08.replace("x[0] - x[2]", "x[2] - x[0]"), 4,
+                                ["row 2 of jac should be the gradient of y[2] = x0 − x2"], []),
+        "row 1 counted from 1": (JAC_08.replace("tk.one_hot(1, 3).numpy()", "tk.one_hot(0, 3).numpy()"),
+                                 3, ["that one picks row 0, the first"], []),
+    },
+    6: {
+        "a constant in the else branch": (RELU_06.replace("return 0.0 * x", "return tk.constant(0.0)")
+                                          .replace("float(tape.gradient(mine, x))", "tape.gradient(mine, x)"),
+                                          3, ["the gradient at x = -1.0 is None",
+                                              "What does your else branch return?"], []),
+        "a constant, and float(None) stops the cell": (
+            RELU_06.replace("return 0.0 * x", "return tk.constant(0.0)"), 2,
+            ["grads_mine holds 0 values, not 2", "float(None) raises a TypeError"], []),
+        "x not watched": (RELU_06.replace('tk.Variable(value, name="x")', "tk.constant(value)")
+                          .replace("float(tape.gradient(mine, x))", "tape.gradient(mine, x)")
+                          .replace("float(tape.gradient(ref, x))", "tape.gradient(ref, x)"), 2,
+                          ["so the tape did not watch x"], ["else branch"]),
+        "the comparison flipped": (RELU_06.replace("if x > 0:", "if x < 0:"), 3,
+                                   ["my_relu(-1.0) should be 0.0, got -1.0"], []),
+        "relu of -x": (RELU_06.replace("tk.nn.relu(x)", "tk.nn.relu(-x)"), 4,
+                       ["grads_relu should be the gradients of tk.nn.relu(x)"], []),
+        "a tape that is not persistent": (RELU_06.replace("(persistent=True)", "()"), 2,
+                                          ["grads_mine holds 1 value, not 2",
+                                           "a second gradient call on a tape that is not persistent"], []),
+    },
+    12: {
+        "learning rate 0.5": (TRAIN_12.replace("learning_rate=0.05", "learning_rate=0.5"), 2,
+                              ["the training diverged", "or your learning rate above 0.05"], []),
+        "a sum for the mean": (TRAIN_12.replace("reduce_mean", "reduce_sum"), 2,
+                               ["a sum instead of a mean"], []),
+        "x for x squared": (TRAIN_12.replace("x ** 2 + self.c", "x + self.c"), 2,
+                            ["the model a·x + c trains to: the model is a·x² + c"], []),
+        "x of shape (50, 1)": (TRAIN_12.replace("tk.constant(xq),", "tk.constant(xq.reshape(-1, 1)),"), 2,
+                               ["broadcasts the difference to 50 × 50"], []),
+        "the absolute error for the squared": (TRAIN_12.replace("tk.square(", "tk.abs("), 4,
+                                               ["another loss fits the data too"], []),
+        "least squares, not trained": ("""\
+            B = np.stack([xq ** 2, np.ones_like(xq)], axis=1)
+            (a_fit, c_fit), *_ = np.linalg.lstsq(B, yq, rcond=None)
+            a_fit, c_fit = float(a_fit), float(c_fit)
+            """, 4, ["the least-squares values computed directly, not trained"], []),
+        "199 epochs": (TRAIN_12.replace("range(200)", "range(199)"), 6, [], []),
+    },
     4: {
         "gradients as NumPy values": ("""\
             with tk.GradientTape(watch_accessed_variables=False) as tape:
