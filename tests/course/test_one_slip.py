@@ -99,8 +99,40 @@ JAC_08 = """\
             v_row1 = tk.one_hot(1, 3).numpy()
 """
 
+RANGE_15 = """\
+tk.random.set_seed(0)
+x = tk.random.normal((64, 64))
+
+
+def stays_in_range(x, s):
+    tk.random.set_seed(1)
+    h = x
+    for _ in range(20):
+        h = tk.layers.Dense(64, activation="relu", kernel_initializer=tk.initializers.RandomNormal(stddev=s))(h)
+        if not 0.1 <= float(tk.math.reduce_std(h)) <= 10:
+            return False
+    return True
+
+
+candidates = np.round(np.arange(0.15, 0.225, 0.005), 3)
+good_scales = [float(s) for s in candidates if stays_in_range(x, s)]
+"""
+
 # lesson: {slip: (the answer, points at autograde, words its feedback holds, words it must not)}
 SLIPS = {
+    15: {
+        "only the last layer tested": (RANGE_15.replace("""\
+        if not 0.1 <= float(tk.math.reduce_std(h)) <= 10:
+            return False
+    return True""", """\
+    return bool(0.1 <= float(tk.math.reduce_std(h)) <= 10)"""), 4,
+            ["test the standard deviation at every layer, not only at the last"], []),
+        "the seed set once, outside": (RANGE_15.replace("    tk.random.set_seed(1)\n", ""), 3,
+                                       ["draws other weights each time",
+                                        "Call tk.random.set_seed(1) inside it"], []),
+        "no relu": (RANGE_15.replace('activation="relu", ', ""), 0,
+                    ['activation="relu"'], ["not only at the last"]),
+    },
     8: {
         "columns stacked for rows": (JAC_08.replace("np.stack(rows)", "np.stack(rows, axis=1)"), 2,
                                      ["jac is J transposed", "did you stack columns?"], []),
