@@ -73,6 +73,67 @@ TRAIN_12 = """\
             a_fit, c_fit = float(quad.a), float(quad.c)
 """
 
+GRAD_01 = """\
+a = tk.Variable(1.0, name="a")
+b = tk.Variable(2.0, name="b")
+with tk.GradientTape() as tape:
+    f = a * b + tk.sin(a)
+df_da, df_db = tape.gradient(f, [a, b])
+"""
+BACKWARD_02 = """\
+p = x0 * y0
+dg_dp = np.exp(p) + 1.0
+dg_dx, dg_dy = dg_dp * y0, dg_dp * x0
+xv = tk.Variable(x0, dtype=tk.float64, name="x")
+yv = tk.Variable(y0, dtype=tk.float64, name="y")
+with tk.GradientTape() as tape_g:
+    pv = xv * yv
+    gv = tk.exp(pv) + pv
+tape_dx = float(tape_g.gradient(gv, xv))
+def g_of_x(x):
+    return float(tk.exp(tk.constant(x * y0, dtype=tk.float64)) + x * y0)
+fwd_errors = [abs((g_of_x(x0 + eps) - g_of_x(x0)) / eps - tape_dx) for eps in epsilons]
+best_fwd_eps = epsilons[int(np.argmin(fwd_errors))]
+"""
+STEP_07 = """\
+w = tk.Variable(1.0, name="w")
+b = tk.Variable(0.0, trainable=False, name="b")
+x, y_true = 2.0, 4.0
+
+with tk.GradientTape() as tape:
+    tape.watch(b)
+    pred = w * x + b
+    loss = (pred - y_true) ** 2
+
+dw, db = tape.gradient(loss, [w, b])
+"""
+CENTRAL_03 = """\
+q_calls = 0
+
+
+def q(x):
+    global q_calls
+    q_calls += 1
+    x = tk.convert_to_tensor(x, dtype=tk.float64)
+    return tk.reduce_sum(x ** 2 * tk.sin(x))
+
+
+eps = 1e-5
+grad_central = np.empty(len(x0))
+for j in range(len(x0)):
+    up, down = x0.copy(), x0.copy()
+    up[j] += eps
+    down[j] -= eps
+    grad_central[j] = (float(q(up)) - float(q(down))) / (2 * eps)
+central_calls = q_calls
+
+xv = tk.Variable(x0, dtype=tk.float64)
+with tk.GradientTape() as tape:
+    qv = q(xv)
+grad_tape = tape.gradient(qv, xv).numpy()
+q_calls = central_calls
+max_error = float(np.max(np.abs(grad_central - grad_tape)))
+"""
 RELU_06 = """\
             def my_relu(x):
                 if x > 0:
@@ -120,6 +181,53 @@ good_scales = [float(s) for s in candidates if stays_in_range(x, s)]
 
 # lesson: {slip: (the answer, points at autograde, words its feedback holds, words it must not)}
 SLIPS = {
+    7: {
+        "b left unwatched": (STEP_07.replace("    tape.watch(b)\n", ""), 2,
+                             ["b was created with trainable=False", "call tape.watch(b)"], []),
+        "float(w) left in": (STEP_07.replace("pred = w * x", "pred = float(w) * x"), 3,
+                             ["float(x) or a NumPy call"], []),
+        "the loss left after the block": (STEP_07.replace("    loss = (pred - y_true) ** 2\n", "")
+                                          .replace("dw, db = ", "loss = (pred - y_true) ** 2\ndw, db = "), 2,
+                                          ["computed after the `with` block ended"],
+                                          ["created with trainable=False, so the tape does not watch it by itself"]),
+    },
+    3: {
+        "x cubed in q": (CENTRAL_03.replace("x ** 2 * tk.sin(x)", "x ** 3 * tk.sin(x)"), 5,
+                         ["so check q itself"], ["grad_central is off"]),
+        "a step of 1e-12": (CENTRAL_03.replace("eps = 1e-5", "eps = 1e-12"), 5,
+                            ["the central difference with ε = 1e-12, a step too small"], []),
+        "the forward difference": (CENTRAL_03.replace("(float(q(up)) - float(q(down))) / (2 * eps)",
+                                                      "(float(q(up)) - float(q(x0))) / eps"), 5,
+                                   ["that is the forward difference"], ["a step much smaller"]),
+        "q in float32": (CENTRAL_03.replace("dtype=tk.float64)\n    return", "dtype=tk.float32)\n    return")
+                         .replace("tk.Variable(x0, dtype=tk.float64)", "tk.Variable(x0, dtype=tk.float32)"),
+                         5, ["your q computes in float32"], ["ValueError"]),
+        "the tape's call counted": (CENTRAL_03.replace("q_calls = central_calls\n", ""), 5,
+                                    ["q_calls is 11", "count only the finite differences' calls"], []),
+    },
+    1: {
+        "float() of each gradient": (GRAD_01.replace("df_da, df_db = tape.gradient(f, [a, b])",
+                                                     "df_da, df_db = [float(g) for g in tape.gradient(f, [a, b])]"),
+                                     4, [], []),
+        "cos for sin": (GRAD_01.replace("tk.sin(a)", "tk.cos(a)"), 3,
+                        ["df_da should be b + cos(a)"], ["df_db should be"]),
+        "the two swapped": (GRAD_01.replace("df_da, df_db = tape", "df_db, df_da = tape"), 2,
+                            ["df_da and df_db are swapped"], []),
+    },
+    2: {
+        "one of p's two contributions": (BACKWARD_02.replace("np.exp(p) + 1.0", "np.exp(p)"), 5,
+                                         ["p is used twice"], ["dg_dx should be"]),
+        "x and y swapped": (BACKWARD_02.replace("dg_dp * y0, dg_dp * x0", "dg_dp * x0, dg_dp * y0"), 4,
+                            ["that is dg_dp · x"], []),
+        "the central difference": (BACKWARD_02.replace("(g_of_x(x0 + eps) - g_of_x(x0)) / eps",
+                                                       "(g_of_x(x0 + eps) - g_of_x(x0 - eps)) / (2 * eps)"),
+                                   4, ["not the central one"], []),
+        "float32": (BACKWARD_02.replace("dtype=tk.float64)) + x * y0", "dtype=tk.float32)) + np.float32(x * y0)"),
+                    4, ["compute g in float64"], ["central"]),
+        "errors without abs": (BACKWARD_02.replace("abs((g_of_x(x0 + eps) - g_of_x(x0)) / eps - tape_dx)",
+                                                   "(g_of_x(x0 + eps) - g_of_x(x0)) / eps - tape_dx"),
+                               4, ["an error is the absolute difference"], ["float64"]),
+    },
     15: {
         "only the last layer tested": (RANGE_15.replace("""\
         if not 0.1 <= float(tk.math.reduce_std(h)) <= 10:
