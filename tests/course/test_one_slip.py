@@ -151,6 +151,66 @@ RELU_06 = """\
                 grads_relu.append(float(tape.gradient(ref, x)))
 """
 
+LAYER_09 = """\
+def layer_grads(X, W, b, T):
+    Y = X @ W + b
+    G = 2 * (Y - T) / Y.size
+    return (X.T @ G, G.sum(axis=0), G @ W.T)
+
+
+dW, db, dX = layer_grads(X_ex, W_ex, b_ex, T_ex)
+"""
+POLAR_10 = """\
+p = tk.Variable([2.0, np.pi / 6])
+
+with tk.GradientTape() as tape:
+    xy = tk.stack([p[0] * tk.cos(p[1]), p[0] * tk.sin(p[1])])
+J_polar = tape.jacobian(xy, p).numpy()
+det_polar = float(np.linalg.det(J_polar))
+
+with tk.autodiff.ForwardAccumulator(p, tk.constant([1.0, 0.0])) as acc:
+    xy = tk.stack([p[0] * tk.cos(p[1]), p[0] * tk.sin(p[1])])
+col0 = acc.jvp(xy).numpy()
+"""
+LSE_11 = """\
+@tk.custom_gradient
+def lse(z):
+    m = tk.reduce_max(z)
+    e = tk.exp(z - m)
+    total = tk.reduce_sum(e)
+    def grad_fn(dy):
+        return dy * e / total
+    return m + tk.math.log(total), grad_fn
+
+
+z = tk.Variable([1.0, 2.0, 1000.0], name="z")
+with tk.GradientTape() as tape:
+    value = lse(z)
+grad = tape.gradient(value, z)
+"""
+GD_13 = """\
+def f(w):
+    return w[0] ** 2 + w[0] * w[1] + 2.0 * w[1] ** 2
+
+
+w = tk.Variable([1.0, 1.0])
+with tk.GradientTape() as outer:
+    with tk.GradientTape() as inner:
+        value = f(w)
+    gradient = inner.gradient(value, w)
+H_ex = outer.jacobian(gradient, w).numpy()
+L_max = float(np.linalg.eigvalsh(H_ex).max())
+lr_limit = 2.0 / L_max
+
+
+def run_gd(lr, steps=100):
+    w = tk.Variable([1.0, 1.0])
+    for _ in range(steps):
+        with tk.GradientTape() as tape:
+            value = f(w)
+        w.assign_sub(lr * tape.gradient(value, w))
+    return float(f(w))
+"""
 JAC_08 = """\
             x = tk.Variable([3.0, 2.0, 1.0], name="x")
             with tk.GradientTape(persistent=True) as tape:
@@ -181,6 +241,50 @@ good_scales = [float(s) for s in candidates if stays_in_range(x, s)]
 
 # lesson: {slip: (the answer, points at autograde, words its feedback holds, words it must not)}
 SLIPS = {
+    13: {
+        "w1² for 2·w1² in f": (GD_13.replace("2.0 * w[1] ** 2", "w[1] ** 2"), 6,
+                               ["check f itself"], ["should diverge"]),
+        "1 / L_max": (GD_13.replace("lr_limit = 2.0 / L_max", "lr_limit = 1.0 / L_max"), 6,
+                      ["that is 1 / L_max"], []),
+        "the diagonal's largest entry": (GD_13.replace("L_max = float(np.linalg.eigvalsh(H_ex).max())",
+                                                       "L_max = float(np.max(np.diag(H_ex)))"), 7,
+                                         ["the diagonal's largest entry is not an eigenvalue"], []),
+        "gradient ascent": (GD_13.replace("w.assign_sub(", "w.assign_add("), 5,
+                            ["a step w + lr · gradient climbs"], []),
+    },
+    11: {
+        "the max not added back": (LSE_11.replace("return m + tk.math.log(total)", "return tk.math.log(total)"),
+                                   4, ["add it back"], ["grad_fn"]),
+        "grad_fn without dy": (LSE_11.replace("return dy * e / total", "return e / total"), 4,
+                               ["grad_fn must multiply by dy"], []),
+        "softmax unshifted in grad_fn": (LSE_11.replace("return dy * e / total",
+                                                        "return dy * tk.exp(z) / tk.reduce_sum(tk.exp(z))"),
+                                         4, ["from the shifted exponentials"], []),
+        "the value unshifted": (LSE_11.replace("return m + tk.math.log(total)",
+                                               "return tk.math.log(tk.reduce_sum(tk.exp(z)))"), 5,
+                                ["subtract the max before exp"], []),
+        "no decorator": (LSE_11.replace("@tk.custom_gradient\n", ""), 0,
+                         ["decorate lse with @tk.custom_gradient"], ["TypeError"]),
+    },
+    10: {
+        "θ in degrees": (POLAR_10.replace("np.pi / 6", "30.0"), 3, ["θ = 30 read as radians"], []),
+        "sin and cos swapped": (POLAR_10.replace("p[0] * tk.cos(p[1]), p[0] * tk.sin(p[1])",
+                                                 "p[0] * tk.sin(p[1]), p[0] * tk.cos(p[1])"), 3,
+                                ["the map is (r cos θ, r sin θ)"], ["det_polar", "col0"]),
+        "the tangent (0, 1)": (POLAR_10.replace("[1.0, 0.0]", "[0.0, 1.0]"), 4,
+                               ["which is the second column"], []),
+    },
+    9: {
+        "the mean over N only": (LAYER_09.replace("/ Y.size", "/ len(Y)"), 6,
+                                 ["you divided by N = 8 only"], ["db has the right shape"]),
+        "the 2 missing": (LAYER_09.replace("2 * (Y - T)", "(Y - T)"), 6, ["the 2 of"], []),
+        "T - Y for Y - T": (LAYER_09.replace("2 * (Y - T)", "2 * (T - Y)"), 6,
+                            ["its sign is flipped"], []),
+        "16 written in": (LAYER_09.replace("/ Y.size", "/ 16"), 6,
+                          ["not on other data", "(Y.size)"], []),
+        "db averaged": (LAYER_09.replace("G.sum(axis=0)", "G.mean(axis=0)"), 5,
+                        ["yours is G averaged"], []),
+    },
     7: {
         "b left unwatched": (STEP_07.replace("    tape.watch(b)\n", ""), 2,
                              ["b was created with trainable=False", "call tape.watch(b)"], []),
