@@ -211,6 +211,83 @@ def run_gd(lr, steps=100):
         w.assign_sub(lr * tape.gradient(value, w))
     return float(f(w))
 """
+EARLY_14 = """\
+mse = tk.losses.MeanSquaredError()
+opt = tk.optimizers.Adam(learning_rate=0.01)
+val_losses = []
+for epoch in range(100):
+    with tk.GradientTape() as tape:
+        loss = mse(y_tr, model_es(x_tr, training=True))
+    grads = tape.gradient(loss, model_es.trainable_variables)
+    opt.apply_gradients(zip(grads, model_es.trainable_variables))
+    val_losses.append(float(mse(y_va, model_es(x_va))))
+    if val_losses[-1] == min(val_losses):
+        best_weights = [v.numpy().copy() for v in model_es.trainable_variables]
+best_epoch = int(np.argmin(val_losses)) + 1
+"""
+CLIP_16 = """\
+def clip_global(gradients, clip_norm):
+    arrays = [np.asarray(g.numpy() if hasattr(g, "numpy") else g, dtype=np.float64) for g in gradients]
+    global_norm = np.sqrt(sum(float(np.sum(a ** 2)) for a in arrays))
+    if global_norm <= clip_norm:
+        return arrays
+    return [a * (clip_norm / global_norm) for a in arrays]
+
+
+small_step = clip_global([tk.constant([3.0, 4.0]), tk.constant([12.0])], 1.0)
+"""
+BLOCK_17 = """\
+tk.random.set_seed(3)
+W = tk.random.normal((3, 3))
+x = tk.constant([[0.5, -1.0, 2.0]])
+with tk.GradientTape(persistent=True) as tape:
+    tape.watch(x)
+    f = tk.tanh(x @ W)
+    y = x + f
+J = tape.jacobian(y, x).numpy().reshape(3, 3)
+J_F = tape.jacobian(f, x).numpy().reshape(3, 3)
+
+t = np.tanh(x.numpy() @ W.numpy())[0]
+J_hand = np.eye(3) + (1 - t ** 2)[:, None] * W.numpy().T
+"""
+TEST_STEP_19 = """\
+class EvaluatedMLP(ClippedMLP):
+    def test_step(self, data):
+        x, y = data
+        logits = self(x, training=False)
+        self.loss_tracker.update_state(self.loss_fn(y, logits), sample_weight=x.shape[0])
+        self.accuracy_metric.update_state(y, logits)
+        return {m.name: m.result() for m in self.metrics}
+"""
+CALLBACK_20 = """\
+class StopAtAccuracy(tk.callbacks.Callback):
+    def __init__(self, target):
+        super().__init__()
+        self.target = target
+
+    def on_epoch_end(self, epoch, logs=None):
+        if logs["accuracy"] >= self.target:
+            self.model.stop_training = True
+"""
+CLIP_21 = """\
+limit = tk.Variable(1.0, name="limit")
+count = tk.Variable(0, name="count")
+
+
+@tk.function
+def clip_and_count(x):
+    count.assign_add(1)
+    return tk.minimum(x, limit)
+"""
+TRACES_22 = """\
+traced = tk.function(rescale)
+for x, limit in [(tk.constant([1.0, 2.0]), 3.0), (tk.constant([5.0, 1.0]), 3.0),
+                 (tk.constant([0.5, 0.5]), 3.0), (tk.constant([1.0, 2.0, 3.0]), 3.0),
+                 (tk.constant([1.0, 2.0]), 4.0), (tk.constant([1.0, 2.0]), tk.constant(4.0))]:
+    traced(x, limit)
+traces = traced.experimental_get_tracing_count()
+tf_traces = 4
+"""
 JAC_08 = """\
             x = tk.Variable([3.0, 2.0, 1.0], name="x")
             with tk.GradientTape(persistent=True) as tape:
@@ -241,6 +318,74 @@ good_scales = [float(s) for s in candidates if stays_in_range(x, s)]
 
 # lesson: {slip: (the answer, points at autograde, words its feedback holds, words it must not)}
 SLIPS = {
+    22: {
+        "fixed without an input_signature": (TRACES_22 + "fixed = tk.function(rescale)\n", 4,
+                                             ["fixed traced 5 times"], []),
+        "a signature for x only": (TRACES_22 + "fixed = tk.function(rescale, input_signature=[tk.TensorSpec([2], tk.float32)])\n",
+                                   4, ["its input_signature lists 1 argument(s), the call gave 2"], []),
+    },
+    21: {
+        "limit a Python number": (CLIP_21.replace('limit = tk.Variable(1.0, name="limit")', "limit = 1.0"), 4,
+                                  ["a Python number is frozen into the program"], []),
+        "limit read as a number inside": (CLIP_21.replace("tk.minimum(x, limit)", "tk.minimum(x, float(limit.numpy()))"),
+                                          4, ["made clip_and_count trace again"], []),
+    },
+    20: {
+        "stop_training set on the callback": (CALLBACK_20.replace("self.model.stop_training", "self.stop_training"),
+                                              2, ["fit reads the model's, self.model.stop_training"], []),
+        "logs['acc']": (CALLBACK_20.replace('logs["accuracy"]', 'logs["acc"]'), 0,
+                        ["raised KeyError: 'acc'", "hold the keys 'loss' and 'accuracy'"], []),
+    },
+    19: {
+        "no sample_weight": (TEST_STEP_19.replace(", sample_weight=x.shape[0]", ""), 5,
+                             ["weight each batch's loss by its size"], []),
+        "the accuracy not updated": (TEST_STEP_19.replace("        self.accuracy_metric.update_state(y, logits)\n", ""),
+                                     6, ["should update self.accuracy_metric"], []),
+        "only the loss returned": (TEST_STEP_19.replace("return {m.name: m.result() for m in self.metrics}",
+                                                        "return {'loss': self.loss_tracker.result()}"), 4,
+                                   ["return both metrics from test_step"], ["TypeError"]),
+        "train_step's update copied in": (TEST_STEP_19.replace(
+            "        logits = self(x, training=False)\n",
+            "        with tk.GradientTape() as tape:\n            logits = self(x, training=True)\n"
+            "            loss = self.loss_fn(y, logits)\n"
+            "        grads = tape.gradient(loss, self.trainable_variables)\n"
+            "        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))\n"), 2,
+            ["evaluate changed the weights while it ran", "must not record a tape or apply an update"],
+            ["sample_weight"]),
+    },
+    16: {
+        "each tensor clipped by its own norm": (CLIP_16.replace(
+            "    global_norm = np.sqrt(sum(float(np.sum(a ** 2)) for a in arrays))\n"
+            "    if global_norm <= clip_norm:\n        return arrays\n"
+            "    return [a * (clip_norm / global_norm) for a in arrays]",
+            "    return [a * min(1.0, clip_norm / np.sqrt(np.sum(a ** 2))) for a in arrays]"), 4,
+            ["each tensor was clipped by its own norm"], []),
+        "no square root": (CLIP_16.replace("np.sqrt(sum(float(np.sum(a ** 2)) for a in arrays))",
+                                           "sum(float(np.sum(a ** 2)) for a in arrays)"), 4,
+                           ["the global norm is its square root"], []),
+        "the factor inverted": (CLIP_16.replace("(clip_norm / global_norm)", "(global_norm / clip_norm)"), 4,
+                                ["your factor is 13"], []),
+        "always scaled": (CLIP_16.replace("    if global_norm <= clip_norm:\n        return arrays\n", ""), 5,
+                          ["must come back unchanged"], []),
+    },
+    17: {
+        "W drawn without the seed": (BLOCK_17.replace("tk.random.set_seed(3)\n", ""), 6,
+                                     ["set the seed, then draw W first"], []),
+        "W not transposed in J_hand": (BLOCK_17.replace("W.numpy().T", "W.numpy()"), 5,
+                                       ["is W transposed?"], []),
+        "x not watched": (BLOCK_17.replace("    tape.watch(x)\n", ""), 1,
+                          ["a tk.constant is recorded only after tape.watch(x)"], []),
+    },
+    14: {
+        "best_epoch counted from 0": (EARLY_14.replace("int(np.argmin(val_losses)) + 1", "int(np.argmin(val_losses))"),
+                                      5, ["np.argmin counts from 0: add 1"], []),
+        "the training loss appended": (EARLY_14.replace("float(mse(y_va, model_es(x_va)))",
+                                                        "float(mse(y_tr, model_es(x_tr)))"), 4,
+                                       ["not on the training data"], ["keep copies"]),
+        "the variables kept, not copies": (EARLY_14.replace("[v.numpy().copy() for v in model_es.trainable_variables]",
+                                                            "list(model_es.trainable_variables)"), 3,
+                                           ["keep copies (v.numpy().copy())"], []),
+    },
     13: {
         "w1² for 2·w1² in f": (GD_13.replace("2.0 * w[1] ** 2", "w[1] ** 2"), 6,
                                ["check f itself"], ["should diverge"]),
