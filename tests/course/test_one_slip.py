@@ -288,6 +288,65 @@ for x, limit in [(tk.constant([1.0, 2.0]), 3.0), (tk.constant([5.0, 1.0]), 3.0),
 traces = traced.experimental_get_tracing_count()
 tf_traces = 4
 """
+TAPE_23 = """\
+def sin(x):
+    x = as_value(x)
+    return record("sin", [x], np.sin(x.data), lambda g: [g * np.cos(x.data)])
+
+
+def div(x, y):
+    x, y = as_value(x), as_value(y)
+    return record("div", [x, y], x.data / y.data,
+                  lambda g: [g / y.data, -g * x.data / y.data ** 2])
+
+
+Value.__truediv__ = lambda self, other: div(self, other)
+TAPE.clear()
+x, w = Value(2.0), Value(3.0)
+y = sin(x * w) + x / w
+mine = [float(g) for g in backward(y, [x, w])]
+"""
+DUAL_24 = """\
+def dual_pow(self, k):
+    return Dual(self.value ** k, k * self.value ** (k - 1) * self.tangent)
+
+
+Dual.__pow__ = dual_pow
+
+
+def tanh(u):
+    value = np.tanh(u.value)
+    return Dual(value, (1 - value ** 2) * u.tangent)
+
+
+x = Dual(0.5, 1.0)
+slope = (tanh(x) ** 3 + x * x).tangent
+"""
+BACKWARD_25 = """\
+def mlp_tanh_grads(p, X, y):
+    z1 = X @ p["W1"] + p["b1"]
+    h = np.tanh(z1)
+    z2 = h @ p["W2"] + p["b2"]
+    e = np.exp(z2 - z2.max(axis=1, keepdims=True))
+    prob = e / e.sum(axis=1, keepdims=True)
+    G2 = (prob - np.eye(prob.shape[1])[y]) / len(y)
+    G1 = (G2 @ p["W2"].T) * (1 - h ** 2)        # tanh' from the cached output
+    return {"W1": X.T @ G1, "b1": G1.sum(axis=0), "W2": h.T @ G2, "b2": G2.sum(axis=0)}
+
+
+def avg_pool_backward(G):
+    # each input is a quarter of its window's mean: it gets a quarter of that G
+    return np.repeat(np.repeat(G, 2, axis=0), 2, axis=1) / 4
+
+
+def layer_norm_backward(G, x, gamma, eps=1e-3):
+    s = 1 / np.sqrt(x.var(axis=1, keepdims=True) + eps)
+    x_hat = (x - x.mean(axis=1, keepdims=True)) * s
+    n, Gh = x.shape[1], G * gamma
+    dx = s / n * (n * Gh - Gh.sum(axis=1, keepdims=True)
+                  - x_hat * (Gh * x_hat).sum(axis=1, keepdims=True))
+    return dx, (G * x_hat).sum(axis=0), G.sum(axis=0)
+"""
 JAC_08 = """\
             x = tk.Variable([3.0, 2.0, 1.0], name="x")
             with tk.GradientTape(persistent=True) as tape:
@@ -318,6 +377,31 @@ good_scales = [float(s) for s in candidates if stays_in_range(x, s)]
 
 # lesson: {slip: (the answer, points at autograde, words its feedback holds, words it must not)}
 SLIPS = {
+    25: {
+        "G2 not divided by N": (BACKWARD_25.replace("/ len(y)", ""), 6,
+                                ["yours are 8 times the right ones: is G2 divided by N = 8?"],
+                                ["through tanh"]),
+        "the ReLU's mask for tanh'": (BACKWARD_25.replace("* (1 - h ** 2)", "* (z1 > 0)"), 6,
+                                      ["not by the ReLU's mask"], []),
+        "eps written in": (BACKWARD_25.replace("x.var(axis=1, keepdims=True) + eps", "x.var(axis=1, keepdims=True) + 1e-3"),
+                           5, ["eps included"], []),
+    },
+    24: {
+        "__pow__ without the incoming tangent": (DUAL_24.replace("k * self.value ** (k - 1) * self.tangent",
+                                                                 "k * self.value ** (k - 1)"), 3,
+                                                 ["multiply by the incoming tangent", "inherits the slip"], []),
+        "u**k for u**(k-1)": (DUAL_24.replace("self.value ** (k - 1)", "self.value ** k"), 3,
+                              ["should have tangent 3·2²·1 = 12, got 24", "inherits the slip"],
+                              ["seed x with tangent 1"]),
+        "the value stored": (DUAL_24.replace(").tangent\n", ").value\n"), 4,
+                             ["you stored its value"], []),
+    },
+    23: {
+        "div's second gradient without its sign": (TAPE_23.replace("-g * x.data / y.data ** 2", "g * x.data / y.data ** 2"),
+                                                   2, ["d(p/q)/dq = -p/q²", "look first at what div sends to its second input"], []),
+        "sin's derivative as -cos": (TAPE_23.replace("g * np.cos(x.data)", "-g * np.cos(x.data)"), 3,
+                                     ["should be cos(0.5)"], ["div sends"]),
+    },
     22: {
         "fixed without an input_signature": (TRACES_22 + "fixed = tk.function(rescale)\n", 4,
                                              ["fixed traced 5 times"], []),
