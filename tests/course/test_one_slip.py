@@ -546,6 +546,8 @@ SLIPS = {
                         ["df_da should be b + cos(a)"], ["df_db should be"]),
         "the two swapped": (GRAD_01.replace("df_da, df_db = tape", "df_db, df_da = tape"), 2,
                             ["df_da and df_db are swapped"], []),
+        "numbers typed by hand, no tape": ("df_da, df_db = 2 + np.cos(1.0), 1.0\n", 0,
+                                           ["no tk.GradientTape is left in your answer"], []),
     },
     2: {
         "one of p's two contributions": (BACKWARD_02.replace("np.exp(p) + 1.0", "np.exp(p)"), 5,
@@ -662,6 +664,8 @@ SLIPS = {
             h = w1 * x
             dw2, dx, dw1, dh = tape.gradient(y, [w2, x, w1, h])
             """, 5, ["dh is None: the tape did not record h", "inside the tape's block"], []),
+        "numbers typed by hand, no tape": ("dw2, dx, dw1, dh = 36.0, -24.0, None, -12.0\n", 0,
+                                           ["no tk.GradientTape is left in your answer"], []),
         "the default tape": ("""\
             with tk.GradientTape() as tape:
                 tape.watch(x)
@@ -761,3 +765,32 @@ def test_one_slip_costs_only_its_points(number, slip):
     # check failing there fails at autograde too, with the same message.
     seen, seen_messages = graded[slip]["visible"]
     assert seen >= got and set(seen_messages) <= set(messages), (seen_messages, messages)
+
+
+# nbgrader's own autograde gives the points the runs above give: a few slips of three lessons,
+# graded in one course (as tests/teach/test_assignments.py grades lesson 05's slips).
+BY_NBGRADER = {4: ["x not watched", "h cubed for h squared"], 9: ["the mean over N only"],
+               18: ["W drawn after the images"]}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_nbgrader_gives_the_same_points(tmp_path):
+    pytest.importorskip("nbgrader", reason="the [teach] extra (nbgrader) is not installed")
+    from tapekit.teach.assignments import build_course
+    from tapekit.teach.grading import generate_release, grade_answers
+    course = tmp_path / "course"
+    exercises = {n: build_course([_lesson(n)], course, log=lambda s: None)[0] for n in BY_NBGRADER}
+    generate_release(course, [ex.name for ex in exercises.values()], log=lambda s: None)
+    answers = {}
+    for n, slips in BY_NBGRADER.items():
+        ex = exercises[n]
+        for k, slip in enumerate(slips):     # the student types below the exercise cell's lines
+            answers[(ex.name, f"s{k}")] = f"{ex.skeleton.rstrip()}\n{textwrap.dedent(SLIPS[n][slip][0])}"
+    result = grade_answers(course, answers, feedback=False)
+    for n, slips in BY_NBGRADER.items():
+        for k, slip in enumerate(slips):
+            graded = result[(exercises[n].name, f"s{k}")]
+            assert graded["score"] == SLIPS[n][slip][1] == _graded(n)[1][slip]["hidden"][0], (n, slip, graded)
+            text = " ".join(m for _, _, m in graded["failures"])
+            assert all(words in text for words in SLIPS[n][slip][2]), (n, slip, text)
