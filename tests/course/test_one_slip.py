@@ -417,6 +417,10 @@ SLIPS = {
     20: {
         "stop_training set on the callback": (CALLBACK_20.replace("self.model.stop_training", "self.stop_training"),
                                               2, ["fit reads the model's, self.model.stop_training"], []),
+        "the running accuracy after each batch": (
+            CALLBACK_20.replace("def on_epoch_end(self, epoch, logs=None)",
+                                "def on_train_batch_end(self, batch, logs=None)"), 2,
+            ["Check the epoch's accuracy once, when the epoch ends", "let each epoch finish"], []),
         "logs['acc']": (CALLBACK_20.replace('logs["accuracy"]', 'logs["acc"]'), 0,
                         ["raised KeyError: 'acc'", "hold the keys 'loss' and 'accuracy'"], []),
     },
