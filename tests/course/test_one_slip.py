@@ -347,6 +347,16 @@ def layer_norm_backward(G, x, gamma, eps=1e-3):
                   - x_hat * (Gh * x_hat).sum(axis=1, keepdims=True))
     return dx, (G * x_hat).sum(axis=0), G.sum(axis=0)
 """
+HESSIAN_05 = """\
+with tk.GradientTape(persistent=True) as outer:
+    with tk.GradientTape() as inner:
+        f = x ** 2 * y + y ** 3
+    gx, gy = inner.gradient(f, [x, y])
+    gv = gx * v[0] + gy * v[1]
+hessian = np.array([[float(d) for d in outer.gradient(gx, [x, y])],
+                    [float(d) for d in outer.gradient(gy, [x, y])]])
+hvp = np.array([float(d) for d in outer.gradient(gv, [x, y])])
+"""
 JAC_08 = """\
             x = tk.Variable([3.0, 2.0, 1.0], name="x")
             with tk.GradientTape(persistent=True) as tape:
@@ -377,6 +387,19 @@ good_scales = [float(s) for s in candidates if stays_in_range(x, s)]
 
 # lesson: {slip: (the answer, points at autograde, words its feedback holds, words it must not)}
 SLIPS = {
+    5: {
+        "y**2 for y**3": (HESSIAN_05.replace("y ** 3", "y ** 2"), 3,
+                          ["hessian[1][1] = d²f/dy² = 6y should be 12, got 2", "check f itself"],
+                          ["multiplying a gradient by v"]),
+        "gv computed after the block": (HESSIAN_05.replace("    gv = gx * v[0] + gy * v[1]\n", "")
+                                        .replace("hvp = np.array([float(d) for d in outer.gradient(gv, [x, y])])",
+                                                 "gv = gx * v[0] + gy * v[1]\nhvp = hessian @ np.array(v)"), 4,
+                                        ["did not record gv"], []),
+        "a sign slip in gv": (HESSIAN_05.replace("gy * v[1]", "gy * -v[1]"), 3,
+                              ["is not your hessian @ v", "check gv = gx·v[0] + gy·v[1]"], []),
+        "outer not persistent": (HESSIAN_05.replace("(persistent=True)", "()"), 0,
+                                 ["outer is not persistent, so its second gradient call raises"], []),
+    },
     25: {
         "G2 not divided by N": (BACKWARD_25.replace("/ len(y)", ""), 6,
                                 ["yours are 8 times the right ones: is G2 divided by N = 8?"],
