@@ -154,7 +154,7 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     entry (`tf.nn.sigmoid_cross_entropy_with_logits`; each entry its own two-class problem).
 
     Written as TensorFlow writes it, in the form that neither overflows nor loses digits:
-    max(x, 0) - x z + log(1 + exp(-|x|)), with |x| and max(x, 0) taken by `where(x >= 0, ...)`.
+    max(x, 0) - x z + log(1 + exp(-abs(x))), with abs(x) and max(x, 0) taken by `where(x >= 0, ...)`.
     So it is a composite of differentiable ops, and its gradient is sigmoid(x) - z with
     respect to the logits (1/2 - z at x = 0) and -x with respect to the labels. Both must be
     given by name or position and have one shape and one floating dtype, as in TensorFlow.
