@@ -56,7 +56,7 @@ class Sequential(Model):
         (None, 3)
         >>> tk.Sequential([tk.layers.Dense(2)], name="later").input_shape
         Traceback (most recent call last):
-        AttributeError: Sequential model 'later' has no defined input shape yet.
+        AttributeError: Sequential model 'later' has no defined input shape yet...
         """
         if self._known_input_shape is None:
             raise AttributeError(f"Sequential model '{self.name}' has no defined input shape yet.",
@@ -79,7 +79,7 @@ class Sequential(Model):
         (None, 2)
         >>> tk.Sequential([tk.layers.Dense(2)], name="later").output_shape
         Traceback (most recent call last):
-        AttributeError: Sequential model 'later' has no defined output shape yet.
+        AttributeError: Sequential model 'later' has no defined output shape yet...
         """
         if self._known_input_shape is None or not self._layers:
             raise AttributeError(f"Sequential model '{self.name}' has no defined output shape yet.",
