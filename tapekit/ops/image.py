@@ -306,6 +306,21 @@ def _max(dtype):
     return np.iinfo(dtype).max
 
 
+def _pixels_to_int(scaled, dtype):
+    # The range check is part of the op, so that a tk.function's replay checks each new input
+    # (a check read in Python would run at its trace only, and a replay would wrap around).
+    info = np.iinfo(dtype)
+    if scaled.size and (scaled.min() <= info.min - 1 or scaled.max() >= info.max + 1):
+        raise ValueError(f"convert_image_dtype: {scaled.dtype.name} pixels scaled to "
+                         f"{np.dtype(dtype).name} reach {scaled.min():g}..{scaled.max():g}, outside "
+                         f"{info.min}..{info.max}; TensorFlow wraps such values around without a "
+                         f"word. Pass saturate=True to clip them, or keep float pixels in [0, 1]")
+    return scaled.astype(dtype)
+
+
+pixels_to_int_op = defop("pixels_to_int", _pixels_to_int, args="x", vjp=None)   # integer pixels
+
+
 def convert_image_dtype(image, dtype, saturate=False, name=None):
     """Convert pixels between dtypes, as `tf.image.convert_image_dtype`: floats are in [0, 1],
     integers in [0, the dtype's max]; float to float is a cast, integer to float scales by
@@ -340,14 +355,7 @@ def convert_image_dtype(image, dtype, saturate=False, name=None):
     scaled = image * np.asarray(_max(dst) + 0.5, src)       # float -> integer
     if saturate:
         return saturate_cast(scaled, dst)
-    values = scaled.numpy()
-    info = np.iinfo(dst)
-    if values.size and (values.min() <= info.min - 1 or values.max() >= info.max + 1):
-        raise ValueError(f"convert_image_dtype: {src.name} pixels scaled to {dst.name} reach "
-                         f"{values.min():g}..{values.max():g}, outside {info.min}..{info.max}; "
-                         f"TensorFlow wraps such values around without a word. Pass "
-                         f"saturate=True to clip them, or keep float pixels in [0, 1]")
-    return cast(scaled, dst)
+    return pixels_to_int_op(scaled, dtype=dst)
 
 
 RGB_WEIGHTS = (0.2989, 0.5870, 0.1140)    # TensorFlow's (ITU-R BT.601 luma)

@@ -241,3 +241,13 @@ def test_resize_method_names_are_tfs_and_resize_takes_the_two_it_has():
     np.testing.assert_array_equal(out.numpy(), tk.image.resize(X, (3, 7), method="nearest").numpy())
     with pytest.raises(ValueError, match="method must be one of .* got 'bicubic'"):
         tk.image.resize(X, (3, 7), method=tk.image.ResizeMethod.BICUBIC)
+
+
+def test_convert_image_dtype_refuses_the_overflow_at_every_replay_of_a_tk_function():
+    # The check is the op's own: read in Python it ran at the trace only, and a replay of
+    # f([1.2, 0.2]) gave TF's wrapped [50, 51]
+    f = tk.function(lambda x: tk.image.convert_image_dtype(x, tk.uint8))
+    assert f(tk.constant([0.5, 0.2])).numpy().tolist() == [127, 51]
+    with pytest.raises(ValueError, match=r"reach 51.1..306.6, outside 0..255"):
+        f(tk.constant([1.2, 0.2]))
+    assert f.trace_count == 1
