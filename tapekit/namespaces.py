@@ -179,13 +179,15 @@ TK = {   # `import tapekit as tk`, besides the namespaces (TK_NAMESPACES)
                    "reduce_max reduce_mean reduce_min reduce_prod reduce_std reduce_sum "
                    "reduce_variance repeat reshape roll round rsqrt saturate_cast scatter_nd shape "
                    "sigmoid sign sin size split sqrt square squared_difference squeeze stack "
-                   "stop_gradient subtract tanh tensor_scatter_nd_add tensordot TensorShape tile "
+                   "stop_gradient subtract tanh tensor_scatter_nd_add tensor_scatter_nd_sub "
+                   "tensor_scatter_nd_update tensordot TensorShape tile "
                    "transpose where zeros zeros_like",
     "tapekit.ops.shapes": {"broadcast_to": "broadcast_to_shape"},   # tf.broadcast_to(input, shape)
     "tapekit.ops.gather_scatter": {"slice": "slice_"},               # tf.slice (slice is Python's)
     "tapekit.printing": "print",                                     # tf.print
     "tapekit.compiler": "TensorSpec autograph function init_scope py_function",   # tk.autograph: the module
     "tapekit.tensor_array": "TensorArray",
+    "tapekit.indexed_slices": "IndexedSlices",
     "tapekit.module": "Module",
     "tapekit.keras": "Input Model Sequential",
     "tapekit.keras.initializers": {"zeros_initializer": "ZerosInitializer",       # TF's own,
@@ -259,7 +261,7 @@ MADE = {   # namespace -> (its docstring, its table)
 
 # tapekit.keras's modules, also tk.layers, ... and `import tapekit.layers` (and, after
 # `import tapekit as keras`, keras.layers): the same module objects.
-KERAS = ("activations backend callbacks initializers layers losses metrics models optimizers "
+KERAS = ("activations backend callbacks constraints initializers layers losses metrics models optimizers "
          "regularizers saving utils").split()
 
 

@@ -213,13 +213,18 @@ class Variable(Tensor):
     >>> tape.gradient(y, v)
     tk.Tensor([3. 5.], shape=(2,), dtype=float32)
     """
-    # Set from outside this file: v[i] (ops/indexing.py's variable_getitem), read_value and
-    # _cast, by ops/operators.py (attach(), its METHODS table), as Tensor's operators.
+    # Set from outside this file: v[i] (ops/indexing.py's variable_getitem), read_value,
+    # _cast, and the writes by index scatter_nd_update / _add / _sub / _max / _min and
+    # scatter_update / _add / _sub / _mul / _div / _max / _min (ops/variable_scatter.py), by
+    # ops/operators.py (attach(), its METHODS table), as Tensor's operators.
 
-    __slots__ = ("_trainable", "_lock", "_path")
+    __slots__ = ("_trainable", "_lock", "_path", "_constraint")
     _count = itertools.count()
 
-    def __init__(self, initial_value, trainable=True, dtype=None, name=None):
+    def __init__(self, initial_value, trainable=True, dtype=None, name=None, constraint=None):
+        if constraint is not None and not callable(constraint):
+            raise ValueError(f"Variable: constraint must be a callable w -> w (such as "
+                             f"tk.constraints.NonNeg()), got {constraint!r:.100}")
         if callable(initial_value):
             initial_value = initial_value()
         if initial_value is None:
@@ -235,6 +240,7 @@ class Variable(Tensor):
         self._trainable = bool(trainable)
         self._name = name if name is not None else "Variable"
         self._path = None   # a layer's weight (add_weight): "dense/kernel", and its name is "kernel"
+        self._constraint = constraint   # applied by an optimizer after each update (Keras 3)
         # Held while assign* replaces or updates the value: 8 threads adding 1.0 2,000 times
         # each give 16,000, not the 6,000-15,000 an unguarded read-add-write gave.
         self._lock = threading.Lock()
@@ -243,9 +249,11 @@ class Variable(Tensor):
                 recorder.record_create(self)
 
     def __getstate__(self):       # copy/deepcopy/pickle: everything but the lock
-        return {k: getattr(self, k) for k in ("_value", "_tid", "_name", "_trainable", "_path")}
+        return {k: getattr(self, k) for k in ("_value", "_tid", "_name", "_trainable", "_path",
+                                              "_constraint")}
 
     def __setstate__(self, state):
+        self._constraint = None           # a pickle made before variables had constraints
         for k, v in state.items():
             setattr(self, k, v)
         # A copy is another variable: a tape that watched the original must not take the
@@ -260,6 +268,12 @@ class Variable(Tensor):
     @property
     def name(self):   # TensorFlow's "w:0"; a Keras 3 layer weight's is "kernel" (its path: .path)
         return self._name if self._path is not None else f"{self._name}:0"
+
+    @property
+    def constraint(self):
+        """The projection an optimizer applies after each update of this variable (TF's and
+        Keras's `constraint=`), or None; a layer weight's comes from its `kernel_constraint=`."""
+        return self._constraint
 
     path = property(lambda self: self._path or self._name, doc="Keras 3's path: 'dense/kernel' for a layer weight, else the name.")
 

@@ -6,7 +6,7 @@ The core (tensors, tapes, ops) never imports this package.
 import sys as _sys
 
 from .. import namespaces
-from . import (activations, backend, callbacks, identifiers, initializers, keras_tensor,  # noqa: F401
+from . import (activations, backend, callbacks, constraints, identifiers, initializers, keras_tensor,  # noqa: F401
                layers, losses, metrics, models, ops, optimizers, regularizers, saving, trainers,
                utils)
 from .layers import Input, InputLayer
@@ -15,7 +15,7 @@ from .optimizers import schedules  # noqa: F401  (tk.keras.schedules, as before 
 
 # tk.keras: the four names above and these namespaces (as tapekit/__init__.py hands them on).
 __all__ = identifiers.exported(globals(), modules=(
-    "activations", "backend", "callbacks", "initializers", "layers", "losses", "metrics",
+    "activations", "backend", "callbacks", "constraints", "initializers", "layers", "losses", "metrics",
     "models", "ops", "optimizers", "regularizers", "saving", "utils"))
 
 # Modules that tapekit had before issue 44 and that pickles (a compiled model's loss, a

@@ -25,7 +25,8 @@ from .statistics import (argmax, argmin, compute_average_loss, confusion_matrix,
                          top_k)
 from .indexing import gather, getitem, newaxis
 from .gather_scatter import (boolean_mask, embedding_lookup, gather_nd, scatter_nd, slice_,
-                             tensor_scatter_nd_add)
+                             tensor_scatter_nd_add, tensor_scatter_nd_sub,
+                             tensor_scatter_nd_update)
 from .reductions import (reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min, reduce_prod,
                          reduce_sum)
 from .registry import OPS, defop

@@ -1,10 +1,12 @@
 """Picking and placing elements by index, TensorFlow's way: tf.slice, tf.boolean_mask,
-tf.gather_nd, tf.scatter_nd, tf.tensor_scatter_nd_add and tf.nn.embedding_lookup.
+tf.gather_nd, tf.scatter_nd, tf.tensor_scatter_nd_add / _sub / _update and
+tf.nn.embedding_lookup.
 
 Each is indexing.py's `getitem` (x[index]) or `scatter_add` (zeros with values added at an
 index) with TensorFlow's arguments checked first, so their gradients are those two ops'
 rules, already on the table: picking sends the cotangent back to the places picked (added
-up where a place was picked twice), placing gathers it from the places written.
+up where a place was picked twice), placing gathers it from the places written. Writing over
+places (tensor_scatter_nd_update) is the one op of its own here, `scatter_update`.
 
 Examples (an object's reference entry shows the paragraphs that name it):
 
@@ -21,10 +23,11 @@ import builtins
 import numpy as np
 
 from ..errors import InvalidArgumentError
-from .arithmetic import add
+from .arithmetic import add, negative
 from .clipping import clip_by_norm
 from .conversion import convert_to_tensor
 from .indexing import getitem_op, scatter_add
+from .registry import defop
 from .inputs import as_int, python_value
 from .shapes import concat, shape_argument
 
@@ -35,7 +38,7 @@ def _tensor(x, dtype=None):
     return x if hasattr(x, "_value") and dtype is None else convert_to_tensor(x, dtype=dtype)
 
 
-def _indices(indices, op):
+def index_array(indices, op):
     """`indices` as a NumPy integer array of rank >= 1 (TensorFlow takes int16/32/64 only)."""
     idx = np.array(python_value(indices))           # a copy: the tape may keep it
     if idx.dtype.kind not in "iu":
@@ -92,7 +95,7 @@ def gather_nd(params, indices, batch_dims=0, name=None, bad_indices_policy=""):
     """
     _check_policy(bad_indices_policy, "gather_nd")
     params = _tensor(params)
-    idx = _indices(indices, "gather_nd")
+    idx = index_array(indices, "gather_nd")
     b = as_int(batch_dims, "gather_nd: batch_dims")
     shape = tuple(params.shape)
     if not 0 <= b < idx.ndim or b > len(shape):
@@ -109,7 +112,7 @@ def gather_nd(params, indices, batch_dims=0, name=None, bad_indices_policy=""):
 
 
 # --- scatter_nd and tensor_scatter_nd_add --------------------------------------------------------
-def _scatter_index(idx, updates_shape, shape, op, what):
+def scatter_index(idx, updates_shape, shape, op, what):
     k = idx.shape[-1]
     index = _nd_index(idx, shape, op, what)
     expected = tuple(idx.shape[:-1]) + tuple(shape[k:])
@@ -130,10 +133,10 @@ def scatter_nd(indices, updates, shape, bad_indices_policy="", name=None):
     tk.Tensor([4. 0. 2. 0.], shape=(4,), dtype=float32)
     """
     _check_policy(bad_indices_policy, "scatter_nd")
-    idx = _indices(indices, "scatter_nd")
+    idx = index_array(indices, "scatter_nd")
     updates = _tensor(updates)
     shape = shape_argument(shape, "scatter_nd", allow_unknown=False)
-    index = _scatter_index(idx, updates.shape, shape, "scatter_nd", "shape")
+    index = scatter_index(idx, updates.shape, shape, "scatter_nd", "shape")
     return scatter_add(updates, index=index, shape=shape)
 
 
@@ -147,12 +150,76 @@ def tensor_scatter_nd_add(tensor, indices, updates, bad_indices_policy="", name=
     """
     _check_policy(bad_indices_policy, "tensor_scatter_nd_add")
     tensor = _tensor(tensor)
-    idx = _indices(indices, "tensor_scatter_nd_add")
+    idx = index_array(indices, "tensor_scatter_nd_add")
     if not hasattr(updates, "_value"):
         updates = convert_to_tensor(updates, dtype=tensor.dtype)
     shape = tuple(tensor.shape)
-    index = _scatter_index(idx, updates.shape, shape, "tensor_scatter_nd_add", "tensor of shape")
+    index = scatter_index(idx, updates.shape, shape, "tensor_scatter_nd_add", "tensor of shape")
     return add(tensor, scatter_add(updates, index=index, shape=shape))
+
+
+def tensor_scatter_nd_sub(tensor, indices, updates, bad_indices_policy="", name=None):
+    """`tensor` with `updates` subtracted at `indices` (`tf.tensor_scatter_nd_sub`; an index
+    given twice subtracts both).
+
+    >>> tk.tensor_scatter_nd_sub(tk.ones([4]), [[0], [3]], [5.0, 2.0])
+    tk.Tensor([-4.  1.  1. -1.], shape=(4,), dtype=float32)
+    """
+    _check_policy(bad_indices_policy, "tensor_scatter_nd_sub")
+    tensor = _tensor(tensor)
+    idx = index_array(indices, "tensor_scatter_nd_sub")
+    if not hasattr(updates, "_value"):
+        updates = convert_to_tensor(updates, dtype=tensor.dtype)
+    shape = tuple(tensor.shape)
+    index = scatter_index(idx, updates.shape, shape, "tensor_scatter_nd_sub", "tensor of shape")
+    return add(tensor, scatter_add(negative(updates), index=index, shape=shape))
+
+
+def _scatter_update(x, updates, index):
+    out = x.copy()
+    out[index] = updates
+    return out
+
+
+def _kept(g, x, index):
+    """1 where x survives the write, 0 where `index` overwrote it, in g's dtype."""
+    mask = np.ones(x.shape, dtype=g.dtype)
+    mask[index] = 0
+    return mask
+
+
+def _leading(g, x, index):
+    return (_slice(None),) * (g.ndim - x.ndim) + index    # a jacobian's batch axes first
+
+
+scatter_update = defop(
+    "scatter_update", _scatter_update, args="x updates", same_dtype=True,
+    vjp=[lambda g, ans, x, updates, index: g * _kept(g, x, index),
+         lambda g, ans, x, updates, index: getitem_op(g, index=_leading(g, x, index))],
+    jvp=[lambda t, ans, x, updates, index: t * _kept(t, x, index),
+         lambda t, ans, x, updates, index: scatter_add(t, index=index, shape=tuple(x.shape))],
+    doc="x with the places `index` overwritten by `updates`.")
+
+
+def tensor_scatter_nd_update(tensor, indices, updates, bad_indices_policy="", name=None):
+    """`tensor` with the places at `indices` replaced by `updates` (`tf.tensor_scatter_nd_update`):
+    a new tensor, the input unchanged. The gradient is the cotangent with zeros at the places
+    written for `tensor`, and the cotangent at those places for `updates`. An index given twice
+    keeps one of its updates (TensorFlow does not say which either): give each place once.
+
+    >>> tk.tensor_scatter_nd_update(tk.zeros([2, 3]), [[1, 0], [0, 2]], [5.0, 7.0])
+    tk.Tensor(
+    [[0. 0. 7.]
+     [5. 0. 0.]], shape=(2, 3), dtype=float32)
+    """
+    _check_policy(bad_indices_policy, "tensor_scatter_nd_update")
+    tensor = _tensor(tensor)
+    idx = index_array(indices, "tensor_scatter_nd_update")
+    if not hasattr(updates, "_value"):
+        updates = convert_to_tensor(updates, dtype=tensor.dtype)
+    index = scatter_index(idx, updates.shape, tuple(tensor.shape), "tensor_scatter_nd_update",
+                           "tensor of shape")
+    return scatter_update(tensor, updates, index=index)
 
 
 # --- slice and boolean_mask ----------------------------------------------------------------------

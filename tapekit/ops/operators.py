@@ -15,6 +15,7 @@ from .linalg import matmul_operator
 from .passthrough import cast, identity
 from .registry import Op
 from .rounding import floordiv, floormod
+from .variable_scatter import METHODS as _SCATTER_METHODS
 
 # Python's binary operator -> the op it runs (an Op), or the function that picks one (`@`
 # checks the shapes first, `&` and `|` pick logical or bitwise ops by the dtypes);
@@ -75,6 +76,8 @@ METHODS = {
     (Variable, "__getitem__"): variable_getitem,   # v[0, 0].assign(5.0) (ops/indexing.py)
     (Variable, "read_value"): _read_value,
     (Variable, "_cast"): _cast,
+    # v.scatter_nd_update(indices, updates), v.scatter_add(IndexedSlices), ... (variable_scatter.py)
+    **{(Variable, name): method for name, method in _SCATTER_METHODS.items()},
 }
 
 

@@ -61,6 +61,7 @@ SAMPLES = {
     "getitem": (lambda x: x[1:, ::2] * x[0, 1], [(3, 4)]),
     "gather": (lambda x: tk.gather(x, [2, 0, 2], axis=1), [(2, 3)]),
     "scatter_add": (lambda x: tk.gather(x, [1, 1, 0]) * 1.5, [(3, 2)]),
+    "scatter_update": (lambda x, u: tk.tensor_scatter_nd_update(x, [[2], [0]], u), [(3, 2), (2, 2)]),
     "sum_to": (lambda x, y: x * y, [(3, 1), (3, 4)]),
     "broadcast_to": (lambda x: tk.reduce_sum(x, axis=0) * x, [(3, 2)]),
     # svd: its three outputs, each as something that does not depend on the vectors' signs

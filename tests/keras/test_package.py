@@ -17,7 +17,7 @@ KERAS_NAMESPACES = ["tapekit.keras", "tapekit.keras.layers", "tapekit.keras.loss
 # The modules a namespace hands on as namespaces of their own; no other module is shown.
 SUB_NAMESPACES = {"tapekit.keras": {"activations", "backend", "callbacks", "initializers",
                                     "layers", "losses", "metrics", "models", "ops",
-                                    "optimizers", "regularizers", "saving", "utils"},
+                                    "optimizers", "regularizers", "saving", "utils", "constraints"},
                   "tapekit.keras.optimizers": {"schedules"},
                   # as Keras 3's keras.ops (its core and math functions only at keras.ops)
                   "tapekit.keras.ops": {"image", "linalg", "nn", "numpy"}}

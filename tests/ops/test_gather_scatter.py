@@ -193,3 +193,44 @@ def test_gradients_match_finite_differences(seed):
     check_grads(lambda a: tk.slice(a * a, [1, 1], [-1, 2]), x, order=2)
     check_grads(lambda a: tk.boolean_mask(a * a, mask), x, order=2)
     check_grads(lambda a: tk.nn.embedding_lookup(a * a, rows, max_norm=0.8), x, order=2)
+
+
+# --- tensor_scatter_nd_update and tensor_scatter_nd_sub ----------------------------------------
+def test_tensor_scatter_nd_update_and_sub_match_tensorflow_with_their_gradients():
+    x = tk.Variable(tk.reshape(tk.range(12.0), (3, 4)))
+    u = tk.Variable([[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]])
+    w = tk.reshape(tk.range(12.0) + 1, (3, 4))
+    with tk.GradientTape(persistent=True) as tape:
+        written = tk.tensor_scatter_nd_update(x, [[2], [0]], u)
+        y = tk.reduce_sum(written * w)
+        z = tk.reduce_sum(tk.tensor_scatter_nd_sub(x, [[2], [0]], u) * w)
+    # TensorFlow 2.21's values and gradients for the same code
+    assert written.numpy().tolist() == [[5, 6, 7, 8], [4, 5, 6, 7], [1, 2, 3, 4]]
+    assert tape.gradient(y, x).numpy().tolist() == [[0, 0, 0, 0], [5, 6, 7, 8], [0, 0, 0, 0]]
+    assert tape.gradient(y, u).numpy().tolist() == [[9, 10, 11, 12], [1, 2, 3, 4]]
+    assert tape.gradient(z, x).numpy().tolist() == w.numpy().tolist()
+    assert tape.gradient(z, u).numpy().tolist() == [[-9, -10, -11, -12], [-1, -2, -3, -4]]
+    assert tk.tensor_scatter_nd_sub(x, [[1, 1], [1, 1]], [1.0, 2.0]).numpy()[1, 1] == 2   # both
+    with tk.autodiff.ForwardAccumulator(u, tk.ones_like(u)) as acc:
+        out = tk.tensor_scatter_nd_update(x, [[2], [0]], u * u)
+    assert acc.jvp(out).numpy().tolist() == [[10, 12, 14, 16], [0, 0, 0, 0], [2, 4, 6, 8]]
+
+
+def test_tensor_scatter_nd_update_gradient_against_finite_differences():
+    rng = np.random.default_rng(3)
+    x0, u0 = rng.normal(size=(4, 3)), rng.normal(size=(2, 3))
+    w = rng.normal(size=(4, 3))
+
+    def f(x, u):
+        return tk.reduce_sum(tk.sin(tk.tensor_scatter_nd_update(x, [[3], [1]], u * x[:2])) * w)
+
+    theoretical, numerical = tk.test.compute_gradient(f, [x0, u0])
+    for t, n in zip(theoretical, numerical):
+        np.testing.assert_allclose(t, n, rtol=1e-6, atol=1e-8)
+
+
+def test_tensor_scatter_nd_update_refuses_what_tensorflow_refuses():
+    with pytest.raises(IAE, match=r"updates have shape \[3\], but indices of shape \[1, 1\]"):
+        tk.tensor_scatter_nd_update(tk.zeros([3, 4]), [[1]], [1.0, 2.0, 3.0])
+    with pytest.raises(IAE, match=r"indices\[0\] = \[-1\] does not index"):
+        tk.tensor_scatter_nd_update(tk.zeros([3]), [[-1]], [1.0])

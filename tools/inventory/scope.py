@@ -15,7 +15,7 @@ import re
 REASONS = {
     "strings": "string tensors: tf.strings, the tf.string dtype, text layers and utilities",
     "ragged": "ragged tensors: tf.ragged, RaggedTensor and its specs",
-    "sparse": "sparse tensors: tf.sparse, SparseTensor, IndexedSlices, tf.sets",
+    "sparse": "sparse tensors: tf.sparse, SparseTensor, tf.sets",
     "tf.data": "tf.data pipelines and the dataset utilities built on them",
     "distribute": "tf.distribute, DTensor, Keras distribution, variable synchronization",
     "device": "TPU/GPU and device APIs: tf.device, tf.config's devices, tf.tpu, XLA",
@@ -91,7 +91,7 @@ _RULES = [(re.compile(p), r) for p, r in [
     (r"\.(TextVectorization|StringLookup|Hashing|HashedCrossing)$", "strings"),
     (r"^(tf\.)?keras\.utils\.(text_dataset_from_directory)$", "strings"),
     (r"^tf\.(RaggedTensor|RaggedTensorSpec)$", "ragged"),
-    (r"^tf\.(SparseTensor|SparseTensorSpec|IndexedSlices|IndexedSlicesSpec|edit_distance)$",
+    (r"^tf\.(SparseTensor|SparseTensorSpec|IndexedSlicesSpec|edit_distance)$",
      "sparse"),
     (r"^tf\.nn\.(embedding_lookup_sparse|safe_embedding_lookup_sparse|ctc_\w+"
      r"|collapse_repeated|sampled_softmax_loss|nce_loss|fixed_unigram_candidate_sampler"

@@ -376,24 +376,21 @@ class Layer(LayerConfig, LayerWeights, KerasSaveable, Module):
 
     # --- pickling ----------------------------------------------------------------------------
     def __getstate__(self):
-        """pickle/copy: the layer's attributes, with constraints keyed by weight rather than
-        by id (an id does not survive pickling)."""
+        """pickle/copy: the layer's attributes, built-in activations by name."""
         state = dict(self.__dict__)
         for key, value in state.items():           # built-in activations travel by name
             name = next((n for n, fn in ACTIVATIONS.items() if fn is value), None)
             if name is not None:
                 state[key] = _ActivationByName(name)
-        if "_constraints" in state:
-            by_id = {id(v): v for v in state.get("_weights", ())}
-            state["_constraints"] = [(by_id[k], c) for k, c in state["_constraints"].items()
-                                     if k in by_id]
         return state
 
     def __setstate__(self, state):
         state = {k: ACTIVATIONS[v.name] if isinstance(v, _ActivationByName) else v
                  for k, v in state.items()}
-        if isinstance(state.get("_constraints"), list):
-            state["_constraints"] = {id(v): c for v, c in state["_constraints"]}
+        constraints = state.pop("_constraints", None)   # a pickle made before issue 45: by weight
+        if isinstance(constraints, list):
+            for var, constraint in constraints:
+                var._constraint = constraint
         self.__dict__.update(state)
         if state.get("_regularizers"):
             regularized.add(self)

@@ -2,7 +2,7 @@
 layers are pooling.py's."""
 from ... import ops   # tk.nn's ops, from where they are defined
 from ...ops import expand_dims, pad, squeeze
-from .. import activations, initializers, regularizers
+from .. import activations, constraints, initializers, regularizers
 from ..activations import get_activation
 from .arguments import check_padding, conv_length, is_int, pair, positive_int
 from .base import Layer
@@ -26,11 +26,13 @@ class Conv2D(Layer):
 
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", activation=None,
                  use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros",
-                 kernel_regularizer=None, bias_regularizer=None, input_shape=None, name=None,
-                 **kwargs):
+                 kernel_regularizer=None, bias_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, input_shape=None, name=None, **kwargs):
         layer = type(self).__name__     # Conv2D, or Conv2DTranspose, which shares this
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
         self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
         self.filters = positive_int(filters, "filters", layer)
         self.kernel_size = pair(kernel_size, "kernel_size", layer)
         self.strides = pair(strides, "strides", layer)
@@ -97,9 +99,11 @@ class Conv2DTranspose(Conv2D):
     def build(self, input_shape):
         shape = self.kernel_size + (self.filters, input_shape[-1])
         self.kernel = self.add_weight(shape=shape, initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer, name="kernel")
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint, name="kernel")
         self.bias = self.add_weight(shape=(self.filters,), initializer=self.bias_initializer,
                                     regularizer=self.bias_regularizer,
+                                    constraint=self.bias_constraint,
                                     name="bias") if self.use_bias else None
         self._input_axes = {-1: input_shape[-1]}
 
@@ -156,7 +160,7 @@ class Conv1D(Layer):
     def __init__(self, filters, kernel_size, strides=1, padding="valid", dilation_rate=1,
                  activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
-                 **kwargs):
+                 kernel_constraint=None, bias_constraint=None, **kwargs):
         self.filters = positive_int(filters, "filters", "Conv1D")
         self.kernel_size = (_one(kernel_size, "kernel_size", "Conv1D"),)
         self.strides = (_one(strides, "strides", "Conv1D"),)
@@ -173,6 +177,8 @@ class Conv1D(Layer):
         self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
         self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
         super().__init__(**kwargs)
 
     def build(self, input_shape):
@@ -220,8 +226,10 @@ def _add_kernel_and_bias(layer, input_shape):
     use_bias, one bias per filter; the input's channels are fixed from then on."""
     shape = layer.kernel_size + (input_shape[-1], layer.filters)
     layer.kernel = layer.add_weight(shape=shape, initializer=layer.kernel_initializer,
-                                    regularizer=layer.kernel_regularizer, name="kernel")
+                                    regularizer=layer.kernel_regularizer,
+                                    constraint=layer.kernel_constraint, name="kernel")
     layer.bias = layer.add_weight(shape=(layer.filters,), initializer=layer.bias_initializer,
                                   regularizer=layer.bias_regularizer,
+                                  constraint=layer.bias_constraint,
                                   name="bias") if layer.use_bias else None
     layer._input_axes = {-1: input_shape[-1]}

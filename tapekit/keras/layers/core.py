@@ -7,7 +7,7 @@ import numpy as np
 from ... import dtypes, random
 from ...errors import InvalidArgumentError
 from ...ops import cast, gather, matmul, not_equal, reduce_any, reshape, squeeze, where
-from .. import activations, initializers, regularizers
+from .. import activations, constraints, initializers, regularizers
 from ..activations import get_activation
 from ..saving import serialization_lib as lib
 from ..saving.serialization_lib import serialize_keras_object
@@ -38,10 +38,13 @@ class Dense(Layer):
 
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
-                 input_shape=None, name=None, **kwargs):
+                 kernel_constraint=None, bias_constraint=None, input_shape=None, name=None,
+                 **kwargs):
         self.units = positive_int(units, "units", "Dense")
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
         self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
         self.activation = get_activation(activation)
         self.use_bias = use_bias
         self.kernel_initializer = kernel_initializer
@@ -51,9 +54,11 @@ class Dense(Layer):
     def build(self, input_shape):
         self.kernel = self.add_weight(shape=(input_shape[-1], self.units),
                                       initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer, name="kernel")
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint, name="kernel")
         self.bias = self.add_weight(shape=(self.units,), initializer=self.bias_initializer,
                                     regularizer=self.bias_regularizer,
+                                    constraint=self.bias_constraint,
                                     name="bias") if self.use_bias else None
         self._input_axes = {-1: input_shape[-1]}
 
@@ -257,11 +262,13 @@ class Embedding(Layer):
     """
 
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
-                 embeddings_regularizer=None, mask_zero=False, **kwargs):
+                 embeddings_regularizer=None, embeddings_constraint=None, mask_zero=False,
+                 **kwargs):
         self.input_dim = positive_int(input_dim, "input_dim", "Embedding")
         self.output_dim = positive_int(output_dim, "output_dim", "Embedding")
         self.embeddings_initializer = embeddings_initializer
         self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
+        self.embeddings_constraint = constraints.get(embeddings_constraint)
         self.mask_zero = bool(mask_zero)
         self._supports_masking = self.mask_zero     # Keras 3: masks only with mask_zero
         super().__init__(**kwargs)
@@ -270,6 +277,7 @@ class Embedding(Layer):
         self.embeddings = self.add_weight(shape=(self.input_dim, self.output_dim),
                                           initializer=self.embeddings_initializer,
                                           regularizer=self.embeddings_regularizer,
+                                          constraint=self.embeddings_constraint,
                                           name="embeddings")
 
     def call(self, inputs):
@@ -287,14 +295,13 @@ class Embedding(Layer):
     def _output_dtype(self, dtype):
         return self.dtype
 
-    _keras_only = {"embeddings_constraint": None}
-
     def get_config(self):
         return {**super().get_config(), "input_dim": self.input_dim, "output_dim": self.output_dim,
                 "embeddings_initializer": initializers.serialize(self.embeddings_initializer),
                 "embeddings_regularizer": serialize_keras_object(self.embeddings_regularizer),
                 "activity_regularizer": serialize_keras_object(self.activity_regularizer),
-                "embeddings_constraint": None, "mask_zero": self.mask_zero,
+                "embeddings_constraint": serialize_keras_object(self.embeddings_constraint),
+                "mask_zero": self.mask_zero,
                 "quantization_config": None}
 
 

@@ -6,7 +6,7 @@ import warnings
 
 from ...ops import (broadcast_to, cast, expand_dims, reduce_mean, reduce_sum, reshape, rsqrt,
                     sqrt, square, stop_gradient, where)
-from .. import initializers, masking, regularizers
+from .. import constraints, initializers, masking, regularizers
 from ..backend import EPSILON      # keras.backend.epsilon(), in Keras 3's masked moments
 from ..saving.serialization_lib import serialize_keras_object
 from .arguments import is_int
@@ -49,9 +49,8 @@ class BatchNormalization(Layer):
         self.center, self.scale = center, scale
         self._inits = (gamma_initializer, beta_initializer, moving_mean_initializer,
                        moving_variance_initializer)
-        _check_constraints("BatchNormalization", gamma_constraint, beta_constraint)
         self._regs = (regularizers.get(gamma_regularizer), regularizers.get(beta_regularizer),
-                      gamma_constraint, beta_constraint)
+                      constraints.get(gamma_constraint), constraints.get(beta_constraint))
         super().__init__(**kwargs)
 
     def build(self, input_shape):
@@ -171,12 +170,11 @@ class LayerNormalization(Layer):
             warnings.warn("LayerNormalization(rms_scaling=True) is deprecated in Keras 3: it "
                           "divides by sqrt(variance + epsilon), not by the root mean square.",
                           UserWarning, stacklevel=2)
-        _check_constraints("LayerNormalization", gamma_constraint, beta_constraint)
         self.axis, self.epsilon = axis, float(epsilon)
         self.center, self.scale, self.rms_scaling = center, scale, bool(rms_scaling)
         self._inits = (gamma_initializer, beta_initializer)
         self._regs = (regularizers.get(gamma_regularizer), regularizers.get(beta_regularizer),
-                      gamma_constraint, beta_constraint)
+                      constraints.get(gamma_constraint), constraints.get(beta_constraint))
         super().__init__(**kwargs)
 
     def build(self, input_shape):
@@ -254,12 +252,11 @@ class GroupNormalization(Layer):
                              f"(one group per channel), got {groups!r}")
         if not is_int(axis):
             raise TypeError(f"GroupNormalization: axis must be an int, got {axis!r}")
-        _check_constraints("GroupNormalization", gamma_constraint, beta_constraint)
         self.groups, self.axis, self.epsilon = int(groups), int(axis), float(epsilon)
         self.center, self.scale = center, scale
         self._inits = (gamma_initializer, beta_initializer)
         self._regs = (regularizers.get(gamma_regularizer), regularizers.get(beta_regularizer),
-                      gamma_constraint, beta_constraint)
+                      constraints.get(gamma_constraint), constraints.get(beta_constraint))
         super().__init__(**kwargs)
 
     def build(self, input_shape):
@@ -319,12 +316,3 @@ class GroupNormalization(Layer):
                 "gamma_regularizer": serialize_keras_object(g_reg),
                 "beta_constraint": serialize_keras_object(b_con),
                 "gamma_constraint": serialize_keras_object(g_con)}
-
-
-def _check_constraints(layer, gamma_constraint, beta_constraint):
-    """A constraint is a callable w -> w (tapekit has no keras.constraints to read a config of)."""
-    for what, constraint in (("gamma_constraint", gamma_constraint),
-                             ("beta_constraint", beta_constraint)):
-        if constraint is not None and not callable(constraint):
-            raise ValueError(f"{layer}: {what} must be a callable w -> w "
-                             f"(tapekit has no keras.constraints), got {constraint!r:.100}")

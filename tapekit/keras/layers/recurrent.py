@@ -31,7 +31,7 @@ import numpy as np
 from ... import nest, random
 from ...display.format import plain
 from ...ops import expand_dims, matmul, ones, stack, where, zeros
-from .. import activations, initializers, masking, regularizers
+from .. import activations, constraints, initializers, masking, regularizers
 from ..activations import get_activation
 from ..saving.serialization_lib import serialize_keras_object
 from .arguments import positive_int
@@ -77,7 +77,8 @@ class _Recurrent(Layer):
     def __init__(self, units, activation="tanh", use_bias=True,
                  kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal",
                  bias_initializer="zeros", kernel_regularizer=None, recurrent_regularizer=None,
-                 bias_regularizer=None, dropout=0.0, recurrent_dropout=0.0,
+                 bias_regularizer=None, kernel_constraint=None, recurrent_constraint=None,
+                 bias_constraint=None, dropout=0.0, recurrent_dropout=0.0,
                  return_sequences=False, return_state=False, go_backwards=False,
                  stateful=False, unroll=False, zero_output_for_mask=False, seed=None, **kwargs):
         layer = type(self).__name__
@@ -90,6 +91,9 @@ class _Recurrent(Layer):
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
         self.recurrent_regularizer = regularizers.get(recurrent_regularizer)
         self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.recurrent_constraint = constraints.get(recurrent_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
         for what, rate in (("dropout", dropout), ("recurrent_dropout", recurrent_dropout)):
             if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate < 1:
                 raise ValueError(f"{layer}: {what} must be a number in [0, 1), got {rate!r}")
@@ -110,9 +114,6 @@ class _Recurrent(Layer):
                                      dtype=kwargs.get("dtype"))
         super().__init__(**kwargs)
 
-    # Keras 3 writes these; tapekit takes them at these values only.
-    _keras_only = {"recurrent_constraint": None}
-
     def get_config(self):
         """Keras 3's keys and nested configs (initializers, regularizers, activations): the
         arguments alone would not be JSON once one is an object, nor hold Keras's keys."""
@@ -131,8 +132,9 @@ class _Recurrent(Layer):
         config.update({key: serialize_keras_object(getattr(self, key)) for key in (
             "kernel_regularizer", "recurrent_regularizer", "bias_regularizer",
             "activity_regularizer")})
-        config.update({"kernel_constraint": None, "recurrent_constraint": None,
-                       "bias_constraint": None, "dropout": self.dropout,
+        config.update({key: serialize_keras_object(getattr(self, key)) for key in (
+            "kernel_constraint", "recurrent_constraint", "bias_constraint")})
+        config.update({"dropout": self.dropout,
                        "recurrent_dropout": self.recurrent_dropout})
         if hasattr(self, "reset_after"):
             config["reset_after"] = self.reset_after
@@ -155,14 +157,16 @@ class _Recurrent(Layer):
             raise ValueError(f"{type(self).__name__} {self.name!r}: the last axis of the input "
                              f"(features) must be known, got shape {tuple(input_shape)}")
         n, cell = self._gates * self.units, self.cell
-        weights = [("kernel", (features, n), self.kernel_initializer, self.kernel_regularizer),
+        weights = [("kernel", (features, n), self.kernel_initializer, self.kernel_regularizer,
+                    self.kernel_constraint),
                    ("recurrent_kernel", (self.units, n), self.recurrent_initializer,
-                    self.recurrent_regularizer)]
+                    self.recurrent_regularizer, self.recurrent_constraint)]
         if self.use_bias:
             weights.append(("bias", self._bias_shape(), self._bias_initializer(),
-                            self.bias_regularizer))
-        for name, shape, init, reg in weights:
-            var = cell.add_weight(shape=shape, initializer=init, regularizer=reg, name=name)
+                            self.bias_regularizer, self.bias_constraint))
+        for name, shape, init, reg, constraint in weights:
+            var = cell.add_weight(shape=shape, initializer=init, regularizer=reg,
+                                  constraint=constraint, name=name)
             var._path = join_path(self.name, cell.name, name)    # Keras 3: lstm/lstm_cell/kernel
             setattr(cell, name, var)
         cell.built = True

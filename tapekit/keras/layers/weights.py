@@ -11,7 +11,7 @@ import numpy as np
 from ... import dtypes
 from ...display.format import plain
 from ...tensor import Variable
-from .. import initializers
+from .. import constraints, initializers
 from ..saving.files import check_declared
 from ..utils.naming import check_name, join_path
 
@@ -29,6 +29,8 @@ class LayerWeights:
         may be a name, an initializer object or a callable, called as Keras 3 calls it:
         `initializer(shape, dtype="float32")`, the dtype by keyword and by name, so that
         `tk.random.normal` (whose second parameter is `mean`) works as tf.random.normal does.
+        A `constraint` (a name, a tk.constraints object or a callable w -> w) becomes the
+        variable's `constraint`, which an optimizer applies after each update.
 
         >>> layer = tk.layers.Layer(name="demo")
         >>> w = layer.add_weight(shape=(2, 3), name="w")
@@ -52,9 +54,7 @@ class LayerWeights:
         if regularizer is not None:
             self._regularizers.append((var, regularizer))
             regularized.add(self)
-        if constraint is not None:
-            var_constraints = self.__dict__.setdefault("_constraints", {})
-            var_constraints[id(var)] = constraint
+        var._constraint = constraints.get(constraint)   # the optimizer applies it (Keras 3)
         return var
 
     @property

@@ -199,7 +199,8 @@ class Optimizer:
         return (self._slot_names,) if self._slot_names else ()
 
     def apply_gradients(self, grads_and_vars):
-        """Update each variable from its gradient; skip (with a warning) None gradients."""
+        """Update each variable from its gradient, then project it by its `constraint` if it has
+        one; skip (with a warning) None gradients."""
         pairs = _pairs(type(self).__name__, grads_and_vars)
         kept = [(g, v) for g, v in pairs if g is not None]
         if not kept:
@@ -238,6 +239,9 @@ class Optimizer:
                 if self.weight_decay:
                     v.assign_sub(v * cast(self.weight_decay, dtype) * lr)
                 self._update(g, v, self._slots_for(v) if has_slots else _NO_SLOTS, lr)
+            for _, v in checked:     # then each constraint projects its variable (Keras 3)
+                if v._constraint is not None:
+                    v.assign(v._constraint(v))
             self.iterations.assign_add(1)
         return self.iterations
 

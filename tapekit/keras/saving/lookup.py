@@ -5,7 +5,7 @@ keras.losses, ...). Nothing named by a file is ever imported.
 Each namespace fills its own table as it loads, by one call beside its names:
 `register_builtins("keras.layers", ...)` at the end of layers/__init__.py, and so
 losses/__init__.py, metrics/__init__.py, optimizers/__init__.py, optimizers/schedules.py,
-models/__init__.py, activations.py, initializers.py and regularizers.py. They import saving for
+models/__init__.py, activations.py, initializers.py, regularizers.py and constraints.py. They import saving for
 their own get_config, so saving imports none of them, and they may load in any order.
 """
 from . import registration
@@ -15,7 +15,7 @@ from .dtype_policy import DTypePolicy
 # MeanSquaredError of keras.losses and of keras.metrics, is the first one's).
 KERAS_MODULES = ("keras.layers", "keras.initializers", "keras.optimizers",
                  "keras.optimizers.schedules", "keras.losses", "keras.metrics",
-                 "keras.regularizers", "keras.models")
+                 "keras.regularizers", "keras.constraints", "keras.models")
 # The kinds of function a config may name by itself ({"module": "builtins", "class_name":
 # "function", "config": "relu"}), in the order they are searched.
 FUNCTION_KINDS = ("activations", "losses", "metrics")

@@ -125,6 +125,25 @@ class Trainer:
             total = total + term
         return total
 
+    # Keras 2's names, which Keras 3 keeps as deprecated shims with these numbers.
+    def compiled_loss(self, y, y_pred, sample_weight=None, regularization_losses=None):
+        """Keras 2's `self.compiled_loss(y, y_pred)` in a custom train_step: Keras 3's shim,
+        `compute_loss(y=y, y_pred=y_pred, sample_weight=sample_weight)`, which adds the model's
+        own losses itself (`regularization_losses` is not read, as in Keras 3)."""
+        warnings.warn("`model.compiled_loss()` is deprecated. Instead, use "
+                      "`model.compute_loss(x, y, y_pred, sample_weight, training)`.",
+                      stacklevel=2)
+        return self.compute_loss(x=None, y=y, y_pred=y_pred, sample_weight=sample_weight)
+
+    @property
+    def compiled_metrics(self):
+        """Keras 2's `self.compiled_metrics.update_state(y, y_pred)`: Keras 3's shim, which
+        updates every metric of `self.metrics`, the compiled ones with (y, y_pred) and each
+        Mean, the loss tracker "loss" among them, with y_pred: so the "loss" such a step
+        reports is the mean of y_pred, as in Keras 3. Update the tracker with the loss
+        yourself, or write the step with compute_loss and compute_metrics."""
+        return _CompiledMetricsShim(self)
+
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         """Update the compiled metrics with this batch; return every metric's result.
         `metrics` see no sample weights, `weighted_metrics` do (Keras 3)."""
@@ -471,3 +490,21 @@ def _floats(logs):
     """Logs as Keras 3's pythonify_logs makes them: sorted by name, numbers as floats."""
     return {name: float(value) for name, value in sorted(logs.items())}
 
+
+class _CompiledMetricsShim:
+    """What `model.compiled_metrics` returns (Keras 3's backwards-compatibility object)."""
+
+    def __init__(self, model):
+        self._model = model
+
+    def update_state(self, y, y_pred, sample_weight=None):
+        warnings.warn("`model.compiled_metrics()` is deprecated. Instead, use e.g.:\n```\n"
+                      "for metric in self.metrics:\n    metric.update_state(y, y_pred)\n```\n",
+                      stacklevel=2)
+        model = self._model
+        compiled = model._compile_metrics
+        if compiled is not None:
+            compiled.update_state(y, y_pred, sample_weight)
+        for metric in model.metrics:
+            if isinstance(metric, metrics_module.Mean) and metric not in model._compiled_metrics():
+                metric.update_state(y_pred, sample_weight=sample_weight)

@@ -93,11 +93,14 @@ def test_regularizers_from_a_keras_config_add_their_penalties():
     assert bn.get_config()["beta_regularizer"]["class_name"] == "L1"
 
 
-def test_a_constraint_config_is_refused_by_name():
+def test_a_constraint_config_is_read_as_keras_reads_it():
     non_neg = {"module": "keras.constraints", "class_name": "NonNeg", "config": {},
                "registered_name": None}
-    with pytest.raises(ValueError, match="gamma_constraint must be a callable .*NonNeg"):
-        tk.layers.BatchNormalization(gamma_constraint=non_neg)
+    bn = tk.layers.BatchNormalization(gamma_constraint=non_neg)
+    bn(np.ones((2, 3), np.float32))
+    assert isinstance(bn.gamma.constraint, tk.constraints.NonNeg) and bn.beta.constraint is None
+    with pytest.raises(ValueError, match="Could not interpret constraint identifier: 'nonneg'"):
+        tk.layers.BatchNormalization(gamma_constraint="nonneg")
 
 
 def _layer_norm(x, axes, epsilon, gamma=None, beta=None, centre=True):
