@@ -148,14 +148,21 @@ def tensor_scatter_nd_add(tensor, indices, updates, bad_indices_policy="", name=
     >>> tk.tensor_scatter_nd_add(tk.ones([4]), [[1], [1]], [5.0, 5.0])
     tk.Tensor([ 1. 11.  1.  1.], shape=(4,), dtype=float32)
     """
-    _check_policy(bad_indices_policy, "tensor_scatter_nd_add")
+    tensor, updates, index = _tensor_scatter_args(tensor, indices, updates, bad_indices_policy,
+                                                  "tensor_scatter_nd_add")
+    return add(tensor, scatter_add(updates, index=index, shape=tuple(tensor.shape)))
+
+
+def _tensor_scatter_args(tensor, indices, updates, bad_indices_policy, op):
+    """The tensor_scatter_nd_* ops' arguments checked: the tensor, the updates (in its dtype
+    when given as Python numbers) and the NumPy index of the places they go."""
+    _check_policy(bad_indices_policy, op)
     tensor = _tensor(tensor)
-    idx = index_array(indices, "tensor_scatter_nd_add")
+    idx = index_array(indices, op)
     if not hasattr(updates, "_value"):
         updates = convert_to_tensor(updates, dtype=tensor.dtype)
-    shape = tuple(tensor.shape)
-    index = scatter_index(idx, updates.shape, shape, "tensor_scatter_nd_add", "tensor of shape")
-    return add(tensor, scatter_add(updates, index=index, shape=shape))
+    index = scatter_index(idx, updates.shape, tuple(tensor.shape), op, "tensor of shape")
+    return tensor, updates, index
 
 
 def tensor_scatter_nd_sub(tensor, indices, updates, bad_indices_policy="", name=None):
@@ -165,14 +172,9 @@ def tensor_scatter_nd_sub(tensor, indices, updates, bad_indices_policy="", name=
     >>> tk.tensor_scatter_nd_sub(tk.ones([4]), [[0], [3]], [5.0, 2.0])
     tk.Tensor([-4.  1.  1. -1.], shape=(4,), dtype=float32)
     """
-    _check_policy(bad_indices_policy, "tensor_scatter_nd_sub")
-    tensor = _tensor(tensor)
-    idx = index_array(indices, "tensor_scatter_nd_sub")
-    if not hasattr(updates, "_value"):
-        updates = convert_to_tensor(updates, dtype=tensor.dtype)
-    shape = tuple(tensor.shape)
-    index = scatter_index(idx, updates.shape, shape, "tensor_scatter_nd_sub", "tensor of shape")
-    return add(tensor, scatter_add(negative(updates), index=index, shape=shape))
+    tensor, updates, index = _tensor_scatter_args(tensor, indices, updates, bad_indices_policy,
+                                                  "tensor_scatter_nd_sub")
+    return add(tensor, scatter_add(negative(updates), index=index, shape=tuple(tensor.shape)))
 
 
 def _scatter_update(x, updates, index):
@@ -212,13 +214,8 @@ def tensor_scatter_nd_update(tensor, indices, updates, bad_indices_policy="", na
     [[0. 0. 7.]
      [5. 0. 0.]], shape=(2, 3), dtype=float32)
     """
-    _check_policy(bad_indices_policy, "tensor_scatter_nd_update")
-    tensor = _tensor(tensor)
-    idx = index_array(indices, "tensor_scatter_nd_update")
-    if not hasattr(updates, "_value"):
-        updates = convert_to_tensor(updates, dtype=tensor.dtype)
-    index = scatter_index(idx, updates.shape, tuple(tensor.shape), "tensor_scatter_nd_update",
-                           "tensor of shape")
+    tensor, updates, index = _tensor_scatter_args(tensor, indices, updates, bad_indices_policy,
+                                                  "tensor_scatter_nd_update")
     return scatter_update(tensor, updates, index=index)
 
 

@@ -24,7 +24,7 @@ import numpy as np
 from ..context import state
 from ..errors import InvalidArgumentError
 from .conversion import convert_to_tensor
-from .gather_scatter import index_array, scatter_index
+from .gather_scatter import index_array, scatter_index, scatter_update
 from .registry import defop
 
 # How each write combines the old values with the updates (an index given twice: both applied
@@ -34,11 +34,10 @@ _COMBINE = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.tru
 
 
 def _scatter_write(x, updates, index, how):
-    out = x.copy()
     if how == "update":
-        out[index] = updates
-    else:
-        _COMBINE[how].at(out, index, updates)
+        return scatter_update.forward(x, updates, index)   # tensor_scatter_nd_update's
+    out = x.copy()
+    _COMBINE[how].at(out, index, updates)
     return out
 
 

@@ -239,8 +239,7 @@ class Optimizer:
                 if self.weight_decay:
                     v.assign_sub(v * cast(self.weight_decay, dtype) * lr)
                 self._update(g, v, self._slots_for(v) if has_slots else _NO_SLOTS, lr)
-            for _, v in checked:     # then each constraint projects its variable (Keras 3)
-                if v._constraint is not None:
+                if v._constraint is not None:   # then its constraint projects it (Keras 3)
                     v.assign(v._constraint(v))
             self.iterations.assign_add(1)
         return self.iterations
