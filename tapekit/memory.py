@@ -13,8 +13,8 @@ under the first record that keeps it.
 What `gradient` frees: a non-persistent tape drops its records during `gradient`,
 and the arrays that only the tape refers to go with them. Arrays that something
 else holds too (a Variable's value, a tensor you kept in a Python variable,
-another tape) stay. A persistent tape keeps everything until `del tape` or
-`tape.reset()`.
+another tape) stay. A persistent tape keeps everything until `del tape`, or
+`tape.reset()` inside its `with` block (where TensorFlow allows it).
 """
 import sys
 from html import escape
@@ -83,8 +83,8 @@ class TapeMemory:
                          "gradient() frees nothing; `del tape` frees "
                          f"{format_bytes(self.tape_only_bytes)}.")
         elif self.persistent:
-            notes.append(f"Persistent tape: gradient() frees nothing; `del tape` or tape.reset() "
-                         f"frees {format_bytes(self.tape_only_bytes)}.")
+            notes.append(f"Persistent tape: gradient() frees nothing; `del tape` (or tape.reset() "
+                         f"inside its `with` block) frees {format_bytes(self.tape_only_bytes)}.")
         elif self.records:
             notes.append(f"gradient() drops the records and frees {format_bytes(self.frees_on_gradient)} "
                          f"(a non-persistent tape can compute gradients once).")

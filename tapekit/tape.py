@@ -49,6 +49,7 @@ class GradientTape(Recorder):
         self._watched = {}        # tid -> the watched Tensor or Variable, in watch order
         self._used = False        # a non-persistent tape allows one gradient/jacobian
         self._failed = None       # what that one call raised, if it did (for the next call)
+        self._entered = False     # a `with` block began: TF's errors outside one differ (below)
         self._observers = observing.for_new_tape()   # add_observer adds this tape's own
 
     # --- context -------------------------------------------------------------
@@ -57,6 +58,7 @@ class GradientTape(Recorder):
             raise RuntimeError("this GradientTape is already recording; a tape cannot be "
                                "entered twice at once")
         state.tapes.append(self)
+        self._entered = True
         return self
 
     def __exit__(self, exc_type, exc, tb):
@@ -125,10 +127,17 @@ class GradientTape(Recorder):
 
     @contextmanager
     def stop_recording(self):
-        """Temporarily pause recording: ops inside the block are not recorded."""
+        """Temporarily pause recording: ops inside the block are not recorded.
+
+        Outside the tape's `with` block it raises as TensorFlow's does: RuntimeError for a tape
+        never entered (or a non-persistent one whose gradient was taken), ValueError for one
+        whose block has ended."""
         if self not in state.tapes:
-            raise RuntimeError("GradientTape.stop_recording: the tape is not recording "
-                               "(use it inside the tape's `with` block)")
+            where = "use it inside the tape's `with` block"
+            if not self._entered or (self._used and not self._persistent):
+                raise RuntimeError(f"GradientTape.stop_recording: the tape is not recording ({where})")
+            raise ValueError(f"GradientTape.stop_recording: the tape is not recording: its "
+                             f"`with` block has ended ({where})")
         pos = state.tapes.index(self)
         state.tapes.remove(self)
         try:
@@ -137,7 +146,25 @@ class GradientTape(Recorder):
             state.tapes.insert(min(pos, len(state.tapes)), self)
 
     def reset(self):
-        """Forget every record and watched tensor; the tape stays usable."""
+        """Forget every record and watched tensor, inside the tape's `with` block; the tape
+        goes on recording, as if a new tape had been entered.
+
+        Outside the block (or inside its stop_recording()) it raises ValueError, as
+        TensorFlow's does: the records of a persistent tape are never lost silently.
+
+        >>> x = tk.Variable(3.0)
+        >>> with tk.GradientTape() as tape:
+        ...     y = x * x
+        ...     tape.reset()
+        ...     z = x * x * x
+        >>> tape.gradient(z, x)
+        tk.Tensor(27.0, shape=(), dtype=float32)
+        """
+        if self not in state.tapes:
+            raise ValueError(
+                "GradientTape.reset: the tape is not recording, so there is nothing to reset "
+                "into; call reset() inside the tape's `with` block (not inside stop_recording), "
+                "or make a new tk.GradientTape()")
         self._records = []
         self._record_list = None
         self._tracked = set()

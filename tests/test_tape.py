@@ -266,9 +266,30 @@ def test_stop_recording_reset_and_watched_variables():
     assert [v.name for v in tape.watched_variables()] == ["b:0"]
     assert tape.gradient(w, b).numpy() == 3.0 and tape.gradient(w, a) is None
     assert tape.gradient(z, a) is None and y.numpy() == 2.0
-    with pytest.raises(RuntimeError, match="not recording"):
+    # Outside the block, TensorFlow 2.21's error types: ValueError once the block has ended,
+    # RuntimeError for a tape never entered; a persistent tape's records are never lost.
+    with pytest.raises(ValueError, match="stop_recording: the tape is not recording: its `with` block has ended"):
         with tape.stop_recording():
             pass
+    with pytest.raises(ValueError, match=r"reset: the tape is not recording.*inside the tape's `with` block"):
+        tape.reset()
+    assert tape.gradient(w, b).numpy() == 3.0
+    fresh = tk.GradientTape()
+    with pytest.raises(RuntimeError, match="stop_recording: the tape is not recording"):
+        with fresh.stop_recording():
+            pass
+    with pytest.raises(ValueError, match="reset: the tape is not recording"):
+        fresh.reset()
+    with tk.GradientTape() as once:
+        y = a * b
+    once.gradient(y, a)
+    with pytest.raises(RuntimeError, match="stop_recording"):     # TF: its tape is gone
+        with once.stop_recording():
+            pass
+    with tk.GradientTape(persistent=True) as paused:
+        with paused.stop_recording():
+            with pytest.raises(ValueError, match="not inside stop_recording"):
+                paused.reset()
 
 
 def test_gradient_of_a_gradient_of_a_gradient():

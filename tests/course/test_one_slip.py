@@ -765,6 +765,54 @@ SLIPS = {
     },
 }
 
+PENALTY_28 = """\
+def penalized_loss(w, b, x, y, lam):
+    with tk.GradientTape() as inner:
+        inner.watch(x)
+        f = tk.tanh(tk.matmul(x, w) + b)
+    dfdx = inner.gradient(f, x)
+    penalty = tk.reduce_mean(tk.reduce_sum(dfdx ** 2, axis=1))
+    return tk.reduce_mean((f - y) ** 2) + lam * penalty
+
+
+def penalized_grads(w, b, x, y, lam):
+    with tk.GradientTape() as outer:
+        loss = penalized_loss(w, b, x, y, lam)
+    return outer.gradient(loss, [w, b])
+
+
+def newton_step(f, v):
+    with tk.GradientTape() as outer:
+        with tk.GradientTape() as inner:
+            fv = f(v)
+        g = inner.gradient(fv, v)
+    H = outer.jacobian(g, v)
+    return v - tk.linalg.solve(H, g[:, None])[:, 0]
+"""
+
+SLIPS[28] = {
+    # section 2's silent bug: the penalty's value is right, its part of the gradient missing
+    "the inner gradient through NumPy": (
+        PENALTY_28.replace("dfdx = inner.gradient(f, x)", "dfdx = inner.gradient(f, x).numpy()")
+        .replace("penalty = tk.reduce_mean(tk.reduce_sum(dfdx ** 2, axis=1))",
+                 "penalty = np.mean(np.sum(dfdx ** 2, axis=1))"), 4,
+        ["are not those of your own penalized_loss", "the penalty's part is missing"], []),
+    "the norm, not its square": (
+        PENALTY_28.replace("tk.reduce_sum(dfdx ** 2, axis=1)", "tk.norm(dfdx, axis=1)"), 3,
+        ["the penalty is the mean over the examples of the *squared* norm",
+         "your penalized_loss computes another loss"], ["are not those of your own"]),
+    "the loss outside the outer tape": (
+        PENALTY_28.replace("    with tk.GradientTape() as outer:\n        loss = penalized_loss(w, b, x, y, lam)\n",
+                           "    with tk.GradientTape() as outer:\n        pass\n    loss = penalized_loss(w, b, x, y, lam)\n"), 4,
+        ["a gradient is None: the loss was not recorded by the outer tape"], []),
+    "Newton's step added": (PENALTY_28.replace("return v - tk.linalg.solve", "return v + tk.linalg.solve"), 5,
+                            ["that is v + H⁻¹g: subtract the step"], []),
+    "a gradient step for Newton's": (
+        PENALTY_28.replace("    H = outer.jacobian(g, v)\n    return v - tk.linalg.solve(H, g[:, None])[:, 0]",
+                           "    return v - g"), 5,
+        ["that is v - g, a gradient step: multiply g by the inverse Hessian"], []),
+}
+
 CASES = [(n, slip) for n in SLIPS for slip in SLIPS[n]]
 
 

@@ -44,7 +44,8 @@ def test_non_persistent_tape_is_shown_after_gradient(record):
     tape.gradient(w, x)
     assert tape._records == []                          # gradient released them ...
     assert len(graph.build(tape).nodes) == 9            # ... the display still has them
-    tape.reset()
+    with tape:                                          # reset() records anew: inside a block
+        tape.reset()
     assert graph.build(tape).nodes == []
 
 
