@@ -298,6 +298,23 @@ def test_readme_minutes_are_the_lessons_own():
     assert rows == len(list((REPO / "notebooks").glob("*.md")))
 
 
+def test_readme_counts_are_the_course():
+    # The README's prose states how many lessons and points the course has and the range of
+    # their minutes; it said "twenty-four lessons" and "24 assignments, 145 points" after a
+    # 25th lesson came: the numbers are the course's own.
+    from tapekit.teach.exercise import read_exercise
+    minutes = pytest.importorskip("tapekit.teach.minutes")
+    paths = sorted((REPO / "notebooks").glob("*.md"))
+    stated = [minutes.stated(p) for p in paths]
+    points = sum(read_exercise(p).points for p in paths)
+    reading, exercise = [r for r, _ in stated], [e for _, e in stated]
+    for claim in (f"A course of {len(paths)} lessons",
+                  f"Each lesson takes {min(reading)} to {max(reading)} minutes to read",
+                  f"an exercise ({min(exercise)} to {max(exercise)} minutes more)",
+                  f"{len(paths)} assignments, {points} points"):
+        assert claim in " ".join(README.split()), f"README.md should say {claim!r}"
+
+
 # Over MAX_MINUTES since the reading model reads mathematical prose at 115 words a minute
 # (issue 47): each is to be split where its topic breaks. Remove a lesson once it is split.
 TO_SPLIT = {'02_the_chain_rule_and_finite_differences', '03_symbolic_numeric_and_automatic', '08_vjps_and_the_cost_of_reverse_mode', '11_custom_gradients_and_numerical_stability', '18_small_cnn_digits', '23_build_your_own_tape', '25_backprop_by_hand_beyond_one_layer'}
