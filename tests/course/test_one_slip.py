@@ -23,7 +23,7 @@ HIDDEN = re.compile(r"[ \t]*### BEGIN HIDDEN TESTS\n.*?### END HIDDEN TESTS[ \t]
 
 
 def _lesson(number):
-    (path,) = NOTEBOOKS.glob(f"{number:02d}_*.md")
+    (path,) = NOTEBOOKS.glob(f"{number:02d}_*.md" if isinstance(number, int) else f"{number}_*.md")
     return path
 
 
@@ -334,6 +334,16 @@ def mlp_tanh_grads(p, X, y):
     return {"W1": X.T @ G1, "b1": G1.sum(axis=0), "W2": h.T @ G2, "b2": G2.sum(axis=0)}
 
 
+def tanh_loss(p, X, y):
+    z2 = np.tanh(X @ p["W1"] + p["b1"]) @ p["W2"] + p["b2"]
+    e = np.exp(z2 - z2.max(axis=1, keepdims=True))
+    return -np.log((e / e.sum(axis=1, keepdims=True))[np.arange(len(y)), y]).mean()
+
+
+err_W1 = rel_error(mlp_tanh_grads(p_ex, X_ex, y_ex)["W1"],
+                   numerical_grad(lambda: tanh_loss(p_ex, X_ex, y_ex), p_ex["W1"]))
+"""
+BACKWARD_25B = """\
 def avg_pool_backward(G):
     # each input is a quarter of its window's mean: it gets a quarter of that G
     return np.repeat(np.repeat(G, 2, axis=0), 2, axis=1) / 4
@@ -401,13 +411,22 @@ SLIPS = {
                                  ["outer is not persistent, so its second gradient call raises"], []),
     },
     25: {
-        "G2 not divided by N": (BACKWARD_25.replace("/ len(y)", ""), 6,
+        "G2 not divided by N": (BACKWARD_25.replace("/ len(y)", ""), 2,
                                 ["yours are 8 times the right ones: is G2 divided by N = 8?"],
                                 ["through tanh"]),
-        "the ReLU's mask for tanh'": (BACKWARD_25.replace("* (1 - h ** 2)", "* (z1 > 0)"), 6,
+        "the ReLU's mask for tanh'": (BACKWARD_25.replace("* (1 - h ** 2)", "* (z1 > 0)"), 2,
                                       ["not by the ReLU's mask"], []),
-        "eps written in": (BACKWARD_25.replace("x.var(axis=1, keepdims=True) + eps", "x.var(axis=1, keepdims=True) + 1e-3"),
-                           5, ["eps included"], []),
+        "the check's forward with the ReLU": (BACKWARD_25.replace("z2 = np.tanh(X @", "z2 = np.maximum(0, X @"), 2,
+                                              ["agrees with finite differences", "does your forward pass use tanh"], []),
+    },
+    "25b": {
+        "eps written in": (BACKWARD_25B.replace("x.var(axis=1, keepdims=True) + eps", "x.var(axis=1, keepdims=True) + 1e-3"),
+                           3, ["eps included"], []),
+        "layer norm over the batch": (BACKWARD_25B.replace("axis=1, keepdims=True", "axis=0, keepdims=True")
+                                      .replace("n, Gh = x.shape[1]", "n, Gh = x.shape[0]"), 2,
+                                      ["normalized across each row", "use the compact formula across each row"], []),
+        "the pool's G not divided by 4": (BACKWARD_25B.replace("axis=1) / 4", "axis=1)"), 3,
+                                          ["divided by 4"], []),
     },
     24: {
         "__pow__ without the incoming tangent": (DUAL_24.replace("k * self.value ** (k - 1) * self.tangent",
@@ -817,7 +836,7 @@ CASES = [(n, slip) for n in SLIPS for slip in SLIPS[n]]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("number", sorted(SLIPS))
+@pytest.mark.parametrize("number", sorted(SLIPS, key=lambda n: f"{n:02d}" if isinstance(n, int) else n))
 def test_the_solution_gets_full_marks_seen_and_graded(number):
     points, graded = _graded(number)
     assert graded["solution"]["hidden"] == graded["solution"]["visible"] == (points, [])
