@@ -357,6 +357,32 @@ def layer_norm_backward(G, x, gamma, eps=1e-3):
                   - x_hat * (Gh * x_hat).sum(axis=1, keepdims=True))
     return dx, (G * x_hat).sum(axis=0), G.sum(axis=0)
 """
+RNN_26 = """\
+def bptt_grads(X, h0, Wx, Wh, b, G):
+    hs = [h0]
+    for x in X:
+        hs.append(np.tanh(x @ Wx + hs[-1] @ Wh + b))
+    grads = {"Wx": np.zeros_like(Wx), "Wh": np.zeros_like(Wh), "b": np.zeros_like(b)}
+    carried = np.zeros_like(h0)
+    for t in reversed(range(len(X))):
+        dz = (G[t] + carried) * (1 - hs[t + 1] ** 2)
+        grads["Wx"] += X[t].T @ dz
+        grads["Wh"] += hs[t].T @ dz
+        grads["b"] += dz.sum(axis=0)
+        carried = dz @ Wh.T
+    grads["h0"] = carried
+    return grads
+
+
+def attention_grads(Q, K, V, G):
+    d = Q.shape[1]
+    S = Q @ K.T / np.sqrt(d)
+    A = np.exp(S - S.max(axis=1, keepdims=True))
+    A /= A.sum(axis=1, keepdims=True)
+    dA = G @ V.T
+    dS = A * (dA - (dA * A).sum(axis=1, keepdims=True))
+    return dS @ K / np.sqrt(d), dS.T @ Q / np.sqrt(d), A.T @ G
+"""
 HESSIAN_05 = """\
 with tk.GradientTape(persistent=True) as outer:
     with tk.GradientTape() as inner:
@@ -409,6 +435,20 @@ SLIPS = {
                               ["is not your hessian @ v", "check gv = gx·v[0] + gy·v[1]"], []),
         "outer not persistent": (HESSIAN_05.replace("(persistent=True)", "()"), 0,
                                  ["outer is not persistent, so its second gradient call raises"], []),
+    },
+    26: {
+        "1 - h for 1 - h²": (RNN_26.replace("(1 - hs[t + 1] ** 2)", "(1 - hs[t + 1])"), 3,
+                             ["yours uses 1 - h for tanh's slope: it is 1 - h²"],
+                             ["leaves out the gradient carried back"]),
+        "dWh from h instead of h_prev": (RNN_26.replace("hs[t].T @ dz", "hs[t + 1].T @ dz"), 5,
+                                         ["Wh multiplied the previous state h_{t-1}"], ["b's gradient"]),
+        "bptt without the carried gradient": (RNN_26.replace("(G[t] + carried)", "G[t]"), 3,
+                                              ["leaves out the gradient carried back from the later steps"],
+                                              ["1 - h for tanh's slope"]),
+        "the softmax's row sum left out": (RNN_26.replace("A * (dA - (dA * A).sum(axis=1, keepdims=True))",
+                                                          "A * dA"), 5,
+                                           ["your dS looks like A · dA, without the row's sum taken off"],
+                                           ["dV is wrong"]),
     },
     25: {
         "G2 not divided by N": (BACKWARD_25.replace("/ len(y)", ""), 2,
