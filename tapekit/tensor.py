@@ -199,6 +199,13 @@ new_tensor = object.__new__
 _NUMBERS = (float, int)   # Variable: assigned straight when |value| < 6e4 (fits every float dtype)
 
 
+def _in_place(symbol, fix):
+    return RuntimeError(
+        f"`v {symbol}= value` on a tk.Variable is not supported (as in TensorFlow): it would make "
+        f"a new tensor and rebind the name v to it, and the variable itself would not change. "
+        f"Use {fix} to change the variable, or `out = v {symbol} value` for a new tensor")
+
+
 class Variable(Tensor):
     """Mutable state (model weights). Tapes watch trainable variables they see used.
 
@@ -302,6 +309,24 @@ class Variable(Tensor):
             return self._traced_update(np.subtract, self._delta(delta, "assign_sub"))
         self._update(np.subtract, self._checked(delta, "assign_sub"))
         return self
+
+    # `v += d` would make a new tensor and rebind the name `v` to it: the variable keeps its
+    # value, and a tape or a later step no longer sees the name as the variable (a gradient
+    # None, or a tk.function's value that leaks). TensorFlow 2.21 refuses these five; so do we.
+    def __iadd__(self, other):
+        raise _in_place("+", "v.assign_add(value)")
+
+    def __isub__(self, other):
+        raise _in_place("-", "v.assign_sub(value)")
+
+    def __imul__(self, other):
+        raise _in_place("*", "v.assign(v * value)")
+
+    def __itruediv__(self, other):
+        raise _in_place("/", "v.assign(v / value)")
+
+    def __ipow__(self, other):
+        raise _in_place("**", "v.assign(v ** value)")
 
     def _traced_update(self, ufunc, delta):
         for recorder in _state.tapes:

@@ -145,3 +145,32 @@ def test_device_is_tensorflows_name_of_the_cpu():
     # TF 2.21 on a CPU: '/job:localhost/replica:0/task:0/device:CPU:0' for tensors and variables
     for t in (tk.constant([1.0]), tk.Variable(2.0), tk.constant(1.0) * 2.0):
         assert t.device == "/job:localhost/replica:0/task:0/device:CPU:0"
+
+
+@pytest.mark.parametrize("symbol, fix", [("+", "v.assign_add(value)"), ("-", "v.assign_sub(value)"),
+                                         ("*", "v.assign(v * value)"), ("/", "v.assign(v / value)"),
+                                         ("**", "v.assign(v ** value)")])
+def test_in_place_operators_on_a_variable_raise_as_tf(symbol, fix):
+    # TF 2.21 raises RuntimeError for `v += 1` (eager and in tf.function): rebinding the name to
+    # a new tensor left the variable unchanged and, inside tk.function, leaked a traced tensor.
+    v = tk.Variable([2.0, 4.0])
+    names = {"v": v}
+    with pytest.raises(RuntimeError, match=re.escape(f"`v {symbol}= value` on a tk.Variable") + ".*" + re.escape(fix)):
+        exec(f"v {symbol}= 2.0", names)
+    assert names["v"] is v and v.numpy().tolist() == [2.0, 4.0]          # nothing changed
+    assert getattr(v, {"+": "__add__", "-": "__sub__", "*": "__mul__", "/": "__truediv__",
+                       "**": "__pow__"}[symbol])(2.0).numpy().shape == (2,)   # `out = v + value` works
+
+
+def test_in_place_operator_inside_tk_function_raises_at_the_trace():
+    count = tk.Variable(0)
+
+    @tk.function
+    def step():
+        nonlocal count
+        count += 1
+        return count
+
+    with pytest.raises(RuntimeError, match=r"v\.assign_add\(value\)"):
+        step()
+    assert int(count.numpy()) == 0 and isinstance(count, tk.Variable)

@@ -495,6 +495,9 @@ SLIPS = {
                                   ["a Python number is frozen into the program"], []),
         "limit read as a number inside": (CLIP_21.replace("tk.minimum(x, limit)", "tk.minimum(x, float(limit.numpy()))"),
                                           4, ["made clip_and_count trace again"], []),
+        # TF 2.21 refuses `v += 1` on a variable (RuntimeError); only the count's 2 points go
+        "count += 1 on the variable": (CLIP_21.replace("    count.assign_add(1)\n", "    global count\n    count += 1\n"),
+                                       5, ["calling clip_and_count raised", "Use v.assign_add(value)"], []),
     },
     20: {
         "stop_training set on the callback": (CALLBACK_20.replace("self.model.stop_training", "self.stop_training"),
@@ -708,7 +711,7 @@ SLIPS = {
             B = np.stack([xq ** 2, np.ones_like(xq)], axis=1)
             (a_fit, c_fit), *_ = np.linalg.lstsq(B, yq, rcond=None)
             a_fit, c_fit = float(a_fit), float(c_fit)
-            """, 4, ["the least-squares values computed directly, not trained"], []),
+            """, 4, ["the least-squares values, where SGD ends after many more epochs than 200"], []),
         "199 epochs": (TRAIN_12.replace("range(200)", "range(199)"), 6, [], []),
     },
     4: {
@@ -857,9 +860,12 @@ SLIPS[28] = {
                  "penalty = np.mean(np.sum(dfdx ** 2, axis=1))"), 4,
         ["are not those of your own penalized_loss", "the penalty's part is missing"], []),
     "the norm, not its square": (
-        PENALTY_28.replace("tk.reduce_sum(dfdx ** 2, axis=1)", "tk.norm(dfdx, axis=1)"), 3,
-        ["the penalty is the mean over the examples of the *squared* norm",
-         "your penalized_loss computes another loss"], ["are not those of your own"]),
+        PENALTY_28.replace("tk.reduce_sum(dfdx ** 2, axis=1)", "tk.norm(dfdx, axis=1)"), 5,
+        ["the penalty is the mean over the examples of the *squared* norm"], ["are not those of your own"]),
+    "newton_step moves v itself": (
+        PENALTY_28.replace("return v - tk.linalg.solve(H, g[:, None])[:, 0]",
+                           "return v.assign_sub(tk.linalg.solve(H, g[:, None])[:, 0])"), 6,
+        ["newton_step changed v: return the new point, leave v as it was"], ["the Hessian is"]),
     "the loss outside the outer tape": (
         PENALTY_28.replace("    with tk.GradientTape() as outer:\n        loss = penalized_loss(w, b, x, y, lam)\n",
                            "    with tk.GradientTape() as outer:\n        pass\n    loss = penalized_loss(w, b, x, y, lam)\n"), 4,
