@@ -383,6 +383,26 @@ def attention_grads(Q, K, V, G):
     dS = A * (dA - (dA * A).sum(axis=1, keepdims=True))
     return dS @ K / np.sqrt(d), dS.T @ Q / np.sqrt(d), A.T @ G
 """
+TRAIN_27 = """\
+def zero_grad(params):
+    for p in params:
+        p.grad = 0.0
+
+
+def train_step(model, xs, ys, lr):
+    params = model.parameters()
+    zero_grad(params)
+    TAPE.clear()
+    loss = mse(model, xs, ys)
+    backward(loss, params)
+    for p in params:
+        p.data = p.data - lr * p.grad
+    return float(loss.data)
+
+
+model_ex = MLP(3, [5, 1], np.random.default_rng(271))
+losses_ex = [train_step(model_ex, xs_ex, ys_ex, 0.2) for _ in range(200)]
+"""
 HESSIAN_05 = """\
 with tk.GradientTape(persistent=True) as outer:
     with tk.GradientTape() as inner:
@@ -423,6 +443,17 @@ good_scales = [float(s) for s in candidates if stays_in_range(x, s)]
 
 # lesson: {slip: (the answer, points at autograde, words its feedback holds, words it must not)}
 SLIPS = {
+    27: {
+        "zero_grad never called": (TRAIN_27.replace("    zero_grad(params)\n", ""), 3,
+                                   ["the second step moved by the sum of the first and second steps' gradients",
+                                    "the last loss is 0.1349, not below 0.1"], ["uphill"]),
+        "a step with + for -": (TRAIN_27.replace("p.data - lr * p.grad", "p.data + lr * p.grad"), 3,
+                                ["moved the parameters by +lr·grad, uphill", "the loss rose"], ["sum of the first"]),
+        "zeroed after backward, before the step": (
+            TRAIN_27.replace("    zero_grad(params)\n", "").replace(
+                "    backward(loss, params)\n", "    backward(loss, params)\n    zero_grad(params)\n"), 1,
+            ["did not move the parameters", "the loss stayed at 0.9686"], ["uphill"]),
+    },
     5: {
         "y**2 for y**3": (HESSIAN_05.replace("y ** 3", "y ** 2"), 3,
                           ["hessian[1][1] = d²f/dy² = 6y should be 12, got 2", "check f itself"],
