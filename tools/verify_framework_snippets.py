@@ -141,7 +141,7 @@ def check(python, snippet, timeout=600):
     if normalize(out) != normalize(snippet.shown):
         diff = difflib.unified_diff(normalize(snippet.shown).splitlines(),
                                     normalize(out).splitlines(), "shown", "printed", lineterm="")
-        return "printed something else than the lesson shows:\n" + "\n".join(diff)
+        return "printed other than the output the lesson shows:\n" + "\n".join(diff)
     return None
 
 
