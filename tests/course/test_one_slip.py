@@ -422,6 +422,42 @@ JAC_08 = """\
             v_row1 = tk.one_hot(1, 3).numpy()
 """
 
+FRAMEWORKS_29 = """\
+def second_derivative(f, x):
+    x = tk.constant(x)
+    with tk.GradientTape() as outer:
+        outer.watch(x)
+        with tk.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        d1 = inner.gradient(y, x)
+    return float(outer.gradient(d1, x))
+
+
+def vjp(f, x, u):
+    x = tk.constant(x)
+    with tk.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    return tape.gradient(y, x, output_gradients=tk.constant(u)).numpy()
+
+
+def jvp(f, x, t):
+    x = tk.constant(x)
+    with tk.autodiff.ForwardAccumulator(primals=x, tangents=tk.constant(t)) as acc:
+        y = f(x)
+    return acc.jvp(y).numpy()
+
+
+def two_grads(x_value):
+    x = tk.constant(x_value)
+    with tk.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x ** 2
+        z = tk.sin(y)
+    return float(tape.gradient(y, x)), float(tape.gradient(z, x))
+"""
+
 RANGE_15 = """\
 tk.random.set_seed(0)
 x = tk.random.normal((64, 64))
@@ -480,6 +516,19 @@ SLIPS = {
                                                           "A * dA"), 5,
                                            ["your dS looks like A · dA, without the row's sum taken off"],
                                            ["dV is wrong"]),
+    },
+    29: {
+        "the outer tape forgot to watch the constant": (
+            FRAMEWORKS_29.replace("        outer.watch(x)\n", ""), 5,
+            ["Was a gradient None?", "the outer tape too"], []),
+        "output_gradients omitted": (
+            FRAMEWORKS_29.replace("tape.gradient(y, x, output_gradients=tk.constant(u))",
+                                  "tape.gradient(y, x)"), 5,
+            ["that is [1, 1] J", "output_gradients=u"], []),
+        "a non-persistent tape asked twice": (
+            FRAMEWORKS_29.replace("tk.GradientTape(persistent=True) as tape:\n        tape.watch(x)\n        y = x ** 2",
+                                  "tk.GradientTape() as tape:\n        tape.watch(x)\n        y = x ** 2"), 5,
+            ["make it with persistent=True to ask it twice"], []),
     },
     25: {
         "G2 not divided by N": (BACKWARD_25.replace("/ len(y)", ""), 2,
