@@ -172,7 +172,21 @@ with tk.autodiff.ForwardAccumulator(p, tk.constant([1.0, 0.0])) as acc:
     xy = tk.stack([p[0] * tk.cos(p[1]), p[0] * tk.sin(p[1])])
 col0 = acc.jvp(xy).numpy()
 """
-LSE_11 = """\
+TANH_11 = """\
+@tk.custom_gradient
+def my_tanh(x):
+    y = tk.tanh(x)
+    def grad_fn(dy):
+        return dy * (1.0 - y ** 2)
+    return y, grad_fn
+
+
+x = tk.Variable([-1.0, 0.0, 2.0], name="x")
+with tk.GradientTape() as tape:
+    total = tk.reduce_sum(my_tanh(x))
+grad = tape.gradient(total, x)
+"""
+LSE_11B = """\
 @tk.custom_gradient
 def lse(z):
     m = tk.reduce_max(z)
@@ -651,17 +665,25 @@ SLIPS = {
                             ["a step w + lr · gradient climbs"], []),
     },
     11: {
-        "the max not added back": (LSE_11.replace("return m + tk.math.log(total)", "return tk.math.log(total)"),
+        "grad_fn without dy": (TANH_11.replace("return dy * (1.0 - y ** 2)", "return 1.0 - y ** 2"), 5,
+                               ["grad_fn must multiply by dy"], ["1 - tanh(x)²"]),
+        "1 - x² for 1 - y²": (TANH_11.replace("return dy * (1.0 - y ** 2)", "return dy * (1.0 - x ** 2)"), 3,
+                              ["that is 1 - x², from the input"], ["multiply by dy"]),
+        "1 - y for 1 - y²": (TANH_11.replace("return dy * (1.0 - y ** 2)", "return dy * (1.0 - y)"), 3,
+                             ["that is 1 - y;"], ["multiply by dy"]),
+    },
+    "11b": {
+        "the max not added back": (LSE_11B.replace("return m + tk.math.log(total)", "return tk.math.log(total)"),
                                    4, ["add it back"], ["grad_fn"]),
-        "grad_fn without dy": (LSE_11.replace("return dy * e / total", "return e / total"), 4,
+        "grad_fn without dy": (LSE_11B.replace("return dy * e / total", "return e / total"), 4,
                                ["grad_fn must multiply by dy"], []),
-        "softmax unshifted in grad_fn": (LSE_11.replace("return dy * e / total",
+        "softmax unshifted in grad_fn": (LSE_11B.replace("return dy * e / total",
                                                         "return dy * tk.exp(z) / tk.reduce_sum(tk.exp(z))"),
                                          4, ["from the shifted exponentials"], []),
-        "the value unshifted": (LSE_11.replace("return m + tk.math.log(total)",
+        "the value unshifted": (LSE_11B.replace("return m + tk.math.log(total)",
                                                "return tk.math.log(tk.reduce_sum(tk.exp(z)))"), 5,
                                 ["subtract the max before exp"], []),
-        "no decorator": (LSE_11.replace("@tk.custom_gradient\n", ""), 0,
+        "no decorator": (LSE_11B.replace("@tk.custom_gradient\n", ""), 0,
                          ["decorate lse with @tk.custom_gradient"], ["TypeError"]),
     },
     10: {

@@ -92,7 +92,7 @@ def test_a_solution_that_fails_its_own_checks_is_refused(tmp_path, tiny_variant)
 # Answers that skip the exercise's point, which a reviewer's student got full marks for: the
 # numbers the task's text gives, typed in (07), or worked out by hand (01, 04, 05) or by
 # np.linalg.lstsq instead of training (12); the library's function in place of one with its
-# own gradient (11) or in place of one the task asks to write (16); a test of the last layer
+# own gradient (11, 11b) or in place of one the task asks to write (16); a test of the last layer
 # where the task asks for every layer (15). Each must lose points.
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 SHORTCUTS = {
@@ -106,6 +106,12 @@ SHORTCUTS = {
         "loss = (pred - y_true) ** 2\n"
         "dw, db = tk.constant(-8.0), tk.constant(-4.0)\n"),
     "11_custom_gradients_and_numerical_stability": (
+        "my_tanh = tk.tanh\n"
+        "x = tk.Variable([-1.0, 0.0, 2.0])\n"
+        "with tk.GradientTape() as tape:\n"
+        "    total = tk.reduce_sum(my_tanh(x))\n"
+        "grad = tape.gradient(total, x)\n"),
+    "11b_numerical_stability": (
         "lse = tk.reduce_logsumexp\n"
         "z = tk.Variable([1.0, 2.0, 1000.0])\n"
         "with tk.GradientTape() as tape:\n"

@@ -14,15 +14,20 @@ from tapekit.teach.exercise import read_exercise
 
 REPO = Path(__file__).resolve().parents[2]
 MEASURED = {"02": 67, "09": 47, "11": 60, "13": 49, "15": 47}   # minutes, reading + exercise
+# Lesson 11 was measured before it was split: its text is now lessons 11 and 11b, and the
+# exercise measured (the log-sum-exp) is 11b's; 11's exercise came with the split.
+SPLIT = {"11": (("11", "11b"), "11b")}
 
 
 @pytest.mark.parametrize("number", sorted(MEASURED))
 def test_the_model_is_within_a_fifth_of_the_measured_time(number):
-    (path,) = (REPO / "notebooks").glob(f"{number}_*.md")
-    model = minutes.reading_minutes(path) + minutes.exercise_minutes(read_exercise(path).points)
-    assert abs(model - MEASURED[number]) <= MEASURED[number] / 5, (path.name, model)
-    reading, exercise = minutes.stated(path)
-    assert abs(reading + exercise - MEASURED[number]) <= MEASURED[number] / 5, (path.name, reading)
+    parts, exercised = SPLIT.get(number, ((number,), number))
+    paths = {part: next(iter((REPO / "notebooks").glob(f"{part}_*.md"))) for part in parts}
+    model = (sum(minutes.reading_minutes(path) for path in paths.values())
+             + minutes.exercise_minutes(read_exercise(paths[exercised]).points))
+    assert abs(model - MEASURED[number]) <= MEASURED[number] / 5, (number, model)
+    stated = sum(minutes.stated(path)[0] for path in paths.values()) + minutes.stated(paths[exercised])[1]
+    assert abs(stated - MEASURED[number]) <= MEASURED[number] / 5, (number, stated)
 
 
 def _lesson(tmp_path, text):

@@ -1,17 +1,15 @@
-# A common mistake: grad_fn returns the shifted exponentials without dividing by their sum.
-# At z = (1, 2, 1000) that is softmax(z) already (the sum is 1 + tiny), so the first check
-# passes; at other points the gradient is too large.
+# A common mistake: grad_fn writes tanh's derivative with the input, 1 - x², in place of the
+# output, 1 - y². At x = 0 both are 1, so a check at 0 alone passes; at (-1, 0, 2) and at
+# other points the gradient is wrong. The value and the factor dy are right.
 @tk.custom_gradient
-def lse(z):
-    m = tk.reduce_max(z)
-    e = tk.exp(z - m)
-    total = tk.reduce_sum(e)
+def my_tanh(x):
+    y = tk.tanh(x)
     def grad_fn(dy):
-        return dy * e
-    return m + tk.math.log(total), grad_fn
+        return dy * (1.0 - x ** 2)
+    return y, grad_fn
 
 
-z = tk.Variable([1.0, 2.0, 1000.0], name="z")
+x = tk.Variable([-1.0, 0.0, 2.0], name="x")
 with tk.GradientTape() as tape:
-    value = lse(z)
-grad = tape.gradient(value, z)
+    total = tk.reduce_sum(my_tanh(x))
+grad = tape.gradient(total, x)
