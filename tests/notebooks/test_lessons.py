@@ -300,7 +300,7 @@ def test_readme_minutes_are_the_lessons_own():
 
 # Over MAX_MINUTES since the reading model reads mathematical prose at 115 words a minute
 # (issue 47): each is to be split where its topic breaks. Remove a lesson once it is split.
-TO_SPLIT = {'02_the_chain_rule_and_finite_differences', '03_symbolic_numeric_and_automatic', '08_vjps_and_the_cost_of_reverse_mode', '11_custom_gradients_and_numerical_stability', '18_small_cnn_digits', '23_build_your_own_tape', '25_backprop_by_hand_beyond_one_layer'}
+TO_SPLIT = {'03_symbolic_numeric_and_automatic', '08_vjps_and_the_cost_of_reverse_mode', '11_custom_gradients_and_numerical_stability', '18_small_cnn_digits', '23_build_your_own_tape', '25_backprop_by_hand_beyond_one_layer'}
 
 
 @pytest.mark.parametrize("path", sorted((REPO / "notebooks").glob("*.md")), ids=lambda p: p.name)

@@ -2,7 +2,8 @@
 
 A reader who worked the whole course measured lessons 02, 09, 11, 13 and 15 (reading and
 exercise) at 67, 47, 60, 49 and 47 minutes; the old model (all prose at 130 words a minute)
-gave 47, 36, 47, 42 and 35, a fifth or more under. Mathematical prose reads at 110-120 words a
+gave 47, 36, 47, 42 and 35, a fifth or more under (02 has since been split into 02 and 02b:
+its time is the two halves'). Mathematical prose reads at 110-120 words a
 minute, and a formula costs seconds of its own.
 """
 from pathlib import Path
@@ -14,15 +15,20 @@ from tapekit.teach.exercise import read_exercise
 
 REPO = Path(__file__).resolve().parents[2]
 MEASURED = {"02": 67, "09": 47, "11": 60, "13": 49, "15": 47}   # minutes, reading + exercise
+# Lesson 02 was measured before it was split in two (issue 47): the two halves together.
+HALVES = {"02": ["02", "02b"]}
 
 
 @pytest.mark.parametrize("number", sorted(MEASURED))
 def test_the_model_is_within_a_fifth_of_the_measured_time(number):
-    (path,) = (REPO / "notebooks").glob(f"{number}_*.md")
-    model = minutes.reading_minutes(path) + minutes.exercise_minutes(read_exercise(path).points)
-    assert abs(model - MEASURED[number]) <= MEASURED[number] / 5, (path.name, model)
-    reading, exercise = minutes.stated(path)
-    assert abs(reading + exercise - MEASURED[number]) <= MEASURED[number] / 5, (path.name, reading)
+    paths = [path for part in HALVES.get(number, [number])
+             for path in (REPO / "notebooks").glob(f"{part}_*.md")]
+    assert len(paths) == len(HALVES.get(number, [number])), (number, paths)
+    model = sum(minutes.reading_minutes(path) + minutes.exercise_minutes(read_exercise(path).points)
+                for path in paths)
+    assert abs(model - MEASURED[number]) <= MEASURED[number] / 5, ([p.name for p in paths], model)
+    stated = sum(sum(minutes.stated(path)) for path in paths)
+    assert abs(stated - MEASURED[number]) <= MEASURED[number] / 5, ([p.name for p in paths], stated)
 
 
 def _lesson(tmp_path, text):
