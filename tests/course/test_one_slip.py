@@ -785,7 +785,7 @@ SLIPS = {
 
 def _order(number):
     """Course order of a SLIPS key: 2, then "02b", then 3."""
-    return (int(re.match(r"\d+", str(number))[0]), str(number))
+    return (int(re.match(r"\d+", str(number))[0]), isinstance(number, str))
 
 
 CASES = [(n, slip) for n in sorted(SLIPS, key=_order) for slip in SLIPS[n]]
