@@ -5,14 +5,14 @@ import re
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-ROW = re.compile(r"^\| (\d\d) \| .*? \| (\d+) \+ (\d+) \|$")
+ROW = re.compile(r"^\| (\d\d[a-z]?) \| .*? \| (\d+) \+ (\d+) \|$")
 TOTAL = re.compile(r"^\| \| \*\*in all(, with the core)?\*\* \| \*\*(\d+) \+ (\d+)\*\* \|$")
 
 
 def _readme_minutes():
     found = {}
     for line in (REPO / "README.md").read_text(encoding="utf-8").splitlines():
-        m = re.match(r"^\| (\d\d) \| \[.*?\]\(notebooks/.*?\) \| .*? \| (\d+) \+ (\d+) \|", line)
+        m = re.match(r"^\| (\d\d[a-z]?) \| \[.*?\]\(notebooks/.*?\) \| .*? \| (\d+) \+ (\d+) \|", line)
         if m:
             found[m.group(1)] = (int(m.group(2)), int(m.group(3)))
     return found
