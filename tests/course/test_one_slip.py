@@ -23,7 +23,9 @@ HIDDEN = re.compile(r"[ \t]*### BEGIN HIDDEN TESTS\n.*?### END HIDDEN TESTS[ \t]
 
 
 def _lesson(number):
-    (path,) = NOTEBOOKS.glob(f"{number:02d}_*.md" if isinstance(number, int) else f"{number}_*.md")
+    """Lesson `number`'s .md: an int (5 is 05_*.md) or a split lesson's str ("02b" is 02b_*.md)."""
+    stem = number if isinstance(number, str) else f"{number:02d}"
+    (path,) = NOTEBOOKS.glob(f"{stem}_*.md")
     return path
 
 
@@ -89,10 +91,17 @@ yv = tk.Variable(y0, dtype=tk.float64, name="y")
 with tk.GradientTape() as tape_g:
     pv = xv * yv
     gv = tk.exp(pv) + pv
-tape_dx = float(tape_g.gradient(gv, xv))
+print(dg_dx, dg_dy, [float(t) for t in tape_g.gradient(gv, [xv, yv])])
+"""
+FORWARD_02B = """\
+xv = tk.Variable(x0, dtype=tk.float64, name="x")
+with tk.GradientTape() as tape_g:
+    pv = xv * y0
+    gv = tk.exp(pv) + pv
+tape_dg_dx = float(tape_g.gradient(gv, xv))
 def g_of_x(x):
     return float(tk.exp(tk.constant(x * y0, dtype=tk.float64)) + x * y0)
-fwd_errors = [abs((g_of_x(x0 + eps) - g_of_x(x0)) / eps - tape_dx) for eps in epsilons]
+fwd_errors = [abs((g_of_x(x0 + eps) - g_of_x(x0)) / eps - tape_dg_dx) for eps in epsilons]
 best_fwd_eps = epsilons[int(np.argmin(fwd_errors))]
 """
 STEP_07 = """\
@@ -491,7 +500,8 @@ candidates = np.round(np.arange(0.15, 0.225, 0.005), 3)
 good_scales = [float(s) for s in candidates if stays_in_range(x, s)]
 """
 
-# lesson: {slip: (the answer, points at autograde, words its feedback holds, words it must not)}
+# lesson (its number, or a split lesson's "02b"): {slip: (the answer, points at autograde,
+# words its feedback holds, words it must not)}
 SLIPS = {
     27: {
         "zero_grad never called": (TRAIN_27.replace("    zero_grad(params)\n", ""), 3,
@@ -741,18 +751,25 @@ SLIPS = {
                                            ["no tk.GradientTape is left in your answer"], []),
     },
     2: {
-        "one of p's two contributions": (BACKWARD_02.replace("np.exp(p) + 1.0", "np.exp(p)"), 5,
-                                         ["p is used twice"], ["dg_dx should be"]),
-        "x and y swapped": (BACKWARD_02.replace("dg_dp * y0, dg_dp * x0", "dg_dp * x0, dg_dp * y0"), 4,
-                            ["that is dg_dp · x"], []),
-        "the central difference": (BACKWARD_02.replace("(g_of_x(x0 + eps) - g_of_x(x0)) / eps",
+        "one of p's two contributions": (BACKWARD_02.replace("np.exp(p) + 1.0", "np.exp(p)"), 2,
+                                         ["p is used twice"], ["dg_dx should be", "dg_dy should be"]),
+        "x and y swapped": (BACKWARD_02.replace("dg_dp * y0, dg_dp * x0", "dg_dp * x0, dg_dp * y0"), 1,
+                            ["that is dg_dp · x", "that is dg_dp · y"], ["dg_dp should be"]),
+        "dg_dy copied from dg_dx": (BACKWARD_02.replace("dg_dp * y0, dg_dp * x0", "dg_dp * y0, dg_dp * y0"), 2,
+                                    ["dg_dy should be dg_dp · x", "that is dg_dp · y"], ["dg_dx should be"]),
+    },
+    "02b": {
+        "the central difference": (FORWARD_02B.replace("(g_of_x(x0 + eps) - g_of_x(x0)) / eps",
                                                        "(g_of_x(x0 + eps) - g_of_x(x0 - eps)) / (2 * eps)"),
-                                   4, ["not the central one"], []),
-        "float32": (BACKWARD_02.replace("dtype=tk.float64)) + x * y0", "dtype=tk.float32)) + np.float32(x * y0)"),
-                    4, ["compute g in float64"], ["central"]),
-        "errors without abs": (BACKWARD_02.replace("abs((g_of_x(x0 + eps) - g_of_x(x0)) / eps - tape_dx)",
-                                                   "(g_of_x(x0 + eps) - g_of_x(x0)) / eps - tape_dx"),
-                               4, ["an error is the absolute difference"], ["float64"]),
+                                   2, ["not the central one"], ["tape_dg_dx should be"]),
+        "float32": (FORWARD_02B.replace("dtype=tk.float64)) + x * y0", "dtype=tk.float32)) + np.float32(x * y0)"),
+                    2, ["compute g in float64"], ["central"]),
+        "errors without abs": (FORWARD_02B.replace("abs((g_of_x(x0 + eps) - g_of_x(x0)) / eps - tape_dg_dx)",
+                                                   "(g_of_x(x0 + eps) - g_of_x(x0)) / eps - tape_dg_dx"),
+                               2, ["an error is the absolute difference"], ["float64"]),
+        "p's second use left out of the tape": (FORWARD_02B.replace("gv = tk.exp(pv) + pv", "gv = tk.exp(pv)"), 3,
+                                                ["the exp's share only", "p = x·y is used twice"],
+                                                ["fwd_errors", "best_fwd_eps"]),
     },
     15: {
         "only the last layer tested": (RANGE_15.replace("""\
@@ -980,11 +997,17 @@ SLIPS[28] = {
         ["that is v - g, a gradient step: multiply g by the inverse Hessian"], []),
 }
 
-CASES = [(n, slip) for n in SLIPS for slip in SLIPS[n]]
+
+def _order(number):
+    """Course order of a SLIPS key: 2, then "02b", then 3."""
+    return (int(re.match(r"\d+", str(number))[0]), isinstance(number, str))
+
+
+CASES = [(n, slip) for n in sorted(SLIPS, key=_order) for slip in SLIPS[n]]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("number", sorted(SLIPS, key=lambda n: f"{n:02d}" if isinstance(n, int) else n))
+@pytest.mark.parametrize("number", sorted(SLIPS, key=_order))
 def test_the_solution_gets_full_marks_seen_and_graded(number):
     points, graded = _graded(number)
     assert graded["solution"]["hidden"] == graded["solution"]["visible"] == (points, [])

@@ -74,7 +74,7 @@ def test_untrusted_notebook_shows_each_widgets_last_picture(lab_server, page, sc
 def test_lesson10_explorer_holds_2_and_inspector_agrees(lab_server, page, screenshot_dir):
     base, token, _ = lab_server
     t0 = time.monotonic()
-    open_and_run_all(page, base, token, "02_the_chain_rule_and_finite_differences.ipynb")
+    open_and_run_all(page, base, token, "02b_finite_differences.ipynb")
 
     insp = page.locator(".tk-node-inspector").first
     insp.scroll_into_view_if_needed()
