@@ -548,7 +548,7 @@ SLIPS = {
         "output_gradients omitted": (
             FRAMEWORKS_29.replace("tape.gradient(y, x, output_gradients=tk.constant(u))",
                                   "tape.gradient(y, x)"), 5,
-            ["that is [1, 1] J", "output_gradients=u"], []),
+            ["that is [1, 1] J", "output_gradients=tk.constant(u)"], []),
         "a non-persistent tape asked twice": (
             FRAMEWORKS_29.replace("tk.GradientTape(persistent=True) as tape:\n        tape.watch(x)\n        y = x ** 2",
                                   "tk.GradientTape() as tape:\n        tape.watch(x)\n        y = x ** 2"), 5,
