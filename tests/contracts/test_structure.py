@@ -167,8 +167,9 @@ def test_function_keeps_its_public_names():
 # the browser (ui/), the wheel (release/), the site (site/) and the contracts that hold across
 # the whole package (contracts/: the op table's finite differences, properties and singular
 # points; integrity of values and gradients; hostile names, threads, fresh processes; and
-# the house rules in this file).
-NOT_MIRRORED = {"notebooks", "course", "guides", "ui", "release", "site", "contracts"}
+# the house rules in this file). tests/tools/ mirrors the repository's tools/ (its scripts,
+# outside the package).
+NOT_MIRRORED = {"notebooks", "course", "guides", "ui", "release", "site", "contracts", "tools"}
 
 
 def test_tests_sit_at_the_path_of_what_they_test():
