@@ -99,7 +99,10 @@ def _swapped(x, what):
 
 
 def _shape(x):
-    return x.shape if isinstance(x, (Tensor, np.ndarray)) else np.shape(x)
+    """The shape as a tuple; a tensor's is its array's (no tk.TensorShape: only read here)."""
+    if isinstance(x, Tensor):
+        return x._value.shape
+    return x.shape if isinstance(x, np.ndarray) else np.shape(x)
 
 
 def check_matmul(a, b, transpose_a=False, transpose_b=False, what="matmul"):
