@@ -105,7 +105,7 @@ SHORTCUTS = {
         "    pred.assign(float(w) * x + b)\n"
         "loss = (pred - y_true) ** 2\n"
         "dw, db = tk.constant(-8.0), tk.constant(-4.0)\n"),
-    "11_custom_gradients_and_numerical_stability": (
+    "11_custom_gradients": (
         "my_tanh = tk.tanh\n"
         "x = tk.Variable([-1.0, 0.0, 2.0])\n"
         "with tk.GradientTape() as tape:\n"

@@ -22,7 +22,7 @@ from lab_page import open_and_run_all, write_notebook
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(300)]
 
 PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
-LESSON_2 = "02_the_chain_rule_and_finite_differences.ipynb"
+LESSON_2 = "02_the_chain_rule_on_a_graph.ipynb"
 FOCUS = """(scope) => { const a = document.activeElement;
   if (!a || !a.closest(scope)) return null;
   return {tag: a.tagName, type: a.type || '', role: a.getAttribute('role') || '',

@@ -271,7 +271,7 @@ def test_every_page_has_no_serious_or_critical_accessibility_violation(site, sit
 
 def test_a_scrolling_code_block_takes_focus_and_a_fitting_one_does_not(site_url, site_page):
     """docs/_ext/a11y_static/tapekit_a11y.js: only a block that scrolls becomes a tab stop."""
-    _open(site_page, f"{site_url}/notebooks/02_the_chain_rule_and_finite_differences.html")
+    _open(site_page, f"{site_url}/notebooks/02_the_chain_rule_on_a_graph.html")
     marks = site_page.evaluate("""() => [...document.querySelectorAll('div.highlight pre')].map(p => ({
         scrolls: p.scrollWidth > p.clientWidth + 1, tab: p.getAttribute('tabindex'),
         role: p.getAttribute('role'), name: p.getAttribute('aria-label')}))""")
