@@ -116,7 +116,17 @@ with tk.GradientTape() as tape:
 
 dw, db = tape.gradient(loss, [w, b])
 """
-CENTRAL_03 = """\
+TREE_03 = """\
+r_tree = ("mul", "x", ("sin", ("mul", "x", "x")))
+dr_tree = derivative(r_tree)
+dr_nodes = size(dr_tree)
+
+x_var = tk.Variable(x_at, dtype=tk.float64)
+with tk.GradientTape() as tape:
+    r = x_var * tk.sin(x_var * x_var)
+tape_dr = float(tape.gradient(r, x_var))
+"""
+CENTRAL_03B = """\
 q_calls = 0
 
 
@@ -726,17 +736,28 @@ SLIPS = {
                                           ["created with trainable=False, so the tape does not watch it by itself"]),
     },
     3: {
-        "x cubed in q": (CENTRAL_03.replace("x ** 2 * tk.sin(x)", "x ** 3 * tk.sin(x)"), 5,
+        "sin(x) for sin(x·x) in the tree": (TREE_03.replace('("sin", ("mul", "x", "x")))', '("sin", "x"))'), 4,
+                                            ["r_tree is x·sin(x), whose value at 0.7"], ["dr_tree is", "tape_dr is"]),
+        "the tape of sin(x·x) alone": (TREE_03.replace("r = x_var * tk.sin(x_var * x_var)",
+                                                       "r = tk.sin(x_var * x_var)"), 4,
+                                       ["that is the derivative of sin(x·x) alone"], ["r_tree is"]),
+        "dr_nodes of the function": (TREE_03.replace("dr_nodes = size(dr_tree)", "dr_nodes = size(r_tree)"), 4,
+                                     ["dr_nodes is 6", "that is the size of r_tree"], ["tape_dr is"]),
+        "the tape in float32": (TREE_03.replace("dtype=tk.float64", "dtype=tk.float32"), 4,
+                                ["to about 7 digits only", "float64"], ["sin(x·x) alone"]),
+    },
+    "03b": {
+        "x cubed in q": (CENTRAL_03B.replace("x ** 2 * tk.sin(x)", "x ** 3 * tk.sin(x)"), 5,
                          ["so check q itself"], ["grad_central is off"]),
-        "a step of 1e-12": (CENTRAL_03.replace("eps = 1e-5", "eps = 1e-12"), 5,
+        "a step of 1e-12": (CENTRAL_03B.replace("eps = 1e-5", "eps = 1e-12"), 5,
                             ["the central difference with ε = 1e-12, a step too small"], []),
-        "the forward difference": (CENTRAL_03.replace("(float(q(up)) - float(q(down))) / (2 * eps)",
+        "the forward difference": (CENTRAL_03B.replace("(float(q(up)) - float(q(down))) / (2 * eps)",
                                                       "(float(q(up)) - float(q(x0))) / eps"), 5,
                                    ["that is the forward difference"], ["a step much smaller"]),
-        "q in float32": (CENTRAL_03.replace("dtype=tk.float64)\n    return", "dtype=tk.float32)\n    return")
+        "q in float32": (CENTRAL_03B.replace("dtype=tk.float64)\n    return", "dtype=tk.float32)\n    return")
                          .replace("tk.Variable(x0, dtype=tk.float64)", "tk.Variable(x0, dtype=tk.float32)"),
                          5, ["your q computes in float32"], ["ValueError"]),
-        "the tape's call counted": (CENTRAL_03.replace("q_calls = central_calls\n", ""), 5,
+        "the tape's call counted": (CENTRAL_03B.replace("q_calls = central_calls\n", ""), 5,
                                     ["q_calls is 11", "count only the finite differences' calls"], []),
     },
     1: {

@@ -93,7 +93,8 @@ def test_a_solution_that_fails_its_own_checks_is_refused(tmp_path, tiny_variant)
 # numbers the task's text gives, typed in (07), or worked out by hand (01, 04, 05) or by
 # np.linalg.lstsq instead of training (12); the library's function in place of one with its
 # own gradient (11, 11b) or in place of one the task asks to write (16); a test of the last layer
-# where the task asks for every layer (15). Each must lose points.
+# where the task asks for every layer (15). And one foreseen when 03's exercise was written: the
+# symbolic tree's value where the task asks for a tape (03). Each must lose points.
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 SHORTCUTS = {
     "07_why_is_my_gradient_none": (
@@ -117,6 +118,11 @@ SHORTCUTS = {
         "with tk.GradientTape() as tape:\n"
         "    value = lse(z)\n"
         "grad = tape.gradient(value, z)\n"),
+    "03_symbolic_numeric_and_automatic": (
+        "r_tree = ('mul', 'x', ('sin', ('mul', 'x', 'x')))\n"
+        "dr_tree = derivative(r_tree)\n"
+        "dr_nodes = size(dr_tree)\n"
+        "tape_dr = float(evaluate(dr_tree, x_at))\n"),
     "01_first_gradients": "df_da, df_db = 2 + np.cos(1.0), 1.0\n",
     "04_what_the_tape_watches": "dw2, dx, dw1, dh = 36.0, -24.0, None, -12.0\n",
     "05_persistent_and_higher_order": (
