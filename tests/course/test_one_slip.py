@@ -321,7 +321,16 @@ for x, limit in [(tk.constant([1.0, 2.0]), 3.0), (tk.constant([5.0, 1.0]), 3.0),
 traces = traced.experimental_get_tracing_count()
 tf_traces = 4
 """
-TAPE_23 = """\
+RECORDS_23 = """\
+x = tk.Variable(x0, dtype=tk.float64, name="x")
+w = tk.Variable(w0, dtype=tk.float64, name="w")
+with tk.GradientTape() as tape:
+    z = tk.exp(x * w) * x + w
+op_names = [n.label for n in tk.display.build(tape).nodes if n.id.startswith("n")]
+e = np.exp(x0 * w0)
+x_parts = [float(e), float(x0 * e * w0)]
+"""
+TAPE_23B = """\
 def sin(x):
     x = as_value(x)
     return record("sin", [x], np.sin(x.data), lambda g: [g * np.cos(x.data)])
@@ -593,9 +602,18 @@ SLIPS = {
                              ["you stored its value"], []),
     },
     23: {
-        "div's second gradient without its sign": (TAPE_23.replace("-g * x.data / y.data ** 2", "g * x.data / y.data ** 2"),
+        "op names in the walk's order": (RECORDS_23.replace('if n.id.startswith("n")]', 'if n.id.startswith("n")][::-1]'),
+                                         2, ["yours are in the walk's order"], ["x_parts"]),
+        "x's two parts swapped": (RECORDS_23.replace("[float(e), float(x0 * e * w0)]", "[float(x0 * e * w0), float(e)]"),
+                                  2, ["the right two numbers in the wrong order"], ["add up to", "op_names"]),
+        "the factor x that exp passes back forgotten": (RECORDS_23.replace("float(x0 * e * w0)", "float(e * w0)"), 1,
+                                                        ["but the tape's dz/dx is", "then exp passes x · exp(x·w)"],
+                                                        ["op_names", "wrong order"]),
+    },
+    "23b": {
+        "div's second gradient without its sign": (TAPE_23B.replace("-g * x.data / y.data ** 2", "g * x.data / y.data ** 2"),
                                                    2, ["d(p/q)/dq = -p/q²", "look first at what div sends to its second input"], []),
-        "sin's derivative as -cos": (TAPE_23.replace("g * np.cos(x.data)", "-g * np.cos(x.data)"), 3,
+        "sin's derivative as -cos": (TAPE_23B.replace("g * np.cos(x.data)", "-g * np.cos(x.data)"), 3,
                                      ["should be cos(0.5)"], ["div sends"]),
     },
     22: {

@@ -317,7 +317,7 @@ def test_readme_counts_are_the_course():
 
 # Over MAX_MINUTES since the reading model reads mathematical prose at 115 words a minute
 # (issue 47): each is to be split where its topic breaks. Remove a lesson once it is split.
-TO_SPLIT = {'23_build_your_own_tape'}
+TO_SPLIT = set()
 
 
 @pytest.mark.parametrize("path", sorted((REPO / "notebooks").glob("*.md")), ids=lambda p: p.name)
