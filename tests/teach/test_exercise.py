@@ -118,7 +118,7 @@ SHORTCUTS = {
         "with tk.GradientTape() as tape:\n"
         "    value = lse(z)\n"
         "grad = tape.gradient(value, z)\n"),
-    "03_symbolic_numeric_and_automatic": (
+    "03_symbolic_and_automatic": (
         "r_tree = ('mul', 'x', ('sin', ('mul', 'x', 'x')))\n"
         "dr_tree = derivative(r_tree)\n"
         "dr_nodes = size(dr_tree)\n"
