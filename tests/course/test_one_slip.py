@@ -513,6 +513,13 @@ SLIPS = {
             TRAIN_27.replace("    zero_grad(params)\n", "").replace(
                 "    backward(loss, params)\n", "    backward(loss, params)\n    zero_grad(params)\n"), 1,
             ["did not move the parameters", "the loss stayed at 0.9686"], ["uphill"]),
+        # micrograd's classic order: backward, step, then zero: right from a fresh model, so only
+        # a step after another backward shows it (a visible check, not only the hidden one)
+        "zeroed at the end of the step": (
+            TRAIN_27.replace("    zero_grad(params)\n", "").replace(
+                "    return float(loss.data)\n", "    zero_grad(params)\n    return float(loss.data)\n"), 5,
+            ["a step whose .grad held old numbers", "zero the gradients at the start of train_step"],
+            ["sum of the first"]),
     },
     5: {
         "y**2 for y**3": (HESSIAN_05.replace("y ** 3", "y ** 2"), 3,
@@ -629,6 +636,10 @@ SLIPS = {
             "        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))\n"), 2,
             ["evaluate changed the weights while it ran", "must not record a tape or apply an update"],
             ["sample_weight"]),
+        # a wrong test_step the loss check saw only at autograde, and blamed on sample_weight
+        "a loss of its own, not from logits": (
+            TEST_STEP_19.replace("self.loss_fn(y, logits)", "tk.losses.SparseCategoricalCrossentropy()(y, logits)"), 5,
+            ["is not the mean cross-entropy over all 70 examples", "made with from_logits=True"], ["sample_weight"]),
     },
     16: {
         "each tensor clipped by its own norm": (CLIP_16.replace(
