@@ -686,7 +686,7 @@ SLIPS = {
                             ["a step w + lr · gradient climbs"], []),
     },
     11: {
-        "grad_fn without dy": (TANH_11.replace("return dy * (1.0 - y ** 2)", "return 1.0 - y ** 2"), 5,
+        "grad_fn without dy": (TANH_11.replace("return dy * (1.0 - y ** 2)", "return 1.0 - y ** 2"), 4,
                                ["grad_fn must multiply by dy"], ["1 - tanh(x)²"]),
         "1 - x² for 1 - y²": (TANH_11.replace("return dy * (1.0 - y ** 2)", "return dy * (1.0 - x ** 2)"), 3,
                               ["that is 1 - x², from the input"], ["multiply by dy"]),
@@ -695,7 +695,7 @@ SLIPS = {
     },
     "11b": {
         "the max not added back": (LSE_11B.replace("return m + tk.math.log(total)", "return tk.math.log(total)"),
-                                   4, ["add it back"], ["grad_fn"]),
+                                   5, ["add it back"], ["grad_fn"]),
         "grad_fn without dy": (LSE_11B.replace("return dy * e / total", "return e / total"), 4,
                                ["grad_fn must multiply by dy"], []),
         "softmax unshifted in grad_fn": (LSE_11B.replace("return dy * e / total",
@@ -1014,6 +1014,8 @@ def _order(number):
     return (int(re.match(r"\d+", str(number))[0]), isinstance(number, str))
 
 
+SEEN_BEFORE_SUBMITTING = {11, "11b", 19, "25b", 26, 27, 28, 29}
+
 CASES = [(n, slip) for n in sorted(SLIPS, key=_order) for slip in SLIPS[n]]
 
 
@@ -1041,6 +1043,10 @@ def test_one_slip_costs_only_its_points(number, slip):
     # check failing there fails at autograde too, with the same message.
     seen, seen_messages = graded[slip]["visible"]
     assert seen >= got and set(seen_messages) <= set(messages), (seen_messages, messages)
+    # In these lessons the visible checks catch every slip the hidden tests catch: a student
+    # never sees full marks before submitting an answer that autograde marks down.
+    if number in SEEN_BEFORE_SUBMITTING and got < points:
+        assert seen < points, f"lesson {number}, {slip}: {points}/{points} seen, {got} at autograde:\n{text}"
 
 
 # nbgrader's own autograde gives the points the runs above give: a few slips of three lessons,
