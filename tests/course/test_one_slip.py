@@ -504,15 +504,15 @@ good_scales = [float(s) for s in candidates if stays_in_range(x, s)]
 # words its feedback holds, words it must not)}
 SLIPS = {
     27: {
-        "zero_grad never called": (TRAIN_27.replace("    zero_grad(params)\n", ""), 3,
-                                   ["the second step moved by the sum of the first and second steps' gradients",
-                                    "the last loss is 0.1349, not below 0.1"], ["uphill"]),
-        "a step with + for -": (TRAIN_27.replace("p.data - lr * p.grad", "p.data + lr * p.grad"), 3,
-                                ["moved the parameters by +lr·grad, uphill", "the loss rose"], ["sum of the first"]),
+        "zero_grad never called": (TRAIN_27.replace("    zero_grad(params)\n", ""), 5,
+                                   ["the second step moved by the sum of the first and second steps' gradients"],
+                                   ["uphill", "not below 0.1"]),
+        "a step with + for -": (TRAIN_27.replace("p.data - lr * p.grad", "p.data + lr * p.grad"), 5,
+                                ["moved the parameters by +lr·grad, uphill"], ["sum of the first", "the loss rose"]),
         "zeroed after backward, before the step": (
             TRAIN_27.replace("    zero_grad(params)\n", "").replace(
-                "    backward(loss, params)\n", "    backward(loss, params)\n    zero_grad(params)\n"), 1,
-            ["did not move the parameters", "the loss stayed at 0.9686"], ["uphill"]),
+                "    backward(loss, params)\n", "    backward(loss, params)\n    zero_grad(params)\n"), 3,
+            ["did not move the parameters", "zero the gradients before backward"], ["uphill", "the loss stayed"]),
         # micrograd's classic order: backward, step, then zero: right from a fresh model, so only
         # a step after another backward shows it (a visible check, not only the hidden one)
         "zeroed at the end of the step": (
