@@ -774,6 +774,8 @@ SLIPS = {
                                      ["dr_nodes is 6", "that is the size of r_tree"], ["tape_dr is"]),
         "the tape in float32": (TREE_03.replace("dtype=tk.float64", "dtype=tk.float32"), 4,
                                 ["to about 7 digits only", "float64"], ["sin(x·x) alone"]),
+        "r'(0.7) from dr_tree, no tape": (TREE_03.split("x_var = ")[0] + "tape_dr = float(evaluate(dr_tree, x_at))\n",
+                                          4, ["no tk.GradientTape is left in your answer"], ["r_tree is", "dr_tree is"]),
     },
     "03b": {
         "x cubed in q": (CENTRAL_03B.replace("x ** 2 * tk.sin(x)", "x ** 3 * tk.sin(x)"), 5,

@@ -162,6 +162,39 @@ def test_an_answer_that_skips_the_point_loses_points(lesson):
     assert failed and all(r[0] == "AssertionError" for r in failed), results[n + 1:]
 
 
+def _cells_before_the_exercise(lesson):
+    """Every code cell of the lesson's notebook above its exercise cell, as a student runs them."""
+    nb = nbformat.read(NOTEBOOKS / f"{lesson}.ipynb", as_version=4)
+    cells = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        if "exercise" in cell.metadata.get("tags", []):
+            return cells
+        cells.append(cell.source)
+    raise AssertionError(f"{lesson}.ipynb has no cell tagged 'exercise'")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_a_shortcut_loses_points_after_the_whole_lesson_ran():
+    # What the lesson's own cells leave behind (a tape, a gradient, a model) must not make a
+    # shortcut pass: lesson 03's tape check once passed on the tape its section 2 recorded.
+    runs, shortcut_at = {}, {}
+    for lesson in sorted(SHORTCUTS):
+        before = _cells_before_the_exercise(lesson)
+        grades = [g for g, _ in read_exercise(NOTEBOOKS / f"{lesson}.md").grades]
+        runs[lesson], shortcut_at[lesson] = before + [SHORTCUTS[lesson]] + grades, len(before)
+    results = run_cells(runs, timeout=900)
+    wrong = {}
+    for lesson, n in shortcut_at.items():
+        got = results[lesson]["results"]
+        failed = [r for r in got[n + 1:] if r is not None]
+        if got[n] is not None or not failed or any(r[0] != "AssertionError" for r in failed):
+            wrong[lesson] = got[n:]
+    assert not wrong, f"the shortcut runs and keeps full marks, or a check errs: {wrong}"
+
+
 # --- nbgrader's markers in a lesson's text (issue 43) -----------------------------------------
 # nbgrader reacts to its markers anywhere in a line of any cell (`"END SOLUTION" in line`): a
 # lesson from someone else must not be able to end the solution region early (nbgrader's
