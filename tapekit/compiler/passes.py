@@ -17,7 +17,8 @@ program.Program applies them once, in this order:
 and program.generate asks two more while writing the source:
 
     liveness         the slots each step reads for the last time (freed with `del` after it)
-    donors           the ufunc steps that write their result into a dead input's array
+    donors           the ufunc steps and updates that write their result into a dead
+                     input's array
 
 `liveness` is the one backward walk behind both `drop_dead` and the `del` lines. See
 docs/PERFORMANCE.md for what folding and donation are worth.
@@ -211,21 +212,30 @@ def _is_ufunc_step(step):
 
 
 def donors(steps, last_reads, keep):
-    """{step index: slot}: the ufunc steps that write their result into a dead input's array.
+    """{step index: slot}: the steps that write their result into a dead input's array.
 
-    Worth 10% on W1 under tk.function (PERFORMANCE.md). The input must be an array this call
-    made and nobody else can hold: the result of an earlier ufunc step of this program (a
-    ufunc's result is a new array, never a view), read only by ufunc steps (no view of it
-    lives on), not in `keep` (an output, a constant), and of the result's dtype and (traced)
-    shape. Only pure programs donate (program.py): when the shapes at a call differ from the
-    trace's, NumPy refuses the write (the result must fill the input exactly) and the
-    program runs again without donation."""
+    A ufunc step writes into a dead input (W1 under tk.function: 10%); a variable update
+    (`assign_sub`) writes the variable's new value into its dead delta's array, which the
+    variable then holds (an SGD step's `lr * g`: 2%, PERFORMANCE.md). The input must be an
+    array this call made and nobody else can hold: the result of an earlier ufunc step of
+    this program (a ufunc's result is a new array, never a view), read only by ufunc steps
+    and updates (no view of it lives on, no variable is assigned it), not in `keep` (an
+    output, a constant), and of the result's dtype and (traced) shape; a variable's own
+    array is never written into. When the shapes at a call differ from the trace's, NumPy
+    refuses the write (the result must fill the input exactly) and the program runs again
+    without donation (program.py; one that writes runs as a transaction, undone first)."""
     other_readers = set()
     for step in steps:
-        if not _is_ufunc_step(step):
+        if not _is_ufunc_step(step) and type(step) is not Update:
             other_readers.update(step.reads)
     owned, found = {}, {}     # owned: slot made by a ufunc step -> its (dtype, shape)
     for k, step in enumerate(steps):
+        if type(step) is Update:
+            d, value = step.delta, step.variable._value
+            if d in owned and d in last_reads[k] and d not in keep and d not in other_readers \
+                    and owned[d] == (value.dtype, value.shape):
+                found[k] = d
+            continue
         if not _is_ufunc_step(step) or step.shape is None:
             continue   # shape None: a NumPy scalar (0-d inputs), nothing to write into
         for i in step.inputs if step.kernel not in _NO_POSITIONAL_OUT else ():

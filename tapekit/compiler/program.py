@@ -6,7 +6,8 @@ repeated step once, find late guards), and replays them:
 - nothing records (no tape or accumulator active): `run_fast`, the program generated as
   Python source (`generate`: one line per step, each kind's `emit`), compiled once
   (codegen.compile_program) and called on NumPy arrays. A program with a guard after a
-  write, a draw or a print runs as a transaction (`_run_as_transaction`);
+  write, a draw or a print runs as a transaction (`_run_as_transaction`), and so does one
+  that writes and donates (a step writes into a dead input's array, passes.donors);
 - a tape or accumulator is active: `run_tensors`, each step run as ops on tensors (each
   kind's `run`), so an outer tape can differentiate through the call.
 
@@ -65,9 +66,17 @@ class Program:
         self.locks = [lock for _, lock in sorted(tracer.locks.items())]
         self.draws = any(type(s) is Op and is_random(s.op) for s in self.steps)
         self._code = self._fn = None   # generated and compiled at the first replay
-        # A program that only computes (no writes, prints or random draws) may write a step's
-        # result into a dead input's array (passes.donors); it can always run again without that.
-        self.pure = not self.draws and not any(type(s) in (Assign, Update, Print, Call) for s in self.steps)
+        # Steps that write their result into a dead input's array (passes.donors). Should
+        # that fail at a call (a shape unlike the trace's), the program runs again without
+        # donation; one that writes, draws or prints first undoes what it did: it runs as a
+        # transaction, as a program with a late guard does. A py_function's own writes
+        # cannot be undone: a program that calls one donates only if it is otherwise pure.
+        keep = output_slots | set(self.consts)
+        pure = not self.draws and not any(type(s) in (Assign, Update, Print, Call) for s in self.steps)
+        calls = any(type(s) is Call for s in self.steps)
+        self.donating = donors(self.steps, liveness(self.steps, keep)[1], keep) \
+            if pure or not calls else {}
+        self.undo = self.transactional or (bool(self.donating) and not pure)
         self._plain = None
         self._n_slots_out = sum(1 for is_slot, _ in outputs if is_slot)
         self._single = len(outputs) == 1 and outputs[0][0] and skeleton is None
@@ -77,7 +86,7 @@ class Program:
     def code(self):
         """The program as Python source (generate): what run_fast runs."""
         if self._code is None:
-            self._code, self._globals, self._fn_name = generate(self, donate=self.pure)
+            self._code, self._globals, self._fn_name = generate(self, self.donating, self.undo)
         return self._code
 
     def _compile(self):
@@ -103,25 +112,26 @@ class Program:
                 lock.release()
 
     def _run_fast(self, arg_values):
-        if self.transactional:
-            out = self._run_as_transaction(arg_values)
-        else:
-            try:
+        try:
+            if self.undo:
+                out = self._run_as_transaction(self._fn, arg_values, undo_any=bool(self.donating))
+            else:
                 out = self._fn(*arg_values)
-            except GuardFailed:
+        except GuardFailed:
+            raise
+        except Exception:
+            if not self.donating:
                 raise
-            except Exception:
-                if not self.pure:
-                    raise
-                out = self._without_donation()(*arg_values)
+            out = self._run_without_donation(arg_values)
         if self._single:
             return wrap_array(out)
         out = iter((out,) if self._n_slots_out == 1 else out)
         return self.pack([wrap_array(next(out)) if is_slot else s for is_slot, s in self.outputs])
 
-    def _run_as_transaction(self, arg_values):
-        """The compiled program on `arg_values`: all of it, or, if a guard fails, none of it
-        (see the module's docstring)."""
+    def _run_as_transaction(self, fn, arg_values, undo_any=False):
+        """`fn` (the compiled program) on `arg_values`: all of it, or, if a guard fails, none
+        of it (see the module's docstring). `undo_any`: undo on any exception, not only a
+        failed guard (a donating program, which then runs again without donation)."""
         written = self.written
         locks = [v._lock for v in written]
         for lock in locks:
@@ -130,8 +140,10 @@ class Program:
         rng = save_state() if self.draws else None
         hold_prints()
         try:
-            out = self._fn(*arg_values)
-        except GuardFailed:
+            out = fn(*arg_values)
+        except Exception as e:
+            if not (undo_any or isinstance(e, GuardFailed)):
+                raise
             for v, old in saved:
                 v._value = old
             if rng is not None:
@@ -145,15 +157,18 @@ class Program:
             show_print(printer, template, *values)
         return out
 
-    def _without_donation(self):
-        """The program with every result in a new array: what a pure program runs again when
-        its replay raised. A step that writes into a dead input's array (passes.donors) raises
-        where the arrays' shapes at this call differ from the trace's (an input_signature with
-        None, a data-dependent shape); this run gives eager's result, or eager's error."""
+    def _run_without_donation(self, arg_values):
+        """The program with every result in a new array: what a donating program runs when
+        its replay raised (and, if it writes, draws or prints, was undone). A step that writes
+        into a dead input's array (passes.donors) raises where the arrays' shapes at this call
+        differ from the trace's (an input_signature with None, a data-dependent shape); this
+        run gives eager's result, or eager's error."""
         if self._plain is None:
-            source, g, fn_name = generate(self, donate=False)
+            source, g, fn_name = generate(self, {}, self.transactional)
             self._plain = compile_program(source, g, fn_name, self.name)
-        return self._plain
+        if self.transactional:
+            return self._run_as_transaction(self._plain, arg_values)
+        return self._plain(*arg_values)
 
     # --- the replay on tensors -----------------------------------------------------------
     def run_tensors(self, arg_tensors):
@@ -228,10 +243,12 @@ class Source:
         return self.names.bind(self.g, variable._path or variable._name, variable)
 
 
-def generate(program, donate=False):
+def generate(program, donating, transactional):
     """(source, globals, name) of `program`: `name` is the generated function's identifier in
-    `globals`. One line per step (its kind's `emit`, steps.py). `donate`: a step may write its
-    result into a dead input's array (passes.donors).
+    `globals`. One line per step (its kind's `emit`, steps.py). `donating`: {step index:
+    slot}, the steps that write their result into a dead input's array (passes.donors);
+    `transactional`: the program runs as a transaction, which holds the locks its writes
+    would take.
 
     Every identifier in the source is made by one `Namespace`: user text (a variable's
     path, an op's or the function's name) only suggests a readable name, and reaches the
@@ -239,8 +256,7 @@ def generate(program, donate=False):
     steps = program.steps
     keep = {s for is_slot, s in program.outputs if is_slot} | set(program.consts)
     _, last_reads = liveness(steps, keep)
-    source = Source(program.consts, donors(steps, last_reads, keep) if donate else {},
-                    program.transactional)
+    source = Source(program.consts, donating, transactional)
     lines = []
     for k, step in enumerate(steps):
         line, comment = step.emit(k, source)

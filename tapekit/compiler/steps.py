@@ -183,10 +183,15 @@ class Update(NamedTuple):
     def emit(self, k, source):
         var = source.bind_variable(self.variable)
         what, sign = ("assign_add", "+=") if self.ufunc is np.add else ("assign_sub", "-=")
-        update = _update_unlocked if source.transactional else _update
-        fn = source.names.bind(source.g, what, functools.partial(update, self.ufunc), key=(what, update))
         delta = source.ref(self.delta)
-        return f"{fn}({var}, {delta})", f"{shown_name(self.variable)} {sign} {delta}"
+        shown = f"{shown_name(self.variable)} {sign} {delta}"
+        if k in source.donating:   # the new value goes into the dead delta's array (passes.donors)
+            update = _update_into_unlocked if source.transactional else _update_into
+            shown = f"{shown}, written into {delta}'s array: nothing reads {delta} again"
+        else:
+            update = _update_unlocked if source.transactional else _update
+        fn = source.names.bind(source.g, what, functools.partial(update, self.ufunc), key=(what, update))
+        return f"{fn}({var}, {delta})", shown
 
     def run(self, env):
         _keep_earlier_reads(env, self.variable)
@@ -200,6 +205,15 @@ def _update(ufunc, variable, delta):
 
 def _update_unlocked(ufunc, variable, delta):
     variable._value = ufunc(variable._value, delta)
+
+
+def _update_into(ufunc, variable, delta):
+    with variable._lock:   # the variable now holds delta's array: this call made it, nobody else reads it
+        variable._value = ufunc(variable._value, delta, delta)
+
+
+def _update_into_unlocked(ufunc, variable, delta):
+    variable._value = ufunc(variable._value, delta, delta)
 
 
 def _keep_earlier_reads(env, variable):

@@ -331,3 +331,20 @@ def test_maximum_and_minimum_never_write_into_a_donor():
     assert "maximum(s" in code and not any("maximum(" in line and line.count(",") >= 2
                                            for line in code.splitlines())
     assert "add(" in code and "written into" in code      # its result is still donated into
+
+
+def test_an_update_writes_into_its_dead_delta_of_the_variables_dtype_and_shape():
+    v = tk.Variable(np.zeros(3, np.float32))
+    made = [ufunc_step(SIN, [0], 1), Update(v, np.subtract, 1)]      # s1: sin's, read once
+    _, last = passes.liveness(made, keep=set())
+    assert passes.donors(made, last, keep=set()) == {1: 1}
+    argument = [Update(v, np.subtract, 0)]                           # s0: an argument
+    _, last = passes.liveness(argument, keep=set())
+    assert passes.donors(argument, last, keep=set()) == {}
+    held = [ufunc_step(SIN, [0], 1), Assign(v, 1), Update(v, np.add, 1)]   # a variable holds s1
+    _, last = passes.liveness(held, keep=set())
+    assert passes.donors(held, last, keep=set()) == {}
+    wide = tk.Variable(np.zeros(3, np.float64))                      # the new value is float64
+    other = [ufunc_step(SIN, [0], 1), Update(wide, np.add, 1)]
+    _, last = passes.liveness(other, keep=set())
+    assert passes.donors(other, last, keep=set()) == {}

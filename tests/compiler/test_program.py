@@ -56,7 +56,8 @@ def test_a_tape_inside_gives_the_eager_gradients_bitwise():
 
 
 def test_a_replayed_update_never_changes_an_array_someone_holds():
-    # (Fused in-place updates were removed: under 1% on the MLP step; docs/PERFORMANCE.md.)
+    # (Fused in-place updates were removed: under 1% on the MLP step; docs/PERFORMANCE.md.
+    # The new value may go into an array this call made, d * 0.5's, never into v's own.)
     v = tk.Variable(np.ones(1000, np.float32))
 
     @tk.function
@@ -72,6 +73,7 @@ def test_a_replayed_update_never_changes_an_array_someone_holds():
     assert v.numpy()[0] == -2.0 and v._value is not held   # and v gets a new array
     ((program,),) = step.programs.values()
     assert "assign_sub(Variable, s" in str(program)
+    assert "written into" in str(program)     # the new value went into d * 0.5's array
 
 
 def test_a_replay_never_overwrites_a_buffer_still_held():
@@ -137,7 +139,10 @@ def test_a_step_writes_into_a_dead_input_only_when_nothing_else_can_see_it():
             assert a is b or not np.shares_memory(a, b) or (a.base is b or b.base is a)
 
 
-def test_programs_that_write_variables_do_not_donate():
+def test_programs_that_write_variables_donate_only_into_arrays_this_call_made():
+    # sin writes into x * 2.0's array, add into sin's, and v is assigned that array: it was
+    # made by this call and nothing else reads it. v * 3.0 reads v's array and makes a new one,
+    # which exp and the subtraction reuse: v's array itself is never written into.
     v = tk.Variable([1.0, 2.0])
 
     @tk.function
@@ -145,11 +150,103 @@ def test_programs_that_write_variables_do_not_donate():
         v.assign(tk.sin(x * 2.0) + 1.0)
         return tk.exp(v * 3.0) - 1.0
     x = tk.constant([0.5, 0.25])
-    got = f(x).numpy()
     want_v = np.sin(np.float32([1.0, 0.5])) + np.float32(1)
-    np.testing.assert_array_equal(v.numpy(), want_v)
-    np.testing.assert_array_equal(got, np.exp(want_v * np.float32(3)) - np.float32(1))
-    assert _donations(f) == 0
+    want = np.exp(want_v * np.float32(3)) - np.float32(1)
+    earlier = []
+    for _ in range(3):
+        got = f(x).numpy()
+        np.testing.assert_array_equal(v.numpy(), want_v)
+        np.testing.assert_array_equal(got, want)
+        earlier.append((np.asarray(v), got))
+        for held_v, held_out in earlier:     # arrays a user kept from earlier calls
+            np.testing.assert_array_equal(held_v, want_v)
+            np.testing.assert_array_equal(held_out, want)
+            assert not np.shares_memory(held_out, np.asarray(v))
+    assert _donations(f) == 4
+    np.testing.assert_array_equal(x.numpy(), np.float32([0.5, 0.25]))
+
+
+def test_an_update_writes_into_its_delta_only_when_nobody_else_can_see_it():
+    # An update writes the new value into the delta's array when this call made it and
+    # nothing else reads it (an SGD step's lr * g); a delta that is returned, an argument,
+    # another variable's value or assigned to a variable keeps its numbers.
+    a, b, c, d, m = (tk.Variable(np.full(4, 10.0, np.float32)) for _ in range(5))
+    w = tk.Variable(np.full(4, 3.0, np.float32))
+
+    @tk.function
+    def step(g):
+        a.assign_sub(g * 0.5)              # written into: g * 0.5 is this call's, read by nobody else
+        shown = g * 0.25
+        b.assign_sub(shown)                # returned below: never written into
+        c.assign_add(g)                    # the argument
+        d.assign_add(w)                    # another variable's value
+        both = g * 2.0
+        m.assign(both)                     # a variable holds it ...
+        d.assign_sub(both)                 # ... so this update makes a new array
+        return shown
+    gv = np.float32([1.0, 2.0, 3.0, 4.0])
+    g = tk.constant(gv)
+    outs, ms = [], []
+    for n in range(1, 4):
+        outs.append(step(g))
+        ms.append(np.asarray(m))
+        np.testing.assert_array_equal(a.numpy(), 10 - n * (gv * np.float32(0.5)))
+        np.testing.assert_array_equal(b.numpy(), 10 - n * (gv * np.float32(0.25)))
+        np.testing.assert_array_equal(c.numpy(), 10 + n * gv)
+        np.testing.assert_array_equal(w.numpy(), np.full(4, 3.0, np.float32))
+        np.testing.assert_array_equal(g.numpy(), gv)
+        for out, held_m in zip(outs, ms):
+            np.testing.assert_array_equal(out.numpy(), gv * np.float32(0.25))
+            np.testing.assert_array_equal(held_m, gv * np.float32(2))
+    ((program,),) = step.programs.values()
+    donated = [line for line in str(program).splitlines() if "written into" in line]
+    assert len(donated) == 1 and "assign_sub(" in donated[0], str(program)
+
+
+def test_a_donating_step_that_writes_is_undone_before_it_runs_again_without_donation():
+    # Traced with shapes (3,): x * 2.0 + y writes into x * 2.0's array. Given an x of shape
+    # (1,) at a replay, that array is too small: NumPy refuses the write after count was
+    # incremented. The replay undoes the increment and runs without donation: every write
+    # happens once, as in eager code.
+    count = tk.Variable(0.0)
+    v = tk.Variable(np.zeros(3, np.float32))
+
+    @tk.function
+    def f(x, y):
+        count.assign_add(1.0)
+        v.assign_add(tk.sin(x * 2.0 + y))
+    three = np.float32([1.0, 2.0, 3.0])
+    f(three, three)
+    f(three, three)
+    ((program,),) = f.programs.values()
+    assert program.undo and _donations(f) >= 1
+    assert count.numpy() == 2.0
+    before = v.numpy()
+    program.run_fast([np.float32([0.5]), three])
+    assert count.numpy() == 3.0
+    np.testing.assert_array_equal(v.numpy(), before + np.sin(np.float32([1.0]) + three))
+
+
+def test_a_program_that_calls_a_py_function_and_writes_never_donates():
+    # A transaction cannot undo what a py_function's Python did: such a program never
+    # donates, so it never needs to run twice.
+    calls = []
+    v = tk.Variable(np.zeros(3, np.float32))
+
+    def seen(x):
+        calls.append(1)
+        return x
+
+    @tk.function
+    def f(x):
+        y = tk.py_function(seen, [x * 2.0], tk.float32)
+        v.assign_add(tk.sin(x * 2.0) + y)
+    x = np.float32([1.0, 2.0, 3.0])
+    for _ in range(3):
+        f(x)
+    ((program,),) = f.programs.values()
+    assert _donations(f) == 0 and not program.undo
+    assert len(calls) == 3
 
 
 def test_a_donating_replay_with_other_shapes_runs_again_without_donation():
