@@ -37,10 +37,6 @@ This module holds the NumPy kernels (im2col, col2im), the ops with their rules a
 TensorFlow's argument checks; the window geometry it shares with pooling.py (TensorFlow's
 ksize/strides/padding forms, pads, output sizes, strided views) is in windows.py.
 """
-import os
-import threading
-import weakref
-
 import numpy as np
 
 from ..tensor import Tensor
@@ -113,82 +109,6 @@ def _col2im(dcols, shape, window, strides, pads):
     return xp
 
 
-class PatchCache:
-    """conv2d's im2col matrix, kept from the forward for the filter gradient of the same input.
-
-    The filter gradient, cols(x)^T @ dy, needs the matrix the forward built from the same x:
-    kept here, the backward does not build it again (W5's CNN step: 6% by cProfile). Memory
-    buys the speed: each entry is about fh*fw times its input's size, held until the filter
-    gradient takes it or the input array is freed, whichever comes first, and never more
-    than `limit` bytes in all (a conv past the limit builds its matrix again, as before).
-
-    Keyed on the input array's identity, checked through a weak reference (a new array at a
-    freed one's address never matches) and on the geometry. Input arrays are never written
-    in place (tensors copy what they are given), so a kept matrix is always the one a new
-    im2col would build. A 1x1 conv's matrix is its input (a view): nothing is kept for it.
-
-    The limit: `TAPEKIT_CONV_PATCHES_MB` in the environment at import (default 64; 0 turns
-    it off), or `tapekit.ops.conv.PATCHES.set_limit(megabytes)` at any time.
-    """
-
-    def __init__(self, limit_mb):
-        self._lock = threading.Lock()
-        self._by_input = {}       # id(x) -> (weak reference to x, geometry, cols)
-        self.held = 0             # bytes kept now
-        self.set_limit(limit_mb)
-
-    def set_limit(self, megabytes):
-        megabytes = float(megabytes)
-        if not megabytes >= 0:
-            raise ValueError(f"PatchCache.set_limit: megabytes must be a number >= 0 "
-                             f"(0 turns keeping off), got {megabytes!r}")
-        self.limit = int(megabytes * 2 ** 20)
-        if self.limit == 0:
-            self.clear()
-
-    def keep(self, x, geometry, cols):
-        if cols.nbytes > self.limit - self.held or np.may_share_memory(cols, x):
-            return
-        key = id(x)
-        with self._lock:
-            if key in self._by_input or cols.nbytes > self.limit - self.held:
-                return
-            ref = weakref.ref(x, lambda _, key=key: self._drop(key))
-            self._by_input[key] = (ref, geometry, cols)
-            self.held += cols.nbytes
-
-    def take(self, x, geometry):
-        """The matrix kept for x and geometry, or None; taken out (a second gradient from a
-        persistent tape builds it again)."""
-        entry = self._by_input.get(id(x))
-        if entry is None or entry[0]() is not x or entry[1] != geometry:
-            return None
-        self._drop(id(x))
-        return entry[2]
-
-    def _drop(self, key):
-        with self._lock:
-            entry = self._by_input.pop(key, None)
-            if entry is not None:
-                self.held -= entry[2].nbytes
-
-    def clear(self):
-        with self._lock:
-            self._by_input.clear()
-            self.held = 0
-
-
-def _limit_from_environment():
-    text = os.environ.get("TAPEKIT_CONV_PATCHES_MB", "64").strip()
-    try:
-        return max(float(text), 0.0)
-    except ValueError:
-        return 64.0
-
-
-PATCHES = PatchCache(_limit_from_environment())
-
-
 def _swap(a):
     return np.swapaxes(a, -1, -2)
 
@@ -199,8 +119,6 @@ def _conv2d(x, w, strides, pads):
     cols = _im2col(as_images(x), (fh, fw), strides, pads)        # (B*Ho*Wo, k)
     n_ho_wo = x.shape[-4:-3] + output_hw(x.shape[-3:-1], (fh, fw), strides, pads)
     if w.ndim == 4:   # the usual case: one filter bank, one big matrix product
-        if x.ndim == 4 and PATCHES.limit:
-            PATCHES.keep(x, ((fh, fw), tuple(strides), tuple(pads)), cols)   # for the filter gradient
         out = cols @ w.reshape(k, co)
         return out.reshape(x.shape[:-4] + n_ho_wo + (co,))
     # stacked filters (a batch of cotangents): stacked products, leading axes broadcast
@@ -259,11 +177,7 @@ def _conv2d_backprop_filter(x, dy, filter_size, strides, pads):
     fh, fw = filter_size
     ci, co = x.shape[-1], dy.shape[-1]
     k = fh * fw * ci
-    cols = None
-    if x.ndim == 4 and PATCHES.limit:   # the matrix conv2d's forward built from this x, if kept
-        cols = PATCHES.take(x, (tuple(filter_size), tuple(strides), tuple(pads)))
-    if cols is None:
-        cols = _im2col(as_images(x), filter_size, strides, pads)    # (B*Ho*Wo, k)
+    cols = _im2col(as_images(x), filter_size, strides, pads)    # (B*Ho*Wo, k)
     if x.ndim == 4 and dy.ndim == 4:   # sum over every image and pixel: one product
         dw = cols.T @ dy.reshape(-1, co)
     else:   # keep leading (cotangent batch) axes apart: sum over N, Ho, Wo only
