@@ -129,6 +129,14 @@ SHORTCUTS = {
         "hessian = np.array([[4.0, 2.0], [2.0, 12.0]])\n"
         "hvp = hessian @ np.array([1.0, -1.0])\n"
         "gv = -9.0\n"),
+    "09_backprop_for_vectors": (
+        "def layer_grads(X, W, b, T):\n"
+        "    Xv, Wv, bv = (tk.Variable(a, dtype=tk.float64) for a in (X, W, b))\n"
+        "    with tk.GradientTape() as tape:\n"
+        "        L = tk.reduce_mean((tk.matmul(Xv, Wv) + bv - T) ** 2)\n"
+        "    gX, gW, gb = tape.gradient(L, [Xv, Wv, bv])\n"
+        "    return gW.numpy(), gb.numpy(), gX.numpy()\n"
+        "dW, db, dX = layer_grads(X_ex, W_ex, b_ex, T_ex)\n"),
     "12_linear_regression": (
         "B = np.stack([xq ** 2, np.ones_like(xq)], axis=1)\n"
         "a_fit, c_fit = [float(p) for p in np.linalg.lstsq(B, yq, rcond=None)[0]]\n"),
