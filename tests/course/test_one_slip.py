@@ -712,6 +712,17 @@ SLIPS = {
                                          ["the diagonal's largest entry is not an eigenvalue"], []),
         "gradient ascent": (GD_13.replace("w.assign_sub(", "w.assign_add("), 5,
                             ["a step w + lr · gradient climbs"], []),
+        "steps left at 100": (GD_13.replace("range(steps)", "range(100)"), 5,
+                              ["use the steps argument"], []),
+        # once 8 of 8: the task asks for the tape's gradient at each step
+        "run_gd's gradient by hand": (GD_13.replace("w.assign_sub(lr * tape.gradient(value, w))",
+                                                    "w.assign_sub(lr * tk.constant([2 * w[0] + w[1], w[0] + 4 * w[1]]))")
+                                      .replace("        with tk.GradientTape() as tape:\n            value = f(w)\n", ""),
+                                      5, ["run_gd records no tk.GradientTape"], []),
+        # once 8 of 8: the task asks for nested tapes
+        "H_ex typed in, no tape": (("def f(w):\n    return w[0] ** 2 + w[0] * w[1] + 2.0 * w[1] ** 2\n"
+                                   "H_ex = np.array([[2.0, 1.0], [1.0, 4.0]])\n" + GD_13.split("H_ex = outer")[1].split("\n", 1)[1]),
+                                   6, ["no tk.GradientTape is left in your answer"], []),
     },
     11: {
         "grad_fn without dy": (TANH_11.replace("return dy * (1.0 - y ** 2)", "return 1.0 - y ** 2"), 4,

@@ -140,6 +140,17 @@ SHORTCUTS = {
     "12_linear_regression": (
         "B = np.stack([xq ** 2, np.ones_like(xq)], axis=1)\n"
         "a_fit, c_fit = [float(p) for p in np.linalg.lstsq(B, yq, rcond=None)[0]]\n"),
+    "13_optimization_in_pictures": (
+        "H_ex = np.array([[2.0, 1.0], [1.0, 4.0]])   # typed in: no nested tapes\n"
+        "L_max = float(np.linalg.eigvalsh(H_ex).max())\n"
+        "lr_limit = 2.0 / L_max\n"
+        "def run_gd(lr, steps=100):\n"
+        "    w = tk.Variable([1.0, 1.0])\n"
+        "    for _ in range(steps):\n"
+        "        with tk.GradientTape() as tape:\n"
+        "            value = w[0] ** 2 + w[0] * w[1] + 2.0 * w[1] ** 2\n"
+        "        w.assign_sub(lr * tape.gradient(value, w))\n"
+        "    return float(w[0] ** 2 + w[0] * w[1] + 2.0 * w[1] ** 2)\n"),
     "15_vanishing_and_exploding_gradients": (
         "def stays_in_range(x, s):\n"
         "    tk.random.set_seed(1)\n"
