@@ -753,6 +753,12 @@ SLIPS = {
                                 ["the map is (r cos θ, r sin θ)"], ["det_polar", "col0"]),
         "the tangent (0, 1)": (POLAR_10.replace("[1.0, 0.0]", "[0.0, 1.0]"), 4,
                                ["which is the second column"], []),
+        # once 6 of 6: the task asks for tape.jacobian
+        "J_polar typed in, no tape": (("J_polar = np.array([[np.cos(np.pi / 6), -2 * np.sin(np.pi / 6)],\n"
+                                       "                    [np.sin(np.pi / 6), 2 * np.cos(np.pi / 6)]])\n"
+                                       "det_polar = float(np.linalg.det(J_polar))\n"
+                                       "p = tk.Variable([2.0, np.pi / 6])\n" + POLAR_10.split("det_polar = float(np.linalg.det(J_polar))\n")[1]),
+                                      3, ["no tk.GradientTape is left in your answer"], ["det_polar", "col0"]),
     },
     9: {
         "the mean over N only": (LAYER_09.replace("/ Y.size", "/ len(Y)"), 6,

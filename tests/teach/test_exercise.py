@@ -106,6 +106,14 @@ SHORTCUTS = {
         "    pred.assign(float(w) * x + b)\n"
         "loss = (pred - y_true) ** 2\n"
         "dw, db = tk.constant(-8.0), tk.constant(-4.0)\n"),
+    "10_jacobians_hessians_forward_mode": (
+        "J_polar = np.array([[np.cos(np.pi / 6), -2 * np.sin(np.pi / 6)],\n"
+        "                    [np.sin(np.pi / 6), 2 * np.cos(np.pi / 6)]])   # typed in: no tape\n"
+        "det_polar = float(np.linalg.det(J_polar))\n"
+        "p = tk.Variable([2.0, np.pi / 6])\n"
+        "with tk.autodiff.ForwardAccumulator(p, tk.constant([1.0, 0.0])) as acc:\n"
+        "    xy = tk.stack([p[0] * tk.cos(p[1]), p[0] * tk.sin(p[1])])\n"
+        "col0 = acc.jvp(xy).numpy()\n"),
     "11_custom_gradients": (
         "my_tanh = tk.tanh\n"
         "x = tk.Variable([-1.0, 0.0, 2.0])\n"
