@@ -866,6 +866,10 @@ SLIPS = {
                                 ["row 2 of jac should be the gradient of y[2] = x0 − x2"], []),
         "row 1 counted from 1": (JAC_08.replace("tk.one_hot(1, 3).numpy()", "tk.one_hot(0, 3).numpy()"),
                                  3, ["that one picks row 0, the first"], []),
+        # once 5 of 5: the task asks for the rows from one persistent tape
+        "jac typed in, no tape": ("jac = np.array([[2.0, 3.0, 0.0], [0.0, 4.0, 0.0], [1.0, 0.0, -1.0]])\n"
+                                  "v_row1 = np.array([0.0, 1.0, 0.0])\n", 2,
+                                  ["no tk.GradientTape is left in your answer"], ["row 0 of jac should be"]),
     },
     6: {
         "a constant in the else branch": (RELU_06.replace("return 0.0 * x", "return tk.constant(0.0)")

@@ -137,6 +137,9 @@ SHORTCUTS = {
         "hessian = np.array([[4.0, 2.0], [2.0, 12.0]])\n"
         "hvp = hessian @ np.array([1.0, -1.0])\n"
         "gv = -9.0\n"),
+    "08_vjps_and_the_cost_of_reverse_mode": (
+        "jac = np.array([[2.0, 3.0, 0.0], [0.0, 4.0, 0.0], [1.0, 0.0, -1.0]])   # typed in: no tape\n"
+        "v_row1 = np.array([0.0, 1.0, 0.0])\n"),
     "09_backprop_for_vectors": (
         "def layer_grads(X, W, b, T):\n"
         "    Xv, Wv, bv = (tk.Variable(a, dtype=tk.float64) for a in (X, W, b))\n"
