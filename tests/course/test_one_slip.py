@@ -753,6 +753,11 @@ SLIPS = {
                                 ["the map is (r cos θ, r sin θ)"], ["det_polar", "col0"]),
         "the tangent (0, 1)": (POLAR_10.replace("[1.0, 0.0]", "[0.0, 1.0]"), 4,
                                ["which is the second column"], []),
+        # once told "compute it with ... acc.jvp", which it had done
+        "xy left outside the accumulator": (POLAR_10.split("with tk.autodiff")[0]
+                                            + "with tk.autodiff.ForwardAccumulator(p, tk.constant([1.0, 0.0])) as acc:\n"
+                                            "    pass\ncol0 = acc.jvp(xy)\n", 4,
+                                            ["acc.jvp(xy) gives None when xy was computed outside"], ["still None"]),
         # once 6 of 6: the task asks for tape.jacobian
         "J_polar typed in, no tape": (("J_polar = np.array([[np.cos(np.pi / 6), -2 * np.sin(np.pi / 6)],\n"
                                        "                    [np.sin(np.pi / 6), 2 * np.cos(np.pi / 6)]])\n"
