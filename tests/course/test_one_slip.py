@@ -714,6 +714,10 @@ SLIPS = {
                             ["a step w + lr · gradient climbs"], []),
         "steps left at 100": (GD_13.replace("range(steps)", "range(100)"), 5,
                               ["use the steps argument"], []),
+        # once a TypeError from inside the check, naming nothing
+        "w = w - lr · gradient": (GD_13.replace("w.assign_sub(lr * tape.gradient(value, w))",
+                                                "w = w - lr * tape.gradient(value, w)"), 5,
+                                  ["a None there is most often tape.gradient's", "keep w a tk.Variable"], []),
         # once 8 of 8: the task asks for the tape's gradient at each step
         "run_gd's gradient by hand": (GD_13.replace("w.assign_sub(lr * tape.gradient(value, w))",
                                                     "w.assign_sub(lr * tk.constant([2 * w[0] + w[1], w[0] + 4 * w[1]]))")
