@@ -779,6 +779,9 @@ SLIPS = {
                           ["not on other data", "(Y.size)"], []),
         "db averaged": (LAYER_09.replace("G.sum(axis=0)", "G.mean(axis=0)"), 5,
                         ["yours is G averaged"], []),
+        # once a ValueError in all four hidden checks on the other data: 0 of 7
+        "db from a fixed 8 rows": (LAYER_09.replace("G.sum(axis=0)", "np.ones(8) @ G"), 6,
+                                   ["layer_grads raised ValueError on other data"], ["db has"]),
         # once a ValueError in three hidden checks (their factor multiplied (2, 3) by (3, 2)): 0 of 7
         "dW transposed, Gᵀ X": (LAYER_09.replace("X.T @ G,", "G.T @ X,"), 5,
                                 ["dW must have W's shape (3, 2), got (2, 3)"], ["G's scale", "db has", "dX has"]),
