@@ -712,6 +712,21 @@ SLIPS = {
                                          ["the diagonal's largest entry is not an eigenvalue"], []),
         "gradient ascent": (GD_13.replace("w.assign_sub(", "w.assign_add("), 5,
                             ["a step w + lr · gradient climbs"], []),
+        "steps left at 100": (GD_13.replace("range(steps)", "range(100)"), 5,
+                              ["use the steps argument"], []),
+        # once a TypeError from inside the check, naming nothing
+        "w = w - lr · gradient": (GD_13.replace("w.assign_sub(lr * tape.gradient(value, w))",
+                                                "w = w - lr * tape.gradient(value, w)"), 5,
+                                  ["a None there is most often tape.gradient's", "keep w a tk.Variable"], []),
+        # once 8 of 8: the task asks for the tape's gradient at each step
+        "run_gd's gradient by hand": (GD_13.replace("w.assign_sub(lr * tape.gradient(value, w))",
+                                                    "w.assign_sub(lr * tk.constant([2 * w[0] + w[1], w[0] + 4 * w[1]]))")
+                                      .replace("        with tk.GradientTape() as tape:\n            value = f(w)\n", ""),
+                                      5, ["run_gd records no tk.GradientTape"], []),
+        # once 8 of 8: the task asks for nested tapes
+        "H_ex typed in, no tape": (("def f(w):\n    return w[0] ** 2 + w[0] * w[1] + 2.0 * w[1] ** 2\n"
+                                   "H_ex = np.array([[2.0, 1.0], [1.0, 4.0]])\n" + GD_13.split("H_ex = outer")[1].split("\n", 1)[1]),
+                                   6, ["no tk.GradientTape is left in your answer"], []),
     },
     11: {
         "grad_fn without dy": (TANH_11.replace("return dy * (1.0 - y ** 2)", "return 1.0 - y ** 2"), 4,
@@ -742,6 +757,17 @@ SLIPS = {
                                 ["the map is (r cos θ, r sin θ)"], ["det_polar", "col0"]),
         "the tangent (0, 1)": (POLAR_10.replace("[1.0, 0.0]", "[0.0, 1.0]"), 4,
                                ["which is the second column"], []),
+        # once told "compute it with ... acc.jvp", which it had done
+        "xy left outside the accumulator": (POLAR_10.split("with tk.autodiff")[0]
+                                            + "with tk.autodiff.ForwardAccumulator(p, tk.constant([1.0, 0.0])) as acc:\n"
+                                            "    pass\ncol0 = acc.jvp(xy)\n", 4,
+                                            ["acc.jvp(xy) gives None when xy was computed outside"], ["still None"]),
+        # once 6 of 6: the task asks for tape.jacobian
+        "J_polar typed in, no tape": (("J_polar = np.array([[np.cos(np.pi / 6), -2 * np.sin(np.pi / 6)],\n"
+                                       "                    [np.sin(np.pi / 6), 2 * np.cos(np.pi / 6)]])\n"
+                                       "det_polar = float(np.linalg.det(J_polar))\n"
+                                       "p = tk.Variable([2.0, np.pi / 6])\n" + POLAR_10.split("det_polar = float(np.linalg.det(J_polar))\n")[1]),
+                                      3, ["no tk.GradientTape is left in your answer"], ["det_polar", "col0"]),
     },
     9: {
         "the mean over N only": (LAYER_09.replace("/ Y.size", "/ len(Y)"), 6,
@@ -753,6 +779,12 @@ SLIPS = {
                           ["not on other data", "(Y.size)"], []),
         "db averaged": (LAYER_09.replace("G.sum(axis=0)", "G.mean(axis=0)"), 5,
                         ["yours is G averaged"], []),
+        # once a ValueError in all four hidden checks on the other data: 0 of 7
+        "db from a fixed 8 rows": (LAYER_09.replace("G.sum(axis=0)", "np.ones(8) @ G"), 6,
+                                   ["layer_grads raised ValueError on other data"], ["db has"]),
+        # once a ValueError in three hidden checks (their factor multiplied (2, 3) by (3, 2)): 0 of 7
+        "dW transposed, Gᵀ X": (LAYER_09.replace("X.T @ G,", "G.T @ X,"), 5,
+                                ["dW must have W's shape (3, 2), got (2, 3)"], ["G's scale", "db has", "dX has"]),
     },
     7: {
         "b left unwatched": (STEP_07.replace("    tape.watch(b)\n", ""), 2,
@@ -846,6 +878,10 @@ SLIPS = {
                                 ["row 2 of jac should be the gradient of y[2] = x0 − x2"], []),
         "row 1 counted from 1": (JAC_08.replace("tk.one_hot(1, 3).numpy()", "tk.one_hot(0, 3).numpy()"),
                                  3, ["that one picks row 0, the first"], []),
+        # once 5 of 5: the task asks for the rows from one persistent tape
+        "jac typed in, no tape": ("jac = np.array([[2.0, 3.0, 0.0], [0.0, 4.0, 0.0], [1.0, 0.0, -1.0]])\n"
+                                  "v_row1 = np.array([0.0, 1.0, 0.0])\n", 2,
+                                  ["no tk.GradientTape is left in your answer"], ["row 0 of jac should be"]),
     },
     6: {
         "a constant in the else branch": (RELU_06.replace("return 0.0 * x", "return tk.constant(0.0)")

@@ -106,6 +106,14 @@ SHORTCUTS = {
         "    pred.assign(float(w) * x + b)\n"
         "loss = (pred - y_true) ** 2\n"
         "dw, db = tk.constant(-8.0), tk.constant(-4.0)\n"),
+    "10_jacobians_hessians_forward_mode": (
+        "J_polar = np.array([[np.cos(np.pi / 6), -2 * np.sin(np.pi / 6)],\n"
+        "                    [np.sin(np.pi / 6), 2 * np.cos(np.pi / 6)]])   # typed in: no tape\n"
+        "det_polar = float(np.linalg.det(J_polar))\n"
+        "p = tk.Variable([2.0, np.pi / 6])\n"
+        "with tk.autodiff.ForwardAccumulator(p, tk.constant([1.0, 0.0])) as acc:\n"
+        "    xy = tk.stack([p[0] * tk.cos(p[1]), p[0] * tk.sin(p[1])])\n"
+        "col0 = acc.jvp(xy).numpy()\n"),
     "11_custom_gradients": (
         "my_tanh = tk.tanh\n"
         "x = tk.Variable([-1.0, 0.0, 2.0])\n"
@@ -129,9 +137,31 @@ SHORTCUTS = {
         "hessian = np.array([[4.0, 2.0], [2.0, 12.0]])\n"
         "hvp = hessian @ np.array([1.0, -1.0])\n"
         "gv = -9.0\n"),
+    "08_vjps_and_the_cost_of_reverse_mode": (
+        "jac = np.array([[2.0, 3.0, 0.0], [0.0, 4.0, 0.0], [1.0, 0.0, -1.0]])   # typed in: no tape\n"
+        "v_row1 = np.array([0.0, 1.0, 0.0])\n"),
+    "09_backprop_for_vectors": (
+        "def layer_grads(X, W, b, T):\n"
+        "    Xv, Wv, bv = (tk.Variable(a, dtype=tk.float64) for a in (X, W, b))\n"
+        "    with tk.GradientTape() as tape:\n"
+        "        L = tk.reduce_mean((tk.matmul(Xv, Wv) + bv - T) ** 2)\n"
+        "    gX, gW, gb = tape.gradient(L, [Xv, Wv, bv])\n"
+        "    return gW.numpy(), gb.numpy(), gX.numpy()\n"
+        "dW, db, dX = layer_grads(X_ex, W_ex, b_ex, T_ex)\n"),
     "12_linear_regression": (
         "B = np.stack([xq ** 2, np.ones_like(xq)], axis=1)\n"
         "a_fit, c_fit = [float(p) for p in np.linalg.lstsq(B, yq, rcond=None)[0]]\n"),
+    "13_optimization_in_pictures": (
+        "H_ex = np.array([[2.0, 1.0], [1.0, 4.0]])   # typed in: no nested tapes\n"
+        "L_max = float(np.linalg.eigvalsh(H_ex).max())\n"
+        "lr_limit = 2.0 / L_max\n"
+        "def run_gd(lr, steps=100):\n"
+        "    w = tk.Variable([1.0, 1.0])\n"
+        "    for _ in range(steps):\n"
+        "        with tk.GradientTape() as tape:\n"
+        "            value = w[0] ** 2 + w[0] * w[1] + 2.0 * w[1] ** 2\n"
+        "        w.assign_sub(lr * tape.gradient(value, w))\n"
+        "    return float(w[0] ** 2 + w[0] * w[1] + 2.0 * w[1] ** 2)\n"),
     "15_vanishing_and_exploding_gradients": (
         "def stays_in_range(x, s):\n"
         "    tk.random.set_seed(1)\n"
