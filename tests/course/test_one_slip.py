@@ -683,6 +683,24 @@ SLIPS = {
                                 ["your factor is 13"], []),
         "always scaled": (CLIP_16.replace("    if global_norm <= clip_norm:\n        return arrays\n", ""), 5,
                           ["must come back unchanged"], []),
+        # every check clipped at 1.0, where clip_norm / norm and 1 / norm agree: this had 7 of 7
+        "clip_norm left out of the factor": (CLIP_16.replace("a * (clip_norm / global_norm)", "a / global_norm"), 5,
+                                             ["yours leaves clip_norm out"], ["never clips"]),
+        # nothing asked whether small_step came from clip_global: 7 of 7 for a function that never clips
+        "never clips, small_step typed": (CLIP_16.replace("    if global_norm <= clip_norm:\n", "    if True:\n")
+                                          .replace("small_step = clip_global([tk.constant([3.0, 4.0]), tk.constant([12.0])], 1.0)",
+                                                   "small_step = [np.array([3 / 13, 4 / 13]), np.array([12 / 13])]"), 2,
+                                          ["store clip_global(...) itself in small_step", "so it never clips"], []),
+        # tk.clip_by_global_norm's (list, norm): three NumPy ValueErrors took all 7 points
+        "the norm returned with the list": (CLIP_16.replace("        return arrays\n", "        return arrays, global_norm\n")
+                                            .replace("return [a * (clip_norm / global_norm) for a in arrays]",
+                                                     "return [a * (clip_norm / global_norm) for a in arrays], global_norm"), 5,
+                                            ["clip_global should return the list of arrays only"], []),
+        # the common factor was judged only at autograde: 7 of 7 seen, 4 graded
+        "each tensor scaled to clip_norm / √2": (CLIP_16.replace(
+            "return [a * (clip_norm / global_norm) for a in arrays]",
+            "return [a / np.sqrt(np.sum(a ** 2)) * clip_norm / np.sqrt(len(arrays)) for a in arrays]"), 4,
+            ["every tensor should be multiplied by the same factor"], []),
     },
     17: {
         "W drawn without the seed": (BLOCK_17.replace("tk.random.set_seed(3)\n", ""), 6,
