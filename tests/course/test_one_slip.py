@@ -706,9 +706,20 @@ SLIPS = {
         "W drawn without the seed": (BLOCK_17.replace("tk.random.set_seed(3)\n", ""), 6,
                                      ["set the seed, then draw W first"], []),
         "W not transposed in J_hand": (BLOCK_17.replace("W.numpy().T", "W.numpy()"), 5,
-                                       ["is W transposed?"], []),
+                                       ["W[j, i] is W transposed, and yours is W[i, j]"], []),
         "x not watched": (BLOCK_17.replace("    tape.watch(x)\n", ""), 1,
                           ["a tk.constant is recorded only after tape.watch(x)"], []),
+        # every check asked for all three arrays: J and J_F right, J_hand not yet written, had 1 of 7
+        "J_hand not written yet": (BLOCK_17.replace("J_hand = np.eye(3) + (1 - t ** 2)[:, None] * W.numpy().T\n", ""), 5,
+                                   ["J_hand is still None"], ["J is still None", "J_F is still None"]),
+        # judged at the task's x only at autograde: 7 of 7 seen, 1 graded
+        "a typo in x": (BLOCK_17.replace("[[0.5, -1.0, 2.0]]", "[[0.5, 1.0, 2.0]]"), 6,
+                        ["x should be tk.constant([[0.5, -1.0, 2.0]])"], ["J_F is not", "J is not"]),
+        # the tape's (1, 3, 1, 3) cost J_F's check and J_hand's too: 1 of 7
+        "J not reshaped": (BLOCK_17.replace("J = tape.jacobian(y, x).numpy().reshape(3, 3)", "J = tape.jacobian(y, x).numpy()"), 5,
+                           ["J should be a 3×3 array (reshape the tape's Jacobian)"], ["J_F", "J_hand"]),
+        "the block's x left out of J": (BLOCK_17.replace("J = tape.jacobian(y, x)", "J = tape.jacobian(f, x)"), 5,
+                                        ["yours is tanh's alone"], []),
     },
     14: {
         "best_epoch counted from 0": (EARLY_14.replace("int(np.argmin(val_losses)) + 1", "int(np.argmin(val_losses))"),
