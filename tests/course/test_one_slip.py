@@ -511,7 +511,7 @@ x = tk.random.normal((64, 64))
 
 
 def stays_in_range(x, s):
-    tk.utils.set_random_seed(1)
+    tk.keras.utils.set_random_seed(1)
     h = x
     for _ in range(20):
         h = tk.layers.Dense(64, activation="relu", kernel_initializer=tk.initializers.RandomNormal(stddev=s))(h)
@@ -872,15 +872,15 @@ SLIPS = {
     return True""", """\
     return bool(0.1 <= float(tk.math.reduce_std(h)) <= 10)"""), 4,
             ["test the standard deviation at every layer, not only at the last"], []),
-        "the seed set once, outside": (RANGE_15.replace("    tk.utils.set_random_seed(1)\n", ""), 3,
+        "the seed set once, outside": (RANGE_15.replace("    tk.keras.utils.set_random_seed(1)\n", ""), 3,
                                        ["draws other weights each time",
-                                        "Call tk.utils.set_random_seed(1) inside it"], []),
+                                        "Call tk.keras.utils.set_random_seed(1) inside it"], []),
         "no relu": (RANGE_15.replace('activation="relu", ', ""), 0,
                     ['activation="relu"'], ["not only at the last"]),
         # these three showed 5 of 5 and lost 2 at autograde, where the range's ends were judged
         "the mean for the standard deviation": (RANGE_15.replace("tk.math.reduce_std(h)", "tk.reduce_mean(h)"), 3,
                                                 ["on another batch", "check the standard deviation"], []),
-        "seed 0 inside, not 1": (RANGE_15.replace("tk.utils.set_random_seed(1)", "tk.utils.set_random_seed(0)"), 3,
+        "seed 0 inside, not 1": (RANGE_15.replace("tk.keras.utils.set_random_seed(1)", "tk.keras.utils.set_random_seed(0)"), 3,
                                  ["on another batch"], ["draws other weights each time"]),
         # a NumPy array for the list: a ValueError ('truth value of an array') took check 2's points
         "good_scales as a NumPy array": (RANGE_15.replace("good_scales = [float(s) for s in candidates if stays_in_range(x, s)]",
