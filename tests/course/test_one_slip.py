@@ -363,6 +363,11 @@ def tanh(u):
 
 x = Dual(0.5, 1.0)
 slope = (tanh(x) ** 3 + x * x).tangent
+
+xv = tk.Variable(0.5, dtype=tk.float64)
+with tk.GradientTape() as tape:
+    hv = tk.tanh(xv) ** 3 + xv * xv
+print(slope, float(tape.gradient(hv, xv)))
 """
 BACKWARD_25 = """\
 def mlp_tanh_grads(p, X, y):
@@ -506,7 +511,7 @@ x = tk.random.normal((64, 64))
 
 
 def stays_in_range(x, s):
-    tk.random.set_seed(1)
+    tk.keras.utils.set_random_seed(1)
     h = x
     for _ in range(20):
         h = tk.layers.Dense(64, activation="relu", kernel_initializer=tk.initializers.RandomNormal(stddev=s))(h)
@@ -599,14 +604,22 @@ SLIPS = {
                                           ["divided by 4"], []),
     },
     24: {
+        # the rules were judged only at autograde (6 of 6 seen), and slope's tape check charged
+        # a rule's slip a second time
         "__pow__ without the incoming tangent": (DUAL_24.replace("k * self.value ** (k - 1) * self.tangent",
-                                                                 "k * self.value ** (k - 1)"), 3,
-                                                 ["multiply by the incoming tangent", "inherits the slip"], []),
-        "u**k for u**(k-1)": (DUAL_24.replace("self.value ** (k - 1)", "self.value ** k"), 3,
-                              ["should have tangent 3·2²·1 = 12, got 24", "inherits the slip"],
-                              ["seed x with tangent 1"]),
-        "the value stored": (DUAL_24.replace(").tangent\n", ").value\n"), 4,
+                                                                 "k * self.value ** (k - 1)"), 4,
+                                                 ["multiply by the incoming tangent"], ["GradientTape"]),
+        "u**k for u**(k-1)": (DUAL_24.replace("self.value ** (k - 1)", "self.value ** k"), 4,
+                              ["should have tangent 3·2²·1 = 12, got 24"],
+                              ["seed x with tangent 1", "GradientTape"]),
+        "tanh without the incoming tangent": (DUAL_24.replace("(1 - value ** 2) * u.tangent", "(1 - value ** 2)"), 4,
+                                              ["the chain rule multiplies the local derivative"], []),
+        "1 - tanh for 1 - tanh²": (DUAL_24.replace("(1 - value ** 2)", "(1 - value)"), 4,
+                                   ["should be 1 - tanh(0.5)² = 0.786448"], ["slope ="]),
+        "the value stored": (DUAL_24.replace(").tangent\n", ").value\n"), 5,
                              ["you stored its value"], []),
+        "no tape to check against": (DUAL_24[:DUAL_24.index("xv = ")], 5,
+                                     ["no tk.GradientTape of your own"], []),
     },
     23: {
         "op names in the walk's order": (RECORDS_23.replace('if n.id.startswith("n")]', 'if n.id.startswith("n")][::-1]'),
@@ -683,14 +696,43 @@ SLIPS = {
                                 ["your factor is 13"], []),
         "always scaled": (CLIP_16.replace("    if global_norm <= clip_norm:\n        return arrays\n", ""), 5,
                           ["must come back unchanged"], []),
+        # every check clipped at 1.0, where clip_norm / norm and 1 / norm agree: this had 7 of 7
+        "clip_norm left out of the factor": (CLIP_16.replace("a * (clip_norm / global_norm)", "a / global_norm"), 5,
+                                             ["yours leaves clip_norm out"], ["never clips"]),
+        # nothing asked whether small_step came from clip_global: 7 of 7 for a function that never clips
+        "never clips, small_step typed": (CLIP_16.replace("    if global_norm <= clip_norm:\n", "    if True:\n")
+                                          .replace("small_step = clip_global([tk.constant([3.0, 4.0]), tk.constant([12.0])], 1.0)",
+                                                   "small_step = [np.array([3 / 13, 4 / 13]), np.array([12 / 13])]"), 2,
+                                          ["store clip_global(...) itself in small_step", "so it never clips"], []),
+        # tk.clip_by_global_norm's (list, norm): three NumPy ValueErrors took all 7 points
+        "the norm returned with the list": (CLIP_16.replace("        return arrays\n", "        return arrays, global_norm\n")
+                                            .replace("return [a * (clip_norm / global_norm) for a in arrays]",
+                                                     "return [a * (clip_norm / global_norm) for a in arrays], global_norm"), 5,
+                                            ["clip_global should return the list of arrays only"], []),
+        # the common factor was judged only at autograde: 7 of 7 seen, 4 graded
+        "each tensor scaled to clip_norm / √2": (CLIP_16.replace(
+            "return [a * (clip_norm / global_norm) for a in arrays]",
+            "return [a / np.sqrt(np.sum(a ** 2)) * clip_norm / np.sqrt(len(arrays)) for a in arrays]"), 4,
+            ["every tensor should be multiplied by the same factor"], []),
     },
     17: {
         "W drawn without the seed": (BLOCK_17.replace("tk.random.set_seed(3)\n", ""), 6,
                                      ["set the seed, then draw W first"], []),
         "W not transposed in J_hand": (BLOCK_17.replace("W.numpy().T", "W.numpy()"), 5,
-                                       ["is W transposed?"], []),
+                                       ["W[j, i] is W transposed, and yours is W[i, j]"], []),
         "x not watched": (BLOCK_17.replace("    tape.watch(x)\n", ""), 1,
                           ["a tk.constant is recorded only after tape.watch(x)"], []),
+        # every check asked for all three arrays: J and J_F right, J_hand not yet written, had 1 of 7
+        "J_hand not written yet": (BLOCK_17.replace("J_hand = np.eye(3) + (1 - t ** 2)[:, None] * W.numpy().T\n", ""), 5,
+                                   ["J_hand is still None"], ["J is still None", "J_F is still None"]),
+        # judged at the task's x only at autograde: 7 of 7 seen, 1 graded
+        "a typo in x": (BLOCK_17.replace("[[0.5, -1.0, 2.0]]", "[[0.5, 1.0, 2.0]]"), 6,
+                        ["x should be tk.constant([[0.5, -1.0, 2.0]])"], ["J_F is not", "J is not"]),
+        # the tape's (1, 3, 1, 3) cost J_F's check and J_hand's too: 1 of 7
+        "J not reshaped": (BLOCK_17.replace("J = tape.jacobian(y, x).numpy().reshape(3, 3)", "J = tape.jacobian(y, x).numpy()"), 5,
+                           ["J should be a 3×3 array (reshape the tape's Jacobian)"], ["J_F", "J_hand"]),
+        "the block's x left out of J": (BLOCK_17.replace("J = tape.jacobian(y, x)", "J = tape.jacobian(f, x)"), 5,
+                                        ["yours is tanh's alone"], []),
     },
     14: {
         "best_epoch counted from 0": (EARLY_14.replace("int(np.argmin(val_losses)) + 1", "int(np.argmin(val_losses))"),
@@ -862,11 +904,20 @@ SLIPS = {
     return True""", """\
     return bool(0.1 <= float(tk.math.reduce_std(h)) <= 10)"""), 4,
             ["test the standard deviation at every layer, not only at the last"], []),
-        "the seed set once, outside": (RANGE_15.replace("    tk.random.set_seed(1)\n", ""), 3,
+        "the seed set once, outside": (RANGE_15.replace("    tk.keras.utils.set_random_seed(1)\n", ""), 3,
                                        ["draws other weights each time",
-                                        "Call tk.random.set_seed(1) inside it"], []),
+                                        "Call tk.keras.utils.set_random_seed(1) inside it"], []),
         "no relu": (RANGE_15.replace('activation="relu", ', ""), 0,
                     ['activation="relu"'], ["not only at the last"]),
+        # these three showed 5 of 5 and lost 2 at autograde, where the range's ends were judged
+        "the mean for the standard deviation": (RANGE_15.replace("tk.math.reduce_std(h)", "tk.reduce_mean(h)"), 3,
+                                                ["on another batch", "check the standard deviation"], []),
+        "seed 0 inside, not 1": (RANGE_15.replace("tk.keras.utils.set_random_seed(1)", "tk.keras.utils.set_random_seed(0)"), 3,
+                                 ["on another batch"], ["draws other weights each time"]),
+        # a NumPy array for the list: a ValueError ('truth value of an array') took check 2's points
+        "good_scales as a NumPy array": (RANGE_15.replace("good_scales = [float(s) for s in candidates if stays_in_range(x, s)]",
+                                                          "good_scales = candidates[[stays_in_range(x, s) for s in candidates]]"), 5,
+                                         [], []),
     },
     8: {
         "columns stacked for rows": (JAC_08.replace("np.stack(rows)", "np.stack(rows, axis=1)"), 2,

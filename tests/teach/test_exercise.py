@@ -178,6 +178,12 @@ SHORTCUTS = {
         "def clip_global(gradients, clip_norm):\n"
         "    return [t.numpy() for t in tk.clip_by_global_norm(gradients, clip_norm)[0]]\n"
         "small_step = clip_global([tk.constant([3.0, 4.0]), tk.constant([12.0])], 1.0)\n"),
+    # h'(0.5) typed in: no forward pass, and no tape of one's own to check it against
+    "24_forward_mode_from_scratch": (
+        "Dual.__pow__ = lambda self, k: Dual(self.value ** k, k * self.value ** (k - 1) * self.tangent)\n"
+        "def tanh(u):\n"
+        "    return Dual(np.tanh(u.value), (1 - np.tanh(u.value) ** 2) * u.tangent)\n"
+        "slope = 1.5038430888360421\n"),
 }
 
 
