@@ -10,8 +10,8 @@ produce the same random values across multiple calls").
 
 >>> tk.initializers.GlorotUniform(seed=1)((2, 2)).shape
 (2, 2)
->>> tk.initializers.get("zeros")((3,))
-array([0., 0., 0.], dtype=float32)
+>>> tk.initializers.get("zeros")((3,))          # a tensor, as Keras 3 gives: init(shape).numpy()
+tk.Tensor([0. 0. 0.], shape=(3,), dtype=float32)
 """
 import math
 
@@ -41,7 +41,8 @@ def _fans(shape):
 
 
 class Initializer:
-    """Base class: subclasses implement `__call__(shape, dtype=None)` returning an array.
+    """Base class: subclasses implement `__call__(shape, dtype=None)` returning an array or a
+    tensor (the built-in ones return a tensor, as Keras 3's do).
 
     >>> class Halves(tk.initializers.Initializer):
     ...     def __call__(self, shape, dtype=None):
@@ -56,6 +57,10 @@ class Initializer:
     __getattr__ = no_attribute   # (namespaces.py; tapekit/not_in_tapekit.json lists them)
 
     def __call__(self, shape, dtype=None):
+        """A tensor of `shape` (float32 unless `dtype` says otherwise), as Keras 3 gives."""
+        return wrap_array(self._draw(shape, dtype))
+
+    def _draw(self, shape, dtype=None):   # the built-in initializers' numbers, as an array
         raise NotImplementedError(f"{type(self).__name__} must implement __call__(shape, dtype=None)")
 
     def _uniform(self, shape, limit, dtype):
@@ -115,10 +120,10 @@ class Zeros(Initializer):
     """All zeros.
 
     >>> tk.initializers.Zeros()((2,))
-    array([0., 0.], dtype=float32)
+    tk.Tensor([0. 0.], shape=(2,), dtype=float32)
     """
 
-    def __call__(self, shape, dtype=None):
+    def _draw(self, shape, dtype=None):
         return np.zeros(shape, dtypes.as_dtype(dtype or dtypes.float32))
 
 
@@ -126,10 +131,10 @@ class Ones(Initializer):
     """All ones.
 
     >>> tk.initializers.Ones()((2,))
-    array([1., 1.], dtype=float32)
+    tk.Tensor([1. 1.], shape=(2,), dtype=float32)
     """
 
-    def __call__(self, shape, dtype=None):
+    def _draw(self, shape, dtype=None):
         return np.ones(shape, dtypes.as_dtype(dtype or dtypes.float32))
 
 
@@ -137,20 +142,20 @@ class Constant(Initializer):
     """Every entry `value`.
 
     >>> tk.initializers.Constant(0.5)((2,))
-    array([0.5, 0.5], dtype=float32)
+    tk.Tensor([0.5 0.5], shape=(2,), dtype=float32)
     """
 
     def __init__(self, value=0.0):
         self.value = value
 
-    def __call__(self, shape, dtype=None):
+    def _draw(self, shape, dtype=None):
         return np.full(shape, self.value, dtypes.as_dtype(dtype or dtypes.float32))
 
 
 class RandomUniform(Initializer):
     """Uniform on [minval, maxval) (Keras's defaults: -0.05, 0.05).
 
-    >>> w = tk.initializers.RandomUniform(-1.0, 1.0, seed=0)((1000,))
+    >>> w = tk.initializers.RandomUniform(-1.0, 1.0, seed=0)((1000,)).numpy()
     >>> bool(w.min() >= -1.0 and w.max() < 1.0)
     True
     """
@@ -158,7 +163,7 @@ class RandomUniform(Initializer):
     def __init__(self, minval=-0.05, maxval=0.05, seed=None):
         self.minval, self.maxval, self.seed = minval, maxval, seed
 
-    def __call__(self, shape, dtype=None):
+    def _draw(self, shape, dtype=None):
         dtype = dtypes.as_dtype(dtype or dtypes.float32)
         half = (self.maxval - self.minval) / 2
         return (self._uniform(shape, half, dtype) + (self.minval + half)).astype(dtype)
@@ -168,26 +173,26 @@ class RandomNormal(Initializer):
     """Normal with `mean` and `stddev` (Keras's defaults: 0, 0.05).
 
     >>> init = tk.initializers.RandomNormal(mean=1.0, stddev=0.1, seed=3)
-    >>> bool((init((4,)) == init((4,))).all())       # seeded: the same values on every call
+    >>> bool((init((4,)).numpy() == init((4,)).numpy()).all())       # seeded: the same values on every call
     True
     """
 
     def __init__(self, mean=0.0, stddev=0.05, seed=None):
         self.mean, self.stddev, self.seed = mean, stddev, seed
 
-    def __call__(self, shape, dtype=None):
+    def _draw(self, shape, dtype=None):
         return self._normal(shape, self.mean, self.stddev, dtypes.as_dtype(dtype or dtypes.float32))
 
 
 class TruncatedNormal(RandomNormal):
     """Normal with `mean` and `stddev`, redrawn beyond two standard deviations.
 
-    >>> w = tk.initializers.TruncatedNormal(stddev=1.0, seed=0)((1000,))
+    >>> w = tk.initializers.TruncatedNormal(stddev=1.0, seed=0)((1000,)).numpy()
     >>> bool(np.abs(w).max() <= 2.0)
     True
     """
 
-    def __call__(self, shape, dtype=None):
+    def _draw(self, shape, dtype=None):
         dtype = dtypes.as_dtype(dtype or dtypes.float32)
         return self._normal(shape, self.mean, self.stddev, dtype, truncated=True)
 
@@ -195,7 +200,7 @@ class TruncatedNormal(RandomNormal):
 class GlorotUniform(Initializer):
     """Uniform on ±sqrt(6 / (fan_in + fan_out)): Keras's default for kernels and `add_weight`.
 
-    >>> w = tk.initializers.GlorotUniform(seed=0)((20, 30))
+    >>> w = tk.initializers.GlorotUniform(seed=0)((20, 30)).numpy()
     >>> bool(np.abs(w).max() <= (6 / 50) ** 0.5)
     True
     """
@@ -205,7 +210,7 @@ class GlorotUniform(Initializer):
     def __init__(self, seed=None):
         self.seed = seed
 
-    def __call__(self, shape, dtype=None):
+    def _draw(self, shape, dtype=None):
         fan_in, fan_out = _fans(shape)
         return self._uniform(shape, math.sqrt(6.0 / (fan_in + fan_out)),
                              dtypes.as_dtype(dtype or dtypes.float32))
@@ -218,7 +223,7 @@ class GlorotNormal(GlorotUniform):
     (3, 4)
     """
 
-    def __call__(self, shape, dtype=None):
+    def _draw(self, shape, dtype=None):
         fan_in, fan_out = _fans(shape)
         stddev = math.sqrt(2.0 / (fan_in + fan_out)) / 0.87962566103423978
         return self._normal(shape, 0.0, stddev, dtypes.as_dtype(dtype or dtypes.float32), True)
@@ -227,12 +232,12 @@ class GlorotNormal(GlorotUniform):
 class HeUniform(GlorotUniform):
     """Uniform on ±sqrt(6 / fan_in), for ReLU layers.
 
-    >>> w = tk.initializers.HeUniform(seed=0)((8, 4))
+    >>> w = tk.initializers.HeUniform(seed=0)((8, 4)).numpy()
     >>> bool(np.abs(w).max() <= (6 / 8) ** 0.5)
     True
     """
 
-    def __call__(self, shape, dtype=None):
+    def _draw(self, shape, dtype=None):
         return self._uniform(shape, math.sqrt(6.0 / _fans(shape)[0]),
                              dtypes.as_dtype(dtype or dtypes.float32))
 
@@ -244,7 +249,7 @@ class HeNormal(GlorotUniform):
     (3, 4)
     """
 
-    def __call__(self, shape, dtype=None):
+    def _draw(self, shape, dtype=None):
         stddev = math.sqrt(2.0 / _fans(shape)[0]) / 0.87962566103423978
         return self._normal(shape, 0.0, stddev, dtypes.as_dtype(dtype or dtypes.float32), True)
 
@@ -253,7 +258,7 @@ class Orthogonal(Initializer):
     """A (scaled) orthogonal matrix, Keras's default for recurrent kernels: the QR
     decomposition of a normal sample, with the signs of R's diagonal moved into Q.
 
-    >>> w = tk.initializers.Orthogonal(seed=0)((4, 4))
+    >>> w = tk.initializers.Orthogonal(seed=0)((4, 4)).numpy()
     >>> bool(np.allclose(w.T @ w, np.eye(4), atol=1e-5))
     True
     """
@@ -261,7 +266,7 @@ class Orthogonal(Initializer):
     def __init__(self, gain=1.0, seed=None):
         self.gain, self.seed = float(gain), seed
 
-    def __call__(self, shape, dtype=None):
+    def _draw(self, shape, dtype=None):
         dtype = dtypes.as_dtype(dtype or dtypes.float32)
         if len(shape) < 2:
             raise ValueError(f"Orthogonal: the shape needs at least 2 dimensions, got {tuple(shape)}")
@@ -292,7 +297,7 @@ class ZerosInitializer(Zeros):
     """
 
     def __call__(self, shape, dtype=dtypes.float32, **kwargs):
-        return wrap_array(super().__call__(shape, dtypes.as_dtype(dtype)))
+        return wrap_array(super()._draw(shape, dtypes.as_dtype(dtype)))
 
 
 class RandomNormalInitializer(RandomNormal):
@@ -309,7 +314,7 @@ class RandomNormalInitializer(RandomNormal):
         dtype = dtypes.as_dtype(dtype)
         if dtype.kind != "f":
             raise ValueError(f"random_normal_initializer: dtype must be floating, got {dtype.name}")
-        return wrap_array(super().__call__(tuple(int(d) for d in shape), dtype))
+        return wrap_array(super()._draw(tuple(int(d) for d in shape), dtype))
 
 
 def get(identifier):

@@ -16,13 +16,13 @@ def fresh_names():
 def test_seeded_initializers_repeat_and_match_their_distributions():
     g = tk.initializers.GlorotUniform(seed=3)
     np.testing.assert_array_equal(g((5, 4)), g((5, 4)))
-    normal = tk.initializers.RandomNormal(mean=2.0, stddev=0.5, seed=1)((200, 100))
+    normal = tk.initializers.RandomNormal(mean=2.0, stddev=0.5, seed=1)((200, 100)).numpy()
     assert abs(normal.mean() - 2.0) < 0.01 and abs(normal.std() - 0.5) < 0.01
-    he = tk.initializers.HeNormal(seed=0)((400, 300))
+    he = tk.initializers.HeNormal(seed=0)((400, 300)).numpy()
     stddev = math.sqrt(2 / 400) / 0.87962566103423978
     assert np.abs(he).max() <= 2 * stddev + 1e-7
     assert abs(he.std() - math.sqrt(2 / 400)) < 0.02 * math.sqrt(2 / 400)
-    u = tk.initializers.HeUniform(seed=0)((50, 10))
+    u = tk.initializers.HeUniform(seed=0)((50, 10)).numpy()
     assert np.abs(u).max() <= math.sqrt(6 / 50)
     with pytest.raises(ValueError, match="Could not interpret initializer identifier: 'gloro'. Known names: 'constant', "):
         tk.initializers.get("gloro")
@@ -30,33 +30,33 @@ def test_seeded_initializers_repeat_and_match_their_distributions():
 
 def test_glorot_and_he_limits_count_the_window_of_a_conv_kernel():
     # a (3, 3, 4, 8) kernel: fan_in 3*3*4 = 36, fan_out 3*3*8 = 72
-    g = tk.initializers.GlorotUniform(seed=0)((3, 3, 4, 8))
+    g = tk.initializers.GlorotUniform(seed=0)((3, 3, 4, 8)).numpy()
     limit = math.sqrt(6 / (36 + 72))
     assert np.abs(g).max() <= limit and np.abs(g).max() > 0.9 * limit
-    h = tk.initializers.HeUniform(seed=0)((3, 3, 4, 8))
+    h = tk.initializers.HeUniform(seed=0)((3, 3, 4, 8)).numpy()
     assert math.sqrt(6 / 72) < np.abs(h).max() <= math.sqrt(6 / 36)
-    v = tk.initializers.GlorotUniform(seed=0)((10,))          # a vector: fan 10 both ways
+    v = tk.initializers.GlorotUniform(seed=0)((10,)).numpy()          # a vector: fan 10 both ways
     assert np.abs(v).max() <= math.sqrt(6 / 20)
 
 
 def test_truncated_normal_stays_within_two_standard_deviations():
-    z = tk.initializers.TruncatedNormal(mean=1.0, stddev=0.5, seed=2)((100, 100))
+    z = tk.initializers.TruncatedNormal(mean=1.0, stddev=0.5, seed=2)((100, 100)).numpy()
     assert z.min() >= 0.0 and z.max() <= 2.0
     assert abs(z.mean() - 1.0) < 0.01
 
 
 def test_uniform_constant_and_dtypes():
-    u = tk.initializers.RandomUniform(minval=2.0, maxval=3.0, seed=4)((1000,), "float64")
+    u = tk.initializers.RandomUniform(minval=2.0, maxval=3.0, seed=4)((1000,), "float64").numpy()
     assert u.dtype == np.float64 and 2.0 <= u.min() and u.max() < 3.0
     assert abs(u.mean() - 2.5) < 0.03
-    c = tk.initializers.Constant(7)((2, 2), "int32")
+    c = tk.initializers.Constant(7)((2, 2), "int32").numpy()
     assert c.dtype == np.int32 and (c == 7).all()
 
 
 def test_without_a_seed_they_follow_the_global_seed():
     tk.random.set_seed(5)
-    a = tk.initializers.RandomNormal()((3,))
-    b = tk.initializers.RandomNormal()((3,))
+    a = tk.initializers.RandomNormal()((3,)).numpy()
+    b = tk.initializers.RandomNormal()((3,)).numpy()
     tk.random.set_seed(5)
     np.testing.assert_array_equal(tk.initializers.RandomNormal()((3,)), a)
     assert not np.array_equal(a, b)
@@ -83,11 +83,11 @@ def test_keras_only_keys_are_taken_at_their_defaults_and_refused_otherwise():
 def test_orthogonal_is_a_public_initializer_as_in_keras():
     """keras.initializers.Orthogonal: orthonormal columns (tall), rows (wide), scaled by gain;
     reachable by class and by name, seeded draws repeat, and its config round-trips."""
-    tall = tk.initializers.Orthogonal(seed=1)((6, 3))
+    tall = tk.initializers.Orthogonal(seed=1)((6, 3)).numpy()
     np.testing.assert_allclose(tall.T @ tall, np.eye(3), atol=1e-5)
-    wide = tk.initializers.Orthogonal(gain=2.0, seed=1)((3, 6))
+    wide = tk.initializers.Orthogonal(gain=2.0, seed=1)((3, 6)).numpy()
     np.testing.assert_allclose(wide @ wide.T, 4 * np.eye(3), atol=1e-5)
-    conv = tk.initializers.Orthogonal(seed=2)((3, 3, 4, 8))      # leading axes fold into rows
+    conv = tk.initializers.Orthogonal(seed=2)((3, 3, 4, 8)).numpy()      # leading axes fold into rows
     flat = conv.reshape(-1, 8)
     np.testing.assert_allclose(flat.T @ flat, np.eye(8), atol=1e-5)
     assert np.array_equal(tk.initializers.Orthogonal(seed=1)((6, 3)), tall)
@@ -125,3 +125,32 @@ def test_layers_take_tensorflows_initializers():
     assert not dense.bias.numpy().any()
     v = tk.Variable(tk.random_normal_initializer(seed=2)(shape=[2, 2]))
     assert v.dtype == tk.float32 and v.shape == (2, 2)
+
+
+def test_an_initializer_gives_a_tensor_as_keras_3s_do():
+    # Keras 3: `init(shape)` is a backend tensor, so `init(shape).numpy()` is how code reads
+    # it; tapekit's gave a NumPy array, and `.numpy()` failed when such code was ported.
+    for init in (tk.initializers.Zeros(), tk.initializers.Ones(), tk.initializers.Constant(0.5),
+                 tk.initializers.GlorotUniform(seed=1), tk.initializers.HeNormal(seed=1),
+                 tk.initializers.Orthogonal(seed=1), tk.initializers.get("random_normal")):
+        got = init((3, 2))
+        assert isinstance(got, tk.Tensor) and got.shape == (3, 2) and got.dtype == tk.float32, init
+        assert got.numpy().shape == (3, 2)
+    assert tk.initializers.Ones()((2,), dtype="float64").dtype == tk.float64
+    seeded = tk.initializers.GlorotUniform(seed=4)
+    np.testing.assert_array_equal(seeded((4, 4)).numpy(), seeded((4, 4)).numpy())
+
+
+def test_an_initializer_of_ones_own_may_still_return_an_array():
+    class Halves(tk.initializers.Initializer):
+        def __call__(self, shape, dtype=None):
+            return np.full(shape, 0.5, dtype or np.float32)
+    layer = tk.layers.Dense(2, kernel_initializer=Halves(), bias_initializer="ones")
+    np.testing.assert_array_equal(layer(tk.ones((1, 3))).numpy(), [[2.5, 2.5]])
+
+
+def test_an_initializer_without_a_rule_says_what_to_write():
+    class Nothing(tk.initializers.Initializer):
+        pass
+    with pytest.raises(NotImplementedError, match=r"Nothing must implement __call__\(shape, dtype=None\)"):
+        Nothing()((2,))
