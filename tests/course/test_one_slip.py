@@ -801,6 +801,12 @@ SLIPS = {
                             ["df_da and df_db are swapped"], []),
         "numbers typed by hand, no tape": ("df_da, df_db = 2 + np.cos(1.0), 1.0\n", 0,
                                            ["no tk.GradientTape is left in your answer"], []),
+        # a gradient of an f computed outside the tape: a and b are right, f is not recorded
+        "f computed after the block": (GRAD_01.replace("    f = a * b + tk.sin(a)\n", "    pass\nf = a * b + tk.sin(a)\n"),
+                                       0, ["the tape did not record f: compute f inside the"],
+                                       ["make a and b float tk.Variables"]),
+        "a an integer": (GRAD_01.replace("tk.Variable(1.0", "tk.Variable(1"), 0,
+                         ["make a and b float tk.Variables"], ["the tape did not record f"]),
     },
     2: {
         "one of p's two contributions": (BACKWARD_02.replace("np.exp(p) + 1.0", "np.exp(p)"), 2,
