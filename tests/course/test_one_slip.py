@@ -939,6 +939,24 @@ SLIPS = {
                 y = w2 * h ** 2
             dw2, dx, dw1, dh = tape.gradient(y, [w2, x, w1, h])
             """, 4, ["your tape still watched w1"], []),
+        "-w2 for w2": ("""\
+            with tk.GradientTape(watch_accessed_variables=False) as tape:
+                tape.watch([w2, x])
+                h = w1 * x
+                y = -w2 * h ** 2
+            dw2, dx, dw1, dh = tape.gradient(y, [w2, x, w1, h])
+            """, 4, ["dw2 should be dy/dw2 = h² = 6² = 36, got -36", "got 12: check y = w2 · h²"],
+            ["dx should be"]),
+        # the right gradients unpacked in another order than the list's
+        "dh and dw1 swapped in the unpacking": ("""\
+            with tk.GradientTape(watch_accessed_variables=False) as tape:
+                tape.watch([w2, x])
+                h = w1 * x
+                y = w2 * h ** 2
+            dw2, dx, dh, dw1 = tape.gradient(y, [w2, x, w1, h])
+            """, 3, ["dh is None and dw1 holds a number, though your tape did not watch w1: the two are swapped",
+                     "your tape did not watch w1, so dw1 holds another gradient"],
+            ["the tape did not record h", "your tape still watched w1"]),
     },
     18: {
         "the sum of all scores": ("""\
