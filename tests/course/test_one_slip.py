@@ -541,9 +541,10 @@ SLIPS = {
             ["sum of the first"]),
     },
     5: {
-        "y**2 for y**3": (HESSIAN_05.replace("y ** 3", "y ** 2"), 3,
-                          ["hessian[1][1] = d²f/dy² = 6y should be 12, got 2", "check f itself"],
-                          ["multiplying a gradient by v"]),
+        # gv is judged against the student's own gx and gy: the slip in f costs the Hessian's values only
+        "y**2 for y**3": (HESSIAN_05.replace("y ** 3", "y ** 2"), 4,
+                          ["hessian[1][1] = d²f/dy² = 6y should be 12, got 2"],
+                          ["multiplying a gradient by v", "gv should be"]),
         "gv computed after the block": (HESSIAN_05.replace("    gv = gx * v[0] + gy * v[1]\n", "")
                                         .replace("hvp = np.array([float(d) for d in outer.gradient(gv, [x, y])])",
                                                  "gv = gx * v[0] + gy * v[1]\nhvp = hessian @ np.array(v)"), 4,
