@@ -873,6 +873,12 @@ SLIPS = {
         "a tape that is not persistent": (RELU_06.replace("(persistent=True)", "()"), 2,
                                           ["grads_mine holds 1 value, not 2",
                                            "a second gradient call on a tape that is not persistent"], []),
+        "the points in the order [2.0, -1.0]": (RELU_06.replace("[-1.0, 2.0]", "[2.0, -1.0]"), 2,
+                                                ["should be the gradients of my_relu at x = -1.0 and x = 2.0, in that order",
+                                                 "[0.0, 1.0] (relu's slope is 0 left of 0"], []),
+        "numbers typed by hand, no tape": (RELU_06.split("grads_mine, grads_relu = ")[0]
+                                           + "grads_mine, grads_relu = [0.0, 1.0], [0.0, 1.0]\n", 2,
+                                           ["no tk.GradientTape is left in your answer"], []),
     },
     12: {
         "learning rate 0.5": (TRAIN_12.replace("learning_rate=0.05", "learning_rate=0.5"), 2,
