@@ -764,6 +764,10 @@ SLIPS = {
                                           .replace("dw, db = ", "loss = (pred - y_true) ** 2\ndw, db = "), 2,
                                           ["computed after the `with` block ended"],
                                           ["created with trainable=False, so the tape does not watch it by itself"]),
+        "w * x - b": (STEP_07.replace("w * x + b", "w * x - b"), 3,
+                      ["dloss/db should be 2·(pred - y_true) = 2·(2 - 4) = -4, got 4.0"], ["dloss/dw"]),
+        "the loss not squared": (STEP_07.replace("(pred - y_true) ** 2", "(pred - y_true)"), 2,
+                                 ["dloss/dw should be 2·(pred - y_true)·x", "got 2.0", "got 1.0"], []),
     },
     3: {
         "sin(x) for sin(x·x) in the tree": (TREE_03.replace('("sin", ("mul", "x", "x")))', '("sin", "x"))'), 4,
