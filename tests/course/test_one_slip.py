@@ -546,9 +546,10 @@ SLIPS = {
             ["sum of the first"]),
     },
     5: {
-        "y**2 for y**3": (HESSIAN_05.replace("y ** 3", "y ** 2"), 3,
-                          ["hessian[1][1] = d²f/dy² = 6y should be 12, got 2", "check f itself"],
-                          ["multiplying a gradient by v"]),
+        # gv is judged against the student's own gx and gy: the slip in f costs the Hessian's values only
+        "y**2 for y**3": (HESSIAN_05.replace("y ** 3", "y ** 2"), 4,
+                          ["hessian[1][1] = d²f/dy² = 6y should be 12, got 2"],
+                          ["multiplying a gradient by v", "gv should be"]),
         "gv computed after the block": (HESSIAN_05.replace("    gv = gx * v[0] + gy * v[1]\n", "")
                                         .replace("hvp = np.array([float(d) for d in outer.gradient(gv, [x, y])])",
                                                  "gv = gx * v[0] + gy * v[1]\nhvp = hessian @ np.array(v)"), 4,
@@ -837,6 +838,10 @@ SLIPS = {
                                           .replace("dw, db = ", "loss = (pred - y_true) ** 2\ndw, db = "), 2,
                                           ["computed after the `with` block ended"],
                                           ["created with trainable=False, so the tape does not watch it by itself"]),
+        "w * x - b": (STEP_07.replace("w * x + b", "w * x - b"), 3,
+                      ["dloss/db should be 2·(pred - y_true) = 2·(2 - 4) = -4, got 4.0"], ["dloss/dw"]),
+        "the loss not squared": (STEP_07.replace("(pred - y_true) ** 2", "(pred - y_true)"), 2,
+                                 ["dloss/dw should be 2·(pred - y_true)·x", "got 2.0", "got 1.0"], []),
     },
     3: {
         "sin(x) for sin(x·x) in the tree": (TREE_03.replace('("sin", ("mul", "x", "x")))', '("sin", "x"))'), 4,
@@ -875,6 +880,12 @@ SLIPS = {
                             ["df_da and df_db are swapped"], []),
         "numbers typed by hand, no tape": ("df_da, df_db = 2 + np.cos(1.0), 1.0\n", 0,
                                            ["no tk.GradientTape is left in your answer"], []),
+        # a gradient of an f computed outside the tape: a and b are right, f is not recorded
+        "f computed after the block": (GRAD_01.replace("    f = a * b + tk.sin(a)\n", "    pass\nf = a * b + tk.sin(a)\n"),
+                                       0, ["the tape did not record f: compute f inside the"],
+                                       ["make a and b float tk.Variables"]),
+        "a an integer": (GRAD_01.replace("tk.Variable(1.0", "tk.Variable(1"), 0,
+                         ["make a and b float tk.Variables"], ["the tape did not record f"]),
     },
     2: {
         "one of p's two contributions": (BACKWARD_02.replace("np.exp(p) + 1.0", "np.exp(p)"), 2,
@@ -953,6 +964,12 @@ SLIPS = {
         "a tape that is not persistent": (RELU_06.replace("(persistent=True)", "()"), 2,
                                           ["grads_mine holds 1 value, not 2",
                                            "a second gradient call on a tape that is not persistent"], []),
+        "the points in the order [2.0, -1.0]": (RELU_06.replace("[-1.0, 2.0]", "[2.0, -1.0]"), 2,
+                                                ["should be the gradients of my_relu at x = -1.0 and x = 2.0, in that order",
+                                                 "[0.0, 1.0] (relu's slope is 0 left of 0"], []),
+        "numbers typed by hand, no tape": (RELU_06.split("grads_mine, grads_relu = ")[0]
+                                           + "grads_mine, grads_relu = [0.0, 1.0], [0.0, 1.0]\n", 2,
+                                           ["no tk.GradientTape is left in your answer"], []),
     },
     12: {
         "learning rate 0.5": (TRAIN_12.replace("learning_rate=0.05", "learning_rate=0.5"), 2,
@@ -1020,6 +1037,24 @@ SLIPS = {
                 y = w2 * h ** 2
             dw2, dx, dw1, dh = tape.gradient(y, [w2, x, w1, h])
             """, 4, ["your tape still watched w1"], []),
+        "-w2 for w2": ("""\
+            with tk.GradientTape(watch_accessed_variables=False) as tape:
+                tape.watch([w2, x])
+                h = w1 * x
+                y = -w2 * h ** 2
+            dw2, dx, dw1, dh = tape.gradient(y, [w2, x, w1, h])
+            """, 4, ["dw2 should be dy/dw2 = h² = 6² = 36, got -36", "got 12: check y = w2 · h²"],
+            ["dx should be"]),
+        # the right gradients unpacked in another order than the list's
+        "dh and dw1 swapped in the unpacking": ("""\
+            with tk.GradientTape(watch_accessed_variables=False) as tape:
+                tape.watch([w2, x])
+                h = w1 * x
+                y = w2 * h ** 2
+            dw2, dx, dh, dw1 = tape.gradient(y, [w2, x, w1, h])
+            """, 3, ["dh is None and dw1 holds a number, though your tape did not watch w1: the two are swapped",
+                     "your tape did not watch w1, so dw1 holds another gradient"],
+            ["the tape did not record h", "your tape still watched w1"]),
     },
     18: {
         "the sum of all scores": ("""\

@@ -133,6 +133,10 @@ SHORTCUTS = {
         "tape_dr = float(evaluate(dr_tree, x_at))\n"),
     "01_first_gradients": "df_da, df_db = 2 + np.cos(1.0), 1.0\n",
     "04_what_the_tape_watches": "dw2, dx, dw1, dh = 36.0, -24.0, None, -12.0\n",
+    "06_control_flow_and_stop_gradient": (
+        "def my_relu(x):\n"
+        "    return x if x > 0 else 0.0 * x\n"
+        "grads_mine, grads_relu = [0.0, 1.0], [0.0, 1.0]\n"),
     "05_persistent_and_higher_order": (
         "hessian = np.array([[4.0, 2.0], [2.0, 12.0]])\n"
         "hvp = hessian @ np.array([1.0, -1.0])\n"
