@@ -502,9 +502,9 @@ LATE_GV_05 = _HESSIAN_05.format(     # gv computed after the block: outer never 
 @pytest.mark.timeout(600)
 def test_lesson_05_one_slip_costs_only_its_points(tmp_path):
     """A typo in f (y**2 for y**3) used to score 0/6 with feedback blaming the H v method: now
-    the checks compare H v with the student's own hessian @ v and outer.gradient(gv), so the
-    typo loses the Hessian's values (2) and the final values (1), 3/6, and the feedback names
-    the wrong entry. A gv computed after the outer block used to pass every visible check:
+    the checks compare H v with the student's own hessian @ v and outer.gradient(gv), and gv
+    with the student's own gx·v[0] + gy·v[1], so the typo loses the Hessian's values (2) only,
+    4/6, and the feedback names the wrong entry. A gv computed after the outer block used to pass every visible check:
     the visible "was gv recorded" check now asks the tape, and says so."""
     lesson = NOTEBOOKS / "05_persistent_and_higher_order.md"
     course = tmp_path / "course"
@@ -514,10 +514,10 @@ def test_lesson_05_one_slip_costs_only_its_points(tmp_path):
                                     (ex.name, "instructor"): ex.solution}, feedback=False)
     assert result[(ex.name, "instructor")]["score"] == ex.points == 6
     typo = result[(ex.name, "typo")]
-    assert typo["score"] == 3, typo
+    assert typo["score"] == 4, typo
     messages = " ".join(m for _, _, m in typo["failures"])
     assert "hessian[1][1] = d²f/dy² = 6y should be 12, got 2" in messages, messages
-    assert "check f itself" in messages and "multiplying a gradient by v" not in messages
+    assert "multiplying a gradient by v" not in messages
     late = result[(ex.name, "late")]
     assert late["score"] == 4, late
     (failed,) = late["failures"]
