@@ -1177,7 +1177,7 @@ def _order(number):
     return (int(re.match(r"\d+", str(number))[0]), isinstance(number, str))
 
 
-SEEN_BEFORE_SUBMITTING = {1, 3, 4, 5, 6, 7, 8, 10, 11, "11b", 12, 13, 15, 16, 17, 18, 19, 20, 21, 22, 23, "23b", 24, 25, "25b", 26, 27, 28, 29}
+SEEN_BEFORE_SUBMITTING = {1, 3, 4, 5, 6, 7, 8, 10, 11, "11b", 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, "23b", 24, 25, "25b", 26, 27, 28, 29}
 
 CASES = [(n, slip) for n in sorted(SLIPS, key=_order) for slip in SLIPS[n]]
 
