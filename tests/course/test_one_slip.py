@@ -1177,7 +1177,9 @@ def _order(number):
     return (int(re.match(r"\d+", str(number))[0]), isinstance(number, str))
 
 
-SEEN_BEFORE_SUBMITTING = {1, 2, "02b", 3, "03b", 4, 5, 6, 7, 8, 10, 11, "11b", 13, 15, 16, 17, 19, 20, 21, 22, 23, "23b", 24, "25b", 26, 27, 28, 29}
+# Every lesson but 09, whose hidden tests add other data (a fixed 8 rows, 16 written in)
+# that the exercise's own data cannot show.
+SEEN_BEFORE_SUBMITTING = set(SLIPS) - {9}
 
 CASES = [(n, slip) for n in sorted(SLIPS, key=_order) for slip in SLIPS[n]]
 
