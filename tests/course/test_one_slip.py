@@ -556,7 +556,8 @@ SLIPS = {
                                         ["did not record gv"], []),
         "a sign slip in gv": (HESSIAN_05.replace("gy * v[1]", "gy * -v[1]"), 3,
                               ["is not your hessian @ v", "check gv = gx·v[0] + gy·v[1]"], []),
-        "outer not persistent": (HESSIAN_05.replace("(persistent=True)", "()"), 0,
+        # the cell stops at the second gradient call: gv, computed before it, keeps its point
+        "outer not persistent": (HESSIAN_05.replace("(persistent=True)", "()"), 1,
                                  ["outer is not persistent, so its second gradient call raises"], []),
     },
     26: {
