@@ -69,13 +69,12 @@ class Program:
         # Steps that write their result into a dead input's array (passes.donors). Should
         # that fail at a call (a shape unlike the trace's), the program runs again without
         # donation; one that writes, draws or prints first undoes what it did: it runs as a
-        # transaction, as a program with a late guard does. A py_function's own writes
-        # cannot be undone: a program that calls one donates only if it is otherwise pure.
+        # transaction, as a program with a late guard does. What a py_function's Python did
+        # cannot be undone: a program that calls one never donates.
         keep = output_slots | set(self.consts)
         pure = not self.draws and not any(type(s) in (Assign, Update, Print, Call) for s in self.steps)
         calls = any(type(s) is Call for s in self.steps)
-        self.donating = donors(self.steps, liveness(self.steps, keep)[1], keep) \
-            if pure or not calls else {}
+        self.donating = {} if calls else donors(self.steps, liveness(self.steps, keep)[1], keep)
         self.undo = self.transactional or (bool(self.donating) and not pure)
         self._plain = None
         self._n_slots_out = sum(1 for is_slot, _ in outputs if is_slot)
