@@ -71,10 +71,13 @@ class Program:
         # donation; one that writes, draws or prints first undoes what it did: it runs as a
         # transaction, as a program with a late guard does. What a py_function's Python did
         # cannot be undone: a program that calls one never donates.
-        keep = output_slots | set(self.consts)
+        # What no step may write into: the outputs (after merge_common renamed them) and the
+        # constants; generate reads the same slots' last reads for its `del` lines.
+        self.keep = {s for is_slot, s in self.outputs if is_slot} | set(self.consts)
+        self.last_reads = liveness(self.steps, self.keep)[1]
         pure = not self.draws and not any(type(s) in (Assign, Update, Print, Call) for s in self.steps)
         calls = any(type(s) is Call for s in self.steps)
-        self.donating = {} if calls else donors(self.steps, liveness(self.steps, keep)[1], keep)
+        self.donating = {} if calls else donors(self.steps, self.last_reads, self.keep)
         self.undo = self.transactional or (bool(self.donating) and not pure)
         self._plain = None
         self._n_slots_out = sum(1 for is_slot, _ in outputs if is_slot)
@@ -252,9 +255,7 @@ def generate(program, donating, transactional):
     Every identifier in the source is made by one `Namespace`: user text (a variable's
     path, an op's or the function's name) only suggests a readable name, and reaches the
     source otherwise only inside a comment, made inert by `inert`."""
-    steps = program.steps
-    keep = {s for is_slot, s in program.outputs if is_slot} | set(program.consts)
-    _, last_reads = liveness(steps, keep)
+    steps, last_reads = program.steps, program.last_reads
     source = Source(program.consts, donating, transactional)
     lines = []
     for k, step in enumerate(steps):
