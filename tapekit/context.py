@@ -25,6 +25,9 @@ class _State(threading.local):
         self.raw = False
         self.check_numerics = None
         self.undo = None
+        # ids of the ForwardAccumulators a running tk.function call was entered under: inside
+        # that call they take a custom_gradient's tangent from its grad_fn (custom.py)
+        self.accumulators_outside_function = frozenset()
 
 
 state = _State()

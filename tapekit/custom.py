@@ -8,13 +8,16 @@ code's answer, so it is checked against the inputs and variables (count, shape,
 dtype) before it enters the backward pass: a wrong shape would otherwise be summed
 or broadcast into a silently wrong gradient.
 
-Forward mode does what TensorFlow 2.21's ForwardAccumulator does: it differentiates the
-function's body, whose ops run with the accumulators active, and ignores `grad_fn` for
-an output the body gives a tangent (an identity whose grad_fn returns 3 * dy has the
-tangent 1, and the gradient 3). Only an output the body gives none (a body computed
-under stop_gradient, or through NumPy) takes its tangent from `grad_fn`: J t is the
-gradient with respect to the cotangent u, at u = ones, of sum(grad_fn(u) * t), which
-is J t because grad_fn is linear in u (`_custom_op`'s jvp).
+Forward mode does what TensorFlow 2.21's ForwardAccumulator does: in eager code it
+differentiates the function's body, whose ops run with the accumulators active, and
+ignores `grad_fn` for an output the body gives a tangent (an identity whose grad_fn
+returns 3 * dy has the tangent 1, and the gradient 3). Only an output the body gives none
+(a body computed under stop_gradient, or through NumPy) takes its tangent from `grad_fn`:
+J t is the gradient with respect to the cotangent u, at u = ones, of sum(grad_fn(u) * t),
+which is J t because grad_fn is linear in u (`_custom_op`'s jvp). Inside a tk.function
+called under an accumulator, that accumulator takes every tangent from `grad_fn` (the
+identity's is 3), as TF does: it differentiates a tf.function call through the call's
+gradient. An accumulator entered inside the function sees the body, as in eager code.
 """
 import functools
 import inspect
@@ -66,18 +69,27 @@ def custom_gradient(f=None):
         name = f.__name__
         inputs = [a if isinstance(a, Tensor) else convert_to_tensor(a) for a in args]
         watcher = _VariableWatcher()
-        tapes = state.tapes
-        forward = any(isinstance(acc, ForwardAccumulator) for acc in state.accumulators)
-        # The accumulators see the body: forward mode differentiates it. The tapes see it
-        # only then (TF's tapes always do; its records lead nowhere, the outputs are the
-        # custom op's), so that they differentiate its tangents (reverse over forward).
+        tapes, active = state.tapes, state.accumulators
+        # An accumulator a tk.function call runs under takes the tangent from grad_fn: it
+        # does not see the body (whose ops might have no forward rule).
+        outside = state.accumulators_outside_function
+        from_grad_fn = [acc for acc in active if id(acc) in outside]
+        forward = any(isinstance(acc, ForwardAccumulator) and id(acc) not in outside
+                      for acc in active)
+        # The other accumulators see the body: forward mode differentiates it. The tapes
+        # see it only then (TF's tapes always do; its records lead nowhere, the outputs are
+        # the custom op's), so that they differentiate its tangents (reverse over forward).
         state.tapes = [watcher] + tapes if forward else [watcher]
+        if from_grad_fn:
+            state.accumulators = [acc for acc in active if id(acc) not in outside]
         try:
             # Variables passed as arguments are inputs, not variables read inside f.
             returned = f(*[wrap_array(t._value, t._tid) if isinstance(t, Variable) else t
                            for t in inputs], **kwargs)
         finally:
             state.tapes = tapes
+            if from_grad_fn:
+                state.accumulators = active
         if not (isinstance(returned, (tuple, list)) and len(returned) == 2 and callable(returned[1])):
             raise TypeError(f"custom_gradient {name}: the function must return a pair (outputs, "
                             f"grad_fn), with grad_fn a function; got {_kind(returned)}")
@@ -110,7 +122,7 @@ def custom_gradient(f=None):
                 for acc in accumulators:
                     # The body's tangent, if it has one (TF's identity on each output);
                     # else the op's, from grad_fn
-                    body = acc._tangents.get(flat_y[k]._tid)
+                    body = None if id(acc) in outside else acc._tangents.get(flat_y[k]._tid)
                     if body is not None:
                         acc._tangents[out._tid] = body
                     else:

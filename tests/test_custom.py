@@ -188,6 +188,34 @@ def test_forward_mode_takes_grad_fn_where_the_body_has_no_derivative():
     assert t.numpy().tolist() == [3.0, 4.5, 6.0]
 
 
+def test_forward_mode_through_a_tk_function_takes_grad_fn_as_tf_function_does():
+    # TF 2.21 differentiates a tf.function call in forward mode through the call's gradient:
+    # an accumulator entered outside the function gets grad_fn's 3 (x 2 = 6.0), one entered
+    # inside it the body's 1 (x 2 = 2.0); around both, 6 + the eager call's 1 = 7.0
+    @tk.function
+    def doubled(x):
+        return _triple_grad_identity(x) * 2.0
+
+    @tk.function
+    def jvp_inside(x):
+        with tk.autodiff.ForwardAccumulator(x, tk.constant(1.0)) as acc:
+            y = _triple_grad_identity(x) * 2.0
+        return acc.jvp(y)
+
+    x = tk.constant(1.5)
+    for call in range(3):     # the first call traces, later ones replay: the same tangent
+        with tk.autodiff.ForwardAccumulator(x, tk.constant(1.0)) as acc:
+            y = doubled(x)
+        assert float(acc.jvp(y)) == 6.0, call
+        assert float(jvp_inside(x)) == 2.0, call
+        with tk.autodiff.ForwardAccumulator(x, tk.constant(1.0)) as acc:
+            y = doubled(x) + _triple_grad_identity(x)
+        assert float(acc.jvp(y)) == 7.0, call
+    with tk.autodiff.ForwardAccumulator(x, tk.constant(1.0)) as acc:
+        y = _triple_grad_identity(x) * 2.0      # eager code, after all that: the body's
+    assert float(acc.jvp(y)) == 2.0
+
+
 def test_forward_mode_decides_per_output_and_per_body_tangent():
     @tk.custom_gradient
     def mixed(x):          # TF 2.21: [2.0 (the body's), 7.0 (grad_fn's)]

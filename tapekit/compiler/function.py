@@ -175,6 +175,18 @@ class Function:
     def __call__(self, *args, **kwargs):
         if _run_eagerly:        # tk.config.run_functions_eagerly(True)
             return self.python_function(*args, **kwargs)
+        if state.accumulators:
+            # As TF differentiates a tf.function call in forward mode through the call's
+            # gradient, a custom_gradient inside takes its tangent from grad_fn (custom.py).
+            outside = state.accumulators_outside_function
+            state.accumulators_outside_function = outside | {id(a) for a in state.accumulators}
+            try:
+                return self._call(args, kwargs)
+            finally:
+                state.accumulators_outside_function = outside
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
         self._calls += 1
         if self.input_signature is not None:
             args, kwargs = bind_input_signature(self._name, self.input_signature, args, kwargs,

@@ -283,6 +283,10 @@ class Tracer(Recorder):
         # What the call returned, and the Keras masks those carry (`_keras_mask`).
         returned = {id(leaf) for leaf in leaves} | \
             {id(getattr(leaf, "_keras_mask", None)) for leaf in leaves if isinstance(leaf, Tensor)}
+        # The tangents an active ForwardAccumulator computed during the trace are the call's
+        # eager forward-mode result (acc.jvp(y) after the first call), not the Python's leaks.
+        returned |= {id(t) for acc in state.accumulators
+                     for t in getattr(acc, "_tangents", {}).values()}
         for ref in self.made:
             t = ref()
             if t is not None and type(t) is Tensor and id(t) not in returned:

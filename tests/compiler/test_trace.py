@@ -294,3 +294,19 @@ def test_a_tensor_kept_outside_the_trace_is_out_of_scope_as_in_tf():
             use()
     assert "out of scope" in repr(leak[0])
     assert f(tk.constant(3.0)).numpy() == 4.0          # the function itself is unharmed
+
+
+def test_a_forward_accumulators_tangents_from_the_tracing_call_stay_in_scope():
+    # The tangents an accumulator computed while the first call traced are that call's
+    # forward-mode result, not the Python's leaks: acc.jvp(y) is d/dx 2 sin(x) = 2 cos(x)
+    # at every call, the tracing one included (it raised "out of scope" before).
+    @tk.function
+    def f(x):
+        return tk.sin(x) * 2.0
+
+    x = tk.constant([0.5, 1.5])
+    for call in range(3):
+        with tk.autodiff.ForwardAccumulator(x, tk.constant([1.0, 1.0])) as acc:
+            y = f(x)
+        np.testing.assert_allclose(acc.jvp(y).numpy(), 2.0 * np.cos([0.5, 1.5]), rtol=1e-6)
+    assert f.experimental_get_tracing_count() == 1
