@@ -280,8 +280,12 @@ with tk.GradientTape(persistent=True) as tape:
 J = tape.jacobian(y, x).numpy().reshape(3, 3)
 J_F = tape.jacobian(f, x).numpy().reshape(3, 3)
 
-t = np.tanh(x.numpy() @ W.numpy())[0]
-J_hand = np.eye(3) + (1 - t ** 2)[:, None] * W.numpy().T
+def hand_jacobian(x, W):
+    t = np.tanh(np.asarray(x) @ np.asarray(W))[0]
+    return np.eye(3) + (1 - t ** 2)[:, None] * np.asarray(W).T
+
+
+J_hand = hand_jacobian(x, W)
 """
 TEST_STEP_19 = """\
 class EvaluatedMLP(ClippedMLP):
@@ -720,12 +724,12 @@ SLIPS = {
     17: {
         "W drawn without the seed": (BLOCK_17.replace("tk.random.set_seed(3)\n", ""), 6,
                                      ["set the seed, then draw W first"], []),
-        "W not transposed in J_hand": (BLOCK_17.replace("W.numpy().T", "W.numpy()"), 5,
+        "W not transposed in J_hand": (BLOCK_17.replace("np.asarray(W).T", "np.asarray(W)"), 5,
                                        ["W[j, i] is W transposed, and yours is W[i, j]"], []),
         "x not watched": (BLOCK_17.replace("    tape.watch(x)\n", ""), 1,
                           ["a tk.constant is recorded only after tape.watch(x)"], []),
         # every check asked for all three arrays: J and J_F right, J_hand not yet written, had 1 of 7
-        "J_hand not written yet": (BLOCK_17.replace("J_hand = np.eye(3) + (1 - t ** 2)[:, None] * W.numpy().T\n", ""), 5,
+        "J_hand not written yet": (BLOCK_17.replace("J_hand = hand_jacobian(x, W)\n", ""), 5,
                                    ["J_hand is still None"], ["J is still None", "J_F is still None"]),
         # judged at the task's x only at autograde: 7 of 7 seen, 1 graded
         "a typo in x": (BLOCK_17.replace("[[0.5, -1.0, 2.0]]", "[[0.5, 1.0, 2.0]]"), 6,
