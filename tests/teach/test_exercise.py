@@ -184,6 +184,18 @@ SHORTCUTS = {
         "small_step = clip_global([tk.constant([3.0, 4.0]), tk.constant([12.0])], 1.0)\n"),
     # Answers that keep the pieces a check looks for (a tape, an accumulator, a matrix from
     # NumPy) and type or copy the number beside them: each check asks the piece for the value.
+    "01_first_gradients#typed beside an empty tape": (
+        "a = tk.Variable(1.0, name='a')\n"
+        "b = tk.Variable(2.0, name='b')\n"
+        "with tk.GradientTape() as tape:\n"
+        "    pass\n"
+        "df_da, df_db = 2 + np.cos(1.0), 1.0\n"),
+    "04_what_the_tape_watches#typed beside an empty tape": (
+        "w1 = tk.Variable(2.0, name='w1')\n"
+        "w2 = tk.Variable(-1.0, name='w2')\n"
+        "with tk.GradientTape(watch_accessed_variables=False) as tape:\n"
+        "    tape.watch(w2)\n"
+        "dw2, dx, dw1, dh = 36.0, -24.0, None, -12.0\n"),
     "08_vjps_and_the_cost_of_reverse_mode#typed beside an empty tape": (
         "with tk.GradientTape(persistent=True) as tape:\n"
         "    pass\n"
