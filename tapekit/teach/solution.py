@@ -6,8 +6,9 @@ Shift+Enter from their cell, as often as they like, or chooses Run All, runs the
 then the checks, which judge it. The solution comes after them, and it must not replace the
 student's names either: `keep_apart("NN_slug.md")`, called in a hidden cell of the lesson
 before its exercise, makes IPython run every cell whose first line is `# Solution` in a copy
-of the notebook's namespace. The solution sees the lesson's names (np, tk, the data) and
-binds its own only in that copy; after it, the lesson's graded checks (read from the lesson's
+of the notebook's namespace, where the exercise's own setup cells (its data, a fresh model)
+run again first: a model the student's answer trained is not the one the solution trains.
+The solution sees the lesson's names (np, tk, the data) and binds its own only in that copy; after it, the lesson's graded checks (read from the lesson's
 `.md` file, beside the notebook) run on the copy, so a run of the lesson (nbval's, `make
 notebooks`') shows that the solution passes the same checks that judged the student.
 
@@ -60,6 +61,12 @@ def run_apart(source):
     from IPython.display import display
     shell = get_ipython()
     names = dict(shell.user_ns)         # a copy: what the solution binds stays in it
+    exercise = _LESSONS.get(id(shell))
+    # A copy of the names, not of the objects: the task's own cells (its data, a fresh model)
+    # run again in the copy, so that the solution starts from them, not from the model the
+    # student's answer has trained already.
+    for given in (exercise.given if exercise is not None else ()):
+        exec(compile(shell.transform_cell(given), "<the exercise's setup>", "exec"), names)
     body = source.split("\n", 1)[1] if "\n" in source else ""
     code = shell.transform_cell(body)                          # %magics as Python
     # IPython's cache keeps the text under a file name, as for any cell: inspect.getsource
@@ -72,7 +79,6 @@ def run_apart(source):
         value = eval(compile(ast.Expression(last.value), filename, "eval"), names)
         if value is not None:
             display(value)
-    exercise = _LESSONS.get(id(shell))
     if exercise is None:
         return
     for k, (check, points) in enumerate(exercise.grades, 1):

@@ -73,3 +73,28 @@ def test_the_solutions_functions_have_their_source(shell):
                             "import inspect\nsource = inspect.getsource(twice)")
     assert result.success, result.error_in_exec
     assert "twice" not in shell.user_ns
+
+
+def test_the_solution_starts_from_the_tasks_setup_not_from_what_the_answer_changed(
+        shell, tmp_path, capfd):
+    # Lesson 14's solution trained the model the student's answer had trained already (a copy
+    # of the names shares their objects) and then failed its own checks. The exercise's setup
+    # cells run again in the solution's namespace: it gets a fresh object of its own.
+    text = TINY.read_text().replace(
+        "```{code-cell} ipython3\n:tags: [exercise]\n",
+        "```{code-cell} ipython3\n:tags: [exercise-setup]\n\nsteps = tk.Variable(0.0)\n```\n\n"
+        "```{code-cell} ipython3\n:tags: [exercise]\n", 1).replace(
+        "slope = tape.gradient(f, x)\n", "slope = tape.gradient(f, x)\nsteps.assign_add(1.0)\n"
+        "print('solution steps:', float(steps))\n", 1)
+    (tmp_path / TINY.name).write_text(text)
+    assert len(read_exercise(tmp_path / TINY.name).given) == 1
+    shell.run_cell('import tapekit.teach.solution\n'
+                   'tapekit.teach.solution.keep_apart("99_tiny_lesson.md")')
+    shell.run_cell("steps = tk.Variable(0.0)")                  # the setup cell, as the student ran it
+    shell.run_cell("steps.assign_add(5.0)\nslope = 12.0")       # the student's answer changes it
+    result = shell.run_cell(_solution_cell().replace(
+        "slope = tape.gradient(f, x)\n", "slope = tape.gradient(f, x)\nsteps.assign_add(1.0)\n"
+        "print('solution steps:', float(steps))\n"))
+    assert result.success, result.error_in_exec
+    assert "solution steps: 1.0" in capfd.readouterr().out
+    assert float(shell.user_ns["steps"]) == 5.0                 # the student's is untouched
