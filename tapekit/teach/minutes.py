@@ -1,17 +1,23 @@
-"""How long a lesson takes: a reading model for the text and code, and one for the exercise.
+"""How long a lesson takes: a reading model for the text, code and output, and one for the exercise.
 
 Reading: plain prose at 130 words a minute, mathematical prose (a paragraph holding a formula,
 a `code` span or a math symbol) at 115, each formula read symbol by symbol on top of that
-(SECONDS_PER_FORMULA for an inline $...$, SECONDS_PER_DISPLAY for a displayed $$...$$), plus
-visible code at 5 lines a minute (a reader runs and reads each line). Words are the
-whitespace-separated tokens of the Markdown cells; code lines are the non-blank lines of the
-code cells a reader sees (collapsed check and solution cells are not counted). A lesson states
-"About N minutes" with N at least the model's figure, and no lesson reads for more than
-MAX_MINUTES: a longer one is split where its topic breaks.
+(SECONDS_PER_FORMULA for an inline $...$, SECONDS_PER_DISPLAY for a displayed $$...$$), visible
+code at 4 lines a minute (a reader runs and reads each line), the printed output of the visible
+cells at 10 lines a minute (the text asks for it to be read: a stepper's steps, a generated
+program, a training log) and SECONDS_PER_PICTURE for each picture (a plot, a graph, a widget),
+the outputs as the lesson's notebook stores them. Words are the whitespace-separated tokens of
+the Markdown cells; code lines are the non-blank lines of the code cells a reader sees
+(collapsed check and solution cells are not counted). A lesson states "About N minutes" with N
+at least the model's figure, and no lesson reads for more than MAX_MINUTES, a class hour: a
+longer one is split where its topic breaks.
 
-The rates are calibrated on a reader who worked the whole course (issue 47): 110-120 words a
-minute on mathematical prose, against the 130 of plain prose that the model used for all
-prose before, which put lessons 02, 09, 11 and 15 a fifth or more under the measured times.
+The rates are calibrated on readers who worked the whole course (issue 47). The first found
+mathematical prose read at 110-120 words a minute, not 130. The second measured all 34
+lessons: the model without the printed output and the pictures was 19% short over the course
+(23 and 26 by 50% and 43%: lesson 23 prints tapekit's own source to read); with them every
+lesson's model, reading and exercise, is within a fifth of the measured time
+(tests/teach/test_minutes.py).
 
 The exercise: MINUTES_PER_POINT for each of its points. Readers who worked the exercises of
 nine lessons took 1.3 to 3.3 minutes a point, 1.7 on average. A lesson states it as
@@ -29,8 +35,10 @@ WORDS_PER_MINUTE = 130            # plain prose
 MATH_WORDS_PER_MINUTE = 115       # a paragraph with a formula, a `code` span or a math symbol
 SECONDS_PER_FORMULA = 5           # each inline $...$, read symbol by symbol
 SECONDS_PER_DISPLAY = 15          # each displayed $$...$$
-CODE_LINES_PER_MINUTE = 5
-MAX_MINUTES = 35
+CODE_LINES_PER_MINUTE = 4
+OUTPUT_LINES_PER_MINUTE = 10     # printed output of the visible cells
+SECONDS_PER_PICTURE = 60          # a plot, a graph, a widget in a visible cell's output
+MAX_MINUTES = 50
 MINUTES_PER_POINT = 2
 STATED = re.compile(r"About (\d+)\s+minutes(?:, and about (\d+) more for the exercise)?")
 
@@ -75,12 +83,43 @@ def counts(path):
     return words, lines
 
 
+_PICTURES = ("image/png", "image/svg+xml", "application/vnd.jupyter.widget-view+json")
+
+
+def shown(path):
+    """(printed output lines, pictures) of the visible cells of the lesson's notebook (the
+    .ipynb beside a .md), as it stores them; (0, 0) without one."""
+    nb_path = Path(path).with_suffix(".ipynb")
+    if not nb_path.exists():
+        return 0, 0
+    lines = pictures = 0
+    for cell in jupytext.read(nb_path).cells:
+        hidden = cell.metadata.get("jupyter", {})
+        if cell.cell_type != "code" or hidden.get("source_hidden") or hidden.get("outputs_hidden"):
+            continue
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            html = data.get("text/html", "")
+            html = "".join(html) if isinstance(html, list) else html
+            if out["output_type"] == "stream":
+                lines += len(out["text"].splitlines())
+            elif out["output_type"] == "error":
+                lines += len(out.get("evalue", "").splitlines())
+            elif any(k in data for k in _PICTURES) or "<svg" in html or "<img" in html:
+                pictures += 1
+            elif "text/plain" in data:
+                lines += len(data["text/plain"].splitlines())
+    return lines, pictures
+
+
 def reading_minutes(path):
     plain, mathy, inline, display = prose(path)
     _, lines = counts(path)
+    printed, pictures = shown(path)
     return math.ceil(plain / WORDS_PER_MINUTE + mathy / MATH_WORDS_PER_MINUTE
                      + (inline * SECONDS_PER_FORMULA + display * SECONDS_PER_DISPLAY) / 60
-                     + lines / CODE_LINES_PER_MINUTE)
+                     + lines / CODE_LINES_PER_MINUTE + printed / OUTPUT_LINES_PER_MINUTE
+                     + pictures * SECONDS_PER_PICTURE / 60)
 
 
 def exercise_minutes(points):

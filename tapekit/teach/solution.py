@@ -15,6 +15,8 @@ notebooks`') shows that the solution passes the same checks that judged the stud
 Nothing is imported by `import tapekit`; reading the checks needs jupytext (the [lab] extra).
 """
 import ast
+import contextlib
+import io
 from pathlib import Path
 
 from .layout import SOLUTION_FIRST_LINE
@@ -65,8 +67,9 @@ def run_apart(source):
     # A copy of the names, not of the objects: the task's own cells (its data, a fresh model)
     # run again in the copy, so that the solution starts from them, not from the model the
     # student's answer has trained already.
-    for given in (exercise.given if exercise is not None else ()):
-        exec(compile(shell.transform_cell(given), "<the exercise's setup>", "exec"), names)
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        for given in (exercise.given if exercise is not None else ()):   # printed above already
+            exec(compile(shell.transform_cell(given), "<the exercise's setup>", "exec"), names)
     body = source.split("\n", 1)[1] if "\n" in source else ""
     code = shell.transform_cell(body)                          # %magics as Python
     # IPython's cache keeps the text under a file name, as for any cell: inspect.getsource

@@ -872,8 +872,12 @@ SLIPS = {
         "q in float32": (CENTRAL_03B.replace("dtype=tk.float64)\n    return", "dtype=tk.float32)\n    return")
                          .replace("tk.Variable(x0, dtype=tk.float64)", "tk.Variable(x0, dtype=tk.float32)"),
                          5, ["your q computes in float32"], ["ValueError"]),
-        "the tape's call counted": (CENTRAL_03B.replace("q_calls = central_calls\n", ""), 5,
-                                    ["q_calls is 11", "count only the finite differences' calls"], []),
+        # the tape's call of q counted too (11) is right: the task allows it (a reader lost 2 of
+        # 7 points for it when the task asked for the central differences' count alone)
+        "the tape's call counted": (CENTRAL_03B.replace("q_calls = central_calls\n", ""), 7, [], []),
+        "q counted by hand": (CENTRAL_03B.replace("q_calls = central_calls\n", "q_calls = 10\n")
+                              .replace("    q_calls += 1\n", ""), 5,
+                              ["q itself should add 1 to q_calls each time it runs"], []),
     },
     1: {
         "float() of each gradient": (GRAD_01.replace("df_da, df_db = tape.gradient(f, [a, b])",
@@ -909,6 +913,11 @@ SLIPS = {
         "errors without abs": (FORWARD_02B.replace("abs((g_of_x(x0 + eps) - g_of_x(x0)) / eps - tape_dg_dx)",
                                                    "(g_of_x(x0 + eps) - g_of_x(x0)) / eps - tape_dg_dx"),
                                2, ["an error is the absolute difference"], ["float64"]),
+        # a reader's: the first error computed, the others anything with the V's bottom at 1e-8
+        "only the first step computed": (FORWARD_02B.replace(
+            "fwd_errors = [abs((g_of_x(x0 + eps) - g_of_x(x0)) / eps - tape_dg_dx) for eps in epsilons]",
+            "fwd_errors = [abs((g_of_x(x0 + 0.1) - g_of_x(x0)) / 0.1 - tape_dg_dx)] + [1.0] * 6 + [1e-9] + [1.0] * 4"),
+            2, ["with its own ε, in the order of epsilons"], []),
         "p's second use left out of the tape": (FORWARD_02B.replace("gv = tk.exp(pv) + pv", "gv = tk.exp(pv)"), 3,
                                                 ["the exp's share only", "p = x·y is used twice"],
                                                 ["fwd_errors", "best_fwd_eps"]),
@@ -991,7 +1000,8 @@ SLIPS = {
             B = np.stack([xq ** 2, np.ones_like(xq)], axis=1)
             (a_fit, c_fit), *_ = np.linalg.lstsq(B, yq, rcond=None)
             a_fit, c_fit = float(a_fit), float(c_fit)
-            """, 4, ["the least-squares values, where SGD ends after many more epochs than 200"], []),
+            """, 2, ["the least-squares values, where SGD ends after many more epochs than 200",
+                     "are not the values of variables you trained"], []),
         "199 epochs": (TRAIN_12.replace("range(200)", "range(199)"), 6, [], []),
     },
     4: {
