@@ -156,6 +156,14 @@ SHORTCUTS = {
         "B = np.stack([xq ** 2, np.ones_like(xq)], axis=1)\n"
         "a_fit, c_fit = [float(p) for p in np.linalg.lstsq(B, yq, rcond=None)[0]]\n"),
     "12_linear_regression#the numbers the task gives": "a_fit, c_fit = 0.5, -2.0\n",
+    # a reader's: the answer to 18's question (a linear model's map is its weight column) is
+    # also the way around the tape
+    "18_small_cnn_digits": (
+        "tk.random.set_seed(5)\n"
+        "W = tk.random.normal((64, 10))\n"
+        "image_a = tk.random.uniform((1, 64))\n"
+        "image_b = tk.random.uniform((1, 64))\n"
+        "saliency_a = saliency_b = W.numpy()[:, 3].reshape(8, 8)\n"),
     "13_optimization_in_pictures": (
         "H_ex = np.array([[2.0, 1.0], [1.0, 4.0]])   # typed in: no nested tapes\n"
         "L_max = float(np.linalg.eigvalsh(H_ex).max())\n"
