@@ -35,9 +35,11 @@ class GradientLog(TapeObserver):
 
     def gradient_done(self, tape, records, grads):
         for g in grads.values():
+            if g is None:
+                continue
             try:
                 self.results.append(np.array(g, dtype=float))
-            except (TypeError, ValueError):   # None, or a value NumPy cannot read (IndexedSlices)
+            except (TypeError, ValueError):   # a value NumPy cannot read (IndexedSlices)
                 pass
 
     def holds(self, value, atol=1e-6):

@@ -751,6 +751,11 @@ SLIPS = {
                                            ["keep copies (v.numpy().copy())"], []),
     },
     13: {
+        # a reader's: the tape under another name is a tape (the check once swapped the name
+        # tk.GradientTape for a counting one and missed it, 5 of 8)
+        "GradientTape imported by name": (
+            "from tapekit import GradientTape\n" + GD_13.replace(
+                "        with tk.GradientTape() as tape:", "        with GradientTape() as tape:"), 8, [], []),
         "w1² for 2·w1² in f": (GD_13.replace("2.0 * w[1] ** 2", "w[1] ** 2"), 6,
                                ["check f itself"], ["should diverge"]),
         "1 / L_max": (GD_13.replace("lr_limit = 2.0 / L_max", "lr_limit = 1.0 / L_max"), 6,

@@ -41,3 +41,15 @@ def test_the_log_changes_no_gradient():
         log.stop()
     np.testing.assert_array_equal(plain, logged)
     assert log.holds(logged)
+
+
+def test_a_none_gradient_is_not_logged():
+    x, unused = tk.Variable(1.0), tk.Variable(2.0)
+    log = GradientLog.start()
+    try:
+        with tk.GradientTape() as tape:
+            y = x * 3.0
+        assert tape.gradient(y, unused) is None
+    finally:
+        log.stop()
+    assert log.results == []
