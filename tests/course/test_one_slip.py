@@ -592,6 +592,8 @@ SLIPS = {
             ["make it with persistent=True to ask it twice"], []),
     },
     25: {
+        # a reader's: the point for doing the gradient check, typed in beside right gradients
+        "err_W1 typed as 0": (BACKWARD_25 + "err_W1 = 0.0\n", 2, ["err_W1 is exactly 0"], []),
         "G2 not divided by N": (BACKWARD_25.replace("/ len(y)", ""), 2,
                                 ["yours are 8 times the right ones: is G2 divided by N = 8?"],
                                 ["through tanh"]),

@@ -1,11 +1,13 @@
 """tapekit.teach.minutes: the reading model, calibrated on readers' measured times (issue 47).
 
-The second reader worked all 34 lessons (every exercise done before its solution) and gave
+A reader worked all 34 lessons (every exercise done before its solution) and gave
 each lesson's reading and exercise minutes, below. The model of the time (prose, formulas and
 visible code only) was 19% under them over the course, 43% and 50% under for 26 and 23, whose
 text asks for long printed output to be read; with the printed output and the pictures counted
-every lesson's model and stated minutes are within a fifth of the measured ones. (The first
-reader's times, of five lessons before 02 and 11 were split, showed that mathematical prose
+every lesson's model and stated minutes are within a fifth of the measured ones. A second
+reader, later, found the hand-derived backward passes (09, 10, 25, 25b, 26) slower still: those
+lessons state more than the model, within a fifth of both readers. (An earlier reader's
+times, of five lessons before 02 and 11 were split, showed that mathematical prose
 reads at 110-120 words a minute.)
 """
 from pathlib import Path
@@ -22,11 +24,17 @@ MEASURED = {"01": 30, "02": 38, "02b": 50, "03": 42, "03b": 43, "04": 36, "05": 
             "14": 57, "15": 50, "16": 40, "17": 58, "18": 53, "19": 61, "20": 52, "21": 57,
             "22": 50, "23": 30, "23b": 43, "24": 52, "25": 47, "25b": 50, "26": 70, "27": 56,
             "28": 62, "29": 57}
+# and as a second reader measured them, later (after the fixes the first one's report led to)
+MEASURED_AGAIN = {"01": 40, "02": 43, "02b": 57, "03": 47, "03b": 47, "04": 40, "05": 47,
+                  "06": 42, "07": 50, "08": 55, "09": 68, "10": 55, "11": 37, "11b": 59,
+                  "12": 55, "13": 63, "14": 60, "15": 57, "16": 45, "17": 65, "18": 60,
+                  "19": 70, "20": 60, "21": 55, "22": 56, "23": 41, "23b": 53, "24": 52,
+                  "25": 55, "25b": 65, "26": 75, "27": 60, "28": 65, "29": 60}
 
 
 def test_every_lesson_was_measured():
     lessons = {p.name.split("_")[0] for p in (REPO / "notebooks").glob("*.md")}
-    assert lessons == set(MEASURED)
+    assert lessons == set(MEASURED) == set(MEASURED_AGAIN)
 
 
 @pytest.mark.parametrize("number", sorted(MEASURED))
@@ -37,7 +45,8 @@ def test_the_model_is_within_a_fifth_of_the_measured_time(number):
     # the exercise model is a floor (2 minutes a point); the stated exercise minutes are the
     # ones measured, so the stated total is what must be right
     assert model <= MEASURED[number] * 1.2, (number, model)
-    assert abs(stated - MEASURED[number]) <= MEASURED[number] / 5, (number, stated)
+    for measured in (MEASURED[number], MEASURED_AGAIN[number]):
+        assert abs(stated - measured) <= measured / 5, (number, stated, measured)
 
 
 def _lesson(tmp_path, text):
