@@ -73,7 +73,8 @@ def custom_gradient(f=None):
         # An accumulator a tk.function call runs under takes the tangent from grad_fn: it
         # does not see the body (whose ops might have no forward rule).
         outside = state.accumulators_outside_function
-        from_grad_fn = [acc for acc in active if id(acc) in outside]
+        from_grad_fn = [acc for acc in active
+                        if isinstance(acc, ForwardAccumulator) and id(acc) in outside]
         forward = any(isinstance(acc, ForwardAccumulator) and id(acc) not in outside
                       for acc in active)
         # The other accumulators see the body: forward mode differentiates it. The tapes
@@ -81,7 +82,7 @@ def custom_gradient(f=None):
         # the custom op's), so that they differentiate its tangents (reverse over forward).
         state.tapes = [watcher] + tapes if forward else [watcher]
         if from_grad_fn:
-            state.accumulators = [acc for acc in active if id(acc) not in outside]
+            state.accumulators = [acc for acc in active if all(acc is not a for a in from_grad_fn)]
         try:
             # Variables passed as arguments are inputs, not variables read inside f.
             returned = f(*[wrap_array(t._value, t._tid) if isinstance(t, Variable) else t

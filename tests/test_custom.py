@@ -331,3 +331,24 @@ def test_forward_mode_tangent_from_grad_fn_matches_finite_differences():
     h = 1e-6
     numeric = (np.sin(x0 + h * tx) * (y0 + h * ty) - np.sin(x0 - h * tx) * (y0 - h * ty)) / (2 * h)
     np.testing.assert_allclose(t.numpy(), numeric, rtol=1e-7)
+
+
+def test_check_numerics_still_sees_a_custom_gradients_body_inside_a_tk_function():
+    # Only the ForwardAccumulators a tk.function call runs under stop seeing the body; the
+    # NaN checker (an accumulator too) still checks the body's ops.
+    @tk.custom_gradient
+    def bad_log(x):       # a NaN inside the body only: its output is finite
+        return tk.where(x > 100.0, tk.math.log(x - 5.0), x), lambda dy: dy
+
+    @tk.function
+    def f(x):
+        return bad_log(x) * 2.0
+
+    x = tk.constant(1.0)
+    tk.debugging.enable_check_numerics()
+    try:
+        with tk.autodiff.ForwardAccumulator(x, tk.constant(1.0)):
+            with pytest.raises(Exception, match="(?i)nan"):
+                f(x)
+    finally:
+        tk.debugging.disable_check_numerics()

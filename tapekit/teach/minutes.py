@@ -16,7 +16,9 @@ The rates are calibrated on readers who worked the whole course (issue 47). The 
 mathematical prose read at 110-120 words a minute, not 130. The second measured all 34
 lessons: the model without the printed output and the pictures was 19% short over the course
 (23 and 26 by 50% and 43%: lesson 23 prints tapekit's own source to read); with them every
-lesson's model, reading and exercise, is within a fifth of the measured time
+lesson's model, reading and exercise, is within a fifth of the measured time. A later reader
+found the lessons that derive backward passes by hand (09, 10, 25, 25b, 26) and 23 slower
+still: they state more than the model, within a fifth of both readers
 (tests/teach/test_minutes.py).
 
 The exercise: MINUTES_PER_POINT for each of its points. Readers who worked the exercises of
