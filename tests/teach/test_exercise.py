@@ -247,6 +247,9 @@ def test_an_answer_that_skips_the_point_loses_points(lesson):
     ex = read_exercise(NOTEBOOKS / f"{lesson.split('#')[0]}.md")
     cells = ex.imports + ex.setup + ex.given + [SHORTCUTS[lesson]] + [g for g, _ in ex.grades]
     results = run_cells({"shortcut": cells})["shortcut"]["results"]
+    missing = [r for r in results[:len(ex.imports)] if r is not None and r[0] == "ModuleNotFoundError"]
+    if missing:    # the unit-test extra of the other Pythons has no scikit-learn (lesson 18's digits)
+        pytest.skip(f"the lesson's imports need a package not installed here: {missing[0][1]}")
     n = len(ex.imports + ex.setup + ex.given)
     assert results[n] is None, f"the shortcut answer itself should run: {results[n]}"
     failed = [r for r in results[n + 1:] if r is not None]
