@@ -70,27 +70,23 @@ def custom_gradient(f=None):
         inputs = [a if isinstance(a, Tensor) else convert_to_tensor(a) for a in args]
         watcher = _VariableWatcher()
         tapes, active = state.tapes, state.accumulators
-        # An accumulator a tk.function call runs under takes the tangent from grad_fn: it
-        # does not see the body (whose ops might have no forward rule).
+        # A ForwardAccumulator a tk.function call runs under takes the tangent from grad_fn:
+        # it does not see the body (whose ops might have no forward rule). The others see it
+        # (the NaN checker too): forward mode differentiates it. The tapes see it only then
+        # (TF's tapes always do; its records lead nowhere, the outputs are the custom op's),
+        # so that they differentiate its tangents (reverse over forward).
         outside = state.accumulators_outside_function
-        from_grad_fn = [acc for acc in active
-                        if isinstance(acc, ForwardAccumulator) and id(acc) in outside]
-        forward = any(isinstance(acc, ForwardAccumulator) and id(acc) not in outside
-                      for acc in active)
-        # The other accumulators see the body: forward mode differentiates it. The tapes
-        # see it only then (TF's tapes always do; its records lead nowhere, the outputs are
-        # the custom op's), so that they differentiate its tangents (reverse over forward).
+        sees_body = [acc for acc in active
+                     if not (isinstance(acc, ForwardAccumulator) and id(acc) in outside)]
+        forward = any(isinstance(acc, ForwardAccumulator) for acc in sees_body)
         state.tapes = [watcher] + tapes if forward else [watcher]
-        if from_grad_fn:
-            state.accumulators = [acc for acc in active if all(acc is not a for a in from_grad_fn)]
+        state.accumulators = sees_body
         try:
             # Variables passed as arguments are inputs, not variables read inside f.
             returned = f(*[wrap_array(t._value, t._tid) if isinstance(t, Variable) else t
                            for t in inputs], **kwargs)
         finally:
-            state.tapes = tapes
-            if from_grad_fn:
-                state.accumulators = active
+            state.tapes, state.accumulators = tapes, active
         if not (isinstance(returned, (tuple, list)) and len(returned) == 2 and callable(returned[1])):
             raise TypeError(f"custom_gradient {name}: the function must return a pair (outputs, "
                             f"grad_fn), with grad_fn a function; got {_kind(returned)}")

@@ -8,9 +8,10 @@ student's names either: `keep_apart("NN_slug.md")`, called in a hidden cell of t
 before its exercise, makes IPython run every cell whose first line is `# Solution` in a copy
 of the notebook's namespace, where the exercise's own setup cells (its data, a fresh model)
 run again first: a model the student's answer trained is not the one the solution trains.
-The solution sees the lesson's names (np, tk, the data) and binds its own only in that copy; after it, the lesson's graded checks (read from the lesson's
-`.md` file, beside the notebook) run on the copy, so a run of the lesson (nbval's, `make
-notebooks`') shows that the solution passes the same checks that judged the student.
+The solution sees the lesson's names (np, tk, the data) and binds its own only in that copy;
+after it, the lesson's graded checks (read from the lesson's `.md` file, beside the notebook)
+run on the copy, so a run of the lesson (nbval's, `make notebooks`') shows that the solution
+passes the same checks that judged the student.
 
 Nothing is imported by `import tapekit`; reading the checks needs jupytext (the [lab] extra).
 """
