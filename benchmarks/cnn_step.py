@@ -19,7 +19,7 @@ dense layer reads the pooled map flattened in (h, w, c) order.
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from harness import assert_close, optional_attr
+from harness import assert_close, check, na, optional_attr, tf_ratio, tf_row
 from train_common import numpy_sgd, run_training_workload
 
 NAME = "CNN"
@@ -180,8 +180,22 @@ def run(ctx):
     def plain_step():
         numpy_sgd(plain_params, numpy_grads_plain(plain_params, x, y)[1])
 
-    return run_training_workload(
+    res = run_training_workload(
         ctx, init=init, x=x, y=y, numpy_grads=numpy_grads, tk_loss=tk_loss, torch_loss=torch_loss,
         to_torch=to_torch, from_torch=from_torch, torch_xy=torch_xy, tapekit_missing=why,
         extra_numpy={"NumPy by hand, plain (context)": plain_step},
         reps=500, budget=30.0, rtol=1e-4, atol=1e-6, targets=(1.0, None))
+    # tf.function afterwards, in TensorFlow's interpreter (cnn_tf.py), never during the timing
+    # above: issue 48's target, tk.function / NumPy at most tf.function / NumPy.
+    tf_res, why_tf = tf_ratio(getattr(ctx, "tf_python", None), "cnn_tf.py", ctx.reps(300), ctx.budget(30))
+    if tf_res is None:
+        res["rows"].append(na("TensorFlow tf.function", "ms", why_tf))
+        return res
+    floor = next(r["value"] for r in res["rows"] if r["label"] == "NumPy by hand")
+    traced = next(r["label"] for r in res["rows"] if r["label"].startswith("tapekit tk.function"))
+    res["rows"].append(tf_row("TensorFlow tf.function", tf_res, floor, "ms"))
+    res["checks"].append(check("tk.function / NumPy, at most tf.function's", traced,
+                               "NumPy by hand", round(tf_res["ratio"], 3), res["rows"]))
+    res["notes"].append(f"tf.function: {tf_res['ratio']:.3f}x its NumPy floor, timed by cnn_tf.py in "
+                        f"TensorFlow {tf_res['tensorflow']}'s interpreter right after this process's timing.")
+    return res

@@ -1,10 +1,10 @@
 """W5 (the CNN step of cnn_step.py) under TensorFlow's tf.function, timed in TensorFlow's own interpreter.
 
-Standalone, as w1_tf.py is for W1 (run.py does not start it): it times cnn_step's hand-written
-NumPy step (the floor) and the same step under tf.function interleaved, one thread each, as
-harness.interleaved times the contenders of `run.py CNN`, and prints one JSON object with the
-medians and the ratio tf.function / NumPy. Compare that ratio with the "tapekit tk.function"
-row's ratio to NumPy in `run.py CNN` (only ratios cross interpreters).
+`run.py CNN --tf-python PATH` runs it right after its own timing, as W1 runs w1_tf.py. It times
+cnn_step's hand-written NumPy step (the floor) and the same step under tf.function interleaved,
+one thread each, as harness.interleaved times the contenders of `run.py CNN`, and prints one
+JSON object with the medians and the ratio tf.function / NumPy; the CNN table's target compares
+it with the "tapekit tk.function" row's ratio to NumPy (only ratios cross interpreters).
 
 The tf.function step: tf.nn.conv2d (HWIO, VALID) + bias, relu, tf.nn.max_pool2d (2, 2, VALID),
 dense, mean sparse softmax cross-entropy, the gradient of the four weights by a GradientTape,

@@ -11,8 +11,11 @@ The machine is shared and noisy, so every workload is timed the same way:
 The garbage collector stays on: its cost is part of what a user pays.
 """
 import gc
+import json
+import os
 import random
 import statistics
+import subprocess
 import time
 
 import numpy as np
@@ -173,6 +176,39 @@ def check(what, num, den, target, rows):
 
 def na(label, unit, why):
     return row(label, None, unit, note=f"N/A: {why}")
+
+
+# --- TensorFlow, in its own interpreter ---------------------------------------------------------
+
+def tf_ratio(tf_python, script, reps, budget):
+    """tf.function / NumPy floor, timed by `script` (w1_tf.py, cnn_tf.py) in TensorFlow's
+    interpreter: (result, None) or (None, why). Only the ratio crosses processes: each side
+    times its own NumPy floor. Run it after this process's timing, never during it."""
+    if not tf_python:
+        return None, ("no TensorFlow interpreter given: run.py --tf-python PATH "
+                      "(or TAPEKIT_BENCH_TF_PYTHON=PATH) adds tf.function, timed in that Python")
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        proc = subprocess.run([tf_python, os.path.join(here, script), "--reps", str(reps),
+                               "--budget", str(budget)], capture_output=True, text=True, timeout=900,
+                              check=False)
+    except (OSError, subprocess.SubprocessError) as e:
+        return None, f"{tf_python} {script} could not run: {type(e).__name__}: {e}"
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        return None, f"{tf_python} {script} failed (exit {proc.returncode}): {proc.stderr.strip()[-600:]}"
+    return json.loads(lines[-1]), None
+
+
+def tf_row(label, tf_res, floor_median, unit):
+    """TensorFlow's row, shown at its ratio to its own NumPy floor times this process's floor
+    (`floor_median`, in `unit`), so the "vs NumPy" column is the ratio measured over there."""
+    scale = floor_median / tf_res["stats"]["NumPy by hand"]["median"]
+    st = {k: (v * scale if k in ("median", "p25", "p75", "min") else v)
+          for k, v in tf_res["stats"]["tf.function"].items()}
+    return row(label, st["median"], unit, stats=st,
+               note=f"timed in another interpreter (TensorFlow {tf_res['tensorflow']}) against its own "
+                    f"NumPy floor: ratio {tf_res['ratio']:.3f}; shown scaled to this process's NumPy floor")
 
 
 # one_repetition's second reading of each call: the CPU time of the whole process (every

@@ -10,13 +10,9 @@ The constants are close to 1 and 0 so that the gradient stays a normal float32
 number (1e-11..1e-4) after 1000 ops: no vanishing to zero, no slow denormals,
 and the verification below compares real numbers.
 """
-import json
-import os
-import subprocess
-
 import numpy as np
 
-from harness import assert_close, check, interleaved, na, optional_attr, row, to_numpy
+from harness import assert_close, check, interleaved, na, optional_attr, row, tf_ratio, tf_row, to_numpy
 
 NAME = "W1"
 TITLE = "W1 op overhead: 1000 elementwise ops (mul, add, sin, tanh) on float32 (4,), forward under a tape + gradient"
@@ -139,25 +135,6 @@ def traced_contender(tk, x, c1, c2):
     return (lambda: f(x)), None
 
 
-def tf_ratio(tf_python, reps, budget):
-    """tf.function / NumPy floor, timed by w1_tf.py in TensorFlow's interpreter: (result, None)
-    or (None, why). Only the ratio crosses processes: each side has its own NumPy floor."""
-    if not tf_python:
-        return None, ("no TensorFlow interpreter given: run.py --tf-python PATH "
-                      "(or TAPEKIT_BENCH_TF_PYTHON=PATH) adds tf.function, timed in that Python")
-    here = os.path.dirname(os.path.abspath(__file__))
-    try:
-        proc = subprocess.run([tf_python, os.path.join(here, "w1_tf.py"), "--reps", str(reps),
-                               "--budget", str(budget)], capture_output=True, text=True, timeout=900,
-                              check=False)
-    except (OSError, subprocess.SubprocessError) as e:
-        return None, f"{tf_python} w1_tf.py could not run: {type(e).__name__}: {e}"
-    lines = proc.stdout.strip().splitlines()
-    if proc.returncode != 0 or not lines:
-        return None, f"{tf_python} w1_tf.py failed (exit {proc.returncode}): {proc.stderr.strip()[-600:]}"
-    return json.loads(lines[-1]), None
-
-
 def verify(tk, torch, xs):
     """Same inputs, same gradient: hand-written NumPy == tapekit (== PyTorch)."""
     x, c1, c2 = xs
@@ -200,7 +177,7 @@ def run(ctx):
         contenders["PyTorch eager"] = lambda: torch_chain(torch, px, pc1, pc2)
     stats = interleaved(contenders, reps=ctx.reps(300), time_budget=ctx.budget(30))
     # TensorFlow afterwards, in its own process (never at the same time as the timing above).
-    tf_res, why_tf = tf_ratio(getattr(ctx, "tf_python", None), ctx.reps(300), ctx.budget(30))
+    tf_res, why_tf = tf_ratio(getattr(ctx, "tf_python", None), "w1_tf.py", ctx.reps(300), ctx.budget(30))
     rows = []
     for label in ("NumPy by hand", "tapekit", "tapekit, check_numerics on", "tapekit tk.function",
                   "TensorFlow tf.function", "PyTorch eager"):
@@ -208,15 +185,7 @@ def run(ctx):
             if tf_res is None:
                 rows.append(na(label, UNIT, why_tf))
                 continue
-            # Shown at TensorFlow's ratio to its own NumPy floor times this process's floor,
-            # so the "vs NumPy" column is the ratio measured in TensorFlow's interpreter.
-            scale = stats["NumPy by hand"]["median"] * 1e6 / N_OPS / tf_res["stats"]["NumPy by hand"]["median"]
-            st = {k: (v * scale if k in ("median", "p25", "p75", "min") else v)
-                  for k, v in tf_res["stats"]["tf.function"].items()}
-            rows.append(row(label, st["median"], UNIT, stats=st,
-                            note=f"timed in another interpreter (TensorFlow {tf_res['tensorflow']}) against "
-                                 f"its own NumPy floor: ratio {tf_res['ratio']:.3f}; shown scaled to this "
-                                 f"process's NumPy floor"))
+            rows.append(tf_row(label, tf_res, stats["NumPy by hand"]["median"] * 1e6 / N_OPS, UNIT))
             continue
         if label in stats:
             s = stats[label]
