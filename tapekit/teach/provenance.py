@@ -10,19 +10,32 @@ one of them:
     ...
     assert _gradients.holds(saliency_a), "take the map from tape.gradient"
 
+It also counts the operations those tapes record (`records`), so that a check can ask whether
+a function the student wrote "by hand, without a tape" recorded any, under whatever name it
+reached the tape by:
+
+    _before = _gradients.records
+    layer_grads(X, W, b, T)
+    assert _gradients.records == _before, "layer_grads records a tape"
+
 It is a tape observer (tapekit/observers.py): it reads what the tapes return and changes
 nothing they compute.
 """
+import contextlib
+
 import numpy as np
 
 from ..observers import TapeObserver, observe_all_tapes, stop_observing_all_tapes
 
 
 class GradientLog(TapeObserver):
-    """The gradients returned by the tapes created since `start()`, as NumPy arrays."""
+    """The gradients returned by the tapes created since `start()`, as NumPy arrays, and how
+    many operations those tapes recorded."""
 
     def __init__(self):
         self.results = []
+        self.records = 0
+        self._paused = False
 
     @classmethod
     def start(cls):
@@ -33,18 +46,56 @@ class GradientLog(TapeObserver):
     def stop(self):
         stop_observing_all_tapes(self)
 
+    def by_hand(self, fn, task=None):
+        """`fn`, called so that it raises AssertionError if a tape records while it runs: a
+        check calls the function the task says to write "by hand, without a tape" through it,
+        so that a tape reached under any name is found (`_gradients.by_hand(layer_grads)(X)`).
+        `task` says what the task asks for instead, in the message."""
+        def call(*args, **kwargs):
+            before = self.records
+            out = fn(*args, **kwargs)
+            if self.records != before:
+                name = getattr(fn, "__name__", "your function")
+                raise AssertionError(
+                    f"{name} records a tape: " + (task or (
+                        f"the task asks for it by hand, with NumPy only; check it against a "
+                        f"tape outside {name}")))
+            return out
+        return call
+
+    @contextlib.contextmanager
+    def paused(self):
+        """Keep nothing while the block runs: for a check that asks the student's own tape for
+        a gradient, so that its answer does not count as one the student took."""
+        self._paused = True
+        try:
+            yield self
+        finally:
+            self._paused = False
+
+    def recorded(self, tape, record, values, out):
+        if not self._paused:
+            self.records += 1
+
     def gradient_done(self, tape, records, grads):
+        if self._paused:
+            return
+        taken = []
         for g in grads.values():
             if g is None:
                 continue
             try:
-                self.results.append(np.array(g, dtype=float))
+                taken.append(np.array(g, dtype=float))
             except (TypeError, ValueError):   # a value NumPy cannot read (IndexedSlices)
                 pass
+        self.results.extend(taken)
+        if len(taken) > 1:   # one call's gradients together: a Hessian row from gradient(g, [x, y])
+            self.results.append(np.concatenate([g.ravel() for g in taken]))
 
     def holds(self, value, atol=1e-6):
         """True when `value` has the numbers of one of the gradients, in any shape of the
-        same size (a (1, 64) gradient reshaped to 8 × 8)."""
+        same size (a (1, 64) gradient reshaped to 8 × 8), or of one call's gradients together,
+        in the order of its sources (the row [d/dx, d/dy] of `tape.gradient(g, [x, y])`)."""
         try:
             value = np.array(value, dtype=float).ravel()
         except (TypeError, ValueError):

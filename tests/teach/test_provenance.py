@@ -1,5 +1,6 @@
 """tapekit.teach.provenance: a check asks whether a value is a gradient a tape returned."""
 import numpy as np
+import pytest
 
 import tapekit as tk
 from tapekit.teach.provenance import GradientLog
@@ -53,3 +54,66 @@ def test_a_none_gradient_is_not_logged():
     finally:
         log.stop()
     assert log.results == []
+
+
+def test_the_log_counts_what_the_tapes_record_under_any_name():
+    log = GradientLog.start()
+    try:
+        Tape = tk.GradientTape             # the tape under another name is still a tape
+        x = tk.Variable([1.0, 2.0])
+        assert log.records == 0
+        with Tape() as t:
+            y = tk.reduce_sum(x * x)
+        assert log.records == 2            # multiply, reduce_sum
+        np.sum(np.asarray(x) * 2.0)        # NumPy by hand records nothing
+        assert log.records == 2
+        t.gradient(y, x)
+    finally:
+        log.stop()
+    assert log.records == 2                # the backward pass records nothing on it
+
+
+def test_what_a_check_asks_the_students_tape_while_paused_is_not_kept():
+    x = tk.Variable([3.0, 2.0])
+    log = GradientLog.start()
+    try:
+        with tk.GradientTape(persistent=True) as tape:
+            y = tk.stack([x[0] * x[1], x[1] ** 2])
+        with log.paused():                 # the check's own question
+            row = tape.gradient(y, x, output_gradients=tk.one_hot(1, 2)).numpy()
+        assert not log.holds(row) and log.results == []
+        taken = tape.gradient(y, x, output_gradients=tk.one_hot(1, 2))   # the student's
+    finally:
+        log.stop()
+    assert log.holds(taken) and log.holds(row)
+
+
+def test_one_calls_gradients_together_are_held_as_one_row():
+    x, y = tk.Variable(1.0), tk.Variable(2.0)
+    log = GradientLog.start()
+    try:
+        with tk.GradientTape() as tape:
+            f = x * x * y
+        row = [float(g) for g in tape.gradient(f, [x, y])]     # (2xy, x²) = (4, 1)
+    finally:
+        log.stop()
+    assert log.holds(row) and log.holds(4.0) and log.holds(1.0)
+    assert not log.holds([1.0, 4.0])                           # the sources' order counts
+
+
+def test_by_hand_refuses_a_function_that_records_a_tape():
+    def grads_by_hand(x):
+        return 2 * x
+
+    def grads_by_tape(x):
+        v = tk.Variable(x)
+        with tk.GradientTape() as tape:
+            y = v * v
+        return tape.gradient(y, v).numpy()
+    log = GradientLog.start()
+    try:
+        assert log.by_hand(grads_by_hand)(3.0) == 6.0
+        with pytest.raises(AssertionError, match="grads_by_tape records a tape"):
+            log.by_hand(grads_by_tape)(3.0)
+    finally:
+        log.stop()
