@@ -3,7 +3,7 @@
 Reading: plain prose at 130 words a minute, mathematical prose (a paragraph holding a formula,
 a `code` span or a math symbol) at 115, each formula read symbol by symbol on top of that
 (SECONDS_PER_FORMULA for an inline $...$, SECONDS_PER_DISPLAY for a displayed $$...$$), visible
-code at 4 lines a minute (a reader runs and reads each line), the printed output of the visible
+code at 5 lines a minute (a reader runs and reads each line), the printed output of the visible
 cells at 10 lines a minute (the text asks for it to be read: a stepper's steps, a generated
 program, a training log) and SECONDS_PER_PICTURE for each picture (a plot, a graph, a widget),
 the outputs as the lesson's notebook stores them. Words are the whitespace-separated tokens of
@@ -18,11 +18,13 @@ lessons: the model without the printed output and the pictures was 19% short ove
 (23 and 26 by 50% and 43%: lesson 23 prints tapekit's own source to read); with them every
 lesson's model, reading and exercise, is within a fifth of the measured time. A later reader
 found the lessons that derive backward passes by hand (09, 10, 25, 25b, 26) and 23 slower
-still: they state more than the model, within a fifth of both readers
-(tests/teach/test_minutes.py).
+still: they state more than the model. A third reading (three readers, one part of the course
+each) read the code-heavy lessons a third faster than the two before; code went from 4 lines
+a minute to 5 and the exercise floor from 2 minutes a point to 1.5, and the stated times are
+within a fifth of that reading and a quarter of the two before (tests/teach/test_minutes.py).
 
-The exercise: MINUTES_PER_POINT for each of its points. Readers who worked the exercises of
-nine lessons took 1.3 to 3.3 minutes a point, 1.7 on average. A lesson states it as
+The exercise: MINUTES_PER_POINT for each of its points, rounded up, as a floor. Readers who
+worked the exercises of nine lessons took 1.3 to 3.3 minutes a point, 1.7 on average. A lesson states it as
 "About N minutes, and about M more for the exercise".
 
     python -m tapekit.teach minutes [LESSONS_DIR_OR_FILES ...]
@@ -37,11 +39,11 @@ WORDS_PER_MINUTE = 130            # plain prose
 MATH_WORDS_PER_MINUTE = 115       # a paragraph with a formula, a `code` span or a math symbol
 SECONDS_PER_FORMULA = 5           # each inline $...$, read symbol by symbol
 SECONDS_PER_DISPLAY = 15          # each displayed $$...$$
-CODE_LINES_PER_MINUTE = 4
+CODE_LINES_PER_MINUTE = 5
 OUTPUT_LINES_PER_MINUTE = 10     # printed output of the visible cells
 SECONDS_PER_PICTURE = 60          # a plot, a graph, a widget in a visible cell's output
 MAX_MINUTES = 50
-MINUTES_PER_POINT = 2
+MINUTES_PER_POINT = 1.5
 STATED = re.compile(r"About (\d+)\s+minutes(?:, and about (\d+) more for the exercise)?")
 
 
@@ -125,7 +127,7 @@ def reading_minutes(path):
 
 
 def exercise_minutes(points):
-    return MINUTES_PER_POINT * points
+    return math.ceil(MINUTES_PER_POINT * points)
 
 
 def stated(path):

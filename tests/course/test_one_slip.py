@@ -292,7 +292,7 @@ class EvaluatedMLP(ClippedMLP):
     def test_step(self, data):
         x, y = data
         logits = self(x, training=False)
-        self.loss_tracker.update_state(self.loss_fn(y, logits), sample_weight=x.shape[0])
+        self.loss_tracker.update_state(self.loss_fn(y, logits), sample_weight=tk.shape(x)[0])
         self.accuracy_metric.update_state(y, logits)
         return {m.name: m.result() for m in self.metrics}
 """
@@ -664,13 +664,16 @@ SLIPS = {
                                               2, ["fit reads the model's, self.model.stop_training"], []),
         "the running accuracy after each batch": (
             CALLBACK_20.replace("def on_epoch_end(self, epoch, logs=None)",
-                                "def on_train_batch_end(self, batch, logs=None)"), 2,
+                                "def on_train_batch_end(self, batch, logs=None)"), 3,
             ["Check the epoch's accuracy once, when the epoch ends", "let each epoch finish"], []),
         "logs['acc']": (CALLBACK_20.replace('logs["accuracy"]', 'logs["acc"]'), 0,
                         ["raised KeyError: 'acc'", "hold the keys 'loss' and 'accuracy'"], []),
+        # a third reader's: "at least target" read as "above target"
+        "> for >=": (CALLBACK_20.replace(">= self.target", "> self.target"), 6,
+                     ["so compare with >=, not >"], []),
     },
     19: {
-        "no sample_weight": (TEST_STEP_19.replace(", sample_weight=x.shape[0]", ""), 5,
+        "no sample_weight": (TEST_STEP_19.replace(", sample_weight=tk.shape(x)[0]", ""), 5,
                              ["weight each batch's loss by its size"], []),
         "the accuracy not updated": (TEST_STEP_19.replace("        self.accuracy_metric.update_state(y, logits)\n", ""),
                                      6, ["should update self.accuracy_metric"], []),
@@ -790,6 +793,12 @@ SLIPS = {
                               ["that is 1 - x², from the input"], ["multiply by dy"]),
         "1 - y for 1 - y²": (TANH_11.replace("return dy * (1.0 - y ** 2)", "return dy * (1.0 - y)"), 3,
                              ["that is 1 - y;"], ["multiply by dy"]),
+        # a third reader's: the decorator forgotten and the value taken out of the pair. The
+        # exercise is the grad_fn, so nothing of it is there to score; every check says why,
+        # the hidden ones included (they called sum() on the pair and failed with NumPy's error)
+        "no decorator, the value taken from the pair": (
+            TANH_11.replace("@tk.custom_gradient\n", "").replace("my_tanh(x))", "my_tanh(x)[0])"), 0,
+            ["Decorate it with @tk.custom_gradient", "decorate my_tanh with @tk.custom_gradient"], []),
     },
     "11b": {
         "the max not added back": (LSE_11B.replace("return m + tk.math.log(total)", "return tk.math.log(total)"),
@@ -822,7 +831,7 @@ SLIPS = {
                                        "                    [np.sin(np.pi / 6), 2 * np.cos(np.pi / 6)]])\n"
                                        "det_polar = float(np.linalg.det(J_polar))\n"
                                        "p = tk.Variable([2.0, np.pi / 6])\n" + POLAR_10.split("det_polar = float(np.linalg.det(J_polar))\n")[1]),
-                                      3, ["no tk.GradientTape is left in your answer"], ["det_polar", "col0"]),
+                                      3, ["but no tape returned them"], ["det_polar", "col0"]),
     },
     9: {
         "the mean over N only": (LAYER_09.replace("/ Y.size", "/ len(Y)"), 6,
@@ -910,6 +919,12 @@ SLIPS = {
                             ["that is dg_dp · x", "that is dg_dp · y"], ["dg_dp should be"]),
         "dg_dy copied from dg_dx": (BACKWARD_02.replace("dg_dp * y0, dg_dp * x0", "dg_dp * y0, dg_dp * y0"), 2,
                                     ["dg_dy should be dg_dp · x", "that is dg_dp · y"], ["dg_dx should be"]),
+        # dg_dx and dg_dy right (read off the tape, as the exercise says to check), dg_dp not:
+        # only dg_dp's point goes, and no message asks to change a right number
+        "dg_dp wrong, the others right": (BACKWARD_02.replace("dg_dp * y0, dg_dp * x0", "(np.e + 1) * y0, (np.e + 1) * x0")
+                                          .replace("np.exp(p) + 1.0", "np.exp(p)"), 2,
+                                          ["p is used twice"], ["dg_dx should be", "dg_dy should be"]),
+        "all three 0": ("dg_dp = dg_dx = dg_dy = 0.0\n", 0, ["dg_dx is 0", "dg_dy is 0"], []),
     },
     "02b": {
         "the central difference": (FORWARD_02B.replace("(g_of_x(x0 + eps) - g_of_x(x0)) / eps",

@@ -324,8 +324,8 @@ TO_SPLIT = set()
 def test_stated_minutes_cover_the_reading_and_exercise_models(path):
     # Issue 30: the stated minutes were half the real effort. tapekit/teach/minutes.py's
     # models set the floor: prose at 130 words (115 with formulas or code), visible code at
-    # 4 lines and printed output at 10 lines a minute, a minute a picture, no lesson over
-    # MAX_MINUTES of reading; the exercise at 2 minutes a point.
+    # 5 lines and printed output at 10 lines a minute, a minute a picture, no lesson over
+    # MAX_MINUTES of reading; the exercise at 1.5 minutes a point.
     minutes = pytest.importorskip("tapekit.teach.minutes")
     from tapekit.teach.exercise import read_exercise
     reading, exercise = minutes.stated(path)

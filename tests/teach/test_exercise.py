@@ -233,6 +233,110 @@ SHORTCUTS = {
         "J_hand = J.copy()\n"
         "def hand_jacobian(x, W):\n"
         "    return J_hand\n"),
+    # a third reader's (issue 47): each dodged the check it names
+    "02b_finite_differences#the tape's number typed, no tape": (
+        "tape_dg_dx = 2 * (np.e + 1)\n"
+        "def g_of_x(x):\n"
+        "    return np.exp(x * y0) + x * y0\n"
+        "fwd_errors = [abs((g_of_x(x0 + eps) - g_of_x(x0)) / eps - tape_dg_dx) for eps in epsilons]\n"
+        "best_fwd_eps = 1e-8\n"),
+    "09_backprop_for_vectors#the tape under another name": (
+        "Tape = tk.GradientTape\n"
+        "def layer_grads(X, W, b, T):\n"
+        "    Xv, Wv, bv = (tk.Variable(a, dtype=tk.float64) for a in (X, W, b))\n"
+        "    with Tape() as t:\n"
+        "        L = tk.reduce_mean((tk.matmul(Xv, Wv) + bv - T) ** 2)\n"
+        "    gX, gW, gb = t.gradient(L, [Xv, Wv, bv])\n"
+        "    return gW.numpy(), gb.numpy(), gX.numpy()\n"
+        "dW, db, dX = layer_grads(X_ex, W_ex, b_ex, T_ex)\n"),
+    "10_jacobians_hessians_forward_mode#typed beside a tape asked for something else": (
+        "p = tk.Variable([2.0, np.pi / 6])\n"
+        "with tk.GradientTape() as tape:\n"
+        "    xy = tk.stack([p[0] * tk.cos(p[1]), p[0] * tk.sin(p[1])])\n"
+        "tape.gradient(xy, p)\n"
+        "J_polar = np.array([[np.cos(np.pi / 6), -2 * np.sin(np.pi / 6)],\n"
+        "                    [np.sin(np.pi / 6), 2 * np.cos(np.pi / 6)]])\n"
+        "det_polar = 2.0\n"
+        "with tk.autodiff.ForwardAccumulator(p, tk.constant([1.0, 0.0])) as acc:\n"
+        "    xy2 = tk.stack([p[0] * tk.cos(p[1]), p[0] * tk.sin(p[1])])\n"
+        "col0 = np.array([np.cos(np.pi / 6), np.sin(np.pi / 6)])\n"),
+    "11_custom_gradients#no custom_gradient, the numbers typed": (
+        "def my_tanh(x):\n"
+        "    return tk.tanh(x)\n"
+        "grad = 1 - np.tanh([-1.0, 0.0, 2.0]) ** 2\n"),
+    # a persistent tape that recorded the right thing but was never asked: the numbers typed
+    "01_first_gradients#typed beside a persistent tape": (
+        "a = tk.Variable(1.0, name='a')\n"
+        "b = tk.Variable(2.0, name='b')\n"
+        "with tk.GradientTape(persistent=True) as tape:\n"
+        "    f = a * b + tk.sin(a)\n"
+        "df_da, df_db = 2 + np.cos(1.0), 1.0\n"),
+    "04_what_the_tape_watches#typed beside a tape asked for dw2 only": (
+        "w1 = tk.Variable(2.0, name='w1')\n"
+        "w2 = tk.Variable(-1.0, name='w2')\n"
+        "x = tk.constant(3.0)\n"
+        "with tk.GradientTape(watch_accessed_variables=False) as tape:\n"
+        "    tape.watch(w2)\n"
+        "    h = w1 * x\n"
+        "    y = w2 * h ** 2\n"
+        "dw2 = tape.gradient(y, w2)\n"
+        "dx, dw1, dh = -24.0, None, -12.0\n"),
+    "08_vjps_and_the_cost_of_reverse_mode#typed beside a persistent tape that recorded y": (
+        "x = tk.Variable([3.0, 2.0, 1.0], name='x')\n"
+        "with tk.GradientTape(persistent=True) as tape:\n"
+        "    y = tk.stack([x[0] * x[1], x[1] ** 2, x[0] - x[2]])\n"
+        "jac = np.array([[2.0, 3.0, 0.0], [0.0, 4.0, 0.0], [1.0, 0.0, -1.0]])\n"
+        "v_row1 = np.array([0.0, 1.0, 0.0])\n"),
+    "05_persistent_and_higher_order#real tapes, the numbers typed beside them": (
+        "x = tk.Variable(1.0, name='x')\n"
+        "y = tk.Variable(2.0, name='y')\n"
+        "v = [1.0, -1.0]\n"
+        "with tk.GradientTape(persistent=True) as outer:\n"
+        "    with tk.GradientTape() as inner:\n"
+        "        f = x ** 2 * y + y ** 3\n"
+        "    gx, gy = inner.gradient(f, [x, y])\n"
+        "    gv = gx * v[0] + gy * v[1]\n"
+        "hessian = np.array([[4.0, 2.0], [2.0, 12.0]])\n"
+        "hvp = hessian @ np.array(v)\n"),
+    "06_control_flow_and_stop_gradient#tapekit's relu, an empty tape, typed lists": (
+        "my_relu = tk.nn.relu\n"
+        "with tk.GradientTape() as tape:\n"
+        "    pass\n"
+        "grads_mine, grads_relu = [0.0, 1.0], [0.0, 1.0]\n"),
+    "25_backprop_by_hand_beyond_one_layer#a tape inside the function": (
+        "def mlp_tanh_grads(p, X, y):\n"
+        "    v = {k: tk.Variable(a) for k, a in p.items()}\n"
+        "    with tk.GradientTape() as t:\n"
+        "        h = tk.tanh(tk.matmul(tk.constant(X), v['W1']) + v['b1'])\n"
+        "        s = tk.matmul(h, v['W2']) + v['b2']\n"
+        "        loss = tk.reduce_mean(tk.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=s))\n"
+        "    g = t.gradient(loss, v)\n"
+        "    return {k: g[k].numpy() for k in p}\n"
+        "err_W1 = 1e-9\n"),
+    "29_the_same_ideas_in_pytorch_and_jax#jvp by reverse mode, two_grads by formulas": (
+        "def second_derivative(f, x):\n"
+        "    x = tk.constant(x)\n"
+        "    with tk.GradientTape() as outer:\n"
+        "        outer.watch(x)\n"
+        "        with tk.GradientTape() as inner:\n"
+        "            inner.watch(x)\n"
+        "            y = f(x)\n"
+        "        d1 = inner.gradient(y, x)\n"
+        "    return float(outer.gradient(d1, x))\n"
+        "def vjp(f, x, u):\n"
+        "    x = tk.constant(x)\n"
+        "    with tk.GradientTape() as t:\n"
+        "        t.watch(x)\n"
+        "        y = f(x)\n"
+        "    return t.gradient(y, x, output_gradients=tk.constant(u)).numpy()\n"
+        "def jvp(f, x, t):\n"
+        "    x = tk.constant(x)\n"
+        "    with tk.GradientTape() as tape:\n"
+        "        tape.watch(x)\n"
+        "        y = f(x)\n"
+        "    return tape.jacobian(y, x).numpy() @ np.array(t)\n"
+        "def two_grads(x_value):\n"
+        "    return 2 * x_value, float(np.cos(x_value ** 2) * 2 * x_value)\n"),
     # h'(0.5) typed in: no forward pass, and no tape of one's own to check it against
     "24_forward_mode_from_scratch": (
         "Dual.__pow__ = lambda self, k: Dual(self.value ** k, k * self.value ** (k - 1) * self.tangent)\n"

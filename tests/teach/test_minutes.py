@@ -31,22 +31,40 @@ MEASURED_AGAIN = {"01": 40, "02": 43, "02b": 57, "03": 47, "03b": 47, "04": 40, 
                   "19": 70, "20": 60, "21": 55, "22": 56, "23": 41, "23b": 53, "24": 52,
                   "25": 55, "25b": 65, "26": 75, "27": 60, "28": 65, "29": 60}
 
+# and as a third reading measured them (three readers side by side, 01-08, 09-18 and 19-29,
+# after the second one's fixes): the midpoints of the ranges each gave, reading + exercise.
+# The first of them read the code-heavy lessons a third faster than the two readers before.
+MEASURED_LATEST = {"01": 26, "02": 33, "02b": 38.5, "03": 33, "03b": 32.5, "04": 30.5,
+                   "05": 36.5, "06": 27.5, "07": 38, "08": 39, "09": 46, "10": 39, "11": 29,
+                   "11b": 49.5, "12": 49.5, "13": 55.5, "14": 56.5, "15": 50.5, "16": 40,
+                   "17": 58, "18": 57.5, "19": 60, "20": 56.5, "21": 56.5, "22": 50, "23": 35,
+                   "23b": 44, "24": 45, "25": 42.5, "25b": 49.5, "26": 61, "27": 49, "28": 51,
+                   "29": 53.5}
+# Where the model's floor (reading + exercise) is over the latest reading by more than a fifth:
+# its 76 lines of short snippets read faster than the model's 5 lines a minute.
+OVER_THE_LATEST = {"06"}
+
 
 def test_every_lesson_was_measured():
     lessons = {p.name.split("_")[0] for p in (REPO / "notebooks").glob("*.md")}
-    assert lessons == set(MEASURED) == set(MEASURED_AGAIN)
+    assert lessons == set(MEASURED) == set(MEASURED_AGAIN) == set(MEASURED_LATEST)
 
 
 @pytest.mark.parametrize("number", sorted(MEASURED))
-def test_the_model_is_within_a_fifth_of_the_measured_time(number):
+def test_the_stated_time_is_within_a_fifth_of_the_latest_reading(number):
     path = next(iter((REPO / "notebooks").glob(f"{number}_*.md")))
     model = minutes.reading_minutes(path) + minutes.exercise_minutes(read_exercise(path).points)
     stated = sum(minutes.stated(path))
-    # the exercise model is a floor (2 minutes a point); the stated exercise minutes are the
-    # ones measured, so the stated total is what must be right
-    assert model <= MEASURED[number] * 1.2, (number, model)
+    latest = MEASURED_LATEST[number]
+    # the model is a floor under the stated time (tests/notebooks/test_lessons.py); the stated
+    # total is what must be right: within a fifth of the latest reading, and within a quarter
+    # of the two before it, whose readers were slower on code
+    if number in OVER_THE_LATEST:
+        assert stated == model and stated > latest * 1.2, (number, stated, model)
+    else:
+        assert abs(stated - latest) <= latest / 5, (number, stated, latest)
     for measured in (MEASURED[number], MEASURED_AGAIN[number]):
-        assert abs(stated - measured) <= measured / 5, (number, stated, measured)
+        assert abs(stated - measured) <= measured / 4, (number, stated, measured)
 
 
 def _lesson(tmp_path, text):
