@@ -337,6 +337,25 @@ SHORTCUTS = {
         "    return tape.jacobian(y, x).numpy() @ np.array(t)\n"
         "def two_grads(x_value):\n"
         "    return 2 * x_value, float(np.cos(x_value ** 2) * 2 * x_value)\n"),
+    "13_optimization_in_pictures#H_ex typed beside a tape": (
+        "w = tk.Variable([1.0, 1.0])\n"
+        "with tk.GradientTape() as outer:\n"
+        "    with tk.GradientTape() as inner:\n"
+        "        value = w[0] ** 2 + w[0] * w[1] + 2.0 * w[1] ** 2\n"
+        "    gradient = inner.gradient(value, w)\n"
+        "H_ex = np.array([[2.0, 1.0], [1.0, 4.0]])\n"
+        "L_max = float(np.linalg.eigvalsh(H_ex).max())\n"
+        "lr_limit = 2.0 / L_max\n"),
+    "17_residual_connections_and_normalization#J and J_F typed, no tape": (
+        "tk.random.set_seed(3)\n"
+        "W = tk.random.normal((3, 3))\n"
+        "x = tk.constant([[0.5, -1.0, 2.0]])\n"
+        "def hand_jacobian(x, W):\n"
+        "    t = np.tanh(np.asarray(x) @ np.asarray(W))[0]\n"
+        "    return np.eye(3) + (1 - t ** 2)[:, None] * np.asarray(W).T\n"
+        "J_hand = hand_jacobian(x, W)\n"
+        "J = J_hand.copy()\n"
+        "J_F = J - np.eye(3)\n"),
     # h'(0.5) typed in: no forward pass, and no tape of one's own to check it against
     "24_forward_mode_from_scratch": (
         "Dual.__pow__ = lambda self, k: Dual(self.value ** k, k * self.value ** (k - 1) * self.tangent)\n"
