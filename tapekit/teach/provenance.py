@@ -10,13 +10,11 @@ one of them:
     ...
     assert _gradients.holds(saliency_a), "take the map from tape.gradient"
 
-It also counts the operations those tapes record (`records`), so that a check can ask whether
-a function the student wrote "by hand, without a tape" recorded any, under whatever name it
-reached the tape by:
+It also counts the operations those tapes record (`records`), so that a check can call a
+function the student wrote "by hand, without a tape" through `by_hand`, which fails if the
+function recorded any, under whatever name it reached the tape by:
 
-    _before = _gradients.records
-    layer_grads(X, W, b, T)
-    assert _gradients.records == _before, "layer_grads records a tape"
+    dW, db, dX = _gradients.by_hand(layer_grads)(X, W, b, T)
 
 It is a tape observer (tapekit/observers.py): it reads what the tapes return and changes
 nothing they compute.
